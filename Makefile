@@ -1,0 +1,57 @@
+# Sesame: the two set-up commands are `make dev` and `make test`.
+SHELL := /bin/bash
+FUNCTIONS := $(notdir $(wildcard functions/*))
+GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w"
+NODE_DEPS := localstack/node_modules/.package-lock.json
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
+.PHONY: dev dev-up dev-down test build synth lint bench clean deps
+
+deps: $(NODE_DEPS)
+	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
+	@command -v node >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs npm)
+	go mod download
+
+$(NODE_DEPS): localstack/package.json localstack/package-lock.json
+	cd localstack && npm ci --no-audit --no-fund
+	@touch $@
+
+bin/sesame: $(shell find cmd internal -name '*.go' -not -name '*_test.go') go.mod go.sum
+	go build -o $@ ./cmd/sesame
+
+## dev: the local stack in the foreground (Ctrl-C stops it all)
+dev: deps bin/sesame
+	localstack/stack.sh run
+
+## dev-up / dev-down: the same stack detached, for scripts
+dev-up: deps bin/sesame
+	localstack/stack.sh up
+
+dev-down:
+	localstack/stack.sh down
+
+## test: starts the emulators, runs every test (race detector), stops them
+test: deps
+	localstack/test.sh
+
+## build: every Lambda function to bin/<fn>/bootstrap (linux/arm64)
+build:
+	@for fn in $(FUNCTIONS); do \
+		echo "build $$fn"; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build $(GOFLAGS_LAMBDA) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	done
+
+## synth: the CDK CloudFormation template (builds the functions first)
+synth: deps build
+	localstack/node_modules/.bin/cdk synth -q
+
+## lint: gofmt, go vet, go mod tidy must leave no diff
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
+	go vet ./...
+	cp go.mod /tmp/sesame.go.mod; cp go.sum /tmp/sesame.go.sum
+	go mod tidy
+	@git diff --quiet go.mod go.sum || (echo "go mod tidy changed go.mod/go.sum"; cp /tmp/sesame.go.mod go.mod; cp /tmp/sesame.go.sum go.sum; exit 1)
+
+clean:
+	rm -rf bin cdk.out .sesame/test

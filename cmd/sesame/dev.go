@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/devstack"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/queue"
+)
+
+// localEndpoints must point at emulators: `sesame dev` refuses to create
+// tables and seed keys in a real AWS account.
+var localEndpoints = []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_SESV2"}
+
+func (c *console) devCommand() *cobra.Command {
+	var addr, envFile string
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run the local stack: API on --addr, queue pollers, demo workspace",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			for _, name := range localEndpoints {
+				if !isLoopbackURL(os.Getenv(name)) {
+					return fmt.Errorf("%s must point at a local emulator (http://127.0.0.1:PORT); run `make dev`", name)
+				}
+			}
+			cfg, err := c.aws(ctx)
+			if err != nil {
+				return err
+			}
+			// DynamoDB Local's CRC32 headers do not always match; real DynamoDB's do.
+			ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+			if err := dynamo.EnsureTable(ctx, ddb, c.table); err != nil {
+				return err
+			}
+			sqsClient := sqs.NewFromConfig(cfg)
+			queueURLs, err := queue.Ensure(ctx, sqsClient, "", queue.All)
+			if err != nil {
+				return err
+			}
+			prev, err := devstack.ReadEnv(envFile)
+			if err != nil {
+				return err
+			}
+			store := &dynamo.Store{DB: ddb, Table: c.table}
+			demo, err := devstack.Seed(ctx, store, prev)
+			if err != nil {
+				return err
+			}
+			secret := prev["SESAME_CURSOR_SECRET"]
+			if secret == "" {
+				secret = devstack.NewSecret()
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			env := devstack.Env{
+				"SESAME_URL":           "http://" + ln.Addr().String(),
+				"SESAME_LIVE_KEY":      demo.LiveKey,
+				"SESAME_TEST_KEY":      demo.TestKey,
+				"SESAME_WORKSPACE_ID":  demo.WorkspaceID,
+				"SESAME_TABLE":         c.table,
+				"SESAME_CURSOR_SECRET": secret,
+				"AWS_REGION":           cfg.Region,
+			}
+			for _, d := range queue.All {
+				env["SESAME_QUEUE_URL_"+envName(d.Name)] = queueURLs[d.Name]
+			}
+			for _, name := range append(localEndpoints, "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY") {
+				env[name] = os.Getenv(name)
+			}
+			if err := env.Write(envFile); err != nil {
+				return err
+			}
+			printDevBanner(c.out, env, envFile)
+			logger := api.NewLogger(slog.LevelInfo)
+			stack := &devstack.Stack{
+				Deps: api.Deps{
+					Store:   store,
+					Cursors: httpapi.Cursors{Secret: []byte(secret)},
+					Logger:  logger,
+				},
+				Logger: logger,
+			}
+			return stack.Serve(ctx, ln)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to serve the API on")
+	cmd.Flags().StringVar(&envFile, "env-file", ".sesame/dev.env", "file to write the local settings and demo keys to")
+	return cmd
+}
+
+func isLoopbackURL(u string) bool {
+	return strings.HasPrefix(u, "http://127.0.0.1:") || strings.HasPrefix(u, "http://localhost:")
+}
+
+func envName(queueName string) string {
+	return strings.ToUpper(strings.ReplaceAll(queueName, "-", "_"))
+}
+
+func printDevBanner(w io.Writer, env devstack.Env, envFile string) {
+	fmt.Fprintf(w, "\nSesame is running at %s\n\n", env["SESAME_URL"])
+	fmt.Fprintf(w, "  workspace  %s\n  live key   %s\n  test key   %s\n\n", env["SESAME_WORKSPACE_ID"], env["SESAME_LIVE_KEY"], env["SESAME_TEST_KEY"])
+	fmt.Fprintf(w, "Try:  curl -H \"Authorization: Bearer %s\" %s/api/v1/emails\n", env["SESAME_TEST_KEY"], env["SESAME_URL"])
+	fmt.Fprintf(w, "Settings for scripts and the console: set -a; . %s\n\n", envFile)
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+)
+
+// keyCreated is what `keys create` and `keys regenerate` print: the key in
+// plain text, shown this once and never again.
+type keyCreated struct {
+	Key    string     `json:"key"`
+	Record apikey.Key `json:"record"`
+}
+
+func (c *console) keysCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (shown once, stored as hashes)"}
+	var workspaceID string
+	cmd.PersistentFlags().StringVar(&workspaceID, "workspace", envOr("SESAME_WORKSPACE_ID", ""), "workspace id (env SESAME_WORKSPACE_ID)")
+	needWorkspace := func() error {
+		if workspaceID == "" {
+			return fmt.Errorf("--workspace is required")
+		}
+		return nil
+	}
+
+	var env, preset, scopes, name string
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a key and print it once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := needWorkspace(); err != nil {
+				return err
+			}
+			e := apikey.Environment(env)
+			if !e.Valid() {
+				return fmt.Errorf("--env must be live or test")
+			}
+			var custom []string
+			if scopes != "" {
+				custom = strings.Split(scopes, ",")
+			}
+			resolved, err := apikey.Resolve(apikey.Preset(preset), custom)
+			if err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			plain, k, err := store.CreateKey(cmd.Context(), workspaceID, e, name, resolved)
+			if err != nil {
+				return err
+			}
+			return c.printKey(plain, k)
+		},
+	}
+	create.Flags().StringVar(&env, "env", "live", "live or test")
+	create.Flags().StringVar(&preset, "preset", "full", "full, send, read or custom")
+	create.Flags().StringVar(&scopes, "scopes", "", "comma-separated scopes (custom preset only)")
+	create.Flags().StringVar(&name, "name", "", "a label for the key")
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List keys (no secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := needWorkspace(); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			keys, err := store.ListKeys(cmd.Context(), workspaceID)
+			if err != nil {
+				return err
+			}
+			if keys == nil {
+				keys = []apikey.Key{}
+			}
+			return c.print(keys, func(w io.Writer) {
+				fmt.Fprintln(w, "ID\tNAME\tENV\tKEY\tSCOPES\tSTATE")
+				for _, k := range keys {
+					state := "active"
+					if k.RevokedAt != nil {
+						state = "revoked"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Environment, k.Hint, scopeText(k.Scopes), state)
+				}
+			})
+		},
+	}
+	regenerate := &cobra.Command{
+		Use:   "regenerate KEY_ID",
+		Short: "Replace a key's secret; the old key stops working at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := needWorkspace(); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			plain, k, err := store.RegenerateKey(cmd.Context(), workspaceID, args[0])
+			if err != nil {
+				return err
+			}
+			return c.printKey(plain, k)
+		},
+	}
+	revoke := &cobra.Command{
+		Use:   "revoke KEY_ID",
+		Short: "Revoke a key; it stops working at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := needWorkspace(); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := store.RevokeKey(cmd.Context(), workspaceID, args[0]); err != nil {
+				return err
+			}
+			return c.print(map[string]string{"revoked": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", args[0]) })
+		},
+	}
+	cmd.AddCommand(create, list, regenerate, revoke)
+	return cmd
+}
+
+func (c *console) printKey(plain string, k apikey.Key) error {
+	return c.print(keyCreated{Key: plain, Record: k}, func(w io.Writer) {
+		fmt.Fprintf(w, "%s\n\nid\t%s\nenv\t%s\nscopes\t%s\n\nStore the key now: it is shown only this once.\n", plain, k.ID, k.Environment, scopeText(k.Scopes))
+	})
+}
+
+func scopeText(scopes []apikey.Scope) string {
+	if scopes == nil {
+		return "full access (legacy)"
+	}
+	parts := make([]string, len(scopes))
+	for i, s := range scopes {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ",")
+}

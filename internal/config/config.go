@@ -1,0 +1,34 @@
+// Package config is the typed environment configuration of Sesame's
+// functions and tools, one struct per kind of process.
+package config
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+// API configures a function that serves /api/v1 routes.
+type API struct {
+	// Table is the DynamoDB table name.
+	Table string `env:"SESAME_TABLE, required"`
+	// CursorSecret signs pagination cursors.
+	CursorSecret string `env:"SESAME_CURSOR_SECRET, required"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel slog.Level `env:"LOG_LEVEL, default=info"`
+}
+
+// Load fills cfg from the process environment.
+func Load(ctx context.Context, cfg any) error {
+	return LoadFrom(ctx, envconfig.OsLookuper(), cfg)
+}
+
+// LoadFrom fills cfg from l (tests pass a map).
+func LoadFrom(ctx context.Context, l envconfig.Lookuper, cfg any) error {
+	if err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: cfg, Lookuper: l}); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}

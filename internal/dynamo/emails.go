@@ -1,0 +1,184 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
+)
+
+// Emails live under WS#<ws>#EMAIL with their UUIDv7 id as sort key, so a
+// reverse Query is newest first. GSI1 holds them by status for the status
+// filter, with the same id order.
+func emailPK(workspaceID string) string { return wsPK(workspaceID, "EMAIL") }
+
+func emailStatusPK(workspaceID string, s email.Status) string {
+	return wsPK(workspaceID, "EMAIL_STATUS#"+string(s))
+}
+
+type emailItem struct {
+	PK           string     `dynamodbav:"pk"`
+	SK           string     `dynamodbav:"sk"`
+	GSI1PK       string     `dynamodbav:"gsi1pk"`
+	GSI1SK       string     `dynamodbav:"gsi1sk"`
+	ID           string     `dynamodbav:"id"`
+	WorkspaceID  string     `dynamodbav:"workspace_id"`
+	To           string     `dynamodbav:"to"`
+	Subject      string     `dynamodbav:"subject"`
+	Status       string     `dynamodbav:"status"`
+	Type         string     `dynamodbav:"type"`
+	Environment  string     `dynamodbav:"environment"`
+	SentAt       time.Time  `dynamodbav:"sent_at"`
+	DeliveredAt  *time.Time `dynamodbav:"delivered_at,omitempty"`
+	OpenedAt     *time.Time `dynamodbav:"opened_at,omitempty"`
+	ClickedAt    *time.Time `dynamodbav:"clicked_at,omitempty"`
+	BouncedAt    *time.Time `dynamodbav:"bounced_at,omitempty"`
+	ComplainedAt *time.Time `dynamodbav:"complained_at,omitempty"`
+	TrackingMode string     `dynamodbav:"open_tracking_mode,omitempty"`
+	Error        string     `dynamodbav:"error,omitempty"`
+}
+
+func newEmailItem(e email.Email) emailItem {
+	return emailItem{
+		PK: emailPK(e.WorkspaceID), SK: e.ID,
+		GSI1PK: emailStatusPK(e.WorkspaceID, e.Status), GSI1SK: e.ID,
+		ID: e.ID, WorkspaceID: e.WorkspaceID, To: e.To, Subject: e.Subject,
+		Status: string(e.Status), Type: string(e.Type), Environment: string(e.Environment),
+		SentAt: e.SentAt.UTC(), DeliveredAt: e.DeliveredAt, OpenedAt: e.OpenedAt,
+		ClickedAt: e.ClickedAt, BouncedAt: e.BouncedAt, ComplainedAt: e.ComplainedAt,
+		TrackingMode: string(e.TrackingMode), Error: e.Error,
+	}
+}
+
+func (it emailItem) email() email.Email {
+	return email.Email{
+		ID: it.ID, WorkspaceID: it.WorkspaceID, To: it.To, Subject: it.Subject,
+		Status: email.Status(it.Status), Type: email.Type(it.Type),
+		Environment: apikey.Environment(it.Environment), SentAt: it.SentAt,
+		DeliveredAt: it.DeliveredAt, OpenedAt: it.OpenedAt, ClickedAt: it.ClickedAt,
+		BouncedAt: it.BouncedAt, ComplainedAt: it.ComplainedAt,
+		TrackingMode: email.TrackingMode(it.TrackingMode), Error: it.Error,
+	}
+}
+
+// PutEmail stores a new email; an existing id is an error.
+func (s *Store) PutEmail(ctx context.Context, e email.Email) error {
+	av, err := attributevalue.MarshalMap(newEmailItem(e))
+	if err != nil {
+		return err
+	}
+	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.Table, Item: av,
+		ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names(),
+	})
+	if err != nil {
+		return fmt.Errorf("put email: %w", err)
+	}
+	return nil
+}
+
+// GetEmail reads one email of the workspace.
+func (s *Store) GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Table, Key: key(emailPK(workspaceID), id),
+	})
+	if err != nil {
+		return email.Email{}, fmt.Errorf("get email: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return email.Email{}, email.ErrNotFound
+	}
+	var it emailItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return email.Email{}, err
+	}
+	return it.email(), nil
+}
+
+// listReadBudget bounds the items one filtered list request examines, so a
+// rare filter value cannot make one request read a whole history. When the
+// budget runs out the page is shorter and has_more is true.
+const listReadBudget = 1000
+
+// ListEmails returns emails newest first through a reverse Query: on GSI1
+// for a status filter, on the table otherwise; type and environment filter
+// within it.
+func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
+	pkName, pkValue, skName, index := AttrPK, emailPK(workspaceID), AttrSK, ""
+	if f.Status != "" {
+		pkName, pkValue, skName, index = AttrGSI1PK, emailStatusPK(workspaceID, f.Status), AttrGSI1SK, GSI1
+	}
+	b := expression.NewBuilder().WithKeyCondition(expression.Key(pkName).Equal(expression.Value(pkValue)))
+	var filters []expression.ConditionBuilder
+	if f.Type != "" {
+		filters = append(filters, expression.Name("type").Equal(expression.Value(string(f.Type))))
+	}
+	if f.Environment != "" {
+		filters = append(filters, expression.Name("environment").Equal(expression.Value(string(f.Environment))))
+	}
+	switch len(filters) {
+	case 1:
+		b = b.WithFilter(filters[0])
+	case 2:
+		b = b.WithFilter(filters[0].And(filters[1]))
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, "", false, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Table, ScanIndexForward: aws.Bool(false),
+		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	if after != "" {
+		in.ExclusiveStartKey = key(emailPK(workspaceID), after)
+		if index != "" {
+			in.ExclusiveStartKey[pkName] = &ddbtypes.AttributeValueMemberS{Value: pkValue}
+			in.ExclusiveStartKey[skName] = &ddbtypes.AttributeValueMemberS{Value: after}
+		}
+	}
+	var found []email.Email
+	examined := 0
+	for {
+		// One more than the page tells whether another page exists.
+		in.Limit = aws.Int32(int32(min(limit+1-len(found), listReadBudget-examined)))
+		out, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, "", false, fmt.Errorf("query emails: %w", err)
+		}
+		examined += int(out.ScannedCount)
+		var items []emailItem
+		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
+			return nil, "", false, err
+		}
+		for _, it := range items {
+			found = append(found, it.email())
+		}
+		switch {
+		case len(found) > limit:
+			return found[:limit], found[limit-1].ID, true, nil
+		case len(out.LastEvaluatedKey) == 0:
+			return found, "", false, nil
+		case examined >= listReadBudget:
+			last := aws.ToString(stringAttr(out.LastEvaluatedKey, AttrSK))
+			return found, last, true, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}

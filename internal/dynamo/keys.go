@@ -1,0 +1,350 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// An API key is two items: the secret record, keyed by the key's hash, read
+// on every request (it also holds the rate-limit counters), and the
+// description, under the workspace, listed by the console.
+const (
+	secretSK       = "APIKEY"
+	rateAttrPrefix = "rl_"
+)
+
+func secretPK(hash string) string { return "APIKEY#" + hash }
+
+type keySecretItem struct {
+	PK          string   `dynamodbav:"pk"`
+	SK          string   `dynamodbav:"sk"`
+	WorkspaceID string   `dynamodbav:"workspace_id"`
+	KeyID       string   `dynamodbav:"key_id"`
+	Environment string   `dynamodbav:"environment"`
+	Scopes      []string `dynamodbav:"scopes,omitempty"` // absent: created before scopes
+}
+
+type keyItem struct {
+	PK          string     `dynamodbav:"pk"`
+	SK          string     `dynamodbav:"sk"`
+	ID          string     `dynamodbav:"id"`
+	WorkspaceID string     `dynamodbav:"workspace_id"`
+	Name        string     `dynamodbav:"name"`
+	Environment string     `dynamodbav:"environment"`
+	Scopes      []string   `dynamodbav:"scopes,omitempty"`
+	Hint        string     `dynamodbav:"hint"`
+	Hash        string     `dynamodbav:"hash,omitempty"`
+	CreatedAt   time.Time  `dynamodbav:"created_at"`
+	RevokedAt   *time.Time `dynamodbav:"revoked_at,omitempty"`
+}
+
+func (it keyItem) key() apikey.Key {
+	return apikey.Key{
+		ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name,
+		Environment: apikey.Environment(it.Environment), Scopes: toScopes(it.Scopes),
+		Hint: it.Hint, CreatedAt: it.CreatedAt, RevokedAt: it.RevokedAt,
+	}
+}
+
+func toScopes(raw []string) []apikey.Scope {
+	if raw == nil {
+		return nil
+	}
+	out := make([]apikey.Scope, len(raw))
+	for i, s := range raw {
+		out[i] = apikey.Scope(s)
+	}
+	return out
+}
+
+func fromScopes(scopes []apikey.Scope) []string {
+	if scopes == nil {
+		return nil
+	}
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// Authenticate looks the key up by its hash and counts the request in the
+// key's per-minute window, in one conditional UpdateItem: the item must
+// exist and the window's counter must be under the limit. The counter of a
+// window lives in an attribute named after it; the previous one is removed.
+func (s *Store) Authenticate(ctx context.Context, apiKey string, env apikey.Environment) (apikey.Principal, error) {
+	now := s.now()
+	window := now.Unix() / 60
+	cur := fmt.Sprintf("%s%d", rateAttrPrefix, window)
+	prev := fmt.Sprintf("%s%d", rateAttrPrefix, window-1)
+	update := expression.Add(expression.Name(cur), expression.Value(1)).Remove(expression.Name(prev))
+	cond := expression.AttributeExists(expression.Name(AttrPK)).And(expression.Or(
+		expression.AttributeNotExists(expression.Name(cur)),
+		expression.Name(cur).LessThan(expression.Value(apikey.RequestsPerMinute)),
+	))
+	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
+	if err != nil {
+		return apikey.Principal{}, err
+	}
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &s.Table,
+		Key:                                 key(secretPK(apikey.Hash(apiKey)), secretSK),
+		UpdateExpression:                    expr.Update(),
+		ConditionExpression:                 expr.Condition(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValues:                        ddbtypes.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		if len(ccf.Item) == 0 {
+			return apikey.Principal{}, apikey.ErrUnknownKey
+		}
+		next := time.Unix((window+1)*60, 0)
+		return apikey.Principal{}, &apikey.RateLimitedError{RetryAfter: next.Sub(now)}
+	}
+	if err != nil {
+		return apikey.Principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	var it keySecretItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return apikey.Principal{}, err
+	}
+	if apikey.Environment(it.Environment) != env {
+		return apikey.Principal{}, apikey.ErrUnknownKey
+	}
+	s.pruneRateWindows(ctx, out.Attributes, cur)
+	return apikey.Principal{
+		WorkspaceID: it.WorkspaceID, KeyID: it.KeyID,
+		Environment: env, Scopes: toScopes(it.Scopes),
+	}, nil
+}
+
+// pruneRateWindows removes counters of windows older than the previous one,
+// left when a key was idle for a while. It runs only when such counters
+// exist, so at most once per idle gap; failing it only leaves them longer.
+func (s *Store) pruneRateWindows(ctx context.Context, item map[string]ddbtypes.AttributeValue, cur string) {
+	var stale []string
+	for name := range item {
+		if strings.HasPrefix(name, rateAttrPrefix) && name != cur {
+			stale = append(stale, name)
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	update := expression.Remove(expression.Name(stale[0]))
+	for _, name := range stale[1:] {
+		update = update.Remove(expression.Name(name))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(update).Build()
+	if err != nil {
+		return
+	}
+	_, _ = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(aws.ToString(stringAttr(item, AttrPK)), secretSK),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(),
+	})
+}
+
+func stringAttr(item map[string]ddbtypes.AttributeValue, name string) *string {
+	if v, ok := item[name].(*ddbtypes.AttributeValueMemberS); ok {
+		return &v.Value
+	}
+	return nil
+}
+
+// CreateKey mints a key for the workspace and returns it in plain text, the
+// only time it is ever available. Scopes nil stores a key without scopes,
+// as keys created before scopes existed were.
+func (s *Store) CreateKey(ctx context.Context, workspaceID string, env apikey.Environment, name string, scopes []apikey.Scope) (string, apikey.Key, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", apikey.Key{}, err
+	}
+	plain := apikey.Generate(env)
+	meta := keyItem{
+		PK: wsPK(workspaceID, "KEYS"), SK: id.String(),
+		ID: id.String(), WorkspaceID: workspaceID, Name: name, Environment: string(env),
+		Scopes: fromScopes(scopes), Hint: apikey.Hint(plain), Hash: apikey.Hash(plain),
+		CreatedAt: s.now().UTC(),
+	}
+	wsExists, err := conditionExpr(expression.AttributeExists(expression.Name(AttrPK)))
+	if err != nil {
+		return "", apikey.Key{}, err
+	}
+	items := []ddbtypes.TransactWriteItem{{ConditionCheck: &ddbtypes.ConditionCheck{
+		TableName: &s.Table, Key: key(wsPK(workspaceID, "WORKSPACE"), "WORKSPACE"),
+		ConditionExpression: wsExists.Condition(), ExpressionAttributeNames: wsExists.Names(),
+	}}}
+	puts, err := s.keyPuts(meta)
+	if err != nil {
+		return "", apikey.Key{}, err
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append(items, puts...)})
+	if isTransactionConditionFailed(err) {
+		return "", apikey.Key{}, workspace.ErrNotFound
+	}
+	if err != nil {
+		return "", apikey.Key{}, fmt.Errorf("create key: %w", err)
+	}
+	return plain, meta.key(), nil
+}
+
+// keyPuts writes a key's description and its new secret record.
+func (s *Store) keyPuts(meta keyItem) ([]ddbtypes.TransactWriteItem, error) {
+	secret := keySecretItem{
+		PK: secretPK(meta.Hash), SK: secretSK, WorkspaceID: meta.WorkspaceID,
+		KeyID: meta.ID, Environment: meta.Environment, Scopes: meta.Scopes,
+	}
+	secretAV, err := attributevalue.MarshalMap(secret)
+	if err != nil {
+		return nil, err
+	}
+	metaAV, err := attributevalue.MarshalMap(meta)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	if err != nil {
+		return nil, err
+	}
+	return []ddbtypes.TransactWriteItem{
+		{Put: &ddbtypes.Put{TableName: &s.Table, Item: secretAV,
+			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()}},
+		{Put: &ddbtypes.Put{TableName: &s.Table, Item: metaAV}},
+	}, nil
+}
+
+func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error) {
+	return expression.NewBuilder().WithCondition(c).Build()
+}
+
+// ListKeys returns the workspace's keys, oldest first, without secrets.
+func (s *Store) ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
+	keyCond := expression.Key(AttrPK).Equal(expression.Value(wsPK(workspaceID, "KEYS")))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	var out []apikey.Key
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list keys: %w", err)
+		}
+		var items []keyItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			out = append(out, it.key())
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) getKeyItem(ctx context.Context, workspaceID, keyID string) (keyItem, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Table, Key: key(wsPK(workspaceID, "KEYS"), keyID), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return keyItem{}, fmt.Errorf("get key: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return keyItem{}, apikey.ErrKeyNotFound
+	}
+	var it keyItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return keyItem{}, err
+	}
+	if it.RevokedAt != nil {
+		return keyItem{}, apikey.ErrRevoked
+	}
+	return it, nil
+}
+
+// RegenerateKey replaces a key's secret: the old key stops working at once
+// (its secret record is deleted in the same transaction) and the new one
+// keeps the environment and scopes.
+func (s *Store) RegenerateKey(ctx context.Context, workspaceID, keyID string) (string, apikey.Key, error) {
+	meta, err := s.getKeyItem(ctx, workspaceID, keyID)
+	if err != nil {
+		return "", apikey.Key{}, err
+	}
+	oldHash := meta.Hash
+	plain := apikey.Generate(apikey.Environment(meta.Environment))
+	meta.Hash, meta.Hint = apikey.Hash(plain), apikey.Hint(plain)
+	puts, err := s.keyPuts(meta)
+	if err != nil {
+		return "", apikey.Key{}, err
+	}
+	// The description is rewritten only if no one regenerated it meanwhile.
+	unchanged, err := conditionExpr(expression.Name("hash").Equal(expression.Value(oldHash)))
+	if err != nil {
+		return "", apikey.Key{}, err
+	}
+	puts[1].Put.ConditionExpression = unchanged.Condition()
+	puts[1].Put.ExpressionAttributeNames = unchanged.Names()
+	puts[1].Put.ExpressionAttributeValues = unchanged.Values()
+	items := append(puts, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{
+		TableName: &s.Table, Key: key(secretPK(oldHash), secretSK),
+	}})
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if isTransactionConditionFailed(err) {
+		return "", apikey.Key{}, fmt.Errorf("key %s changed meanwhile; retry", keyID)
+	}
+	if err != nil {
+		return "", apikey.Key{}, fmt.Errorf("regenerate key: %w", err)
+	}
+	return plain, meta.key(), nil
+}
+
+// RevokeKey deletes a key's secret record, so the key stops working at once,
+// and marks its description revoked.
+func (s *Store) RevokeKey(ctx context.Context, workspaceID, keyID string) error {
+	meta, err := s.getKeyItem(ctx, workspaceID, keyID)
+	if err != nil {
+		return err
+	}
+	update := expression.Set(expression.Name("revoked_at"), expression.Value(s.now().UTC())).
+		Remove(expression.Name("hash"))
+	expr, err := expression.NewBuilder().WithUpdate(update).
+		WithCondition(expression.Name("hash").Equal(expression.Value(meta.Hash))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
+		{Update: &ddbtypes.Update{
+			TableName: &s.Table, Key: key(meta.PK, meta.SK),
+			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}},
+		{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(secretPK(meta.Hash), secretSK)}},
+	}})
+	if isTransactionConditionFailed(err) {
+		return fmt.Errorf("key %s changed meanwhile; retry", keyID)
+	}
+	if err != nil {
+		return fmt.Errorf("revoke key: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DB is the part of the DynamoDB API Sesame uses; *dynamodb.Client has it,
+// and tests wrap it to count calls or inject faults.
+type DB interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// Store is Sesame's repository over the single table.
+type Store struct {
+	DB    DB
+	Table string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// key builds a primary key value.
+func key(pk, sk string) map[string]ddbtypes.AttributeValue {
+	return map[string]ddbtypes.AttributeValue{
+		AttrPK: &ddbtypes.AttributeValueMemberS{Value: pk},
+		AttrSK: &ddbtypes.AttributeValueMemberS{Value: sk},
+	}
+}
+
+// wsPK is the partition key of one kind of workspace data: every key of
+// workspace data starts with the workspace id, so a foreign id never reads.
+func wsPK(workspaceID, kind string) string {
+	return "WS#" + workspaceID + "#" + kind
+}
+
+// isConditionFailed reports whether err is a failed condition check.
+func isConditionFailed(err error) bool {
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// isTransactionConditionFailed reports whether a transaction was cancelled
+// because one of its conditions failed.
+func isTransactionConditionFailed(err error) bool {
+	var tce *ddbtypes.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return false
+	}
+	for _, r := range tce.CancellationReasons {
+		if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+			return true
+		}
+	}
+	return false
+}
+
+// TableAdmin is the part of the DynamoDB API that creates tables.
+type TableAdmin interface {
+	CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+// EnsureTable creates the table from Table (keys, GSIs, TTL) unless it
+// exists. The CDK stack builds the deployed table from the same schema.
+func EnsureTable(ctx context.Context, db TableAdmin, name string) error {
+	_, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &name})
+	if err == nil {
+		return nil
+	}
+	var nf *ddbtypes.ResourceNotFoundException
+	if !errors.As(err, &nf) {
+		return fmt.Errorf("describe table %s: %w", name, err)
+	}
+	in := &dynamodb.CreateTableInput{
+		TableName:   &name,
+		BillingMode: ddbtypes.BillingModePayPerRequest,
+		KeySchema: []ddbtypes.KeySchemaElement{
+			{AttributeName: aws.String(Table.PartitionKey), KeyType: ddbtypes.KeyTypeHash},
+			{AttributeName: aws.String(Table.SortKey), KeyType: ddbtypes.KeyTypeRange},
+		},
+	}
+	for _, attr := range Table.KeyAttributes() {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, ddbtypes.AttributeDefinition{
+			AttributeName: aws.String(attr), AttributeType: ddbtypes.ScalarAttributeTypeS,
+		})
+	}
+	for _, ix := range Table.Indexes {
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, ddbtypes.GlobalSecondaryIndex{
+			IndexName: aws.String(ix.Name),
+			KeySchema: []ddbtypes.KeySchemaElement{
+				{AttributeName: aws.String(ix.PartitionKey), KeyType: ddbtypes.KeyTypeHash},
+				{AttributeName: aws.String(ix.SortKey), KeyType: ddbtypes.KeyTypeRange},
+			},
+			Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeAll},
+		})
+	}
+	if _, err := db.CreateTable(ctx, in); err != nil {
+		var inUse *ddbtypes.ResourceInUseException
+		if errors.As(err, &inUse) {
+			return nil // created concurrently
+		}
+		return fmt.Errorf("create table %s: %w", name, err)
+	}
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: &name,
+		TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{
+			AttributeName: aws.String(Table.TTLAttribute), Enabled: aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("enable ttl on %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// workspacesPK lists every workspace on GSI1, for the operator console only.
+const workspacesPK = "WORKSPACES"
+
+type workspaceItem struct {
+	PK        string    `dynamodbav:"pk"`
+	SK        string    `dynamodbav:"sk"`
+	GSI1PK    string    `dynamodbav:"gsi1pk"`
+	GSI1SK    string    `dynamodbav:"gsi1sk"`
+	ID        string    `dynamodbav:"id"`
+	Name      string    `dynamodbav:"name"`
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+func (it workspaceItem) workspace() workspace.Workspace {
+	return workspace.Workspace{ID: it.ID, Name: it.Name, CreatedAt: it.CreatedAt}
+}
+
+// CreateWorkspace stores a new workspace named name.
+func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Workspace, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return workspace.Workspace{}, err
+	}
+	it := workspaceItem{
+		PK: wsPK(id.String(), "WORKSPACE"), SK: "WORKSPACE",
+		GSI1PK: workspacesPK, GSI1SK: id.String(),
+		ID: id.String(), Name: name, CreatedAt: s.now().UTC(),
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return workspace.Workspace{}, err
+	}
+	cond := expression.AttributeNotExists(expression.Name(AttrPK))
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return workspace.Workspace{}, err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.Table, Item: av,
+		ConditionExpression:      expr.Condition(),
+		ExpressionAttributeNames: expr.Names(),
+	})
+	if err != nil {
+		return workspace.Workspace{}, fmt.Errorf("put workspace: %w", err)
+	}
+	return it.workspace(), nil
+}
+
+// GetWorkspace reads one workspace.
+func (s *Store) GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Table, Key: key(wsPK(id, "WORKSPACE"), "WORKSPACE"), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return workspace.Workspace{}, fmt.Errorf("get workspace: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return workspace.Workspace{}, workspace.ErrNotFound
+	}
+	var it workspaceItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return workspace.Workspace{}, err
+	}
+	return it.workspace(), nil
+}
+
+// ListWorkspaces returns every workspace, oldest first.
+func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, error) {
+	keyCond := expression.Key(AttrGSI1PK).Equal(expression.Value(workspacesPK))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Table, IndexName: aws.String(GSI1),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	}
+	var out []workspace.Workspace
+	p := dynamodb.NewQueryPaginator(s.DB, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("query workspaces: %w", err)
+		}
+		var items []workspaceItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			out = append(out, it.workspace())
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,103 @@
+// Package email is the email record of Sesame, its statuses and the
+// read-back API (list, get).
+package email
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+)
+
+// Status is where an email is in its life.
+type Status string
+
+const (
+	StatusSent       Status = "sent"
+	StatusDelivered  Status = "delivered"
+	StatusOpened     Status = "opened"
+	StatusClicked    Status = "clicked"
+	StatusFailed     Status = "failed"
+	StatusComplained Status = "complained"
+	StatusBounced    Status = "bounced"
+	StatusSuppressed Status = "suppressed"
+	StatusHeld       Status = "held"
+)
+
+// Statuses lists every status in the spec's order.
+var Statuses = []Status{
+	StatusSent, StatusDelivered, StatusOpened, StatusClicked, StatusFailed,
+	StatusComplained, StatusBounced, StatusSuppressed, StatusHeld,
+}
+
+// Valid reports whether s is a status of the spec.
+func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
+
+// Type says what produced an email.
+type Type string
+
+const (
+	TypeCampaign      Type = "campaign"
+	TypeAutomation    Type = "automation"
+	TypeTransactional Type = "transactional"
+)
+
+// Valid reports whether t is a type of the spec.
+func (t Type) Valid() bool {
+	return t == TypeCampaign || t == TypeAutomation || t == TypeTransactional
+}
+
+// TrackingMode is how opens and clicks of an email are tracked.
+type TrackingMode string
+
+const (
+	TrackingFull      TrackingMode = "full"
+	TrackingEssential TrackingMode = "essential"
+	TrackingOff       TrackingMode = "off"
+)
+
+// Valid reports whether m is a tracking mode of the spec.
+func (m TrackingMode) Valid() bool {
+	return m == TrackingFull || m == TrackingEssential || m == TrackingOff
+}
+
+// Email is one message and what happened to it.
+type Email struct {
+	ID           string
+	WorkspaceID  string
+	To           string
+	Subject      string
+	Status       Status
+	Type         Type
+	Environment  apikey.Environment
+	SentAt       time.Time
+	DeliveredAt  *time.Time
+	OpenedAt     *time.Time
+	ClickedAt    *time.Time
+	BouncedAt    *time.Time
+	ComplainedAt *time.Time
+	// TrackingMode is empty on rows stored before tracking modes existed.
+	TrackingMode TrackingMode
+	Error        string
+}
+
+// ErrNotFound is returned for an email that is absent or foreign.
+var ErrNotFound = errors.New("email not found")
+
+// Filter narrows a list of emails; empty fields do not filter.
+type Filter struct {
+	Status      Status
+	Type        Type
+	Environment apikey.Environment
+}
+
+// Store reads emails of one workspace.
+type Store interface {
+	GetEmail(ctx context.Context, workspaceID, id string) (Email, error)
+	// ListEmails returns up to limit emails newest first after the email id
+	// after (exclusive; "" for the first page), whether more may follow, and
+	// the position to continue after.
+	ListEmails(ctx context.Context, workspaceID string, f Filter, after string, limit int) (emails []Email, next string, hasMore bool, err error)
+}

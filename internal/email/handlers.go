@@ -1,0 +1,87 @@
+package email
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+// Handlers serves the email read-back routes.
+type Handlers struct {
+	Store   Store
+	Cursors httpapi.Cursors
+}
+
+// Routes returns the routes served by h.
+func (h Handlers) Routes() []httpapi.Route {
+	return []httpapi.Route{
+		{Route: routes.ListEmails, Handler: h.List},
+		{Route: routes.GetEmail, Handler: h.Get},
+	}
+}
+
+// Get answers GET /api/v1/emails/{id}.
+func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := uuid.Parse(id); err != nil {
+		return httpapi.NotFound("email") // a non-UUID id cannot name an email
+	}
+	e, err := h.Store.GetEmail(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, id)
+	if errors.Is(err, ErrNotFound) {
+		return httpapi.NotFound("email")
+	}
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[View]{Data: e.View()})
+	return nil
+}
+
+// List answers GET /api/v1/emails.
+func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
+	f, err := parseFilter(r)
+	if err != nil {
+		return err
+	}
+	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
+	binding := ws + "|emails|" + string(f.Status) + "|" + string(f.Type) + "|" + string(f.Environment)
+	page, err := h.Cursors.ParsePage(r, binding)
+	if err != nil {
+		return err
+	}
+	emails, next, hasMore, err := h.Store.ListEmails(r.Context(), ws, f, page.After, page.Limit)
+	if err != nil {
+		return err
+	}
+	out := httpapi.List[View]{Data: make([]View, 0, len(emails))}
+	for _, e := range emails {
+		out.Data = append(out.Data, e.View())
+	}
+	out.HasMore = hasMore
+	out.NextCursor = h.Cursors.NextCursor(binding, next, hasMore)
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func parseFilter(r *http.Request) (Filter, error) {
+	q := r.URL.Query()
+	f := Filter{
+		Status:      Status(q.Get("status")),
+		Type:        Type(q.Get("type")),
+		Environment: apikey.Environment(q.Get("environment")),
+	}
+	if q.Has("status") && !f.Status.Valid() {
+		return Filter{}, httpapi.Invalid("status", "status must be one of sent, delivered, opened, clicked, bounced, complained, failed, suppressed, held")
+	}
+	if q.Has("type") && !f.Type.Valid() {
+		return Filter{}, httpapi.Invalid("type", "type must be one of campaign, automation, transactional")
+	}
+	if q.Has("environment") && !f.Environment.Valid() {
+		return Filter{}, httpapi.Invalid("environment", "environment must be live or test")
+	}
+	return f, nil
+}

@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+)
+
+// Authenticator checks a well-formed key and counts the request against the
+// key's rate limit, in one round trip to the key store. It returns
+// apikey.ErrUnknownKey, an *apikey.RateLimitedError, or a transient fault.
+type Authenticator interface {
+	Authenticate(ctx context.Context, key string, env apikey.Environment) (apikey.Principal, error)
+}
+
+// authRetryAfter is what a client is told to wait when the key store fails.
+const authRetryAfter = 2 * time.Second
+
+type principalKey struct{}
+
+// PrincipalFrom returns the authenticated caller of the request.
+func PrincipalFrom(ctx context.Context) apikey.Principal {
+	p, _ := ctx.Value(principalKey{}).(apikey.Principal)
+	return p
+}
+
+// WithPrincipal returns ctx carrying p (for handler tests).
+func WithPrincipal(ctx context.Context, p apikey.Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+func (s *Server) authenticate(r *http.Request) (apikey.Principal, *Error) {
+	unauthorized := Errorf(CodeUnauthorized, "", "missing or invalid API key; send Authorization: Bearer <API_KEY>")
+	auth := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return apikey.Principal{}, unauthorized
+	}
+	key = strings.TrimSpace(key)
+	env, ok := apikey.Parse(key)
+	if !ok {
+		return apikey.Principal{}, unauthorized
+	}
+	p, err := s.Auth.Authenticate(r.Context(), key, env)
+	var limited *apikey.RateLimitedError
+	switch {
+	case err == nil:
+		return p, nil
+	case errors.Is(err, apikey.ErrUnknownKey):
+		return apikey.Principal{}, unauthorized
+	case errors.As(err, &limited):
+		e := Errorf(CodeRateLimited, "", "rate limit of %d requests per minute exceeded; retry after the Retry-After delay", apikey.RequestsPerMinute)
+		e.RetryAfter = limited.RetryAfter
+		return apikey.Principal{}, e
+	default:
+		// Never 401 for a key we could not check: the client would drop a good key.
+		s.logger().ErrorContext(r.Context(), "api key check failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
+		e := Errorf(CodeServiceUnavailable, "", "the API key could not be checked right now; retry shortly with the same Idempotency-Key if you sent one")
+		e.RetryAfter = authRetryAfter
+		return apikey.Principal{}, e
+	}
+}

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// MaxBodyBytes caps a request body. Lambda takes at most 6 MB per
+// synchronous invocation, headers and event included, so bodies stop at 5 MB.
+const MaxBodyBytes = 5 << 20
+
+// DecodeJSON reads the request body as one JSON object into dst. It answers
+// the client errors of the API core: Content-Type not JSON, body over
+// MaxBodyBytes, malformed JSON, a field of the wrong type, an unknown field.
+func DecodeJSON(r *http.Request, dst any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return Invalid("Content-Type", "Content-Type must be application/json")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return Errorf(CodeMessageTooLarge, "", "request body exceeds the %d MB limit; host large attachments and pass their url", MaxBodyBytes>>20)
+		}
+		return Invalid("body", "request body could not be read")
+	}
+	return decodeBytes(body, dst)
+}
+
+func decodeBytes(body []byte, dst any) error {
+	if len(bytes.TrimSpace(body)) == 0 || bytes.TrimSpace(body)[0] != '{' {
+		return Invalid("body", "request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return Invalid("body", "request body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		param := typeErr.Field
+		if param == "" {
+			param = "body"
+		}
+		return Invalid(param, "%s must be %s", param, jsonKind(typeErr.Type.Kind().String()))
+	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
+		return Invalid("body", "request body is not valid JSON")
+	}
+	// encoding/json reports unknown fields only as text: `json: unknown field "x"`.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		field := strings.Trim(name, `"`)
+		return Invalid(field, "unknown field %q", field)
+	}
+	return Invalid("body", "request body is not valid JSON")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	case "int", "int64", "int32", "uint", "uint64", "float64", "float32":
+		return "a number"
+	}
+	return fmt.Sprintf("of another type (%s)", goKind)
+}

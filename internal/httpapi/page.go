@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strconv"
+)
+
+// Page sizes of every list endpoint.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 100
+)
+
+// Cursors signs and checks the opaque keyset cursors of list endpoints. A
+// cursor is bound to the workspace, the list and its filters, so a cursor
+// edited, forged or taken to another workspace or filter is refused.
+type Cursors struct {
+	Secret []byte
+}
+
+const macLen = 16
+
+// Encode returns the cursor of position within binding.
+func (c Cursors) Encode(binding, position string) string {
+	raw := append(c.mac(binding, position), position...)
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// Decode returns the position a cursor holds, or an invalid_field error.
+func (c Cursors) Decode(binding, cursor string) (string, error) {
+	bad := Invalid("cursor", "cursor is malformed; pass next_cursor of a previous page unchanged with the same filters")
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(raw) <= macLen {
+		return "", bad
+	}
+	position := string(raw[macLen:])
+	if !hmac.Equal(raw[:macLen], c.mac(binding, position)) {
+		return "", bad
+	}
+	return position, nil
+}
+
+func (c Cursors) mac(binding, position string) []byte {
+	h := hmac.New(sha256.New, c.Secret)
+	h.Write([]byte(binding))
+	h.Write([]byte{0})
+	h.Write([]byte(position))
+	return h.Sum(nil)[:macLen]
+}
+
+// PageRequest is the limit and decoded cursor position of a list request.
+type PageRequest struct {
+	Limit int
+	After string // position to continue after; "" for the first page
+}
+
+// ParsePage reads limit and cursor. limit defaults to 50, values over 100
+// are clamped to 100, and anything below 1 or not a whole number is refused.
+func (c Cursors) ParsePage(r *http.Request, binding string) (PageRequest, error) {
+	q := r.URL.Query()
+	page := PageRequest{Limit: DefaultLimit}
+	if raw := q.Get("limit"); q.Has("limit") {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 {
+			return PageRequest{}, Invalid("limit", "limit must be a whole number from 1 to %d", MaxLimit)
+		}
+		page.Limit = min(n, MaxLimit)
+	}
+	if q.Has("cursor") {
+		after, err := c.Decode(binding, q.Get("cursor"))
+		if err != nil {
+			return PageRequest{}, err
+		}
+		page.After = after
+	}
+	return page, nil
+}
+
+// NextCursor returns the cursor for the page after position, or nil when
+// there is no more.
+func (c Cursors) NextCursor(binding, position string, hasMore bool) *string {
+	if !hasMore {
+		return nil
+	}
+	s := c.Encode(binding, position)
+	return &s
+}

@@ -1,0 +1,53 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+)
+
+type envelope struct {
+	Error envelopeBody `json:"error"`
+}
+
+type envelopeBody struct {
+	Code      Code    `json:"code"`
+	Message   string  `json:"message"`
+	Param     *string `json:"param"`
+	RequestID string  `json:"request_id"`
+}
+
+// WriteJSON writes v as a JSON response with the given status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client may have gone; nothing to do
+}
+
+// writeError writes e in the error envelope with the request's id.
+func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
+	if e.RetryAfter > 0 {
+		secs := int(math.Ceil(e.RetryAfter.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	}
+	body := envelopeBody{Code: e.Code, Message: e.Message, RequestID: RequestID(r.Context())}
+	if e.Param != "" {
+		body.Param = &e.Param
+	}
+	WriteJSON(w, e.Code.Status(), envelope{Error: body})
+}
+
+// Data wraps a single record as {"data": …}.
+type Data[T any] struct {
+	Data T `json:"data"`
+}
+
+// List is the envelope of every list endpoint.
+type List[T any] struct {
+	Data       []T     `json:"data"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}

@@ -1,0 +1,159 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+// HandlerFunc serves an authenticated request; a returned error is written
+// as the error envelope (client errors as they are, others as a 500).
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Route is an API route and the handler that serves it.
+type Route struct {
+	routes.Route
+	Handler HandlerFunc
+}
+
+// Server holds what every route needs around its handler.
+type Server struct {
+	Auth   Authenticator
+	Logger *slog.Logger
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// Handler serves routes: unknown paths answer 404 and known paths with
+// another method 405, both in the error envelope, like every other error.
+func (s *Server) Handler(routes ...Route) http.Handler {
+	mux := http.NewServeMux()
+	byPath := map[string][]Route{}
+	var order []string
+	for _, rt := range routes {
+		if _, seen := byPath[rt.Path]; !seen {
+			order = append(order, rt.Path)
+		}
+		byPath[rt.Path] = append(byPath[rt.Path], rt)
+	}
+	for _, path := range order {
+		mux.Handle(path, s.methods(byPath[path]))
+	}
+	mux.Handle("/", s.errorHandler(Errorf(CodeNotFound, "", "no such route")))
+	return withRequestID(s.withLogAndRecover(mux))
+}
+
+func (s *Server) methods(routes []Route) http.Handler {
+	allowed := make([]string, 0, len(routes))
+	for _, rt := range routes {
+		allowed = append(allowed, rt.Method)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, rt := range routes {
+			if rt.Method == r.Method {
+				s.serveRoute(w, r, rt)
+				return
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, r, Errorf(CodeMethodNotAllowed, "", "method %s is not allowed here; use %s", r.Method, strings.Join(allowed, ", ")))
+	})
+}
+
+func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
+	rec, _ := w.(*statusRecorder)
+	if rec != nil {
+		rec.route = rt.Method + " " + rt.Path
+	}
+	p, authErr := s.authenticate(r)
+	if authErr != nil {
+		writeError(w, r, authErr)
+		return
+	}
+	if rec != nil {
+		rec.workspaceID = p.WorkspaceID
+	}
+	if !p.Has(rt.Scope) {
+		writeError(w, r, Errorf(CodeInsufficientScope, "", "this API key lacks the %s scope", rt.Scope))
+		return
+	}
+	r = r.WithContext(WithPrincipal(r.Context(), p))
+	if err := rt.Handler(w, r); err != nil {
+		s.WriteError(w, r, err)
+	}
+}
+
+// WriteError writes err in the error envelope. Errors that are not client
+// errors are logged with their detail and answered as a bare 500.
+func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	if e, ok := asAPIError(err); ok {
+		writeError(w, r, e)
+		return
+	}
+	s.logger().ErrorContext(r.Context(), "request failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
+	writeError(w, r, Errorf(CodeInternal, "", "internal error; retry later or contact support with the request id"))
+}
+
+func (s *Server) errorHandler(e *Error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, e) })
+}
+
+// statusRecorder remembers what the access log line needs.
+type statusRecorder struct {
+	http.ResponseWriter
+	status      int
+	workspaceID string
+	route       string
+}
+
+func (rec *statusRecorder) WriteHeader(code int) {
+	if rec.status == 0 {
+		rec.status = code
+	}
+	rec.ResponseWriter.WriteHeader(code)
+}
+
+func (rec *statusRecorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return rec.ResponseWriter.Write(b)
+}
+
+func (s *Server) withLogAndRecover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.logger().ErrorContext(r.Context(), "handler panic", slog.String("request_id", RequestID(r.Context())), slog.Any("panic", v))
+				if rec.status == 0 {
+					writeError(rec, r, Errorf(CodeInternal, "", "internal error; retry later or contact support with the request id"))
+				}
+			}
+			route := rec.route
+			if route == "" {
+				route = r.Method + " (unmatched)"
+			}
+			s.logger().InfoContext(r.Context(), "request",
+				slog.String("request_id", RequestID(r.Context())),
+				slog.String("workspace_id", rec.workspaceID),
+				slog.String("route", route),
+				slog.Int("status", rec.status),
+				slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+			)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}

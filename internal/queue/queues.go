@@ -1,0 +1,29 @@
+// Package queue defines Sesame's SQS queues and adapts the SQS API: sending
+// messages and, locally, polling a queue into a consumer the way a Lambda
+// event source mapping does.
+package queue
+
+import "time"
+
+// Def describes one work queue. Each has a dead-letter queue named Name+"-dlq"
+// that receives a message after MaxReceives failed deliveries.
+type Def struct {
+	Name              string
+	VisibilityTimeout time.Duration
+	MaxReceives       int
+}
+
+// DLQName is the name of the dead-letter queue of d.
+func (d Def) DLQName() string { return d.Name + "-dlq" }
+
+// The queues of Sesame, used by the CDK stack and the local setup alike.
+var (
+	SESEvents  = Def{Name: "ses-events", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+	Webhooks   = Def{Name: "webhooks", VisibilityTimeout: 60 * time.Second, MaxReceives: 30}
+	Sends      = Def{Name: "sends", VisibilityTimeout: 120 * time.Second, MaxReceives: 5}
+	Automation = Def{Name: "automation-steps", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+	Review     = Def{Name: "review", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+)
+
+// All lists every queue.
+var All = []Def{SESEvents, Webhooks, Sends, Automation, Review}

@@ -1,0 +1,24 @@
+// Package routes lists the public API routes, the scope each needs and the
+// Lambda function that serves it. The dev server mounts them on one mux; the
+// CDK stack creates one function and one API Gateway method per entry.
+package routes
+
+import "github.com/sesame-mail/sesame/internal/apikey"
+
+// Route is one method and path of /api/v1, served by functions/<Function>.
+// Path uses {name} parameters, valid for both http.ServeMux and API Gateway.
+type Route struct {
+	Function string
+	Method   string
+	Path     string
+	Scope    apikey.Scope
+}
+
+// The routes of /api/v1.
+var (
+	ListEmails = Route{Function: "list-emails", Method: "GET", Path: "/api/v1/emails", Scope: apikey.EmailsRead}
+	GetEmail   = Route{Function: "get-email", Method: "GET", Path: "/api/v1/emails/{id}", Scope: apikey.EmailsRead}
+)
+
+// API is every implemented /api/v1 route.
+var API = []Route{ListEmails, GetEmail}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Starts the emulators on the test ports, runs every Go test against them
+# with the race detector, and stops them whatever the outcome.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+export STATE_DIR=$root/.sesame/test
+export DYNAMODB_PORT=${TEST_DYNAMODB_PORT:-18100} SQS_PORT=${TEST_SQS_PORT:-18101} SES_PORT=${TEST_SES_PORT:-18102}
+. "$here/aws-env.sh"
+export SESAME_REQUIRE_EMULATORS=1
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
+
+"$here/emulators.sh" start
+trap '"$here/emulators.sh" stop' EXIT
+cd "$root"
+go test -race -count=1 -timeout 12m "$@" ./...
