@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+const (
+	functionMemoryMB  = 256
+	functionTimeoutS  = 10
+	logRetention      = awslogs.RetentionDays_ONE_MONTH
+	stageName         = "prod"
+	throttleRateLimit = 100 // requests per second, whole stage
+	throttleBurst     = 200
+)
+
+// newRouteFunction creates the Lambda function serving r from
+// binDir/<Function>/bootstrap.
+func newRouteFunction(stack awscdk.Stack, r routes.Route, binDir string, env map[string]*string) awslambda.Function {
+	id := "Fn-" + r.Function
+	// An explicit log group, rather than LogRetention, avoids the custom
+	// resource Lambda that CDK would add to set the retention.
+	logs := awslogs.NewLogGroup(stack, jsii.String(id+"-Logs"), &awslogs.LogGroupProps{
+		Retention: logRetention,
+	})
+	return awslambda.NewFunction(stack, jsii.String(id), &awslambda.FunctionProps{
+		// Names the route in the console; the tests check the wiring by it.
+		Description:  jsii.String("Sesame " + r.Method + " " + r.Path),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(binDir, r.Function)), nil),
+		MemorySize:   jsii.Number(functionMemoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(functionTimeoutS)),
+		Environment:  &env,
+		LogGroup:     logs,
+	})
+}
+
+// grantTable gives fn the DynamoDB actions a route of this method needs.
+// Every /api/v1 request updates its API key's rate-limit window
+// (UpdateItem), so even read-only routes write that one item.
+func grantTable(fn awslambda.Function, table awsdynamodb.Table, method string) {
+	itemActions := []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
+	if method != "GET" {
+		// Writes go through conditional puts and transactions. Narrow this
+		// per route once the first write route lands.
+		itemActions = append(itemActions,
+			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem",
+			"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem")
+	}
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(itemActions...),
+		Resources: &[]*string{table.TableArn()},
+	}))
+	// Indexes answer Query only.
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:Query"),
+		Resources: &[]*string{jsii.String(*table.TableArn() + "/index/*")},
+	}))
+}
+
+// newRestAPI creates the REST API, its stage (access logs, throttle) and the
+// gateway responses that answer in Sesame's error envelope.
+func newRestAPI(stack awscdk.Stack) awsapigateway.RestApi {
+	accessLogs := awslogs.NewLogGroup(stack, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
+		Retention: logRetention,
+	})
+	api := awsapigateway.NewRestApi(stack, jsii.String("Api"), &awsapigateway.RestApiProps{
+		RestApiName: jsii.String(*stack.StackName() + "-api"),
+		Description: jsii.String("Sesame public API (/api/v1)"),
+		// Clients are servers, not browsers around the world: no CloudFront.
+		EndpointTypes: &[]awsapigateway.EndpointType{awsapigateway.EndpointType_REGIONAL},
+		// Access logging needs the account-wide API Gateway CloudWatch role.
+		// Retained: other APIs in the account may rely on it after this
+		// stack is gone.
+		CloudWatchRole:              jsii.Bool(true),
+		CloudWatchRoleRemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+		DeployOptions: &awsapigateway.StageOptions{
+			StageName:            jsii.String(stageName),
+			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
+			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat())),
+			TracingEnabled:       jsii.Bool(false),
+			// Execution logs with data trace would log request bodies
+			// (message content, attachments): never.
+			DataTraceEnabled: jsii.Bool(false),
+			LoggingLevel:     awsapigateway.MethodLoggingLevel_OFF,
+			// A coarse guard for the whole stage; per-key limits (1,000 per
+			// minute) are enforced by the application.
+			ThrottlingRateLimit:  jsii.Number(throttleRateLimit),
+			ThrottlingBurstLimit: jsii.Number(throttleBurst),
+		},
+	})
+	addGatewayResponses(api)
+	return api
+}
+
+// accessLogFormat is one JSON object per request. Every value is quoted:
+// API Gateway writes "-" for a missing value, which would break bare numbers.
+func accessLogFormat() string {
+	fields := map[string]*string{
+		"requestId": awsapigateway.AccessLogField_ContextRequestId(),
+		"ip":        awsapigateway.AccessLogField_ContextIdentitySourceIp(),
+		"method":    awsapigateway.AccessLogField_ContextHttpMethod(),
+		"path":      awsapigateway.AccessLogField_ContextPath(),
+		"status":    awsapigateway.AccessLogField_ContextStatus(),
+		"latency":   awsapigateway.AccessLogField_ContextResponseLatency(),
+		"error":     awsapigateway.AccessLogField_ContextErrorMessage(),
+	}
+	b, err := json.Marshal(fields)
+	if err != nil {
+		panic(err) // a map of strings always marshals
+	}
+	return string(b)
+}
+
+// addRoute mounts fn at r.Method r.Path. ResourceForPath reuses the
+// resources of a shared prefix (/api/v1/emails for /api/v1/emails/{id}).
+func addRoute(api awsapigateway.RestApi, r routes.Route, fn awslambda.Function) {
+	integration := awsapigateway.NewLambdaIntegration(fn, &awsapigateway.LambdaIntegrationOptions{
+		Proxy: jsii.Bool(true),
+		// One invoke permission per route instead of two keeps the stack
+		// far from CloudFormation's 500-resource limit as routes grow.
+		AllowTestInvoke: jsii.Bool(false),
+	})
+	api.Root().ResourceForPath(jsii.String(strings.TrimPrefix(r.Path, "/"))).
+		AddMethod(jsii.String(r.Method), integration, nil)
+}
+
+// gatewayError is a response API Gateway produces itself (no Lambda ran),
+// rendered in the same envelope as the application's errors.
+type gatewayError struct {
+	id         string
+	typ        func() awsapigateway.ResponseType // a constructor, so no jsii call runs at init
+	statusCode string                            // "" keeps API Gateway's own status
+	code       string
+	message    string
+	headers    map[string]string
+}
+
+// gatewayErrors lists the gateway responses Sesame overrides.
+var gatewayErrors = []gatewayError{
+	{id: "Default4XX", typ: awsapigateway.ResponseType_DEFAULT_4XX,
+		code: "invalid_request", message: "the request was rejected before reaching the service"},
+	{id: "Default5XX", typ: awsapigateway.ResponseType_DEFAULT_5XX,
+		code: "internal_error", message: "internal error; retry later"},
+	{id: "RequestTooLarge", typ: awsapigateway.ResponseType_REQUEST_TOO_LARGE, statusCode: "413",
+		code: "message_too_large", message: "request body exceeds the 10 MB gateway limit"},
+	{id: "Throttled", typ: awsapigateway.ResponseType_THROTTLED, statusCode: "429",
+		code: "rate_limited", message: "too many requests; retry after the Retry-After delay",
+		headers: map[string]string{"Retry-After": "'1'"}},
+	{id: "Unauthorized", typ: awsapigateway.ResponseType_UNAUTHORIZED, statusCode: "401",
+		code: "unauthorized", message: "missing or invalid API key"},
+	// API Gateway answers an unknown path or method with 403 "Missing
+	// Authentication Token"; to a client it is a route that does not exist.
+	{id: "MissingAuthToken", typ: awsapigateway.ResponseType_MISSING_AUTHENTICATION_TOKEN, statusCode: "404",
+		code: "not_found", message: "no such route"},
+	{id: "AccessDenied", typ: awsapigateway.ResponseType_ACCESS_DENIED, statusCode: "403",
+		code: "access_denied", message: "access denied"},
+}
+
+// errorEnvelope is the spec's error body; request_id is filled in by API
+// Gateway from $context (templates of gateway responses substitute
+// $context variables).
+func errorEnvelope(code, message string) string {
+	type body struct {
+		Code      string  `json:"code"`
+		Message   string  `json:"message"`
+		Param     *string `json:"param"`
+		RequestID string  `json:"request_id"`
+	}
+	b, err := json.Marshal(map[string]body{"error": {
+		Code: code, Message: message, RequestID: "$context.requestId",
+	}})
+	if err != nil {
+		panic(err) // plain strings always marshal
+	}
+	return string(b)
+}
+
+func addGatewayResponses(api awsapigateway.RestApi) {
+	for _, g := range gatewayErrors {
+		// A bare context.requestId is a mapping expression; quoted values
+		// ('1') are literals.
+		headers := map[string]*string{"X-Request-Id": jsii.String("context.requestId")}
+		for k, v := range g.headers {
+			headers[k] = jsii.String(v)
+		}
+		api.AddGatewayResponse(jsii.String(g.id), &awsapigateway.GatewayResponseOptions{
+			Type:            g.typ(),
+			StatusCode:      optional(g.statusCode),
+			ResponseHeaders: &headers,
+			Templates: &map[string]*string{
+				"application/json": jsii.String(errorEnvelope(g.code, g.message)),
+			},
+		})
+	}
+}

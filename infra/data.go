@@ -1,0 +1,98 @@
+package main
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
+)
+
+// stringKey is a string key attribute, or nil for an unset (empty) name.
+func stringKey(name string) *awsdynamodb.Attribute {
+	if name == "" {
+		return nil
+	}
+	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
+}
+
+// newTable creates the single table from dynamo.Table, the same definition
+// the local setup uses, so the two cannot drift.
+func newTable(stack awscdk.Stack) awsdynamodb.Table {
+	s := dynamo.Table
+	table := awsdynamodb.NewTable(stack, jsii.String("Table"), &awsdynamodb.TableProps{
+		PartitionKey: stringKey(s.PartitionKey),
+		SortKey:      stringKey(s.SortKey),
+		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+		},
+		TimeToLiveAttribute: optional(s.TTLAttribute),
+		// Customer data and event_key history must survive a stack deletion.
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+	for _, ix := range s.Indexes {
+		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+			IndexName:      jsii.String(ix.Name),
+			PartitionKey:   stringKey(ix.PartitionKey),
+			SortKey:        stringKey(ix.SortKey),
+			ProjectionType: awsdynamodb.ProjectionType_ALL,
+		})
+	}
+	return table
+}
+
+// optional is nil for "", so CDK treats the setting as absent.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return jsii.String(s)
+}
+
+// dlqRetentionDays keeps failed messages as long as SQS allows, so they can
+// be inspected and redriven after an incident.
+const dlqRetentionDays = 14
+
+// newQueues creates each queue of queue.All with its dead-letter queue.
+// Names are prefixed with the stack name so two deployments can share an
+// account and region.
+func newQueues(stack awscdk.Stack) map[string]awssqs.Queue {
+	queues := make(map[string]awssqs.Queue, len(queue.All))
+	for _, d := range queue.All {
+		dlq := awssqs.NewQueue(stack, jsii.String("Queue-"+d.DLQName()), &awssqs.QueueProps{
+			QueueName:       jsii.String(*stack.StackName() + "-" + d.DLQName()),
+			RetentionPeriod: awscdk.Duration_Days(jsii.Number(dlqRetentionDays)),
+		})
+		queues[d.Name] = awssqs.NewQueue(stack, jsii.String("Queue-"+d.Name), &awssqs.QueueProps{
+			QueueName:         jsii.String(*stack.StackName() + "-" + d.Name),
+			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(d.VisibilityTimeout.Seconds())),
+			DeadLetterQueue: &awssqs.DeadLetterQueue{
+				Queue:           dlq,
+				MaxReceiveCount: jsii.Number(d.MaxReceives),
+			},
+		})
+	}
+	return queues
+}
+
+// newCursorSecret creates the HMAC key that signs pagination cursors.
+//
+// Functions receive it through the SESAME_CURSOR_SECRET environment variable
+// rather than reading Secrets Manager at start-up: init does no network call
+// (cold-start budget) and needs no secretsmanager:GetSecretValue grant. The
+// template holds only a dynamic reference that CloudFormation resolves at
+// deploy time; the cost is that the value is visible to whoever may read the
+// function's configuration, and a rotation takes effect on the next deploy.
+func newCursorSecret(stack awscdk.Stack) awssecretsmanager.Secret {
+	return awssecretsmanager.NewSecret(stack, jsii.String("CursorSecret"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("Sesame: HMAC key for pagination cursors"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength:     jsii.Number(64),
+			ExcludePunctuation: jsii.Bool(true),
+		},
+	})
+}
