@@ -36,11 +36,18 @@ type Poller struct {
 	Wait time.Duration
 }
 
+func (p *Poller) logger() *slog.Logger {
+	if p.Logger == nil {
+		return slog.Default()
+	}
+	return p.Logger
+}
+
 // Run polls until ctx ends.
 func (p *Poller) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		if _, err := p.PollOnce(ctx); err != nil && ctx.Err() == nil {
-			p.Logger.ErrorContext(ctx, "poll failed", slog.String("queue", p.QueueURL), slog.Any("err", err))
+			p.logger().ErrorContext(ctx, "poll failed", slog.String("queue", p.QueueURL), slog.Any("err", err))
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):
@@ -79,11 +86,21 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 	resp, err := p.Consume(ctx, batch)
 	if err != nil {
 		// The whole batch failed: every message comes back after its timeout.
-		p.Logger.WarnContext(ctx, "batch failed", slog.String("queue", p.QueueURL), slog.Any("err", err))
+		p.logger().WarnContext(ctx, "batch failed", slog.String("queue", p.QueueURL), slog.Any("err", err))
 		return len(out.Messages), nil
 	}
+	failed := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
-		delete(receipts, f.ItemIdentifier)
+		if _, ok := receipts[f.ItemIdentifier]; !ok {
+			// As in Lambda, an empty or unknown itemIdentifier fails the
+			// whole batch rather than deleting the message that failed.
+			p.logger().WarnContext(ctx, "batch failed: unknown item identifier", slog.String("queue", p.QueueURL), slog.String("item", f.ItemIdentifier))
+			return len(out.Messages), nil
+		}
+		failed[f.ItemIdentifier] = true
+	}
+	for id := range failed {
+		delete(receipts, id)
 	}
 	var entries []sqstypes.DeleteMessageBatchRequestEntry
 	for id, receipt := range receipts {

@@ -23,7 +23,12 @@ type Admin interface {
 func Ensure(ctx context.Context, c Admin, prefix string, defs []Def) (map[string]string, error) {
 	urls := map[string]string{}
 	for _, d := range defs {
-		dlq, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(prefix + d.DLQName())})
+		// A message keeps its first enqueue time in the DLQ, so the DLQ keeps
+		// messages for the SQS maximum of 14 days.
+		dlq, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{
+			QueueName:  aws.String(prefix + d.DLQName()),
+			Attributes: map[string]string{string(sqstypes.QueueAttributeNameMessageRetentionPeriod): "1209600"},
+		})
 		if err != nil {
 			return nil, fmt.Errorf("create queue %s: %w", d.DLQName(), err)
 		}
