@@ -32,7 +32,7 @@ type Principal struct {
 // Has reports whether the principal may use scope s.
 func (p Principal) Has(s Scope) bool {
 	if p.Scopes == nil {
-		return !s.Deliberate() // legacy keys have the Full access preset
+		return slices.Contains(FullAccess, s) // legacy keys have the Full access preset
 	}
 	return slices.Contains(p.Scopes, s)
 }

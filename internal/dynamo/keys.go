@@ -188,7 +188,7 @@ func (s *Store) CreateKey(ctx context.Context, workspaceID string, env apikey.En
 		return "", apikey.Key{}, err
 	}
 	items := []ddbtypes.TransactWriteItem{{ConditionCheck: &ddbtypes.ConditionCheck{
-		TableName: &s.Table, Key: key(wsPK(workspaceID, "WORKSPACE"), "WORKSPACE"),
+		TableName: &s.Table, Key: workspaceKey(workspaceID),
 		ConditionExpression: wsExists.Condition(), ExpressionAttributeNames: wsExists.Names(),
 	}}}
 	puts, err := s.keyPuts(meta)

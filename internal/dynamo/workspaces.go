@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -18,17 +19,32 @@ import (
 const workspacesPK = "WORKSPACES"
 
 type workspaceItem struct {
-	PK        string    `dynamodbav:"pk"`
-	SK        string    `dynamodbav:"sk"`
-	GSI1PK    string    `dynamodbav:"gsi1pk"`
-	GSI1SK    string    `dynamodbav:"gsi1sk"`
-	ID        string    `dynamodbav:"id"`
-	Name      string    `dynamodbav:"name"`
-	CreatedAt time.Time `dynamodbav:"created_at"`
+	PK                     string    `dynamodbav:"pk"`
+	SK                     string    `dynamodbav:"sk"`
+	GSI1PK                 string    `dynamodbav:"gsi1pk"`
+	GSI1SK                 string    `dynamodbav:"gsi1sk"`
+	ID                     string    `dynamodbav:"id"`
+	Name                   string    `dynamodbav:"name"`
+	CreatedAt              time.Time `dynamodbav:"created_at"`
+	VerifiedDomains        []string  `dynamodbav:"verified_domains,stringset,omitempty"`
+	DefaultSenderID        string    `dynamodbav:"default_sender_id,omitempty"`
+	DefaultTracking        string    `dynamodbav:"default_tracking,omitempty"`
+	TrackingOffProvisioned bool      `dynamodbav:"tracking_off_provisioned,omitempty"`
+	MonthlyAllowance       int       `dynamodbav:"monthly_allowance,omitempty"`
+	Brands                 []string  `dynamodbav:"brands,omitempty"`
 }
 
 func (it workspaceItem) workspace() workspace.Workspace {
-	return workspace.Workspace{ID: it.ID, Name: it.Name, CreatedAt: it.CreatedAt}
+	return workspace.Workspace{
+		ID: it.ID, Name: it.Name, CreatedAt: it.CreatedAt,
+		VerifiedDomains: it.VerifiedDomains, DefaultSenderID: it.DefaultSenderID,
+		DefaultTracking: it.DefaultTracking, TrackingOffProvisioned: it.TrackingOffProvisioned,
+		MonthlyAllowance: it.MonthlyAllowance, Brands: it.Brands,
+	}
+}
+
+func workspaceKey(id string) map[string]ddbtypes.AttributeValue {
+	return key(wsPK(id, "WORKSPACE"), "WORKSPACE")
 }
 
 // CreateWorkspace stores a new workspace named name.
@@ -65,7 +81,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Wor
 // GetWorkspace reads one workspace.
 func (s *Store) GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error) {
 	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: key(wsPK(id, "WORKSPACE"), "WORKSPACE"), ConsistentRead: aws.Bool(true),
+		TableName: &s.Table, Key: workspaceKey(id), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return workspace.Workspace{}, fmt.Errorf("get workspace: %w", err)
@@ -109,4 +125,64 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, erro
 		}
 	}
 	return out, nil
+}
+
+// UpdateWorkspace applies the settings that are set in change.
+func (s *Store) UpdateWorkspace(ctx context.Context, id string, change workspace.Settings) (workspace.Workspace, error) {
+	var update expression.UpdateBuilder
+	set := func(name string, v any) { update = update.Set(expression.Name(name), expression.Value(v)) }
+	if change.DefaultSenderID != nil {
+		set("default_sender_id", *change.DefaultSenderID)
+	}
+	if change.DefaultTracking != nil {
+		set("default_tracking", *change.DefaultTracking)
+	}
+	if change.TrackingOffProvisioned != nil {
+		set("tracking_off_provisioned", *change.TrackingOffProvisioned)
+	}
+	if change.MonthlyAllowance != nil {
+		set("monthly_allowance", *change.MonthlyAllowance)
+	}
+	if change.Brands != nil {
+		set("brands", *change.Brands)
+	}
+	return s.updateWorkspace(ctx, id, update)
+}
+
+// setVerifiedDomain adds or removes name in the workspace's verified domains.
+func (s *Store) setVerifiedDomain(ctx context.Context, id, name string, verified bool) error {
+	set := &ddbtypes.AttributeValueMemberSS{Value: []string{name}}
+	var update expression.UpdateBuilder
+	if verified {
+		update = update.Add(expression.Name("verified_domains"), expression.Value(set))
+	} else {
+		update = update.Delete(expression.Name("verified_domains"), expression.Value(set))
+	}
+	_, err := s.updateWorkspace(ctx, id, update)
+	return err
+}
+
+func (s *Store) updateWorkspace(ctx context.Context, id string, update expression.UpdateBuilder) (workspace.Workspace, error) {
+	expr, err := expression.NewBuilder().WithUpdate(update).
+		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
+	if err != nil {
+		return workspace.Workspace{}, err
+	}
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: workspaceKey(id),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValues: ddbtypes.ReturnValueAllNew,
+	})
+	if isConditionFailed(err) {
+		return workspace.Workspace{}, workspace.ErrNotFound
+	}
+	if err != nil {
+		return workspace.Workspace{}, fmt.Errorf("update workspace: %w", err)
+	}
+	var it workspaceItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return workspace.Workspace{}, err
+	}
+	return it.workspace(), nil
 }

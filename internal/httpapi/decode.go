@@ -43,7 +43,8 @@ func decodeBytes(body []byte, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
-	if dec.More() {
+	// dec.More is false before a stray ']' or '}', so check for the end itself.
+	if _, err := dec.Token(); err != io.EOF {
 		return Invalid("body", "request body must hold exactly one JSON object")
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"strconv"
 )
@@ -32,7 +33,8 @@ func (c Cursors) Encode(binding, position string) string {
 // Decode returns the position a cursor holds, or an invalid_field error.
 func (c Cursors) Decode(binding, cursor string) (string, error) {
 	bad := Invalid("cursor", "cursor is malformed; pass next_cursor of a previous page unchanged with the same filters")
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	// Strict: a cursor whose unused trailing bits were edited is refused too.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
 	if err != nil || len(raw) <= macLen {
 		return "", bad
 	}
@@ -64,6 +66,9 @@ func (c Cursors) ParsePage(r *http.Request, binding string) (PageRequest, error)
 	page := PageRequest{Limit: DefaultLimit}
 	if raw := q.Get("limit"); q.Has("limit") {
 		n, err := strconv.Atoi(raw)
+		if errors.Is(err, strconv.ErrRange) && n > 0 {
+			err = nil // a whole number too large for int is clamped like any other
+		}
 		if err != nil || n < 1 {
 			return PageRequest{}, Invalid("limit", "limit must be a whole number from 1 to %d", MaxLimit)
 		}

@@ -7,12 +7,38 @@ import (
 	"time"
 )
 
-// Workspace is one tenant.
+// Workspace is one tenant and its sending settings. The settings the send
+// path needs live on this one record so a send reads them in one request.
 type Workspace struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"created_at"`
+	// VerifiedDomains are the workspace's domains verified for sending,
+	// kept here by the console when it reads verification from SES.
+	VerifiedDomains []string `json:"verified_domains"`
+	// DefaultSenderID names the sender used when a send gives neither
+	// sender_id nor from.
+	DefaultSenderID string `json:"default_sender_id,omitempty"`
+	// DefaultTracking is the open-tracking mode of sends that give none;
+	// empty means full.
+	DefaultTracking string `json:"default_tracking,omitempty"`
+	// TrackingOffProvisioned allows tracking "off"; until then it is 503.
+	TrackingOffProvisioned bool `json:"tracking_off_provisioned"`
+	// MonthlyAllowance caps live sends per calendar month (UTC); 0 is no cap.
+	MonthlyAllowance int `json:"monthly_allowance"`
+	// Brands are the names the workspace may mention without its email
+	// being held as a possible impersonation (its name is always one).
+	Brands []string `json:"brands"`
 }
 
 // ErrNotFound is returned for a workspace that does not exist.
 var ErrNotFound = errors.New("workspace not found")
+
+// Settings is a change to a workspace's settings; nil fields stay as they are.
+type Settings struct {
+	DefaultSenderID        *string
+	DefaultTracking        *string
+	TrackingOffProvisioned *bool
+	MonthlyAllowance       *int
+	Brands                 *[]string
+}

@@ -100,3 +100,17 @@ func (r *Recorder) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 	}
 	return r.DB.TransactWriteItems(ctx, in, opts...)
 }
+
+func (r *Recorder) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	if err := r.record("BatchGetItem"); err != nil {
+		return nil, err
+	}
+	return r.DB.BatchGetItem(ctx, in, opts...)
+}
+
+func (r *Recorder) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	if err := r.record("BatchWriteItem"); err != nil {
+		return nil, err
+	}
+	return r.DB.BatchWriteItem(ctx, in, opts...)
+}

@@ -1,0 +1,293 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// Domains are keyed by name under WS#<ws>#DOMAIN (the send path and the
+// console look them up by name) and listed newest first on GSI1 by id.
+func domainPK(workspaceID string) string     { return wsPK(workspaceID, "DOMAIN") }
+func domainListPK(workspaceID string) string { return wsPK(workspaceID, "DOMAINS") }
+
+type domainItem struct {
+	PK          string               `dynamodbav:"pk"`
+	SK          string               `dynamodbav:"sk"`
+	GSI1PK      string               `dynamodbav:"gsi1pk"`
+	GSI1SK      string               `dynamodbav:"gsi1sk"`
+	ID          string               `dynamodbav:"id"`
+	WorkspaceID string               `dynamodbav:"workspace_id"`
+	Name        string               `dynamodbav:"name"`
+	Status      string               `dynamodbav:"status"`
+	Records     []identity.DNSRecord `dynamodbav:"records"`
+	CreatedAt   time.Time            `dynamodbav:"created_at"`
+	VerifiedAt  *time.Time           `dynamodbav:"verified_at,omitempty"`
+}
+
+func (it domainItem) domain() identity.Domain {
+	return identity.Domain{
+		ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name,
+		Status: identity.DomainStatus(it.Status), Records: it.Records,
+		CreatedAt: it.CreatedAt, VerifiedAt: it.VerifiedAt,
+	}
+}
+
+// AddDomain records a sending domain of the workspace as pending.
+func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records []identity.DNSRecord) (identity.Domain, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return identity.Domain{}, err
+	}
+	name = strings.ToLower(name)
+	it := domainItem{
+		PK: domainPK(workspaceID), SK: name, GSI1PK: domainListPK(workspaceID), GSI1SK: id.String(),
+		ID: id.String(), WorkspaceID: workspaceID, Name: name, Status: string(identity.DomainPending),
+		Records: records, CreatedAt: s.now().UTC(),
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return identity.Domain{}, err
+	}
+	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	if err != nil {
+		return identity.Domain{}, err
+	}
+	wsExists, err := conditionExpr(expression.AttributeExists(expression.Name(AttrPK)))
+	if err != nil {
+		return identity.Domain{}, err
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
+		{ConditionCheck: &ddbtypes.ConditionCheck{TableName: &s.Table, Key: workspaceKey(workspaceID),
+			ConditionExpression: wsExists.Condition(), ExpressionAttributeNames: wsExists.Names()}},
+		{Put: &ddbtypes.Put{TableName: &s.Table, Item: av,
+			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()}},
+	}})
+	var tce *ddbtypes.TransactionCanceledException
+	if errors.As(err, &tce) && len(tce.CancellationReasons) == 2 {
+		if aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+			return identity.Domain{}, workspace.ErrNotFound
+		}
+		return identity.Domain{}, identity.ErrDomainExists
+	}
+	if err != nil {
+		return identity.Domain{}, fmt.Errorf("add domain: %w", err)
+	}
+	return it.domain(), nil
+}
+
+// GetDomain reads a domain of the workspace by name.
+func (s *Store) GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Table, Key: key(domainPK(workspaceID), strings.ToLower(name)), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return identity.Domain{}, fmt.Errorf("get domain: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return identity.Domain{}, identity.ErrDomainNotFound
+	}
+	var it domainItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return identity.Domain{}, err
+	}
+	return it.domain(), nil
+}
+
+// SetDomainStatus records a domain's verification state, and keeps the
+// workspace's list of verified domains (read by every send) in step.
+func (s *Store) SetDomainStatus(ctx context.Context, workspaceID, name string, status identity.DomainStatus, records []identity.DNSRecord) (identity.Domain, error) {
+	name = strings.ToLower(name)
+	update := expression.Set(expression.Name("status"), expression.Value(string(status)))
+	if records != nil {
+		update = update.Set(expression.Name("records"), expression.Value(records))
+	}
+	if status == identity.DomainVerified {
+		update = update.Set(expression.Name("verified_at"), expression.IfNotExists(expression.Name("verified_at"), expression.Value(s.now().UTC())))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(update).
+		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
+	if err != nil {
+		return identity.Domain{}, err
+	}
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(domainPK(workspaceID), name),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValues: ddbtypes.ReturnValueAllNew,
+	})
+	if isConditionFailed(err) {
+		return identity.Domain{}, identity.ErrDomainNotFound
+	}
+	if err != nil {
+		return identity.Domain{}, fmt.Errorf("set domain status: %w", err)
+	}
+	if err := s.setVerifiedDomain(ctx, workspaceID, name, status == identity.DomainVerified); err != nil {
+		return identity.Domain{}, err
+	}
+	var it domainItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return identity.Domain{}, err
+	}
+	return it.domain(), nil
+}
+
+// ListDomains returns the workspace's domains newest first after position
+// after ("" for the first page).
+func (s *Store) ListDomains(ctx context.Context, workspaceID, after string, limit int) ([]identity.Domain, string, bool, error) {
+	keyCond := expression.Key(AttrGSI1PK).Equal(expression.Value(domainListPK(workspaceID)))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, "", false, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Table, IndexName: aws.String(GSI1), ScanIndexForward: aws.Bool(false),
+		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(),
+		ExpressionAttributeValues: expr.Values(), Limit: aws.Int32(int32(limit + 1)),
+	}
+	if after != "" {
+		// The position is "<id> <name>": the index key and the table key.
+		id, name, ok := strings.Cut(after, " ")
+		if !ok {
+			return nil, "", false, fmt.Errorf("bad domain position")
+		}
+		in.ExclusiveStartKey = key(domainPK(workspaceID), name)
+		in.ExclusiveStartKey[AttrGSI1PK] = &ddbtypes.AttributeValueMemberS{Value: domainListPK(workspaceID)}
+		in.ExclusiveStartKey[AttrGSI1SK] = &ddbtypes.AttributeValueMemberS{Value: id}
+	}
+	out, err := s.DB.Query(ctx, in)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("list domains: %w", err)
+	}
+	var items []domainItem
+	if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
+		return nil, "", false, err
+	}
+	var domains []identity.Domain
+	for _, it := range items {
+		domains = append(domains, it.domain())
+	}
+	if len(domains) > limit {
+		last := domains[limit-1]
+		return domains[:limit], last.ID + " " + last.Name, true, nil
+	}
+	return domains, "", false, nil
+}
+
+func senderPK(workspaceID string) string { return wsPK(workspaceID, "SENDER") }
+
+type senderItem struct {
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	ID          string    `dynamodbav:"id"`
+	WorkspaceID string    `dynamodbav:"workspace_id"`
+	Name        string    `dynamodbav:"name"`
+	Email       string    `dynamodbav:"email"`
+	ReplyTo     []string  `dynamodbav:"reply_to,omitempty"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+}
+
+func (it senderItem) sender() identity.Sender {
+	return identity.Sender{
+		ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, Email: it.Email,
+		ReplyTo: it.ReplyTo, CreatedAt: it.CreatedAt,
+	}
+}
+
+// AddSender stores a sender of the workspace; makeDefault also makes it
+// the workspace default sender.
+func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identity.Sender, makeDefault bool) (identity.Sender, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return identity.Sender{}, err
+	}
+	it := senderItem{
+		PK: senderPK(workspaceID), SK: id.String(), ID: id.String(), WorkspaceID: workspaceID,
+		Name: sender.Name, Email: sender.Email, ReplyTo: sender.ReplyTo, CreatedAt: s.now().UTC(),
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return identity.Sender{}, err
+	}
+	items := []ddbtypes.TransactWriteItem{{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}}}
+	wsUpdate := expression.Set(expression.Name("updated_at"), expression.Value(s.now().UTC()))
+	if makeDefault {
+		wsUpdate = wsUpdate.Set(expression.Name("default_sender_id"), expression.Value(it.ID))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(wsUpdate).
+		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
+	if err != nil {
+		return identity.Sender{}, err
+	}
+	items = append(items, ddbtypes.TransactWriteItem{Update: &ddbtypes.Update{
+		TableName: &s.Table, Key: workspaceKey(workspaceID),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}})
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if isTransactionConditionFailed(err) {
+		return identity.Sender{}, workspace.ErrNotFound
+	}
+	if err != nil {
+		return identity.Sender{}, fmt.Errorf("add sender: %w", err)
+	}
+	return it.sender(), nil
+}
+
+// GetSender reads one sender of the workspace.
+func (s *Store) GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Table, Key: key(senderPK(workspaceID), id),
+	})
+	if err != nil {
+		return identity.Sender{}, fmt.Errorf("get sender: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return identity.Sender{}, identity.ErrSenderNotFound
+	}
+	var it senderItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return identity.Sender{}, err
+	}
+	return it.sender(), nil
+}
+
+// ListSenders returns the workspace's senders, oldest first.
+func (s *Store) ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error) {
+	keyCond := expression.Key(AttrPK).Equal(expression.Value(senderPK(workspaceID)))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	var out []identity.Sender
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list senders: %w", err)
+		}
+		var items []senderItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			out = append(out, it.sender())
+		}
+	}
+	return out, nil
+}

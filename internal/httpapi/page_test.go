@@ -1,0 +1,176 @@
+package httpapi_test
+
+import (
+	"errors"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/httpapi"
+)
+
+const base64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// checkInvalid asserts err is a 400 invalid_field about param.
+func checkInvalid(t *testing.T, err error, param string) {
+	t.Helper()
+	var e *httpapi.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want an *httpapi.Error", err)
+	}
+	if e.Code != httpapi.CodeInvalidField || e.Param != param || e.Code.Status() != 400 {
+		t.Errorf("err = %+v, want invalid_field (400) about %s", e, param)
+	}
+}
+
+func TestParsePage(t *testing.T) {
+	const binding = "emails:ws_1:status=delivered"
+	valid := testCursors.Encode(binding, "2025-05-01T10:00:00Z#em_01")
+	cases := map[string]struct {
+		query     string
+		wantLimit int
+		wantAfter string
+		wantParam string // the parameter refused, "" when accepted
+	}{
+		"no parameters":      {query: "", wantLimit: 50},
+		"limit 1":            {query: "limit=1", wantLimit: 1},
+		"limit 50":           {query: "limit=50", wantLimit: 50},
+		"limit 100":          {query: "limit=100", wantLimit: 100},
+		"limit 101 clamped":  {query: "limit=101", wantLimit: 100},
+		"limit 1e6 clamped":  {query: "limit=1000000", wantLimit: 100},
+		"limit past int64":   {query: "limit=99999999999999999999", wantLimit: 100},
+		"limit 0":            {query: "limit=0", wantParam: "limit"},
+		"limit -1":           {query: "limit=-1", wantParam: "limit"},
+		"limit far negative": {query: "limit=-99999999999999999999", wantParam: "limit"},
+		"limit abc":          {query: "limit=abc", wantParam: "limit"},
+		"limit 1.5":          {query: "limit=1.5", wantParam: "limit"},
+		"limit 1e2":          {query: "limit=1e2", wantParam: "limit"},
+		"limit empty":        {query: "limit=", wantParam: "limit"},
+		"limit with space":   {query: "limit=%205", wantParam: "limit"},
+		"valid cursor":       {query: "cursor=" + valid, wantLimit: 50, wantAfter: "2025-05-01T10:00:00Z#em_01"},
+		"cursor and limit":   {query: "limit=10&cursor=" + valid, wantLimit: 10, wantAfter: "2025-05-01T10:00:00Z#em_01"},
+		"garbage cursor":     {query: "cursor=!!!", wantParam: "cursor"},
+		"empty cursor":       {query: "cursor=", wantParam: "cursor"},
+		"short cursor":       {query: "cursor=AAAA", wantParam: "cursor"},
+		"cursor of another workspace": {
+			query: "cursor=" + testCursors.Encode("emails:ws_2:status=delivered", "2025-05-01T10:00:00Z#em_01"), wantParam: "cursor",
+		},
+		"cursor of other filters": {
+			query: "cursor=" + testCursors.Encode("emails:ws_1:status=bounced", "2025-05-01T10:00:00Z#em_01"), wantParam: "cursor",
+		},
+		"cursor signed with another secret": {
+			query: "cursor=" + httpapi.Cursors{Secret: []byte("other secret")}.Encode(binding, "2025-05-01T10:00:00Z#em_01"), wantParam: "cursor",
+		},
+		"cursor in standard base64": {
+			query: "cursor=" + url.QueryEscape(strings.NewReplacer("-", "+", "_", "/").Replace(valid)+"=="), wantParam: "cursor",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/api/v1/emails?"+tc.query, nil)
+			got, err := testCursors.ParsePage(r, binding)
+			if tc.wantParam != "" {
+				checkInvalid(t, err, tc.wantParam)
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if got.Limit != tc.wantLimit || got.After != tc.wantAfter {
+				t.Errorf("page = %+v, want limit %d after %q", got, tc.wantLimit, tc.wantAfter)
+			}
+		})
+	}
+}
+
+func TestCursorRoundTrip(t *testing.T) {
+	cases := map[string]string{
+		"one byte":            "x",
+		"two bytes":           "xy",
+		"three bytes":         "xyz",
+		"timestamp and id":    "2025-05-01T10:00:00.123456789Z#em_01HXYZ",
+		"with separators":     "a\x00b/c?d=e&f",
+		"non-ASCII":           "Zoë#√",
+		"long":                strings.Repeat("p", 500),
+		"cursor-like content": "AAAAAAAAAAAAAAAAAAAAAA",
+	}
+	for name, position := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := testCursors.Encode("emails:ws_1", position)
+			if url.QueryEscape(c) != c {
+				t.Errorf("cursor %q needs escaping in a query string", c)
+			}
+			got, err := testCursors.Decode("emails:ws_1", c)
+			if err != nil || got != position {
+				t.Errorf("Decode(Encode(%q)) = %q, %v", position, got, err)
+			}
+			if next := testCursors.NextCursor("emails:ws_1", position, true); next == nil || *next != c {
+				t.Errorf("NextCursor = %v, want %q", next, c)
+			}
+			if testCursors.NextCursor("emails:ws_1", position, false) != nil {
+				t.Error("NextCursor without more pages is not nil")
+			}
+		})
+	}
+}
+
+// TestCursorTamper changes every character of valid cursors to every other
+// cursor character: each edit must be refused.
+func TestCursorTamper(t *testing.T) {
+	const binding = "emails:ws_1"
+	// A cursor is a 16-byte MAC and the position; these positions make the
+	// last base64 group hold 2, 3 and 1 bytes (2, 0 and 4 unused bits).
+	positions := map[string]string{
+		"two-byte final group":   "2025-05-01T10:00:00Z#em_1",
+		"three-byte final group": "2025-05-01T10:00:00Z#em_12",
+		"one-byte final group":   "2025-05-01T10:00:00Z#em_123",
+	}
+	for name, position := range positions {
+		t.Run(name, func(t *testing.T) {
+			c := testCursors.Encode(binding, position)
+			for i := range len(c) {
+				for _, alt := range base64URL {
+					if byte(alt) == c[i] {
+						continue
+					}
+					edited := c[:i] + string(alt) + c[i+1:]
+					if got, err := testCursors.Decode(binding, edited); err == nil {
+						t.Fatalf("cursor %q edited at %d to %q accepted, position %q", c, i, edited, got)
+					} else {
+						checkInvalid(t, err, "cursor")
+					}
+				}
+			}
+			for name, edited := range map[string]string{
+				"last character dropped": c[:len(c)-1],
+				"character appended":     c + "A",
+				"padding appended":       c + "=",
+				"first character gone":   c[1:],
+			} {
+				if _, err := testCursors.Decode(binding, edited); err == nil {
+					t.Errorf("%s: %q accepted", name, edited)
+				}
+			}
+		})
+	}
+}
+
+func TestListRouteCursorBoundToWorkspace(t *testing.T) {
+	h := newHandler()
+
+	mine := testCursors.Encode("things:ws_read", "pos_1")
+	rec := serve(h, request{target: "/api/v1/things?limit=5&cursor=" + mine, key: keyRead})
+	if rec.Code != 200 {
+		t.Fatalf("own cursor: status %d, body %s", rec.Code, rec.Body)
+	}
+	if got := decodeData[page](t, rec); got != (page{Limit: 5, After: "pos_1"}) {
+		t.Errorf("own cursor: page %+v", got)
+	}
+
+	rec = serve(h, request{target: "/api/v1/things?cursor=" + mine, key: keyOther})
+	checkError(t, rec, 400, "invalid_field", "cursor")
+
+	rec = serve(h, request{target: "/api/v1/things?limit=abc", key: keyRead})
+	checkError(t, rec, 400, "invalid_field", "limit")
+}

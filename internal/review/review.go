@@ -1,0 +1,242 @@
+// Package review is the quick security review of API email: the template
+// fingerprint that decides when an email is new enough to hold, the check
+// for brands the workspace does not own, and the automated verdict that
+// clears a held template or not.
+package review
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// Fingerprint identifies an email's template: SHA-256 over the sequence of
+// its HTML element names and attribute names. Text, attribute values and
+// the subject are left out, so the same layout sent to different people
+// with different names, links and amounts is one template, while a new
+// layout is a new one.
+func Fingerprint(body string) string {
+	h := sha256.New()
+	z := html.NewTokenizer(strings.NewReader(body))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken && tt != html.EndTagToken {
+			continue
+		}
+		name, hasAttr := z.TagName()
+		h.Write([]byte{byte(tt)})
+		h.Write(name)
+		var attrs []string
+		for hasAttr {
+			var k []byte
+			k, _, hasAttr = z.TagAttr()
+			attrs = append(attrs, string(k))
+		}
+		slices.Sort(attrs) // attribute order does not change a layout
+		for _, a := range attrs {
+			h.Write([]byte{' '})
+			h.Write([]byte(a))
+		}
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// impersonated lists brands that phishing mail most often names. An email
+// naming one that the workspace does not own is held for review.
+var impersonated = []string{
+	"paypal", "apple", "icloud", "microsoft", "office 365", "outlook", "google", "gmail",
+	"amazon", "netflix", "facebook", "instagram", "whatsapp", "linkedin", "dhl", "fedex",
+	"ups", "usps", "docusign", "dropbox", "adobe", "chase", "wells fargo", "bank of america",
+	"citibank", "hsbc", "coinbase", "binance", "irs", "hmrc", "spotify", "ebay", "walmart",
+	"steam", "yahoo", "norton", "mcafee", "stripe", "venmo", "zelle",
+}
+
+var brandPatterns = func() map[string]*regexp.Regexp {
+	out := map[string]*regexp.Regexp{}
+	for _, b := range impersonated {
+		out[b] = regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(b) + `\b`)
+	}
+	return out
+}()
+
+// ForeignBrands returns the impersonation-prone brands that subject or the
+// visible text of body name and that are not among own (the workspace's
+// name, brands and domains).
+func ForeignBrands(subject, body string, own []string) []string {
+	text := subject + "\n" + visibleText(body)
+	var found []string
+	for _, b := range impersonated {
+		if !brandPatterns[b].MatchString(text) || ownsBrand(own, b) {
+			continue
+		}
+		found = append(found, b)
+	}
+	return found
+}
+
+func ownsBrand(own []string, brand string) bool {
+	squash := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), " ", "") }
+	b := squash(brand)
+	for _, o := range own {
+		o = squash(o)
+		if o == "" {
+			continue
+		}
+		if o == b || strings.HasPrefix(o, b+".") || strings.Contains(o, b) {
+			return true
+		}
+	}
+	return false
+}
+
+func visibleText(body string) string {
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(body))
+	skip := 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return b.String()
+		case html.StartTagToken:
+			if name, _ := z.TagName(); string(name) == "script" || string(name) == "style" {
+				skip++
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); (string(name) == "script" || string(name) == "style") && skip > 0 {
+				skip--
+			}
+		case html.TextToken:
+			if skip == 0 {
+				b.Write(z.Text())
+				b.WriteByte(' ')
+			}
+		}
+	}
+}
+
+// Verdict is the outcome of the automated review.
+type Verdict struct {
+	Cleared bool     `json:"cleared"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly"}
+
+// Check is the quick automated review of a held template: it is cleared
+// unless it names a brand the workspace does not own, asks for credentials
+// in a form, carries script, or has deceptive links (visible text showing
+// another domain than the target, IP-address hosts, URL shorteners).
+func Check(subject, body string, own []string) Verdict {
+	var reasons []string
+	if brands := ForeignBrands(subject, body, own); len(brands) > 0 {
+		reasons = append(reasons, "names a brand the workspace does not own: "+strings.Join(brands, ", "))
+	}
+	z := html.NewTokenizer(strings.NewReader(body))
+	var href string
+	var linkText strings.Builder
+	inLink := false
+	add := func(r string) {
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		tok := z.Token()
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			switch tok.Data {
+			case "form":
+				add("contains a form")
+			case "script":
+				add("contains script")
+			case "input":
+				if attr(tok, "type") == "password" {
+					add("asks for a password")
+				}
+			case "a":
+				href, inLink = attr(tok, "href"), true
+				linkText.Reset()
+				if reason := linkProblem(href); reason != "" {
+					add(reason)
+				}
+			}
+			for _, a := range tok.Attr {
+				if strings.HasPrefix(strings.ToLower(strings.TrimSpace(a.Val)), "javascript:") {
+					add("contains a javascript: URL")
+				}
+			}
+		case html.TextToken:
+			if inLink {
+				linkText.WriteString(tok.Data)
+			}
+		case html.EndTagToken:
+			if tok.Data == "a" && inLink {
+				if deceptive(linkText.String(), href) {
+					add("a link shows one address and goes to another")
+				}
+				inLink = false
+			}
+		}
+	}
+	return Verdict{Cleared: len(reasons) == 0, Reasons: reasons}
+}
+
+func attr(t html.Token, name string) string {
+	for _, a := range t.Attr {
+		if a.Key == name {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func linkProblem(href string) string {
+	u, err := url.Parse(strings.TrimSpace(href))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	host := strings.ToLower(u.Hostname())
+	if _, err := netip.ParseAddr(host); err == nil {
+		return "links to a bare IP address"
+	}
+	if slices.Contains(shorteners, host) {
+		return "uses a URL shortener"
+	}
+	return ""
+}
+
+var domainLike = regexp.MustCompile(`(?i)^(https?://)?([a-z0-9-]+\.)+[a-z]{2,}(/\S*)?$`)
+
+// deceptive reports whether a link's visible text is itself an address on
+// another host than the link goes to.
+func deceptive(text, href string) bool {
+	text = strings.TrimSpace(text)
+	if !domainLike.MatchString(text) {
+		return false
+	}
+	if !strings.Contains(text, "://") {
+		text = "https://" + text
+	}
+	shown, err1 := url.Parse(text)
+	target, err2 := url.Parse(strings.TrimSpace(href))
+	if err1 != nil || err2 != nil || target.Host == "" {
+		return false
+	}
+	a := strings.TrimPrefix(strings.ToLower(shown.Hostname()), "www.")
+	b := strings.TrimPrefix(strings.ToLower(target.Hostname()), "www.")
+	return a != b && !strings.HasSuffix(b, "."+a)
+}

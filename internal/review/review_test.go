@@ -1,0 +1,88 @@
+package review
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFingerprint(t *testing.T) {
+	base := `<html><body><h1 class="t">Hi Ann</h1><p>Your order #123 ships today.</p><a href="https://shop.example/o/123">Track</a></body></html>`
+	cases := map[string]struct {
+		other string
+		same  bool
+	}{
+		"different text and values": {`<html><body><h1 class="x">Hi Bob</h1><p>Your order #999 ships soon.</p><a href="https://shop.example/o/999">Follow</a></body></html>`, true},
+		"attribute order":           {`<html><body><h1 class="t">Hi Ann</h1><p>Your order #123 ships today.</p><a href="https://shop.example/o/123">Track</a></body></html>`, true},
+		"extra element":             {`<html><body><h1 class="t">Hi Ann</h1><p>Your order</p><img src="x"><a href="y">Track</a></body></html>`, false},
+		"extra attribute":           {`<html><body><h1 class="t" id="a">Hi Ann</h1><p>x</p><a href="y">Track</a></body></html>`, false},
+		"plain text only":           {`Hello there`, false},
+	}
+	want := Fingerprint(base)
+	if len(want) != 64 {
+		t.Fatalf("fingerprint %q is not hex SHA-256", want)
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Fingerprint(tc.other) == want; got != tc.same {
+				t.Errorf("same = %v, want %v", got, tc.same)
+			}
+		})
+	}
+}
+
+func TestForeignBrands(t *testing.T) {
+	cases := map[string]struct {
+		subject, body string
+		own           []string
+		want          []string
+	}{
+		"none":                     {"Your receipt", "<p>Thanks for shopping at Acme</p>", []string{"Acme"}, nil},
+		"paypal in subject":        {"Your PayPal account is locked", "<p>x</p>", []string{"Acme"}, []string{"paypal"}},
+		"brand in text":            {"Hello", "<p>Sign in to Microsoft now</p>", []string{"Acme"}, []string{"microsoft"}},
+		"own brand":                {"PayPal receipt", "<p>x</p>", []string{"PayPal Holdings"}, nil},
+		"own domain":               {"Your Netflix plan", "<p>x</p>", []string{"netflix.com"}, nil},
+		"brand only in attribute":  {"Hi", `<a href="https://apple.com">link</a>`, []string{"Acme"}, nil},
+		"brand only in script":     {"Hi", `<script>var google = 1</script>`, []string{"Acme"}, nil},
+		"word inside another word": {"Pineapple news", "<p>Snapple</p>", []string{"Acme"}, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ForeignBrands(tc.subject, tc.body, tc.own)
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	own := []string{"Acme", "acme.example"}
+	cases := map[string]struct {
+		subject, body string
+		cleared       bool
+		reason        string
+	}{
+		"clean receipt":    {"Receipt", `<p>Thanks</p><a href="https://acme.example/r/1">acme.example/r/1</a>`, true, ""},
+		"foreign brand":    {"Verify your PayPal", `<p>x</p>`, false, "brand"},
+		"form":             {"Hi", `<form action="https://x.example"><input name="a"></form>`, false, "form"},
+		"password input":   {"Hi", `<input type="password">`, false, "password"},
+		"script":           {"Hi", `<script>alert(1)</script>`, false, "script"},
+		"javascript url":   {"Hi", `<a href="javascript:alert(1)">x</a>`, false, "javascript"},
+		"deceptive link":   {"Hi", `<a href="https://evil.example/login">https://acme.example/login</a>`, false, "shows one address"},
+		"subdomain link":   {"Hi", `<a href="https://mail.acme.example/x">acme.example</a>`, true, ""},
+		"ip link":          {"Hi", `<a href="http://203.0.113.9/x">here</a>`, false, "IP"},
+		"shortener":        {"Hi", `<a href="https://bit.ly/abc">here</a>`, false, "shortener"},
+		"plain link words": {"Hi", `<a href="https://acme.example/x">Open your account</a>`, true, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			v := Check(tc.subject, tc.body, own)
+			if v.Cleared != tc.cleared {
+				t.Fatalf("cleared = %v (%v), want %v", v.Cleared, v.Reasons, tc.cleared)
+			}
+			if tc.reason != "" && !strings.Contains(strings.Join(v.Reasons, ";"), tc.reason) {
+				t.Errorf("reasons %v do not mention %q", v.Reasons, tc.reason)
+			}
+		})
+	}
+}
