@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 )
 
@@ -36,16 +36,15 @@ func (c *console) devCommand() *cobra.Command {
 					return fmt.Errorf("%s must point at a local emulator (http://127.0.0.1:PORT); run `make dev`", name)
 				}
 			}
-			cfg, err := c.aws(ctx)
+			awsCfg, err := c.aws(ctx)
 			if err != nil {
 				return err
 			}
-			// DynamoDB Local's CRC32 headers do not always match; real DynamoDB's do.
-			ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+			ddb := dynamodb.NewFromConfig(awsCfg, disableChecksum)
 			if err := dynamo.EnsureTable(ctx, ddb, c.table); err != nil {
 				return err
 			}
-			sqsClient := sqs.NewFromConfig(cfg)
+			sqsClient := sqs.NewFromConfig(awsCfg)
 			queueURLs, err := queue.Ensure(ctx, sqsClient, "", queue.All)
 			if err != nil {
 				return err
@@ -54,14 +53,21 @@ func (c *console) devCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			store := &dynamo.Store{DB: ddb, Table: c.table}
-			demo, err := devstack.Seed(ctx, store, prev)
-			if err != nil {
-				return err
-			}
 			secret := prev["SESAME_CURSOR_SECRET"]
 			if secret == "" {
 				secret = devstack.NewSecret()
+			}
+			cfg := config.API{
+				Table: c.table, CursorSecret: secret, LogLevel: slog.LevelInfo,
+				ReviewQueueURL: queueURLs[queue.Review.Name],
+				ConfigSetFull:  "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off",
+			}
+			logger := api.NewLogger(cfg.LogLevel)
+			clients := api.NewClients(awsCfg, disableChecksum)
+			deps := api.NewDeps(cfg, clients, logger)
+			demo, err := devstack.Seed(ctx, deps.Store, prev)
+			if err != nil {
+				return err
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -74,7 +80,7 @@ func (c *console) devCommand() *cobra.Command {
 				"SESAME_WORKSPACE_ID":  demo.WorkspaceID,
 				"SESAME_TABLE":         c.table,
 				"SESAME_CURSOR_SECRET": secret,
-				"AWS_REGION":           cfg.Region,
+				"AWS_REGION":           awsCfg.Region,
 			}
 			for _, d := range queue.All {
 				env["SESAME_QUEUE_URL_"+envName(d.Name)] = queueURLs[d.Name]
@@ -86,14 +92,11 @@ func (c *console) devCommand() *cobra.Command {
 				return err
 			}
 			printDevBanner(c.out, env, envFile)
-			logger := api.NewLogger(slog.LevelInfo)
-			stack := &devstack.Stack{
-				Deps: api.Deps{
-					Store:   store,
-					Cursors: httpapi.Cursors{Secret: []byte(secret)},
-					Logger:  logger,
-				},
-				Logger: logger,
+			stack := &devstack.Stack{Deps: deps, Logger: logger}
+			for c, consume := range api.Consumers(deps) {
+				stack.Pollers = append(stack.Pollers, &queue.Poller{
+					SQS: sqsClient, QueueURL: queueURLs[c.Queue.Name], Consume: consume, Logger: logger,
+				})
 			}
 			return stack.Serve(ctx, ln)
 		},
@@ -102,6 +105,10 @@ func (c *console) devCommand() *cobra.Command {
 	cmd.Flags().StringVar(&envFile, "env-file", ".sesame/dev.env", "file to write the local settings and demo keys to")
 	return cmd
 }
+
+// disableChecksum silences DynamoDB Local, whose CRC32 headers do not
+// always match; real DynamoDB's do.
+func disableChecksum(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true }
 
 func isLoopbackURL(u string) bool {
 	return strings.HasPrefix(u, "http://127.0.0.1:") || strings.HasPrefix(u, "http://localhost:")

@@ -1,6 +1,6 @@
-// Package api assembles the /api/v1 routes from the domain handlers. The
-// Lambda functions serve one route each and the dev server serves them all,
-// through the same handlers.
+// Package api assembles the /api/v1 routes and the queue consumers from the
+// domain packages. The Lambda functions serve one route or queue each and
+// the dev server serves them all, through the same handlers.
 package api
 
 import (
@@ -11,28 +11,85 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/ses"
 )
 
-// Deps is what the route handlers need, built once per process.
+// Deps is what the handlers and consumers need, built once per process.
 type Deps struct {
-	Store   *dynamo.Store
-	Cursors httpapi.Cursors
-	Logger  *slog.Logger
+	Store    *dynamo.Store
+	Cursors  httpapi.Cursors
+	Logger   *slog.Logger
+	Sending  *sending.Service
+	Reviewer *sending.Reviewer
+}
+
+// Clients are the AWS SDK clients of a process.
+type Clients struct {
+	DynamoDB dynamo.DB
+	SES      ses.API
+	SQS      queue.SendAPI
+}
+
+// NewClients builds the SDK clients from the AWS configuration; no call is
+// made until the first request.
+func NewClients(awsCfg aws.Config, dynamoOpts ...func(*dynamodb.Options)) Clients {
+	return Clients{
+		DynamoDB: dynamodb.NewFromConfig(awsCfg, dynamoOpts...),
+		SES:      sesv2.NewFromConfig(awsCfg),
+		SQS:      sqs.NewFromConfig(awsCfg),
+	}
+}
+
+// NewDeps wires the domain services over the clients.
+func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
+	store := &dynamo.Store{DB: c.DynamoDB, Table: cfg.Table}
+	svc := &sending.Service{
+		Store:       store,
+		Transport:   &ses.Client{API: c.SES},
+		Attachments: attachment.NewFetcher(attachment.FetcherOptions{}),
+		Review:      &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
+		ConfigSets:  sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
+		Logger:      logger,
+	}
+	return Deps{
+		Store:    store,
+		Cursors:  httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
+		Logger:   logger,
+		Sending:  svc,
+		Reviewer: &sending.Reviewer{Held: store, Workspaces: store, Service: svc},
+	}
 }
 
 // Routes returns every implemented route with its handler.
 func Routes(d Deps) []httpapi.Route {
-	emails := email.Handlers{Store: d.Store, Cursors: d.Cursors}
-	return emails.Routes()
+	var all []httpapi.Route
+	all = append(all, email.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
+	all = append(all, identity.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
+	return all
+}
+
+// Consumers returns the handler of each queue consumer, by function.
+func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
+	return map[routes.Consumer]queue.Consumer{
+		routes.Review: d.Reviewer.Handle,
+	}
 }
 
 // Handler serves the given routes (all of them when none is named) through
@@ -67,14 +124,35 @@ func NewLogger(level slog.Level) *slog.Logger {
 // main calls it: config from the environment, SDK clients built once, no
 // network call before the first request.
 func LambdaMain(rt routes.Route) {
+	run(rt.Function, func(d Deps) (any, error) {
+		h, err := Handler(d, rt)
+		if err != nil {
+			return nil, err
+		}
+		return httpadapter.New(h).ProxyWithContext, nil
+	})
+}
+
+// ConsumerMain runs the Lambda function of a queue consumer.
+func ConsumerMain(c routes.Consumer) {
+	run(c.Function, func(d Deps) (any, error) {
+		h, ok := Consumers(d)[c]
+		if !ok {
+			return nil, fmt.Errorf("consumer %s has no handler", c.Function)
+		}
+		return h, nil
+	})
+}
+
+func run(name string, handler func(Deps) (any, error)) {
 	ctx := context.Background()
-	if err := lambdaMain(ctx, rt); err != nil {
-		slog.Error("function failed to start", slog.String("function", rt.Function), slog.Any("err", err))
+	if err := start(ctx, handler); err != nil {
+		slog.Error("function failed to start", slog.String("function", name), slog.Any("err", err))
 		os.Exit(1)
 	}
 }
 
-func lambdaMain(ctx context.Context, rt routes.Route) error {
+func start(ctx context.Context, handler func(Deps) (any, error)) error {
 	var cfg config.API
 	if err := config.Load(ctx, &cfg); err != nil {
 		return err
@@ -83,16 +161,10 @@ func lambdaMain(ctx context.Context, rt routes.Route) error {
 	if err != nil {
 		return fmt.Errorf("aws config: %w", err)
 	}
-	logger := NewLogger(cfg.LogLevel)
-	deps := Deps{
-		Store:   &dynamo.Store{DB: dynamodb.NewFromConfig(awsCfg), Table: cfg.Table},
-		Cursors: httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
-		Logger:  logger,
-	}
-	h, err := Handler(deps, rt)
+	h, err := handler(NewDeps(cfg, NewClients(awsCfg), NewLogger(cfg.LogLevel)))
 	if err != nil {
 		return err
 	}
-	lambda.StartWithOptions(httpadapter.New(h).ProxyWithContext, lambda.WithContext(ctx))
+	lambda.StartWithOptions(h, lambda.WithContext(ctx))
 	return nil
 }

@@ -18,6 +18,12 @@ type API struct {
 	CursorSecret string `env:"SESAME_CURSOR_SECRET, required"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel slog.Level `env:"LOG_LEVEL, default=info"`
+	// ReviewQueueURL is the queue of held emails awaiting the security review.
+	ReviewQueueURL string `env:"SESAME_REVIEW_QUEUE_URL"`
+	// ConfigSets are the SES configuration sets per open-tracking mode.
+	ConfigSetFull      string `env:"SESAME_CONFIG_SET_FULL"`
+	ConfigSetEssential string `env:"SESAME_CONFIG_SET_ESSENTIAL"`
+	ConfigSetOff       string `env:"SESAME_CONFIG_SET_OFF"`
 }
 
 // Load fills cfg from the process environment.

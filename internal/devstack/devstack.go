@@ -17,6 +17,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -71,6 +72,9 @@ func (env Env) Keys() []string {
 	return keys
 }
 
+// DemoDomain is the verified sending domain of the demo workspace.
+const DemoDomain = "demo.sesame.test"
+
 // Demo is the seeded demo workspace and its keys.
 type Demo struct {
 	WorkspaceID string
@@ -88,6 +92,18 @@ func Seed(ctx context.Context, store *dynamo.Store, prev Env) (Demo, error) {
 	}
 	ws, err := store.CreateWorkspace(ctx, "Demo")
 	if err != nil {
+		return Demo{}, err
+	}
+	// The SES emulator has no identity API: the demo domain is recorded as
+	// verified directly, as `sesame domains status` would after DNS checks.
+	if _, err := store.AddDomain(ctx, ws.ID, DemoDomain, nil); err != nil {
+		return Demo{}, err
+	}
+	if _, err := store.SetDomainStatus(ctx, ws.ID, DemoDomain, identity.DomainVerified, nil); err != nil {
+		return Demo{}, err
+	}
+	sender := identity.Sender{Name: "Sesame Demo", Email: "hello@" + DemoDomain}
+	if _, err := store.AddSender(ctx, ws.ID, sender, true); err != nil {
 		return Demo{}, err
 	}
 	scopes, err := apikey.Resolve(apikey.PresetFull, nil)

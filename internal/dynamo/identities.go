@@ -224,7 +224,8 @@ func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identi
 	items := []ddbtypes.TransactWriteItem{{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}}}
 	wsUpdate := expression.Set(expression.Name("updated_at"), expression.Value(s.now().UTC()))
 	if makeDefault {
-		wsUpdate = wsUpdate.Set(expression.Name("default_sender_id"), expression.Value(it.ID))
+		// A copy on the workspace lets a send read it with the workspace.
+		wsUpdate = wsUpdate.Set(expression.Name("default_sender"), expression.Value(it))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(wsUpdate).
 		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()

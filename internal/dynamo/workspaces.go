@@ -12,6 +12,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -19,28 +20,36 @@ import (
 const workspacesPK = "WORKSPACES"
 
 type workspaceItem struct {
-	PK                     string    `dynamodbav:"pk"`
-	SK                     string    `dynamodbav:"sk"`
-	GSI1PK                 string    `dynamodbav:"gsi1pk"`
-	GSI1SK                 string    `dynamodbav:"gsi1sk"`
-	ID                     string    `dynamodbav:"id"`
-	Name                   string    `dynamodbav:"name"`
-	CreatedAt              time.Time `dynamodbav:"created_at"`
-	VerifiedDomains        []string  `dynamodbav:"verified_domains,stringset,omitempty"`
-	DefaultSenderID        string    `dynamodbav:"default_sender_id,omitempty"`
-	DefaultTracking        string    `dynamodbav:"default_tracking,omitempty"`
-	TrackingOffProvisioned bool      `dynamodbav:"tracking_off_provisioned,omitempty"`
-	MonthlyAllowance       int       `dynamodbav:"monthly_allowance,omitempty"`
-	Brands                 []string  `dynamodbav:"brands,omitempty"`
+	PK                     string      `dynamodbav:"pk"`
+	SK                     string      `dynamodbav:"sk"`
+	GSI1PK                 string      `dynamodbav:"gsi1pk"`
+	GSI1SK                 string      `dynamodbav:"gsi1sk"`
+	ID                     string      `dynamodbav:"id"`
+	Name                   string      `dynamodbav:"name"`
+	CreatedAt              time.Time   `dynamodbav:"created_at"`
+	VerifiedDomains        []string    `dynamodbav:"verified_domains,stringset,omitempty"`
+	DefaultSender          *senderItem `dynamodbav:"default_sender,omitempty"`
+	DefaultTracking        string      `dynamodbav:"default_tracking,omitempty"`
+	TrackingOffProvisioned bool        `dynamodbav:"tracking_off_provisioned,omitempty"`
+	MonthlyAllowance       int         `dynamodbav:"monthly_allowance,omitempty"`
+	Brands                 []string    `dynamodbav:"brands,omitempty"`
 }
 
 func (it workspaceItem) workspace() workspace.Workspace {
 	return workspace.Workspace{
 		ID: it.ID, Name: it.Name, CreatedAt: it.CreatedAt,
-		VerifiedDomains: it.VerifiedDomains, DefaultSenderID: it.DefaultSenderID,
+		VerifiedDomains: it.VerifiedDomains, DefaultSender: it.defaultSender(),
 		DefaultTracking: it.DefaultTracking, TrackingOffProvisioned: it.TrackingOffProvisioned,
 		MonthlyAllowance: it.MonthlyAllowance, Brands: it.Brands,
 	}
+}
+
+func (it workspaceItem) defaultSender() *identity.Sender {
+	if it.DefaultSender == nil {
+		return nil
+	}
+	s := it.DefaultSender.sender()
+	return &s
 }
 
 func workspaceKey(id string) map[string]ddbtypes.AttributeValue {
@@ -131,9 +140,6 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, erro
 func (s *Store) UpdateWorkspace(ctx context.Context, id string, change workspace.Settings) (workspace.Workspace, error) {
 	var update expression.UpdateBuilder
 	set := func(name string, v any) { update = update.Set(expression.Name(name), expression.Value(v)) }
-	if change.DefaultSenderID != nil {
-		set("default_sender_id", *change.DefaultSenderID)
-	}
 	if change.DefaultTracking != nil {
 		set("default_tracking", *change.DefaultTracking)
 	}

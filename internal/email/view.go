@@ -1,6 +1,10 @@
 package email
 
-import "time"
+import (
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/httpapi"
+)
 
 // View is the Email object of the API and of webhook events.
 type View struct {
@@ -52,9 +56,7 @@ func (e Email) View() View {
 	return v
 }
 
-func formatTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
-}
+func formatTime(t time.Time) string { return httpapi.Timestamp(t) }
 
 func optionalTime(t *time.Time) *string {
 	if t == nil {

@@ -31,10 +31,12 @@ func DecodeJSON(r *http.Request, dst any) error {
 		}
 		return Invalid("body", "request body could not be read")
 	}
-	return decodeBytes(body, dst)
+	return DecodeValue(body, dst)
 }
 
-func decodeBytes(body []byte, dst any) error {
+// DecodeValue decodes one JSON object held in body (e.g. one item of a
+// batch) with the same rules as DecodeJSON.
+func DecodeValue(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 || bytes.TrimSpace(body)[0] != '{' {
 		return Invalid("body", "request body must be a JSON object")
 	}
@@ -51,6 +53,9 @@ func decodeBytes(body []byte, dst any) error {
 }
 
 func decodeError(err error) error {
+	if e, ok := asAPIError(err); ok {
+		return e // a field's own UnmarshalJSON named the problem
+	}
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {

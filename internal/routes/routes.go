@@ -3,7 +3,10 @@
 // CDK stack creates one function and one API Gateway method per entry.
 package routes
 
-import "github.com/sesame-mail/sesame/internal/apikey"
+import (
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/queue"
+)
 
 // Route is one method and path of /api/v1, served by functions/<Function>.
 // Path uses {name} parameters, valid for both http.ServeMux and API Gateway.
@@ -18,7 +21,25 @@ type Route struct {
 var (
 	ListEmails = Route{Function: "list-emails", Method: "GET", Path: "/api/v1/emails", Scope: apikey.EmailsRead}
 	GetEmail   = Route{Function: "get-email", Method: "GET", Path: "/api/v1/emails/{id}", Scope: apikey.EmailsRead}
+	Send       = Route{Function: "send", Method: "POST", Path: "/api/v1/send", Scope: apikey.EmailSend}
+	SendBatch  = Route{Function: "send-batch", Method: "POST", Path: "/api/v1/send/batch", Scope: apikey.EmailSend}
+	Domains    = Route{Function: "list-domains", Method: "GET", Path: "/api/v1/domains", Scope: apikey.DomainsRead}
 )
 
 // API is every implemented /api/v1 route.
-var API = []Route{ListEmails, GetEmail}
+var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains}
+
+// Consumer is a Lambda function fed by a queue through an event source
+// mapping (batches, partial batch failures reported).
+type Consumer struct {
+	Function string
+	Queue    queue.Def
+}
+
+// The queue consumers.
+var (
+	Review = Consumer{Function: "review", Queue: queue.Review}
+)
+
+// Consumers is every implemented queue consumer.
+var Consumers = []Consumer{Review}

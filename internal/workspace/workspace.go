@@ -5,6 +5,8 @@ package workspace
 import (
 	"errors"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/identity"
 )
 
 // Workspace is one tenant and its sending settings. The settings the send
@@ -16,9 +18,9 @@ type Workspace struct {
 	// VerifiedDomains are the workspace's domains verified for sending,
 	// kept here by the console when it reads verification from SES.
 	VerifiedDomains []string `json:"verified_domains"`
-	// DefaultSenderID names the sender used when a send gives neither
-	// sender_id nor from.
-	DefaultSenderID string `json:"default_sender_id,omitempty"`
+	// DefaultSender is used when a send gives neither sender_id nor from;
+	// a copy of the sender record, so a send reads it with the workspace.
+	DefaultSender *identity.Sender `json:"default_sender,omitempty"`
 	// DefaultTracking is the open-tracking mode of sends that give none;
 	// empty means full.
 	DefaultTracking string `json:"default_tracking,omitempty"`
@@ -36,7 +38,6 @@ var ErrNotFound = errors.New("workspace not found")
 
 // Settings is a change to a workspace's settings; nil fields stay as they are.
 type Settings struct {
-	DefaultSenderID        *string
 	DefaultTracking        *string
 	TrackingOffProvisioned *bool
 	MonthlyAllowance       *int

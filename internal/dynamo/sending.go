@@ -1,0 +1,488 @@
+package dynamo
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/sending"
+)
+
+func suppressionPK(ws string) string { return wsPK(ws, "SUPPRESSION") }
+func templatePK(ws string) string    { return wsPK(ws, "TEMPLATE") }
+func usagePK(ws string) string       { return wsPK(ws, "USAGE") }
+func idempotencyPK(ws string) string { return wsPK(ws, "IDEM") }
+func heldPK(ws, emailID string) string {
+	return wsPK(ws, "HELD#"+emailID)
+}
+func heldByTemplatePK(ws, fingerprint string) string { return wsPK(ws, "HELDTPL#"+fingerprint) }
+
+type templateItem struct {
+	PK        string    `dynamodbav:"pk"`
+	SK        string    `dynamodbav:"sk"`
+	State     string    `dynamodbav:"state"`
+	Reasons   []string  `dynamodbav:"reasons,omitempty"`
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+type usageItem struct {
+	Sent int `dynamodbav:"sent"`
+}
+
+type idempotencyItem struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	RequestHash string `dynamodbav:"request_hash"`
+	StatusCode  int    `dynamodbav:"status_code"`
+	Body        []byte `dynamodbav:"body"`
+	ExpiresAt   int64  `dynamodbav:"expires_at"`
+}
+
+func (it idempotencyItem) record() *sending.IdempotencyRecord {
+	return &sending.IdempotencyRecord{
+		Key: it.SK, RequestHash: it.RequestHash, StatusCode: it.StatusCode,
+		Body: it.Body, ExpiresAt: time.Unix(it.ExpiresAt, 0),
+	}
+}
+
+// LoadContext reads everything a send decides on in one BatchGetItem: the
+// workspace (with its verified domains and default sender), the requested
+// sender, the recipient's suppression, the template, the month's usage and
+// the Idempotency-Key record.
+func (s *Store) LoadContext(ctx context.Context, q sending.ContextQuery) (sending.Context, error) {
+	keys := []map[string]ddbtypes.AttributeValue{
+		workspaceKey(q.WorkspaceID),
+		key(suppressionPK(q.WorkspaceID), strings.ToLower(q.Recipient)),
+		key(templatePK(q.WorkspaceID), q.Fingerprint),
+		key(usagePK(q.WorkspaceID), q.Month),
+	}
+	if q.SenderID != "" {
+		keys = append(keys, key(senderPK(q.WorkspaceID), q.SenderID))
+	}
+	if q.IdempotencyKey != "" {
+		keys = append(keys, key(idempotencyPK(q.WorkspaceID), q.IdempotencyKey))
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return sending.Context{}, err
+	}
+	var c sending.Context
+	found := false
+	for _, item := range items {
+		pk := aws.ToString(stringAttr(item, AttrPK))
+		var err error
+		switch pk {
+		case wsPK(q.WorkspaceID, "WORKSPACE"):
+			var it workspaceItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			c.Workspace, found = it.workspace(), true
+		case suppressionPK(q.WorkspaceID):
+			c.Suppressed = true
+		case templatePK(q.WorkspaceID):
+			var it templateItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			c.Template = &sending.Template{Fingerprint: it.SK, State: sending.TemplateState(it.State), Reasons: it.Reasons}
+		case usagePK(q.WorkspaceID):
+			var it usageItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			c.MonthlySent = it.Sent
+		case senderPK(q.WorkspaceID):
+			var it senderItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			sender := it.sender()
+			c.Sender = &sender
+		case idempotencyPK(q.WorkspaceID):
+			var it idempotencyItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			if time.Unix(it.ExpiresAt, 0).After(s.now()) { // TTL deletes lazily
+				c.Idempotency = it.record()
+			}
+		}
+		if err != nil {
+			return sending.Context{}, err
+		}
+	}
+	if !found {
+		return sending.Context{}, sending.ErrWorkspaceNotFound
+	}
+	return c, nil
+}
+
+// batchGet reads keys with strong consistency, retrying unprocessed keys.
+func (s *Store) batchGet(ctx context.Context, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
+	req := map[string]ddbtypes.KeysAndAttributes{s.Table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	var out []map[string]ddbtypes.AttributeValue
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
+			}
+		}
+		if attempt == 5 {
+			return nil, errors.New("batch get: keys left unprocessed")
+		}
+		res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, fmt.Errorf("batch get: %w", err)
+		}
+		out = append(out, res.Responses[s.Table]...)
+		req = res.UnprocessedKeys
+	}
+	return out, nil
+}
+
+// ClaimIdempotency stores rec unless a live record holds its key.
+func (s *Store) ClaimIdempotency(ctx context.Context, workspaceID string, rec sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+	it := idempotencyItem{
+		PK: idempotencyPK(workspaceID), SK: rec.Key, RequestHash: rec.RequestHash,
+		StatusCode: rec.StatusCode, Body: rec.Body, ExpiresAt: rec.ExpiresAt.Unix(),
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, err
+	}
+	cond := expression.AttributeNotExists(expression.Name(AttrPK)).
+		Or(expression.Name(AttrExpiresAt).LessThan(expression.Value(s.now().Unix())))
+	expr, err := conditionExpr(cond)
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.Table, Item: av,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		var old idempotencyItem
+		if err := attributevalue.UnmarshalMap(ccf.Item, &old); err != nil {
+			return nil, err
+		}
+		return old.record(), sending.ErrIdempotencyTaken
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim idempotency key: %w", err)
+	}
+	return nil, nil
+}
+
+// UpdateIdempotency replaces the stored answer of a claimed key.
+func (s *Store) UpdateIdempotency(ctx context.Context, workspaceID string, rec sending.IdempotencyRecord) error {
+	update := expression.Set(expression.Name("status_code"), expression.Value(rec.StatusCode)).
+		Set(expression.Name("body"), expression.Value(rec.Body))
+	expr, err := expression.NewBuilder().WithUpdate(update).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(idempotencyPK(workspaceID), rec.Key),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return fmt.Errorf("update idempotency key: %w", err)
+	}
+	return nil
+}
+
+// ReleaseIdempotency forgets a key whose request did not complete.
+func (s *Store) ReleaseIdempotency(ctx context.Context, workspaceID, k string) error {
+	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Table, Key: key(idempotencyPK(workspaceID), k)})
+	if err != nil {
+		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
+}
+
+// setEmailStatus moves an email to status, with the status index; cond
+// guards the move.
+func (s *Store) emailStatusUpdate(workspaceID, id string, status email.Status, reason string, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
+	update := expression.Set(expression.Name("status"), expression.Value(string(status))).
+		Set(expression.Name(AttrGSI1PK), expression.Value(emailStatusPK(workspaceID, status)))
+	if reason != "" {
+		update = update.Set(expression.Name("error"), expression.Value(reason))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
+	if err != nil {
+		return nil, err
+	}
+	return &ddbtypes.Update{
+		TableName: &s.Table, Key: key(emailPK(workspaceID), id),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
+
+// FailEmail moves an email to failed with a reason.
+func (s *Store) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
+	u, err := s.emailStatusUpdate(workspaceID, id, email.StatusFailed, reason, expression.AttributeExists(expression.Name(AttrPK)))
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
+		ExpressionAttributeValues: u.ExpressionAttributeValues,
+	})
+	if err != nil {
+		return fmt.Errorf("fail email: %w", err)
+	}
+	return nil
+}
+
+// DeleteEmail removes an email that was never sent.
+func (s *Store) DeleteEmail(ctx context.Context, workspaceID, id string) error {
+	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Table, Key: key(emailPK(workspaceID), id)})
+	if err != nil {
+		return fmt.Errorf("delete email: %w", err)
+	}
+	return nil
+}
+
+// heldChunkBytes keeps each held-content item well under DynamoDB's 400 KB.
+const heldChunkBytes = 300 << 10
+
+type heldChunk struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI1PK string `dynamodbav:"gsi1pk,omitempty"`
+	GSI1SK string `dynamodbav:"gsi1sk,omitempty"`
+	Data   []byte `dynamodbav:"data"`
+}
+
+// HoldEmail stores a held email, its content (gzip, in chunks) indexed by
+// template, and a new template as pending.
+func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate bool) error {
+	ws := h.Email.WorkspaceID
+	if newTemplate {
+		av, err := attributevalue.MarshalMap(templateItem{PK: templatePK(ws), SK: h.Fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()})
+		if err != nil {
+			return err
+		}
+		fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+		if err != nil {
+			return err
+		}
+		_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av,
+			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()})
+		if err != nil && !isConditionFailed(err) { // a concurrent first email created it
+			return fmt.Errorf("put template: %w", err)
+		}
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(h); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	emailAV, err := attributevalue.MarshalMap(newEmailItem(h.Email))
+	if err != nil {
+		return err
+	}
+	items := []ddbtypes.TransactWriteItem{{Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}}}
+	data := buf.Bytes()
+	for i := 0; len(data) > 0 || i == 0; i++ {
+		n := min(len(data), heldChunkBytes)
+		chunk := heldChunk{PK: heldPK(ws, h.Email.ID), SK: fmt.Sprintf("%04d", i), Data: data[:n]}
+		if i == 0 {
+			chunk.GSI1PK, chunk.GSI1SK = heldByTemplatePK(ws, h.Fingerprint), h.Email.ID
+		}
+		data = data[n:]
+		av, err := attributevalue.MarshalMap(chunk)
+		if err != nil {
+			return err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}})
+	}
+	if _, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		return fmt.Errorf("hold email: %w", err)
+	}
+	return nil
+}
+
+// GetTemplate reads a template's review state.
+func (s *Store) GetTemplate(ctx context.Context, workspaceID, fingerprint string) (sending.Template, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: key(templatePK(workspaceID), fingerprint), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return sending.Template{}, fmt.Errorf("get template: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return sending.Template{Fingerprint: fingerprint, State: sending.TemplatePending}, nil
+	}
+	var it templateItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return sending.Template{}, err
+	}
+	return sending.Template{Fingerprint: it.SK, State: sending.TemplateState(it.State), Reasons: it.Reasons}, nil
+}
+
+// DecideTemplate records the review's decision on a template.
+func (s *Store) DecideTemplate(ctx context.Context, workspaceID, fingerprint string, state sending.TemplateState, reasons []string) error {
+	update := expression.Set(expression.Name("state"), expression.Value(string(state))).
+		Set(expression.Name("decided_at"), expression.Value(s.now().UTC())).
+		Set(expression.Name("created_at"), expression.IfNotExists(expression.Name("created_at"), expression.Value(s.now().UTC())))
+	if len(reasons) > 0 {
+		update = update.Set(expression.Name("reasons"), expression.Value(reasons))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(update).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(templatePK(workspaceID), fingerprint),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return fmt.Errorf("decide template: %w", err)
+	}
+	return nil
+}
+
+// ListHeld returns the ids of the emails held with a template, oldest first.
+func (s *Store) ListHeld(ctx context.Context, workspaceID, fingerprint string) ([]string, error) {
+	keyCond := expression.Key(AttrGSI1PK).Equal(expression.Value(heldByTemplatePK(workspaceID, fingerprint)))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Table, IndexName: aws.String(GSI1), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	var ids []string
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list held: %w", err)
+		}
+		for _, item := range page.Items {
+			ids = append(ids, aws.ToString(stringAttr(item, AttrGSI1SK)))
+		}
+	}
+	return ids, nil
+}
+
+func (s *Store) heldChunks(ctx context.Context, workspaceID, emailID string) ([]heldChunk, error) {
+	keyCond := expression.Key(AttrPK).Equal(expression.Value(heldPK(workspaceID, emailID)))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(), ConsistentRead: aws.Bool(true),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	var chunks []heldChunk
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read held content: %w", err)
+		}
+		var part []heldChunk
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &part); err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, part...)
+	}
+	return chunks, nil
+}
+
+// GetHeld reads a held email and its content.
+func (s *Store) GetHeld(ctx context.Context, workspaceID, emailID string) (sending.HeldEmail, error) {
+	chunks, err := s.heldChunks(ctx, workspaceID, emailID)
+	if err != nil {
+		return sending.HeldEmail{}, err
+	}
+	if len(chunks) == 0 {
+		return sending.HeldEmail{}, sending.ErrNotHeld
+	}
+	var data []byte
+	for _, c := range chunks { // sort keys keep them in order
+		data = append(data, c.Data...)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return sending.HeldEmail{}, err
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return sending.HeldEmail{}, err
+	}
+	var h sending.HeldEmail
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return sending.HeldEmail{}, err
+	}
+	return h, nil
+}
+
+// ReleaseHeld moves a held email to status and drops its stored content,
+// in one transaction that fails with ErrNotHeld unless it is still held.
+func (s *Store) ReleaseHeld(ctx context.Context, workspaceID, emailID string, status email.Status, reason string) error {
+	chunks, err := s.heldChunks(ctx, workspaceID, emailID)
+	if err != nil {
+		return err
+	}
+	u, err := s.emailStatusUpdate(workspaceID, emailID, status, reason, expression.Name("status").Equal(expression.Value(string(email.StatusHeld))))
+	if err != nil {
+		return err
+	}
+	items := []ddbtypes.TransactWriteItem{{Update: u}}
+	for _, c := range chunks {
+		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(c.PK, c.SK)}})
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if isTransactionConditionFailed(err) {
+		return sending.ErrNotHeld
+	}
+	if err != nil {
+		return fmt.Errorf("release held email: %w", err)
+	}
+	return nil
+}
+
+// AddSuppression puts an address on the workspace's do-not-send list.
+func (s *Store) AddSuppression(ctx context.Context, workspaceID, address, reason string) error {
+	av, err := attributevalue.MarshalMap(map[string]any{
+		AttrPK: suppressionPK(workspaceID), AttrSK: strings.ToLower(address),
+		"email": strings.ToLower(address), "reason": reason, "created_at": s.now().UTC(),
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av}); err != nil {
+		return fmt.Errorf("add suppression: %w", err)
+	}
+	return nil
+}
+
+// AddUsage counts n live sends of the workspace in a month (YYYY-MM).
+func (s *Store) AddUsage(ctx context.Context, workspaceID, month string, n int) error {
+	expr, err := expression.NewBuilder().WithUpdate(expression.Add(expression.Name("sent"), expression.Value(n))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(usagePK(workspaceID), month),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return fmt.Errorf("add usage: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package sending
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+// MaxBatch is how many emails one /send/batch request takes.
+const MaxBatch = 100
+
+// batchConcurrency bounds the sends of one batch in flight at once.
+const batchConcurrency = 5
+
+// Handlers serves the send routes.
+type Handlers struct {
+	Service *Service
+}
+
+// Routes returns the routes served by h.
+func (h Handlers) Routes() []httpapi.Route {
+	return []httpapi.Route{
+		{Route: routes.Send, Handler: h.Send},
+		{Route: routes.SendBatch, Handler: h.Batch},
+	}
+}
+
+// idempotencyKey reads the optional Idempotency-Key header.
+func idempotencyKey(r *http.Request) (string, error) {
+	k := r.Header.Get("Idempotency-Key")
+	if k == "" {
+		return "", nil
+	}
+	if len(k) > 255 {
+		return "", httpapi.Invalid("Idempotency-Key", "Idempotency-Key must be at most 255 characters")
+	}
+	for _, c := range k {
+		if c < 0x21 || c > 0x7e {
+			return "", httpapi.Invalid("Idempotency-Key", "Idempotency-Key must be printable ASCII without spaces")
+		}
+	}
+	return k, nil
+}
+
+// Send answers POST /api/v1/send.
+func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
+	idem, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var req Request
+	if err := httpapi.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if err := req.Validate(""); err != nil {
+		return err
+	}
+	hash := ""
+	if idem != "" {
+		hash = RequestHash(routes.Send.Path, req)
+	}
+	out, err := h.Service.Send(r.Context(), httpapi.PrincipalFrom(r.Context()), req, idem, hash)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, out.StatusCode, out.Body)
+	return nil
+}
+
+// BatchRequest is the body of POST /api/v1/send/batch.
+type BatchRequest struct {
+	Emails []json.RawMessage `json:"emails"`
+}
+
+// BatchItem is the result of one email of a batch: the send answer, or the
+// error it would have had on its own, with params scoped to emails[i].
+type BatchItem struct {
+	Index int `json:"index"`
+	*Response
+	Error *BatchError `json:"error,omitempty"`
+}
+
+// BatchError is an item's error in the envelope's shape, without request id.
+type BatchError struct {
+	Code    httpapi.Code `json:"code"`
+	Message string       `json:"message"`
+	Param   *string      `json:"param"`
+}
+
+// Batch answers POST /api/v1/send/batch: every item is validated and sent
+// as /send would, independently; the answer lists each item's outcome.
+func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
+	idem, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var req BatchRequest
+	if err := httpapi.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	switch {
+	case req.Emails == nil:
+		return httpapi.Missing("emails")
+	case len(req.Emails) == 0:
+		return httpapi.Invalid("emails", "emails must hold at least one email")
+	case len(req.Emails) > MaxBatch:
+		return httpapi.Invalid("emails", "emails takes at most %d emails per request", MaxBatch)
+	}
+	p := httpapi.PrincipalFrom(r.Context())
+	items := make([]BatchItem, len(req.Emails))
+	var g errgroup.Group
+	g.SetLimit(batchConcurrency)
+	for i, raw := range req.Emails {
+		items[i].Index = i
+		g.Go(func() error {
+			prefix := "emails[" + strconv.Itoa(i) + "]."
+			var one Request
+			err := httpapi.DecodeValue(raw, &one)
+			if err == nil {
+				err = one.Validate(prefix)
+			} else {
+				err = withPrefix(err, prefix)
+			}
+			if err == nil {
+				key, hash := "", ""
+				if idem != "" {
+					// Each item claims its own derived key, so a replayed or
+					// concurrent batch sends every item at most once.
+					key, hash = idem+"#"+strconv.Itoa(i), RequestHash(routes.SendBatch.Path, one)
+				}
+				var out Outcome
+				out, err = h.Service.Send(r.Context(), p, one, key, hash)
+				if err == nil {
+					items[i].Response = &out.Body
+					return nil
+				}
+			}
+			var e *httpapi.Error
+			if !errors.As(err, &e) {
+				return err // an internal fault fails the request, as /send would
+			}
+			items[i].Error = batchError(e, prefix)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[[]BatchItem]{Data: items})
+	return nil
+}
+
+func batchError(e *httpapi.Error, prefix string) *BatchError {
+	out := &BatchError{Code: e.Code, Message: e.Message}
+	if e.Param != "" {
+		param := e.Param
+		if param == prefix+"body" { // a malformed item names the item
+			param = strings.TrimSuffix(prefix, ".")
+		}
+		out.Param = &param
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+// Package sending is POST /api/v1/send and /send/batch: validation, sender
+// and tracking resolution, the security hold, idempotency, test-mode
+// capture and delivery through SES.
+package sending
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"strings"
+
+	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/httpapi"
+)
+
+// Request is the body of POST /api/v1/send (and one item of a batch).
+type Request struct {
+	To          string             `json:"to"`
+	Subject     string             `json:"subject"`
+	HTML        string             `json:"html"`
+	SenderID    string             `json:"sender_id,omitempty"`
+	From        string             `json:"from,omitempty"`
+	ReplyTo     ReplyTo            `json:"reply_to,omitempty"`
+	Attachments []attachment.Input `json:"attachments,omitempty"`
+	Tracking    string             `json:"tracking,omitempty"`
+}
+
+// ReplyTo is reply_to, given as one address or an array of them.
+type ReplyTo []string
+
+// UnmarshalJSON takes a string or an array of strings.
+func (r *ReplyTo) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		*r = nil
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		var one string
+		if err := json.Unmarshal(b, &one); err != nil {
+			return err
+		}
+		*r = ReplyTo{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return httpapi.Invalid("reply_to", "reply_to must be an address or an array of addresses")
+	}
+	*r = many
+	return nil
+}
+
+// Validate checks everything that needs no I/O. Errors carry the field as
+// param; prefix scopes it for batch items (e.g. "emails[3].").
+func (r *Request) Validate(prefix string) error {
+	p := func(name string) string { return prefix + name }
+	switch {
+	case strings.TrimSpace(r.To) == "":
+		return httpapi.Missing(p("to"))
+	case r.Subject == "":
+		return httpapi.Missing(p("subject"))
+	case strings.TrimSpace(r.HTML) == "":
+		return httpapi.Missing(p("html"))
+	}
+	to, err := parseOneAddress(r.To)
+	if err != nil {
+		return httpapi.Invalid(p("to"), "to must be one email address: %s", err)
+	}
+	r.To = to.Address
+	if strings.ContainsAny(r.Subject, "\r\n") {
+		return httpapi.Invalid(p("subject"), "subject must not contain line breaks")
+	}
+	if len(r.Subject) > 998 {
+		return httpapi.Invalid(p("subject"), "subject must be at most 998 characters")
+	}
+	if r.From != "" && r.SenderID == "" {
+		if _, err := parseOneAddress(r.From); err != nil {
+			return httpapi.Invalid(p("from"), "from must be one email address: %s", err)
+		}
+	}
+	if len(r.ReplyTo) > 10 {
+		return httpapi.Invalid(p("reply_to"), "reply_to takes at most 10 addresses")
+	}
+	for i, a := range r.ReplyTo {
+		if _, err := parseOneAddress(a); err != nil {
+			return httpapi.Invalid(p("reply_to"), "reply_to entry %d is not a valid address: %s", i, err)
+		}
+	}
+	if r.Tracking != "" && !email.TrackingMode(r.Tracking).Valid() {
+		return httpapi.Invalid(p("tracking"), "tracking must be full, essential or off")
+	}
+	if err := attachment.Validate(r.Attachments); err != nil {
+		return withPrefix(err, prefix)
+	}
+	return nil
+}
+
+// parseOneAddress accepts exactly one address, with or without a display
+// name, and refuses header injection.
+func parseOneAddress(s string) (*mail.Address, error) {
+	if strings.ContainsAny(s, "\r\n") {
+		return nil, fmt.Errorf("line breaks are not allowed")
+	}
+	list, err := mail.ParseAddressList(s)
+	if err != nil {
+		return nil, fmt.Errorf("cannot parse %q", s)
+	}
+	if len(list) != 1 {
+		return nil, fmt.Errorf("%d addresses given", len(list))
+	}
+	at := strings.LastIndexByte(list[0].Address, '@')
+	if at <= 0 || !strings.Contains(list[0].Address[at:], ".") {
+		return nil, fmt.Errorf("%q has no domain", list[0].Address)
+	}
+	return list[0], nil
+}
+
+// withPrefix scopes a field error's param to a batch item.
+func withPrefix(err error, prefix string) error {
+	if prefix == "" {
+		return err
+	}
+	if e, ok := err.(*httpapi.Error); ok {
+		c := *e
+		c.Param = prefix + c.Param
+		return &c
+	}
+	return err
+}
