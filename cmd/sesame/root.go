@@ -45,7 +45,8 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&c.table, "table", envOr("SESAME_TABLE", "sesame"), "DynamoDB table of the stack (env SESAME_TABLE)")
 	root.PersistentFlags().StringVar(&c.region, "region", "", "AWS region (default: from the AWS environment)")
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
-	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.devCommand())
+	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
+		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.devCommand())
 	return root
 }
 

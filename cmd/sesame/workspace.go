@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -74,6 +75,60 @@ func (c *console) workspaceCommand() *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(create, list, show)
+	cmd.AddCommand(create, list, show, c.workspaceSetCommand())
+	return cmd
+}
+
+func (c *console) workspaceSetCommand() *cobra.Command {
+	var allowance int
+	var trackingOff bool
+	var defaultTracking string
+	var brands []string
+	cmd := &cobra.Command{
+		Use:   "set ID",
+		Short: "Change a workspace's sending settings",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var change workspace.Settings
+			flags := cmd.Flags()
+			if flags.Changed("monthly-allowance") {
+				if allowance < 0 {
+					return fmt.Errorf("--monthly-allowance must be 0 (no cap) or more")
+				}
+				change.MonthlyAllowance = &allowance
+			}
+			if flags.Changed("tracking-off-provisioned") {
+				change.TrackingOffProvisioned = &trackingOff
+			}
+			if flags.Changed("default-tracking") {
+				if !email.TrackingMode(defaultTracking).Valid() {
+					return fmt.Errorf("--default-tracking must be full, essential or off")
+				}
+				change.DefaultTracking = &defaultTracking
+			}
+			if flags.Changed("brands") {
+				change.Brands = &brands
+			}
+			if change == (workspace.Settings{}) {
+				return fmt.Errorf("nothing to change; see --help")
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ws, err := store.UpdateWorkspace(cmd.Context(), args[0], change)
+			if err != nil {
+				return err
+			}
+			return c.print(ws, func(w io.Writer) {
+				fmt.Fprintf(w, "monthly allowance\t%d\ntracking off provisioned\t%v\ndefault tracking\t%s\nbrands\t%v\n",
+					ws.MonthlyAllowance, ws.TrackingOffProvisioned, ws.DefaultTracking, ws.Brands)
+			})
+		},
+	}
+	cmd.Flags().IntVar(&allowance, "monthly-allowance", 0, "live emails per calendar month (0: no cap)")
+	cmd.Flags().BoolVar(&trackingOff, "tracking-off-provisioned", false, "allow tracking off on sends")
+	cmd.Flags().StringVar(&defaultTracking, "default-tracking", "", "full, essential or off")
+	cmd.Flags().StringSliceVar(&brands, "brands", nil, "brand names the workspace owns (comma-separated)")
 	return cmd
 }

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/api"
@@ -20,25 +22,76 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/queue/queuetest"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/ses"
 )
 
-// env is one running dev server over a fresh table.
+// env is one running dev server over a fresh table, with the full
+// dependencies of `sesame dev`: the SES emulator and a review queue of its
+// own (polled only when a test asks).
 type env struct {
-	t     *testing.T
-	url   string
-	store *dynamo.Store
-	rec   *dynamotest.Recorder
+	t      *testing.T
+	url    string
+	deps   api.Deps
+	store  *dynamo.Store
+	rec    *dynamotest.Recorder
+	queues *queuetest.Set
+	ses    *fakeTransport
+}
+
+// fakeTransport records SES sends and, when Fail is set, fails them;
+// otherwise it passes them to the real transport (the SES emulator).
+type fakeTransport struct {
+	Next sending.Transport
+	Fail func(in ses.SendInput) error
+
+	mu    sync.Mutex
+	sends []ses.SendInput
+}
+
+func (f *fakeTransport) Send(ctx context.Context, in ses.SendInput) (string, error) {
+	f.mu.Lock()
+	f.sends = append(f.sends, in)
+	fail := f.Fail
+	f.mu.Unlock()
+	if fail != nil {
+		if err := fail(in); err != nil {
+			return "", err
+		}
+	}
+	return f.Next.Send(ctx, in)
+}
+
+// Sends returns what was handed to SES so far.
+func (f *fakeTransport) Sends() []ses.SendInput {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ses.SendInput(nil), f.sends...)
 }
 
 func startDev(t *testing.T) *env {
 	t.Helper()
 	store, rec := dynamotest.NewStore(t)
-	stack := &devstack.Stack{Deps: api.Deps{
-		Store:   store,
-		Cursors: httpapi.Cursors{Secret: []byte("test-secret")},
-		Logger:  api.NewLogger(8), // above error: quiet tests
-	}}
+	queues := queuetest.New(t, queue.Review)
+	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := api.NewClients(awsCfg)
+	clients.DynamoDB = rec
+	clients.SQS = queuetest.Client(t)
+	cfg := config.API{
+		Table: store.Table, CursorSecret: "test-secret",
+		ReviewQueueURL: queues.URL(t, queue.Review.Name),
+		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
+	}
+	deps := api.NewDeps(cfg, clients, api.NewLogger(8)) // level 8: quiet tests
+	transport := &fakeTransport{Next: deps.Sending.Transport}
+	deps.Sending.Transport = transport
+	stack := &devstack.Stack{Deps: deps}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +105,7 @@ func startDev(t *testing.T) *env {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return &env{t: t, url: "http://" + ln.Addr().String(), store: store, rec: rec}
+	return &env{t: t, url: "http://" + ln.Addr().String(), deps: deps, store: deps.Store, rec: rec, queues: queues, ses: transport}
 }
 
 // workspace creates a workspace and a key with the given scopes (nil for a
@@ -226,7 +279,7 @@ func TestRateLimitOverHTTP(t *testing.T) {
 	clock := dynamotest.NewClock(time.Date(2026, 11, 22, 9, 0, 10, 0, time.UTC))
 	e.store.Now = clock.Now
 	_, key := e.workspace(apikey.Live)
-	h, err := api.Handler(api.Deps{Store: e.store, Cursors: httpapi.Cursors{Secret: []byte("s")}, Logger: api.NewLogger(8)})
+	h, err := api.Handler(e.deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,386 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/mail"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/ses"
+)
+
+// deps builds the same services the functions use, for console actions
+// that send (clearing held email). Queue URLs and configuration sets come
+// from the environment, as the functions get them.
+func (c *console) deps(ctx context.Context) (api.Deps, error) {
+	awsCfg, err := c.aws(ctx)
+	if err != nil {
+		return api.Deps{}, err
+	}
+	cfg := config.API{
+		Table:              c.table,
+		ReviewQueueURL:     os.Getenv("SESAME_REVIEW_QUEUE_URL"),
+		ConfigSetFull:      os.Getenv("SESAME_CONFIG_SET_FULL"),
+		ConfigSetEssential: os.Getenv("SESAME_CONFIG_SET_ESSENTIAL"),
+		ConfigSetOff:       os.Getenv("SESAME_CONFIG_SET_OFF"),
+	}
+	return api.NewDeps(cfg, api.NewClients(awsCfg), api.NewLogger(slog.LevelWarn)), nil
+}
+
+func (c *console) ses(ctx context.Context) (*ses.Client, error) {
+	awsCfg, err := c.aws(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &ses.Client{API: sesv2.NewFromConfig(awsCfg)}, nil
+}
+
+// workspaceFlag adds the --workspace flag (default $SESAME_WORKSPACE_ID).
+func workspaceFlag(cmd *cobra.Command, target *string) {
+	cmd.PersistentFlags().StringVar(target, "workspace", envOr("SESAME_WORKSPACE_ID", ""), "workspace id (env SESAME_WORKSPACE_ID)")
+}
+
+func requireWorkspace(id string) error {
+	if id == "" {
+		return fmt.Errorf("--workspace is required")
+	}
+	return nil
+}
+
+func (c *console) domainsCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "domains", Short: "Sending domains: add, verify, list"}
+	var workspaceID, configSet string
+	workspaceFlag(cmd, &workspaceID)
+	add := &cobra.Command{
+		Use:   "add DOMAIN",
+		Short: "Create the SES identity (Easy DKIM) and print the DNS records to publish",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			sesClient, err := c.ses(cmd.Context())
+			if err != nil {
+				return err
+			}
+			records, err := sesClient.CreateDomain(cmd.Context(), args[0], configSet)
+			if err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			d, err := store.AddDomain(cmd.Context(), workspaceID, args[0], toIdentityRecords(records))
+			if err != nil {
+				return err
+			}
+			return c.print(d, func(w io.Writer) {
+				fmt.Fprintf(w, "Added %s (pending). Publish these DNS records, then run `sesame domains status %s`:\n\n", d.Name, d.Name)
+				printRecords(w, d.Records)
+			})
+		},
+	}
+	add.Flags().StringVar(&configSet, "configuration-set", os.Getenv("SESAME_CONFIG_SET_FULL"), "default SES configuration set of the identity")
+	status := &cobra.Command{
+		Use:   "status DOMAIN",
+		Short: "Read the domain's verification from SES and store it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			sesClient, err := c.ses(cmd.Context())
+			if err != nil {
+				return err
+			}
+			st, err := sesClient.DomainStatus(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			state := identity.DomainPending
+			switch {
+			case st.Verified:
+				state = identity.DomainVerified
+			case st.DKIMStatus == "FAILED" || st.DKIMStatus == "TEMPORARY_FAILURE":
+				state = identity.DomainFailed
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			d, err := store.SetDomainStatus(cmd.Context(), workspaceID, args[0], state, toIdentityRecords(st.Records))
+			if err != nil {
+				return err
+			}
+			return c.print(d, func(w io.Writer) {
+				fmt.Fprintf(w, "%s\t%s\t(DKIM %s)\n", d.Name, d.Status, st.DKIMStatus)
+			})
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the workspace's domains",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			domains, _, _, err := store.ListDomains(cmd.Context(), workspaceID, "", 100)
+			if err != nil {
+				return err
+			}
+			if domains == nil {
+				domains = []identity.Domain{}
+			}
+			return c.print(domains, func(w io.Writer) {
+				fmt.Fprintln(w, "DOMAIN\tSTATUS\tADDED")
+				for _, d := range domains {
+					fmt.Fprintf(w, "%s\t%s\t%s\n", d.Name, d.Status, d.CreatedAt.Format("2006-01-02"))
+				}
+			})
+		},
+	}
+	cmd.AddCommand(add, status, list)
+	return cmd
+}
+
+func toIdentityRecords(in []ses.DNSRecord) []identity.DNSRecord {
+	out := make([]identity.DNSRecord, len(in))
+	for i, r := range in {
+		out[i] = identity.DNSRecord{Type: r.Type, Name: r.Name, Value: r.Value}
+	}
+	return out
+}
+
+func printRecords(w io.Writer, records []identity.DNSRecord) {
+	fmt.Fprintln(w, "TYPE\tNAME\tVALUE")
+	for _, r := range records {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Type, r.Name, r.Value)
+	}
+}
+
+func (c *console) sendersCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "senders", Short: "From addresses of the workspace"}
+	var workspaceID, from string
+	var replyTo []string
+	var makeDefault bool
+	workspaceFlag(cmd, &workspaceID)
+	add := &cobra.Command{
+		Use:   "add",
+		Short: "Add a sender (an address on a domain of the workspace)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			addr, err := parseAddress(from)
+			if err != nil {
+				return fmt.Errorf("--from: %w", err)
+			}
+			for _, r := range replyTo {
+				if _, err := parseAddress(r); err != nil {
+					return fmt.Errorf("--reply-to %q: %w", r, err)
+				}
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if _, err := store.GetDomain(cmd.Context(), workspaceID, identity.DomainOf(addr.Address)); err != nil {
+				return fmt.Errorf("%s is not a domain of this workspace; add it with `sesame domains add`: %w", identity.DomainOf(addr.Address), err)
+			}
+			s, err := store.AddSender(cmd.Context(), workspaceID, identity.Sender{Name: addr.Name, Email: addr.Address, ReplyTo: replyTo}, makeDefault)
+			if err != nil {
+				return err
+			}
+			return c.print(s, func(w io.Writer) { fmt.Fprintln(w, s.ID) })
+		},
+	}
+	add.Flags().StringVar(&from, "from", "", `sender, e.g. "Acme <hello@acme.com>"`)
+	add.Flags().StringSliceVar(&replyTo, "reply-to", nil, "default reply-to address(es)")
+	add.Flags().BoolVar(&makeDefault, "default", false, "make it the workspace default sender")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the workspace's senders",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			senders, err := store.ListSenders(cmd.Context(), workspaceID)
+			if err != nil {
+				return err
+			}
+			ws, err := store.GetWorkspace(cmd.Context(), workspaceID)
+			if err != nil {
+				return err
+			}
+			if senders == nil {
+				senders = []identity.Sender{}
+			}
+			return c.print(senders, func(w io.Writer) {
+				fmt.Fprintln(w, "ID\tFROM\tREPLY-TO\tDEFAULT")
+				for _, s := range senders {
+					def := ""
+					if ws.DefaultSender != nil && ws.DefaultSender.ID == s.ID {
+						def = "yes"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, addressText(s), strings.Join(s.ReplyTo, ","), def)
+				}
+			})
+		},
+	}
+	cmd.AddCommand(add, list)
+	return cmd
+}
+
+func (c *console) heldCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "held", Short: "Emails held for the security review"}
+	var workspaceID string
+	workspaceFlag(cmd, &workspaceID)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List held emails",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.listEmails(cmd, workspaceID, email.Filter{Status: email.StatusHeld})
+		},
+	}
+	decide := func(use, short string, cleared bool) *cobra.Command {
+		return &cobra.Command{
+			Use:   use + " EMAIL_ID",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := requireWorkspace(workspaceID); err != nil {
+					return err
+				}
+				deps, err := c.deps(cmd.Context())
+				if err != nil {
+					return err
+				}
+				h, err := deps.Store.GetHeld(cmd.Context(), workspaceID, args[0])
+				if err != nil {
+					return fmt.Errorf("email %s: %w", args[0], err)
+				}
+				var reasons []string
+				if !cleared {
+					reasons = []string{"denied by the workspace owner"}
+				}
+				if err := deps.Reviewer.DecideTemplate(cmd.Context(), workspaceID, h.Fingerprint, cleared, reasons); err != nil {
+					return err
+				}
+				verb := map[bool]string{true: "cleared", false: "denied"}[cleared]
+				return c.print(map[string]string{verb: args[0]}, func(w io.Writer) {
+					fmt.Fprintf(w, "%s %s and every email held with its template\n", verb, args[0])
+				})
+			},
+		}
+	}
+	cmd.AddCommand(list,
+		decide("clear", "Clear the email's template: it and the emails waiting with it are sent", true),
+		decide("deny", "Deny the email's template: it and the emails waiting with it are not sent", false))
+	return cmd
+}
+
+func (c *console) capturedCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "captured", Short: "Emails captured by test keys"}
+	var workspaceID string
+	workspaceFlag(cmd, &workspaceID)
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List emails captured in test mode (newest first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.listEmails(cmd, workspaceID, email.Filter{Environment: apikey.Test})
+		},
+	})
+	return cmd
+}
+
+func (c *console) listEmails(cmd *cobra.Command, workspaceID string, f email.Filter) error {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return err
+	}
+	store, err := c.dynamo(cmd.Context())
+	if err != nil {
+		return err
+	}
+	emails, _, _, err := store.ListEmails(cmd.Context(), workspaceID, f, "", 100)
+	if err != nil {
+		return err
+	}
+	views := make([]email.View, 0, len(emails))
+	for _, e := range emails {
+		views = append(views, e.View())
+	}
+	return c.print(views, func(w io.Writer) {
+		fmt.Fprintln(w, "ID\tSENT\tSTATUS\tENV\tTO\tSUBJECT")
+		for _, v := range views {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.SentAt, v.Status, v.Environment, v.To, v.Subject)
+		}
+	})
+}
+
+func parseAddress(s string) (*mail.Address, error) {
+	if strings.ContainsAny(s, "\r\n") {
+		return nil, fmt.Errorf("line breaks are not allowed")
+	}
+	return mail.ParseAddress(s)
+}
+
+func (c *console) suppressionsCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "suppressions", Short: "The workspace's do-not-send list"}
+	var workspaceID, reason string
+	workspaceFlag(cmd, &workspaceID)
+	add := &cobra.Command{
+		Use:   "add ADDRESS",
+		Short: "Put an address on the do-not-send list",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			addr, err := parseAddress(args[0])
+			if err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := store.AddSuppression(cmd.Context(), workspaceID, addr.Address, reason); err != nil {
+				return err
+			}
+			return c.print(map[string]string{"suppressed": addr.Address}, func(w io.Writer) { fmt.Fprintf(w, "suppressed %s\n", addr.Address) })
+		},
+	}
+	add.Flags().StringVar(&reason, "reason", "manual", "why the address is suppressed")
+	cmd.AddCommand(add)
+	return cmd
+}
+
+func addressText(s identity.Sender) string {
+	a := s.Address()
+	return a.String()
+}
