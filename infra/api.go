@@ -2,13 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/jsii-runtime-go"
@@ -17,59 +14,11 @@ import (
 )
 
 const (
-	functionMemoryMB  = 256
-	functionTimeoutS  = 10
 	logRetention      = awslogs.RetentionDays_ONE_MONTH
 	stageName         = "prod"
 	throttleRateLimit = 100 // requests per second, whole stage
 	throttleBurst     = 200
 )
-
-// newRouteFunction creates the Lambda function serving r from
-// binDir/<Function>/bootstrap.
-func newRouteFunction(stack awscdk.Stack, r routes.Route, binDir string, env map[string]*string) awslambda.Function {
-	id := "Fn-" + r.Function
-	// An explicit log group, rather than LogRetention, avoids the custom
-	// resource Lambda that CDK would add to set the retention.
-	logs := awslogs.NewLogGroup(stack, jsii.String(id+"-Logs"), &awslogs.LogGroupProps{
-		Retention: logRetention,
-	})
-	return awslambda.NewFunction(stack, jsii.String(id), &awslambda.FunctionProps{
-		// Names the route in the console; the tests check the wiring by it.
-		Description:  jsii.String("Sesame " + r.Method + " " + r.Path),
-		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
-		Handler:      jsii.String("bootstrap"),
-		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(binDir, r.Function)), nil),
-		MemorySize:   jsii.Number(functionMemoryMB),
-		Timeout:      awscdk.Duration_Seconds(jsii.Number(functionTimeoutS)),
-		Environment:  &env,
-		LogGroup:     logs,
-	})
-}
-
-// grantTable gives fn the DynamoDB actions a route of this method needs.
-// Every /api/v1 request updates its API key's rate-limit window
-// (UpdateItem), so even read-only routes write that one item.
-func grantTable(fn awslambda.Function, table awsdynamodb.Table, method string) {
-	itemActions := []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
-	if method != "GET" {
-		// Writes go through conditional puts and transactions. Narrow this
-		// per route once the first write route lands.
-		itemActions = append(itemActions,
-			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem",
-			"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem")
-	}
-	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings(itemActions...),
-		Resources: &[]*string{table.TableArn()},
-	}))
-	// Indexes answer Query only.
-	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("dynamodb:Query"),
-		Resources: &[]*string{jsii.String(*table.TableArn() + "/index/*")},
-	}))
-}
 
 // newRestAPI creates the REST API, its stage (access logs, throttle) and the
 // gateway responses that answer in Sesame's error envelope.

@@ -1,5 +1,6 @@
 // Command infra is Sesame's CDK app: one stack holding the table, the queues,
-// one Lambda function per API route and the REST API in front of them.
+// the SES configuration sets, one Lambda function per API route and per
+// queue consumer, and the REST API in front of the routes.
 //
 // cdk runs it from the repository root (cdk.json: "go run ./infra"), so the
 // function binaries are read from bin/<function>/bootstrap there.
@@ -24,7 +25,8 @@ const DefaultBinDir = "bin"
 // SesameStackProps configures NewSesameStack.
 type SesameStackProps struct {
 	awscdk.StackProps
-	// BinDir holds one <function>/bootstrap per route; DefaultBinDir if empty.
+	// BinDir holds one <function>/bootstrap per route and queue consumer;
+	// DefaultBinDir if empty.
 	BinDir string
 }
 
@@ -40,21 +42,32 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	stack := awscdk.NewStack(scope, &id, &p.StackProps)
 
 	table := newTable(stack)
-	newQueues(stack)
+	queues := newQueues(stack)
 	cursorSecret := newCursorSecret(stack)
 
-	api := newRestAPI(stack)
-	env := map[string]*string{
-		"SESAME_TABLE": table.TableName(),
-		// Resolved by CloudFormation at deploy time (see newCursorSecret), so
-		// the template holds a {{resolve:secretsmanager:…}} reference only.
-		"SESAME_CURSOR_SECRET": cursorSecret.SecretValue().UnsafeUnwrap(),
-		"LOG_LEVEL":            jsii.String("info"),
+	fns := functionDeps{
+		stack:       stack,
+		binDir:      p.BinDir,
+		table:       table,
+		queues:      queues,
+		configSets:  newConfigSets(stack),
+		identityArn: sesIdentitiesArn(stack),
+		env: map[string]*string{
+			"SESAME_TABLE": table.TableName(),
+			// Resolved by CloudFormation at deploy time (see newCursorSecret), so
+			// the template holds a {{resolve:secretsmanager:…}} reference only.
+			"SESAME_CURSOR_SECRET": cursorSecret.SecretValue().UnsafeUnwrap(),
+			"LOG_LEVEL":            jsii.String("info"),
+		},
 	}
+
+	api := newRestAPI(stack)
 	for _, r := range routes.API {
-		fn := newRouteFunction(stack, r, p.BinDir, env)
-		grantTable(fn, table, r.Method)
+		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizingOf(r))
 		addRoute(api, r, fn)
+	}
+	for _, c := range routes.Consumers {
+		fns.newConsumer(c)
 	}
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
@@ -67,12 +80,26 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	return stack
 }
 
-// missingBinaries lists the bootstrap files of routes.API absent from binDir.
-// Checked before synth because CDK's own error names only the directory.
+// functionNames lists every function of the stack: one per routes.API
+// entry and one per routes.Consumers entry.
+func functionNames() []string {
+	names := make([]string, 0, len(routes.API)+len(routes.Consumers))
+	for _, r := range routes.API {
+		names = append(names, r.Function)
+	}
+	for _, c := range routes.Consumers {
+		names = append(names, c.Function)
+	}
+	return names
+}
+
+// missingBinaries lists the bootstrap files of the stack's functions absent
+// from binDir. Checked before synth because CDK's own error names only the
+// directory.
 func missingBinaries(binDir string) []string {
 	var missing []string
-	for _, r := range routes.API {
-		p := filepath.Join(binDir, r.Function, "bootstrap")
+	for _, fn := range functionNames() {
+		p := filepath.Join(binDir, fn, "bootstrap")
 		if _, err := os.Stat(p); err != nil {
 			missing = append(missing, p)
 		}
@@ -91,6 +118,9 @@ func main() {
 }
 
 func run() error {
+	if problems := accessTableProblems(); len(problems) > 0 {
+		return fmt.Errorf("permission table (infra/functions.go): %v", problems)
+	}
 	if missing := missingBinaries(DefaultBinDir); len(missing) > 0 {
 		return fmt.Errorf("function binaries missing, build them first (make build): %v", missing)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -88,12 +89,12 @@ func doSynth() (s *synthed, err error) {
 
 // writeDummyBinaries stands in for `make build`: assets only need to exist.
 func writeDummyBinaries(binDir string) error {
-	for _, r := range routes.API {
-		dir := filepath.Join(binDir, r.Function)
+	for _, fn := range functionNames() {
+		dir := filepath.Join(binDir, fn)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "bootstrap"), []byte(r.Function), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "bootstrap"), []byte(fn), 0o755); err != nil {
 			return err
 		}
 	}
@@ -190,21 +191,66 @@ func (c cfnTemplate) routeFunctions() map[string]cfnResource {
 	return out
 }
 
+// functionIDs maps each function of routes.API and routes.Consumers to the
+// logical id of its AWS::Lambda::Function, found by its description.
+func functionIDs(t *testing.T, doc cfnTemplate) map[string]string {
+	t.Helper()
+	byDesc := map[string]string{}
+	for id, fn := range doc.routeFunctions() {
+		byDesc[fn.Properties["Description"].(string)] = id
+	}
+	out := map[string]string{}
+	want := map[string]string{} // function → description
+	for _, r := range routes.API {
+		want[r.Function] = "Sesame " + r.Method + " " + r.Path
+	}
+	for _, c := range routes.Consumers {
+		want[c.Function] = "Sesame consumer of the " + c.Queue.Name + " queue"
+	}
+	for fn, desc := range want {
+		id, ok := byDesc[desc]
+		if !ok {
+			t.Fatalf("no function described %q (function %s)", desc, fn)
+		}
+		out[fn] = id
+	}
+	return out
+}
+
+// wantSizing is the memory (MB) and timeout (s) each function must have.
+func wantSizing() map[string][2]float64 {
+	out := map[string][2]float64{}
+	for _, r := range routes.API {
+		s := sizingOf(r)
+		out[r.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+	}
+	for _, c := range routes.Consumers {
+		out[c.Function] = [2]float64{256, c.Queue.VisibilityTimeout.Seconds() / 2}
+	}
+	return out
+}
+
 func TestRouteFunctions(t *testing.T) {
 	s := synth(t)
 	fns := s.doc.routeFunctions()
-	if len(fns) != len(routes.API) {
-		t.Fatalf("%d route functions, want one per route (%d)", len(fns), len(routes.API))
+	if want := len(routes.API) + len(routes.Consumers); len(fns) != want {
+		t.Fatalf("%d bootstrap functions, want one per route and consumer (%d)", len(fns), want)
 	}
 	check(t, func() {
 		s.template.ResourcePropertiesCountIs(jsii.String("AWS::Lambda::Function"), map[string]any{
 			"Handler":       "bootstrap",
 			"Runtime":       "provided.al2023",
 			"Architectures": []any{"arm64"},
-			"MemorySize":    256,
-			"Timeout":       10,
-		}, jsii.Number(len(routes.API)))
+		}, jsii.Number(len(fns)))
 	})
+
+	ids := functionIDs(t, s.doc)
+	for name, want := range wantSizing() {
+		p := fns[ids[name]].Properties
+		if p["MemorySize"] != want[0] || p["Timeout"] != want[1] {
+			t.Errorf("%s: MemorySize %v, Timeout %v; want %v MB, %v s", name, p["MemorySize"], p["Timeout"], want[0], want[1])
+		}
+	}
 
 	tableID := onlyID(t, s.doc, "AWS::DynamoDB::Table")
 	secretID := onlyID(t, s.doc, "AWS::SecretsManager::Secret")
@@ -226,6 +272,146 @@ func TestRouteFunctions(t *testing.T) {
 		lg := refTarget(fn.Properties["LoggingConfig"].(map[string]any)["LogGroup"])
 		if got := logGroups[lg].Properties["RetentionInDays"]; got == nil {
 			t.Errorf("%s: log group %q has no retention", id, lg)
+		}
+	}
+}
+
+// The send routes' sizing, pinned in numbers (API Gateway's 29 s limit,
+// 20 MB messages in memory) rather than read back from the table.
+func TestSendRoutesSizing(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		p := s.doc.Resources[ids[r.Function]].Properties
+		if p["Timeout"] != 28.0 || p["MemorySize"] != 1024.0 {
+			t.Errorf("%s: Timeout %v, MemorySize %v; want 28 s, 1024 MB", r.Function, p["Timeout"], p["MemorySize"])
+		}
+	}
+}
+
+// queueIDs maps each queue.Def name to the logical id of its queue.
+func queueIDs(doc cfnTemplate) map[string]string {
+	out := map[string]string{}
+	for id, q := range doc.ofType("AWS::SQS::Queue") {
+		name, _ := q.Properties["QueueName"].(string)
+		out[strings.TrimPrefix(name, testStackName+"-")] = id
+	}
+	return out
+}
+
+// configSetIDs maps each tracking mode to the logical id of its set.
+func configSetIDs(doc cfnTemplate) map[string]string {
+	out := map[string]string{}
+	for id, cs := range doc.ofType("AWS::SES::ConfigurationSet") {
+		name, _ := cs.Properties["Name"].(string)
+		out[strings.TrimPrefix(name, testStackName+"-")] = id
+	}
+	return out
+}
+
+func TestFunctionEnvironment(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	reviewQueue := queueIDs(s.doc)[queue.Review.Name]
+	sets := configSetIDs(s.doc)
+	for name, id := range ids {
+		a := functionAccess[name]
+		vars, _ := s.doc.Resources[id].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+		want := map[string]string{} // variable → Ref target
+		if a.enqueueReview {
+			want["SESAME_REVIEW_QUEUE_URL"] = reviewQueue
+		}
+		if a.sendEmail {
+			for _, m := range trackingModes {
+				want[m.envVar] = sets[m.mode]
+			}
+		}
+		for v, target := range want {
+			if got := refTarget(vars[v]); got == "" || got != target {
+				t.Errorf("%s: %s = %v, want Ref %s", name, v, vars[v], target)
+			}
+		}
+		for v := range vars {
+			if strings.HasPrefix(v, "SESAME_CONFIG_SET_") || v == "SESAME_REVIEW_QUEUE_URL" {
+				if _, ok := want[v]; !ok {
+					t.Errorf("%s: %s set, but the function has no grant that uses it", name, v)
+				}
+			}
+		}
+	}
+	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		if !functionAccess[r.Function].enqueueReview || !functionAccess[r.Function].sendEmail {
+			t.Errorf("%s: want the review queue URL and the configuration sets", r.Function)
+		}
+	}
+	if !functionAccess[routes.Review.Function].sendEmail {
+		t.Errorf("review: want the configuration sets")
+	}
+}
+
+func TestConfigurationSets(t *testing.T) {
+	s := synth(t)
+	sets := s.doc.ofType("AWS::SES::ConfigurationSet")
+	if len(sets) != 3 {
+		t.Errorf("%d configuration sets, want 3 (one per tracking mode)", len(sets))
+	}
+	modes := []string{string(email.TrackingFull), string(email.TrackingEssential), string(email.TrackingOff)}
+	var got []string
+	for _, m := range trackingModes {
+		got = append(got, m.mode)
+	}
+	if !slices.Equal(got, modes) {
+		t.Errorf("tracking modes %v, want email.TrackingMode values %v", got, modes)
+	}
+	ids := configSetIDs(s.doc)
+	for _, m := range modes {
+		id, ok := ids[m]
+		if !ok {
+			t.Errorf("no configuration set named %s-%s", testStackName, m)
+			continue
+		}
+		p := sets[id].Properties
+		rep, _ := p["ReputationOptions"].(map[string]any)
+		snd, _ := p["SendingOptions"].(map[string]any)
+		if rep["ReputationMetricsEnabled"] != true || snd["SendingEnabled"] != true {
+			t.Errorf("%s: ReputationOptions %v, SendingOptions %v; want reputation metrics and sending enabled", m, rep, snd)
+		}
+	}
+}
+
+func TestConsumersEventSources(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	queues := queueIDs(s.doc)
+	mappings := s.doc.ofType("AWS::Lambda::EventSourceMapping")
+	if len(mappings) != len(routes.Consumers) {
+		t.Errorf("%d event source mappings, want one per consumer (%d)", len(mappings), len(routes.Consumers))
+	}
+	for _, c := range routes.Consumers {
+		found := 0
+		for id, m := range mappings {
+			p := m.Properties
+			if refTarget(p["FunctionName"]) != ids[c.Function] {
+				continue
+			}
+			found++
+			if got := getAttTarget(p["EventSourceArn"], "Arn"); got != queues[c.Queue.Name] {
+				t.Errorf("%s (%s): event source %v, want queue %s", c.Function, id, p["EventSourceArn"], c.Queue.Name)
+			}
+			if p["BatchSize"] != 10.0 {
+				t.Errorf("%s: BatchSize = %v, want 10", c.Function, p["BatchSize"])
+			}
+			if !reflect.DeepEqual(p["FunctionResponseTypes"], []any{"ReportBatchItemFailures"}) {
+				t.Errorf("%s: FunctionResponseTypes = %v, want [ReportBatchItemFailures]", c.Function, p["FunctionResponseTypes"])
+			}
+		}
+		if found != 1 {
+			t.Errorf("%s: %d event source mappings, want 1", c.Function, found)
+		}
+		// A message must not come back while the batch that holds it runs.
+		timeout := s.doc.Resources[ids[c.Function]].Properties["Timeout"].(float64)
+		if timeout >= c.Queue.VisibilityTimeout.Seconds() {
+			t.Errorf("%s: timeout %v s, want below the visibility timeout %v", c.Function, timeout, c.Queue.VisibilityTimeout)
 		}
 	}
 }
@@ -536,43 +722,234 @@ func TestNoWildcardActions(t *testing.T) {
 			if _, ok := st["NotAction"]; ok {
 				t.Errorf("%s: NotAction grants everything else: %v", id, st)
 			}
+			if _, ok := st["NotResource"]; ok {
+				t.Errorf("%s: NotResource grants everything else: %v", id, st)
+			}
+			ses := false
 			for _, a := range actions(st) {
 				if a == "*" || strings.HasSuffix(a, ":*") {
 					t.Errorf("%s: wildcard action %q", id, a)
+				}
+				ses = ses || strings.HasPrefix(a, "ses:")
+			}
+			if !ses {
+				continue
+			}
+			for _, r := range resources(st) {
+				if r == "*" || !strings.HasPrefix(r, sesArnPrefix) {
+					t.Errorf("%s: SES actions %v on %q, want only this account's and region's SES resources", id, actions(st), r)
 				}
 			}
 		}
 	}
 }
 
-func TestReadRoutesGrants(t *testing.T) {
-	s := synth(t)
-	stmts := policyStatements(s.doc)
-	rolePolicies := map[string][]string{} // role logical id → policy ids
-	for id, p := range s.doc.ofType("AWS::IAM::Policy") {
-		for _, r := range p.Properties["Roles"].([]any) {
-			rolePolicies[refTarget(r)] = append(rolePolicies[refTarget(r)], id)
+// sesArnPrefix starts every SES ARN of the stack's account and region.
+const sesArnPrefix = "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:"
+
+// render writes a CloudFormation value as a string: Ref X as ${X}, GetAtt
+// X.A as ${X.A}, Fn::Join joined, so ARNs can be compared as text.
+func render(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case map[string]any:
+		if id := refTarget(v); id != "" {
+			return "${" + id + "}"
+		}
+		if ga, ok := v["Fn::GetAtt"].([]any); ok && len(ga) == 2 {
+			return fmt.Sprintf("${%v.%v}", ga[0], ga[1])
+		}
+		if j, ok := v["Fn::Join"].([]any); ok && len(j) == 2 {
+			parts, _ := j[1].([]any)
+			out := make([]string, len(parts))
+			for i, p := range parts {
+				out[i] = render(p)
+			}
+			return strings.Join(out, j[0].(string))
 		}
 	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// resources normalizes a statement's Resource (one or a list), rendered.
+func resources(st map[string]any) []string {
+	switch r := st["Resource"].(type) {
+	case []any:
+		out := make([]string, 0, len(r))
+		for _, v := range r {
+			out = append(out, render(v))
+		}
+		return out
+	case nil:
+		return nil
+	default:
+		return []string{render(r)}
+	}
+}
+
+// functionGrants is every "action on resource" of the Allow statements in
+// the policies attached to function fnID's role.
+func functionGrants(t *testing.T, doc cfnTemplate, fnID string) map[string]bool {
+	t.Helper()
+	role := getAttTarget(doc.Resources[fnID].Properties["Role"], "Arn")
+	if role == "" {
+		t.Fatalf("%s: role is not a role of the stack", fnID)
+	}
+	stmts := policyStatements(doc)
+	out := map[string]bool{}
+	add := func(sts []map[string]any) {
+		for _, st := range sts {
+			if st["Effect"] != "Allow" {
+				continue
+			}
+			if _, ok := st["Condition"]; ok {
+				t.Errorf("%s: unexpected condition %v", fnID, st["Condition"])
+			}
+			for _, a := range actions(st) {
+				for _, r := range resources(st) {
+					out[a+" on "+r] = true
+				}
+			}
+		}
+	}
+	add(stmts[role]) // inline policies of the role itself
+	for id, p := range doc.ofType("AWS::IAM::Policy") {
+		for _, r := range p.Properties["Roles"].([]any) {
+			if refTarget(r) == role {
+				add(stmts[id])
+			}
+		}
+	}
+	return out
+}
+
+// sqsConsumeActions are what an SQS event source may grant on its queue.
+var sqsConsumeActions = []string{
+	"sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl",
+	"sqs:DeleteMessage", "sqs:GetQueueAttributes",
+}
+
+// Every function gets exactly what its functionAccess entry says, on the
+// stack's own resources, plus (for a consumer) consuming its own queue.
+func TestFunctionGrantsMatchTable(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	queues := queueIDs(s.doc)
+	sets := configSetIDs(s.doc)
+	consumerQueue := map[string]string{}
+	for _, c := range routes.Consumers {
+		consumerQueue[c.Function] = "${" + queues[c.Queue.Name] + ".Arn}"
+	}
+
+	for name, id := range functionIDs(t, s.doc) {
+		a := functionAccess[name]
+		want := map[string]bool{}
+		for _, act := range a.table {
+			want[act+" on "+tableArn] = true
+		}
+		if a.queryIndexes {
+			want["dynamodb:Query on "+tableArn+"/index/*"] = true
+		}
+		if a.enqueueReview {
+			want["sqs:SendMessage on ${"+queues[queue.Review.Name]+".Arn}"] = true
+		}
+		if a.sendEmail {
+			for _, act := range sesSendActions {
+				want[act+" on "+sesArnPrefix+"identity/*"] = true
+				for _, m := range trackingModes {
+					want[act+" on "+sesArnPrefix+"configuration-set/${"+sets[m.mode]+"}"] = true
+				}
+			}
+		}
+		got := functionGrants(t, s.doc, id)
+		if q, ok := consumerQueue[name]; ok {
+			for _, act := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage"} {
+				if !got[act+" on "+q] {
+					t.Errorf("%s: no %s on its queue", name, act)
+				}
+			}
+			for _, act := range sqsConsumeActions {
+				delete(got, act+" on "+q)
+			}
+		}
+		for g := range got {
+			if !want[g] {
+				t.Errorf("%s: grant %s is not in its functionAccess entry", name, g)
+			}
+		}
+		for w := range want {
+			if !got[w] {
+				t.Errorf("%s: missing grant %s", name, w)
+			}
+		}
+	}
+}
+
+// The send routes' policy, spelled out rather than read back from the table.
+func TestSendRoutesPolicy(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	reviewQueue := "${" + queueIDs(s.doc)[queue.Review.Name] + ".Arn}"
+	sets := configSetIDs(s.doc)
+	want := map[string]bool{"sqs:SendMessage on " + reviewQueue: true}
+	for _, act := range []string{"GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"} {
+		want["dynamodb:"+act+" on "+tableArn] = true
+	}
+	for _, r := range []string{"identity/*", "configuration-set/${" + sets["full"] + "}",
+		"configuration-set/${" + sets["essential"] + "}", "configuration-set/${" + sets["off"] + "}"} {
+		want["ses:SendRawEmail on "+sesArnPrefix+r] = true
+	}
+	ids := functionIDs(t, s.doc)
+	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		got := functionGrants(t, s.doc, ids[r.Function])
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: grants\n%v\nwant\n%v", r.Function, sortedKeys(got), sortedKeys(want))
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestEveryFunctionHasAccessEntry(t *testing.T) {
+	if p := accessTableProblems(); len(p) > 0 {
+		t.Errorf("permission table: %v", p)
+	}
+	for _, fn := range functionNames() {
+		if _, ok := functionAccess[fn]; !ok {
+			t.Errorf("function %s has no functionAccess entry", fn)
+		}
+	}
+}
+
+func TestReadRoutesGrants(t *testing.T) {
+	s := synth(t)
 	allowed := []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
-	for id, fn := range s.doc.routeFunctions() {
-		if !strings.HasPrefix(fn.Properties["Description"].(string), "Sesame GET ") {
+	ids := functionIDs(t, s.doc)
+	for _, r := range routes.API {
+		if r.Method != "GET" {
 			continue
 		}
 		var got []string
-		for _, pid := range rolePolicies[getAttTarget(fn.Properties["Role"], "Arn")] {
-			for _, st := range stmts[pid] {
-				got = append(got, actions(st)...)
-			}
+		for g := range functionGrants(t, s.doc, ids[r.Function]) {
+			got = append(got, strings.SplitN(g, " on ", 2)[0])
 		}
 		for _, a := range got {
 			if !slices.Contains(allowed, a) {
-				t.Errorf("%s (GET route): action %s beyond %v", id, a, allowed)
+				t.Errorf("%s (GET route): action %s beyond %v", r.Function, a, allowed)
 			}
 		}
 		// The rate limit updates the API key item on every request.
 		if !slices.Contains(got, "dynamodb:UpdateItem") {
-			t.Errorf("%s: no dynamodb:UpdateItem for the rate limit (actions %v)", id, got)
+			t.Errorf("%s: no dynamodb:UpdateItem for the rate limit (actions %v)", r.Function, got)
 		}
 	}
 }
@@ -614,8 +991,9 @@ func TestStageAndOutputs(t *testing.T) {
 
 func TestMissingBinaries(t *testing.T) {
 	dir := t.TempDir()
-	if got := missingBinaries(dir); len(got) != len(routes.API) {
-		t.Errorf("empty bin dir: %d missing, want %d", len(got), len(routes.API))
+	want := len(routes.API) + len(routes.Consumers)
+	if got := missingBinaries(dir); len(got) != want {
+		t.Errorf("empty bin dir: %d missing, want %d", len(got), want)
 	}
 	if err := writeDummyBinaries(dir); err != nil {
 		t.Fatal(err)

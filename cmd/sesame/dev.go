@@ -92,7 +92,14 @@ func (c *console) devCommand() *cobra.Command {
 				return err
 			}
 			printDevBanner(c.out, env, envFile)
-			stack := &devstack.Stack{Deps: deps, Logger: logger}
+			// SES events, which the SES emulator does not publish, are simulated.
+			sesEvents := &devstack.SESEvents{
+				Next:  deps.Sending.Transport,
+				Queue: &queue.Publisher{SQS: sqsClient, QueueURL: queueURLs[queue.SESEvents.Name]},
+			}
+			deps.Sending.Transport = sesEvents
+			stack := &devstack.Stack{Deps: deps, Logger: logger,
+				DevRoutes: devstack.Engagement{Emails: deps.Store, Events: sesEvents}.Routes()}
 			for c, consume := range api.Consumers(deps) {
 				stack.Pollers = append(stack.Pollers, &queue.Poller{
 					SQS: sqsClient, QueueURL: queueURLs[c.Queue.Name], Consume: consume, Logger: logger,

@@ -22,12 +22,15 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/metrics"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
+	"github.com/sesame-mail/sesame/internal/status"
 )
 
 // Deps is what the handlers and consumers need, built once per process.
@@ -37,6 +40,7 @@ type Deps struct {
 	Logger   *slog.Logger
 	Sending  *sending.Service
 	Reviewer *sending.Reviewer
+	Status   *status.Processor
 }
 
 // Clients are the AWS SDK clients of a process.
@@ -73,13 +77,16 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		Logger:   logger,
 		Sending:  svc,
 		Reviewer: &sending.Reviewer{Held: store, Workspaces: store, Service: svc},
+		Status:   &status.Processor{Store: store, Logger: logger},
 	}
 }
 
 // Routes returns every implemented route with its handler.
 func Routes(d Deps) []httpapi.Route {
 	var all []httpapi.Route
-	all = append(all, email.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, email.Handlers{Store: d.Store, ClickStore: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, event.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, metrics.Handlers{Store: d.Store}.Routes()...)
 	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, identity.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	return all
@@ -89,6 +96,7 @@ func Routes(d Deps) []httpapi.Route {
 func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 	return map[routes.Consumer]queue.Consumer{
 		routes.Review: d.Reviewer.Handle,
+		routes.Status: d.Status.Handle,
 	}
 }
 

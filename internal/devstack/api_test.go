@@ -18,11 +18,11 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/sending"

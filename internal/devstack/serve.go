@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 )
 
@@ -19,15 +20,15 @@ import (
 type Stack struct {
 	Deps    api.Deps
 	Pollers []*queue.Poller
-	Logger  *slog.Logger
+	// DevRoutes are served beside the API only here (never deployed).
+	DevRoutes []httpapi.Route
+	Logger    *slog.Logger
 }
 
 // Serve serves every route on ln and runs the pollers until ctx ends.
 func (s *Stack) Serve(ctx context.Context, ln net.Listener) error {
-	h, err := api.Handler(s.Deps)
-	if err != nil {
-		return err
-	}
+	core := &httpapi.Server{Auth: s.Deps.Store, Logger: s.Deps.Logger}
+	h := core.Handler(append(api.Routes(s.Deps), s.DevRoutes...)...)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

@@ -44,6 +44,7 @@ type emailItem struct {
 	ComplainedAt *time.Time `dynamodbav:"complained_at,omitempty"`
 	TrackingMode string     `dynamodbav:"open_tracking_mode,omitempty"`
 	Error        string     `dynamodbav:"error,omitempty"`
+	OptOutClicks int        `dynamodbav:"opt_out_clicks,omitempty"`
 }
 
 func newEmailItem(e email.Email) emailItem {
@@ -65,7 +66,7 @@ func (it emailItem) email() email.Email {
 		Environment: apikey.Environment(it.Environment), SentAt: it.SentAt,
 		DeliveredAt: it.DeliveredAt, OpenedAt: it.OpenedAt, ClickedAt: it.ClickedAt,
 		BouncedAt: it.BouncedAt, ComplainedAt: it.ComplainedAt,
-		TrackingMode: email.TrackingMode(it.TrackingMode), Error: it.Error,
+		TrackingMode: email.TrackingMode(it.TrackingMode), Error: it.Error, OptOutClicks: it.OptOutClicks,
 	}
 }
 

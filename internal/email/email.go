@@ -81,6 +81,15 @@ type Email struct {
 	// TrackingMode is empty on rows stored before tracking modes existed.
 	TrackingMode TrackingMode
 	Error        string
+	// OptOutClicks counts clicks on unsubscribe links.
+	OptOutClicks int
+}
+
+// Click is one tracked click on a link of an email.
+type Click struct {
+	URL       string
+	UserAgent string
+	ClickedAt time.Time
 }
 
 // ErrNotFound is returned for an email that is absent or foreign.
@@ -100,4 +109,26 @@ type Store interface {
 	// after (exclusive; "" for the first page), whether more may follow, and
 	// the position to continue after.
 	ListEmails(ctx context.Context, workspaceID string, f Filter, after string, limit int) (emails []Email, next string, hasMore bool, err error)
+}
+
+// Rank orders statuses along an email's life so a status never moves
+// backwards: a late Delivery after an Open leaves the email opened.
+func (s Status) Rank() int {
+	switch s {
+	case StatusHeld, StatusSuppressed:
+		return 0
+	case StatusSent:
+		return 1
+	case StatusDelivered:
+		return 2
+	case StatusOpened:
+		return 3
+	case StatusClicked:
+		return 4
+	case StatusBounced, StatusFailed:
+		return 5
+	case StatusComplained:
+		return 6
+	}
+	return 0
 }

@@ -12,8 +12,9 @@ import (
 
 // Handlers serves the email read-back routes.
 type Handlers struct {
-	Store   Store
-	Cursors httpapi.Cursors
+	Store      Store
+	ClickStore ClickStore
+	Cursors    httpapi.Cursors
 }
 
 // Routes returns the routes served by h.
@@ -21,6 +22,7 @@ func (h Handlers) Routes() []httpapi.Route {
 	return []httpapi.Route{
 		{Route: routes.ListEmails, Handler: h.List},
 		{Route: routes.GetEmail, Handler: h.Get},
+		{Route: routes.Clicks, Handler: h.Clicks},
 	}
 }
 

@@ -24,10 +24,13 @@ var (
 	Send       = Route{Function: "send", Method: "POST", Path: "/api/v1/send", Scope: apikey.EmailSend}
 	SendBatch  = Route{Function: "send-batch", Method: "POST", Path: "/api/v1/send/batch", Scope: apikey.EmailSend}
 	Domains    = Route{Function: "list-domains", Method: "GET", Path: "/api/v1/domains", Scope: apikey.DomainsRead}
+	Clicks     = Route{Function: "list-clicks", Method: "GET", Path: "/api/v1/emails/{id}/clicks", Scope: apikey.EmailsRead}
+	Events     = Route{Function: "list-events", Method: "GET", Path: "/api/v1/events", Scope: apikey.EventsRead}
+	Metrics    = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
 )
 
 // API is every implemented /api/v1 route.
-var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains}
+var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics}
 
 // Consumer is a Lambda function fed by a queue through an event source
 // mapping (batches, partial batch failures reported).
@@ -39,7 +42,8 @@ type Consumer struct {
 // The queue consumers.
 var (
 	Review = Consumer{Function: "review", Queue: queue.Review}
+	Status = Consumer{Function: "status", Queue: queue.SESEvents}
 )
 
 // Consumers is every implemented queue consumer.
-var Consumers = []Consumer{Review}
+var Consumers = []Consumer{Review, Status}

@@ -1,0 +1,9 @@
+// Command get-metrics is the Lambda function serving GET /api/v1/metrics.
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+func main() { api.LambdaMain(routes.Metrics) }

@@ -1,0 +1,11 @@
+// Command status is the Lambda function consuming the ses-events queue: it
+// moves emails through their statuses and feeds events, clicks, metrics
+// and webhooks.
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+func main() { api.ConsumerMain(routes.Status) }

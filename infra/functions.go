@@ -1,0 +1,291 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+// DynamoDB item actions. TransactWriteItems is not an IAM action of its
+// own: each item of a transaction is authorized as its action (Put →
+// PutItem, Update → UpdateItem, Delete → DeleteItem, ConditionCheck →
+// ConditionCheckItem), so a function that writes in transactions is granted
+// those.
+const (
+	ddbGetItem            = "dynamodb:GetItem"
+	ddbBatchGetItem       = "dynamodb:BatchGetItem"
+	ddbQuery              = "dynamodb:Query"
+	ddbPutItem            = "dynamodb:PutItem"
+	ddbUpdateItem         = "dynamodb:UpdateItem"
+	ddbDeleteItem         = "dynamodb:DeleteItem"
+	ddbConditionCheckItem = "dynamodb:ConditionCheckItem"
+)
+
+// access is what one function may do besides writing its own logs (and,
+// for a queue consumer, consuming its queue, which the event source grants).
+type access struct {
+	// table lists the item actions allowed on the table itself.
+	table []string
+	// queryIndexes allows Query on the table's global secondary indexes.
+	queryIndexes bool
+	// enqueueReview allows sqs:SendMessage on the review queue only, and
+	// passes its URL as SESAME_REVIEW_QUEUE_URL.
+	enqueueReview bool
+	// sendEmail allows sesSendActions on the account's SES identities and
+	// the stack's configuration sets, and passes the sets' names as
+	// SESAME_CONFIG_SET_*.
+	sendEmail bool
+}
+
+// readRoute is a GET route: every /api/v1 request reads its API key and
+// counts it in the key's rate-limit window with one UpdateItem, then the
+// route reads (GetItem, or a Query on the table or an index).
+var readRoute = access{
+	table:        []string{ddbGetItem, ddbQuery, ddbUpdateItem},
+	queryIndexes: true,
+}
+
+// sendRoute is POST /send and /send/batch: the rate-limit UpdateItem; the
+// send context in one BatchGetItem; conditional puts of the email and the
+// idempotency key; updates of both; deletes that undo a failed accept; the
+// hold transaction (Puts). GetItem and ConditionCheckItem are not used by
+// today's send path; they are granted so that a single read or a
+// transaction guard added to it does not first fail in production. Held
+// email goes to the review queue; the rest goes out through SES. No index
+// is read.
+var sendRoute = access{
+	table: []string{
+		ddbGetItem, ddbBatchGetItem, ddbPutItem, ddbUpdateItem,
+		ddbDeleteItem, ddbConditionCheckItem,
+	},
+	enqueueReview: true,
+	sendEmail:     true,
+}
+
+// functionAccess is the permission table: one entry per function of
+// routes.API and routes.Consumers, by function name. A function without an
+// entry fails synth (and the tests); nothing falls back to a default.
+var functionAccess = map[string]access{
+	routes.ListEmails.Function: readRoute,
+	routes.GetEmail.Function:   readRoute,
+	routes.Domains.Function:    readRoute,
+	routes.Clicks.Function:     readRoute,
+	routes.Events.Function:     readRoute,
+	routes.Metrics.Function:    readRoute,
+	routes.Send.Function:       sendRoute,
+	routes.SendBatch.Function:  sendRoute,
+
+	// The review of held email: a held email's content chunks (Query on
+	// the table) and the emails held with a template (Query on an index);
+	// the template and the workspace (GetItem); the template's verdict and
+	// a failed email (UpdateItem); the release transaction (Update of the
+	// email, Delete of its content chunks). Cleared email is sent through
+	// SES. It enqueues nothing.
+	routes.Review.Function: {
+		table:        []string{ddbGetItem, ddbQuery, ddbUpdateItem, ddbDeleteItem},
+		queryIndexes: true,
+		sendEmail:    true,
+	},
+
+	// The status pipeline: the email (GetItem) and, in one transaction per
+	// SES event, the feed or dedupe record and click record (PutItem), the
+	// email, daily counter and monthly usage (UpdateItem), and a suppression
+	// (PutItem); the workspace's webhook endpoints (Query).
+	routes.Status.Function: {
+		table: []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
+	},
+}
+
+// sizing is a function's memory and timeout.
+type sizing struct {
+	memoryMB float64
+	timeout  time.Duration
+}
+
+// defaultSizing fits a route that reads or writes a few small items: well
+// under a second of work, 10 s to ride out DynamoDB retries.
+var defaultSizing = sizing{memoryMB: 256, timeout: 10 * time.Second}
+
+// sendSizing is for the send routes:
+//   - 28 s: API Gateway ends a Lambda integration at 29 s, so a longer
+//     timeout would only let the function work on for a client that
+//     already got a 504. Attachments given by URL are fetched 4 at a time
+//     with up to 10 s each, which can take most of that.
+//   - 1024 MB: a message of up to 20 MB, its base64 and the MIME build are
+//     in memory at once (and CPU grows with memory, shortening the build).
+var sendSizing = sizing{memoryMB: 1024, timeout: 28 * time.Second}
+
+// routeSizing lists the routes that need more than defaultSizing.
+var routeSizing = map[string]sizing{
+	routes.Send.Function:      sendSizing,
+	routes.SendBatch.Function: sendSizing,
+}
+
+// sizingOf is the sizing of route r.
+func sizingOf(r routes.Route) sizing {
+	if s, ok := routeSizing[r.Function]; ok {
+		return s
+	}
+	return defaultSizing
+}
+
+// Queue consumers: a batch of up to consumerBatchSize messages per
+// invocation, failed messages reported one by one.
+const (
+	consumerBatchSize = 10
+	consumerMemoryMB  = 256
+)
+
+// consumerSizing gives a consumer half its queue's visibility timeout: an
+// invocation always ends (or times out) well before its messages become
+// visible again, so no message is handed to a second invocation while the
+// first still works on it.
+func consumerSizing(q queue.Def) sizing {
+	return sizing{memoryMB: consumerMemoryMB, timeout: q.VisibilityTimeout / 2}
+}
+
+// functionDeps are the stack's resources that functions are wired to.
+type functionDeps struct {
+	stack       awscdk.Stack
+	binDir      string
+	table       awsdynamodb.Table
+	queues      map[string]awssqs.Queue // by queue.Def.Name
+	configSets  []configSet
+	identityArn *string // every SES identity of the stack's account and region
+	// env is what every function reads (config.API).
+	env map[string]*string
+}
+
+// accessOf is the permission-table entry of a function; a function without
+// one is a programming error caught by synth and the tests.
+func accessOf(function string) access {
+	a, ok := functionAccess[function]
+	if !ok {
+		panic(fmt.Sprintf("infra: function %q has no entry in functionAccess", function))
+	}
+	return a
+}
+
+// newFunction creates the Lambda function of binDir/<function>/bootstrap
+// with its log group, environment and grants.
+func (d functionDeps) newFunction(function, description string, size sizing) awslambda.Function {
+	a := accessOf(function)
+	id := "Fn-" + function
+
+	env := make(map[string]*string, len(d.env)+4)
+	for k, v := range d.env {
+		env[k] = v
+	}
+	if a.enqueueReview {
+		env["SESAME_REVIEW_QUEUE_URL"] = d.reviewQueue().QueueUrl()
+	}
+	if a.sendEmail {
+		for _, cs := range d.configSets {
+			env[cs.envVar] = cs.set.ConfigurationSetName()
+		}
+	}
+
+	// An explicit log group, rather than LogRetention, avoids the custom
+	// resource Lambda that CDK would add to set the retention.
+	logs := awslogs.NewLogGroup(d.stack, jsii.String(id+"-Logs"), &awslogs.LogGroupProps{
+		Retention: logRetention,
+	})
+	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
+		// Names the route or queue in the console; the tests find functions by it.
+		Description:  jsii.String(description),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(d.binDir, function)), nil),
+		MemorySize:   jsii.Number(size.memoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
+		Environment:  &env,
+		LogGroup:     logs,
+	})
+	d.grant(fn, a)
+	return fn
+}
+
+func (d functionDeps) reviewQueue() awssqs.Queue {
+	q, ok := d.queues[queue.Review.Name]
+	if !ok {
+		panic("infra: no review queue")
+	}
+	return q
+}
+
+// grant adds the statements of a to fn's role.
+func (d functionDeps) grant(fn awslambda.Function, a access) {
+	allow := func(actions []string, resources ...*string) {
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings(actions...),
+			Resources: &resources,
+		}))
+	}
+	if len(a.table) > 0 {
+		allow(a.table, d.table.TableArn())
+	}
+	if a.queryIndexes {
+		allow([]string{ddbQuery}, jsii.String(*d.table.TableArn()+"/index/*"))
+	}
+	if a.enqueueReview {
+		allow([]string{"sqs:SendMessage"}, d.reviewQueue().QueueArn())
+	}
+	if a.sendEmail {
+		resources := []*string{d.identityArn}
+		for _, cs := range d.configSets {
+			resources = append(resources, cs.arn)
+		}
+		allow(sesSendActions, resources...)
+	}
+}
+
+// newConsumer creates the function of queue consumer c, fed by its queue.
+func (d functionDeps) newConsumer(c routes.Consumer) awslambda.Function {
+	q, ok := d.queues[c.Queue.Name]
+	if !ok {
+		panic(fmt.Sprintf("infra: consumer %s reads queue %s, which the stack does not define", c.Function, c.Queue.Name))
+	}
+	fn := d.newFunction(c.Function, "Sesame consumer of the "+c.Queue.Name+" queue", consumerSizing(c.Queue))
+	// The event source also grants the consume actions on q.
+	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize:               jsii.Number(consumerBatchSize),
+		ReportBatchItemFailures: jsii.Bool(true),
+	}))
+	return fn
+}
+
+// accessTableProblems lists the functions without a functionAccess entry
+// and the entries that name no function, so a route added without deciding
+// its grants fails before synth.
+func accessTableProblems() []string {
+	var problems []string
+	names := map[string]bool{}
+	for _, fn := range functionNames() {
+		if names[fn] {
+			problems = append(problems, fmt.Sprintf("function %q is defined twice", fn))
+		}
+		names[fn] = true
+		if _, ok := functionAccess[fn]; !ok {
+			problems = append(problems, fmt.Sprintf("function %q has no entry in functionAccess", fn))
+		}
+	}
+	for fn := range functionAccess {
+		if !names[fn] {
+			problems = append(problems, fmt.Sprintf("functionAccess entry %q names no route or consumer", fn))
+		}
+	}
+	return problems
+}

@@ -1,0 +1,294 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/status"
+)
+
+// The events feed lives under WS#<ws>#EVENT sorted by event time, so the
+// feed is a reverse Query. SES events the feed does not show leave a small
+// dedupe record that expires.
+func feedPK(ws string) string    { return wsPK(ws, "EVENT") }
+func dedupePK(ws string) string  { return wsPK(ws, "SESEVENT") }
+func metricsPK(ws string) string { return wsPK(ws, "METRICS") }
+func clickPK(ws, emailID string) string {
+	return wsPK(ws, "CLICK#"+emailID)
+}
+
+// dedupeTTL outlives any SQS redelivery of an SES event.
+const dedupeTTL = 14 * 24 * time.Hour
+
+// timeKey is a fixed-width UTC time that sorts as text.
+func timeKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+type feedItem struct {
+	PK        string    `dynamodbav:"pk"`
+	SK        string    `dynamodbav:"sk"`
+	ID        string    `dynamodbav:"id"`
+	Type      string    `dynamodbav:"type"`
+	EmailID   string    `dynamodbav:"email_id,omitempty"`
+	CreatedAt time.Time `dynamodbav:"created_at"`
+	Body      []byte    `dynamodbav:"body"` // the exact envelope JSON
+}
+
+type clickItem struct {
+	PK        string    `dynamodbav:"pk"`
+	SK        string    `dynamodbav:"sk"`
+	URL       string    `dynamodbav:"url"`
+	UserAgent string    `dynamodbav:"user_agent,omitempty"`
+	ClickedAt time.Time `dynamodbav:"clicked_at"`
+}
+
+// Apply writes one SES event's change in one transaction: the dedupe
+// record (the feed item for feed events) first, so a duplicate cancels it.
+func (s *Store) Apply(ctx context.Context, c status.Change) error {
+	ws := c.WorkspaceID
+	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	if err != nil {
+		return err
+	}
+	var dedupe map[string]ddbtypes.AttributeValue
+	if c.Event != nil {
+		body, err := c.Event.Body()
+		if err != nil {
+			return err
+		}
+		it := feedItem{PK: feedPK(ws), SK: timeKey(c.Event.CreatedAt) + "#" + c.Event.ID, ID: c.Event.ID,
+			Type: string(c.Event.Type), CreatedAt: c.Event.CreatedAt, Body: body}
+		if c.Event.Data != nil {
+			it.EmailID = c.Event.Data.ID
+		}
+		dedupe, err = attributevalue.MarshalMap(it)
+		if err != nil {
+			return err
+		}
+	} else {
+		dedupe, err = attributevalue.MarshalMap(map[string]any{
+			AttrPK: dedupePK(ws), AttrSK: c.DedupeID, AttrExpiresAt: s.now().Add(dedupeTTL).Unix(),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	items := []ddbtypes.TransactWriteItem{{Put: &ddbtypes.Put{TableName: &s.Table, Item: dedupe,
+		ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()}}}
+	emailIndex := -1
+	if c.Email != nil || c.OptOutClick {
+		u, err := s.emailEventUpdate(c)
+		if err != nil {
+			return err
+		}
+		emailIndex = len(items)
+		items = append(items, ddbtypes.TransactWriteItem{Update: u})
+	}
+	if len(c.Metrics) > 0 || c.UsageMonth != "" {
+		for _, u := range s.counterUpdates(c) {
+			items = append(items, ddbtypes.TransactWriteItem{Update: u})
+		}
+	}
+	if c.Click != nil {
+		av, err := attributevalue.MarshalMap(clickItem{
+			PK: clickPK(ws, c.Click.EmailID), SK: timeKey(c.Click.ClickedAt) + "#" + c.Click.ID,
+			URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt,
+		})
+		if err != nil {
+			return err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}})
+	}
+	if c.Suppress != "" {
+		av, err := attributevalue.MarshalMap(map[string]any{
+			AttrPK: suppressionPK(ws), AttrSK: strings.ToLower(c.Suppress), "email": strings.ToLower(c.Suppress),
+			"reason": c.Reason, "created_at": s.now().UTC(),
+		})
+		if err != nil {
+			return err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}})
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	var tce *ddbtypes.TransactionCanceledException
+	if errors.As(err, &tce) {
+		reasons := tce.CancellationReasons
+		if len(reasons) > 0 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
+			return status.ErrDuplicate
+		}
+		if emailIndex >= 0 && len(reasons) > emailIndex && aws.ToString(reasons[emailIndex].Code) == "ConditionalCheckFailed" {
+			return status.ErrStale
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("apply SES event: %w", err)
+	}
+	return nil
+}
+
+// emailEventUpdate writes the email's new status and first-event times,
+// only if its status is still the one the change was planned from.
+func (s *Store) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
+	var update expression.UpdateBuilder
+	if e := c.Email; e != nil {
+		update = update.Set(expression.Name("status"), expression.Value(string(e.Status))).
+			Set(expression.Name(AttrGSI1PK), expression.Value(emailStatusPK(e.WorkspaceID, e.Status)))
+		for name, t := range map[string]*time.Time{
+			"delivered_at": e.DeliveredAt, "opened_at": e.OpenedAt, "clicked_at": e.ClickedAt,
+			"bounced_at": e.BouncedAt, "complained_at": e.ComplainedAt,
+		} {
+			if t != nil {
+				update = update.Set(expression.Name(name), expression.IfNotExists(expression.Name(name), expression.Value(t.UTC())))
+			}
+		}
+		if e.Error != "" {
+			update = update.Set(expression.Name("error"), expression.Value(e.Error))
+		}
+	}
+	if c.OptOutClick {
+		update = update.Add(expression.Name("opt_out_clicks"), expression.Value(1))
+	}
+	cond := expression.Name("status").Equal(expression.Value(string(c.ExpectStatus)))
+	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
+	if err != nil {
+		return nil, err
+	}
+	return &ddbtypes.Update{
+		TableName: &s.Table, Key: key(emailPK(c.WorkspaceID), c.EmailID),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
+
+// counterUpdates adds the change's daily metrics and monthly usage.
+func (s *Store) counterUpdates(c status.Change) []*ddbtypes.Update {
+	var out []*ddbtypes.Update
+	add := func(pk, sk string, names []string) {
+		var update expression.UpdateBuilder
+		for _, n := range names {
+			update = update.Add(expression.Name(n), expression.Value(1))
+		}
+		expr, err := expression.NewBuilder().WithUpdate(update).Build()
+		if err != nil {
+			return // names are never empty here
+		}
+		out = append(out, &ddbtypes.Update{
+			TableName: &s.Table, Key: key(pk, sk), UpdateExpression: expr.Update(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		})
+	}
+	if len(c.Metrics) > 0 {
+		add(metricsPK(c.WorkspaceID), c.OccurredAt.Format("2006-01-02"), c.Metrics)
+	}
+	if c.UsageMonth != "" {
+		add(usagePK(c.WorkspaceID), c.UsageMonth, []string{"sent"})
+	}
+	return out
+}
+
+// ListEvents returns the feed's envelopes newest first after position
+// after ("" for the first page).
+func (s *Store) ListEvents(ctx context.Context, workspaceID, after string, limit int) ([][]byte, string, bool, error) {
+	items, next, more, err := s.queryPage(ctx, feedPK(workspaceID), after, limit)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("list events: %w", err)
+	}
+	out := make([][]byte, 0, len(items))
+	for _, item := range items {
+		var it feedItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, "", false, err
+		}
+		out = append(out, it.Body)
+	}
+	return out, next, more, nil
+}
+
+// queryPage reads up to limit items of one partition newest first after
+// the sort key after; the position of the last item continues the list.
+func (s *Store) queryPage(ctx context.Context, pk, after string, limit int) ([]map[string]ddbtypes.AttributeValue, string, bool, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(AttrPK).Equal(expression.Value(pk))).Build()
+	if err != nil {
+		return nil, "", false, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Table, ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit + 1)),
+		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	if after != "" {
+		in.ExclusiveStartKey = key(pk, after)
+	}
+	out, err := s.DB.Query(ctx, in)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if len(out.Items) > limit {
+		items := out.Items[:limit]
+		return items, aws.ToString(stringAttr(items[limit-1], AttrSK)), true, nil
+	}
+	return out.Items, "", false, nil
+}
+
+// ListClicks returns up to limit clicks of an email, newest first, and
+// whether more exist.
+func (s *Store) ListClicks(ctx context.Context, workspaceID, emailID string, limit int) ([]email.Click, bool, error) {
+	items, _, more, err := s.queryPage(ctx, clickPK(workspaceID, emailID), "", limit)
+	if err != nil {
+		return nil, false, fmt.Errorf("list clicks: %w", err)
+	}
+	out := make([]email.Click, 0, len(items))
+	for _, item := range items {
+		var it clickItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, false, err
+		}
+		out = append(out, email.Click{URL: it.URL, UserAgent: it.UserAgent, ClickedAt: it.ClickedAt})
+	}
+	return out, more, nil
+}
+
+// DailyMetrics returns the counters of each day from..to (YYYY-MM-DD,
+// inclusive) that has any, by day.
+func (s *Store) DailyMetrics(ctx context.Context, workspaceID, from, to string) (map[string]map[string]int, error) {
+	keyCond := expression.Key(AttrPK).Equal(expression.Value(metricsPK(workspaceID))).
+		And(expression.Key(AttrSK).Between(expression.Value(from), expression.Value(to)))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	days := map[string]map[string]int{}
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read metrics: %w", err)
+		}
+		for _, item := range page.Items {
+			day := aws.ToString(stringAttr(item, AttrSK))
+			counts := map[string]int{}
+			for name, v := range item {
+				if name == AttrPK || name == AttrSK {
+					continue
+				}
+				var n int
+				if err := attributevalue.Unmarshal(v, &n); err == nil {
+					counts[name] = n
+				}
+			}
+			days[day] = counts
+		}
+	}
+	return days, nil
+}

@@ -1,0 +1,66 @@
+// Package event is the delivery and engagement event of an email: the
+// envelope of the events feed (GET /api/v1/events) and of webhook payloads.
+package event
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/email"
+)
+
+// Type is one of the spec's six event types.
+type Type string
+
+const (
+	Delivered  Type = "email.delivered"
+	Bounced    Type = "email.bounced"
+	Complained Type = "email.complained"
+	Failed     Type = "email.failed"
+	Opened     Type = "email.opened"
+	Clicked    Type = "email.clicked"
+)
+
+// Types lists every event type.
+var Types = []Type{Delivered, Bounced, Complained, Failed, Opened, Clicked}
+
+// Valid reports whether t is one of the six types.
+func (t Type) Valid() bool { return slices.Contains(Types, t) }
+
+// Event is one feed item: its id is stable (derived from the SES event), so
+// a redelivered SES event maps to the same event and webhook retries carry
+// the same id.
+type Event struct {
+	ID          string // evt_…
+	WorkspaceID string
+	Type        Type
+	CreatedAt   time.Time
+	// Data is the email as it was right after the event; nil for the rare
+	// event with no associated message.
+	Data *email.View
+}
+
+// Envelope is the JSON shape of an event in the feed and in webhooks.
+type Envelope struct {
+	ID        string      `json:"id"`
+	Type      Type        `json:"type"`
+	CreatedAt string      `json:"created_at"`
+	Data      *email.View `json:"data"`
+}
+
+// Envelope renders e.
+func (e Event) Envelope() Envelope {
+	return Envelope{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Data: e.Data}
+}
+
+// Body is the exact webhook request body of e.
+func (e Event) Body() ([]byte, error) { return json.Marshal(e.Envelope()) }
+
+// Publisher hands an event to whatever pushes it out (the webhook fan-out).
+// Publishing the same event twice must be harmless: deliveries are
+// deduplicated per event and endpoint.
+type Publisher interface {
+	Publish(ctx context.Context, e Event) error
+}

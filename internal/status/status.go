@@ -1,0 +1,294 @@
+package status
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/event"
+)
+
+// ClickRecord is one tracked click on a link of an email.
+type ClickRecord struct {
+	ID        string
+	EmailID   string
+	URL       string
+	UserAgent string
+	ClickedAt time.Time
+}
+
+// Change is everything one SES event writes, applied atomically: a
+// duplicate SES event finds its dedupe record (the feed item, or a small
+// record for events the feed does not show) and changes nothing.
+type Change struct {
+	WorkspaceID string
+	EmailID     string
+	DedupeID    string    // stable per SES event: evt_… for feed events
+	OccurredAt  time.Time // when the event happened
+	// Event is the feed item; nil for events the feed does not show.
+	Event *event.Event
+	// Email is the email after the event, written only if its status is
+	// still ExpectStatus; nil when the event does not change the email.
+	Email        *email.Email
+	ExpectStatus email.Status
+	OptOutClick  bool     // count an unsubscribe click on the email
+	Metrics      []string // daily counters to add one to
+	UsageMonth   string   // YYYY-MM of a live send to count, "" for none
+	Click        *ClickRecord
+	Suppress     string // address to put on the do-not-send list
+	Reason       string // why it is suppressed
+}
+
+// Errors of Store.Apply.
+var (
+	ErrDuplicate = errors.New("SES event already applied")
+	ErrStale     = errors.New("email changed meanwhile")
+)
+
+// Store reads emails and applies changes.
+type Store interface {
+	GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
+	Apply(ctx context.Context, c Change) error
+}
+
+// Processor is the status function's logic.
+type Processor struct {
+	Store     Store
+	Publisher event.Publisher
+	Logger    *slog.Logger
+}
+
+func (p *Processor) logger() *slog.Logger {
+	if p.Logger == nil {
+		return slog.Default()
+	}
+	return p.Logger
+}
+
+// Handle consumes a batch of the ses-events queue. Messages that can never
+// apply (malformed, unknown type, no tags, unknown email) are dropped with
+// a log line; faults are reported as batch item failures and retried.
+func (p *Processor) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
+	var resp events.SQSEventResponse
+	for _, rec := range batch.Records {
+		ev, err := Parse([]byte(rec.Body))
+		if err != nil {
+			p.logger().WarnContext(ctx, "SES event dropped", slog.String("message_id", rec.MessageId), slog.String("reason", err.Error()))
+			continue
+		}
+		if err := p.Process(ctx, ev); err != nil {
+			p.logger().ErrorContext(ctx, "SES event failed; will retry", slog.String("message_id", rec.MessageId), slog.Any("err", err))
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+		}
+	}
+	return resp, nil
+}
+
+// maxAttempts bounds the optimistic retries of one event against
+// concurrent changes of the same email.
+const maxAttempts = 5
+
+// Process applies one SES event.
+func (p *Processor) Process(ctx context.Context, ev SESEvent) error {
+	ws, id := ev.Tag("workspace_id"), ev.Tag("email_id")
+	for range maxAttempts {
+		e, err := p.Store.GetEmail(ctx, ws, id)
+		if errors.Is(err, email.ErrNotFound) {
+			// Unknown, or of another workspace: the tags name no email of ours.
+			p.logger().WarnContext(ctx, "SES event for an unknown email dropped", slog.String("workspace_id", ws), slog.String("email_id", id), slog.String("type", ev.EventType))
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c := Plan(e, ev)
+		if c == nil {
+			return nil
+		}
+		err = p.Store.Apply(ctx, *c)
+		switch {
+		case err == nil, errors.Is(err, ErrDuplicate):
+			// A duplicate is published again: if the first try died before
+			// its fan-out, this is the fan-out; deliveries are deduplicated.
+			if c.Event != nil && p.Publisher != nil {
+				return p.Publisher.Publish(ctx, *c.Event)
+			}
+			return nil
+		case errors.Is(err, ErrStale):
+			continue
+		default:
+			return err
+		}
+	}
+	return fmt.Errorf("email %s kept changing; retry later", id)
+}
+
+// Plan decides what an SES event changes for email e; nil when nothing.
+func Plan(e email.Email, ev SESEvent) *Change {
+	when, _ := ev.when()
+	when = when.UTC()
+	c := &Change{WorkspaceID: e.WorkspaceID, EmailID: e.ID, OccurredAt: when, ExpectStatus: e.Status}
+	next := e
+	metric := func(name string) string {
+		return string(e.Type) + "_" + string(e.Environment) + "_" + name
+	}
+	var evType event.Type
+	switch ev.EventType {
+	case TypeSend:
+		c.DedupeID = eventID(e, ev, "")
+		c.Metrics = []string{metric("sent")}
+		if e.Environment == apikey.Live {
+			c.UsageMonth = when.Format("2006-01")
+		}
+		return c
+	case TypeDeliveryDelay:
+		return nil // SES keeps trying; a final failure arrives as a Bounce
+	case TypeDelivery:
+		evType = event.Delivered
+		if e.DeliveredAt == nil {
+			next.DeliveredAt = &when
+			c.Metrics = []string{metric("delivered")}
+		}
+		next.Status = higher(e.Status, email.StatusDelivered)
+	case TypeBounce:
+		// SES publishes a Transient bounce only once it stops retrying.
+		evType = event.Bounced
+		if e.BouncedAt == nil {
+			next.BouncedAt = &when
+			c.Metrics = []string{metric("bounced")}
+		}
+		next.Status = higher(e.Status, email.StatusBounced)
+		if ev.Bounce.BounceType == "Permanent" {
+			c.Suppress, c.Reason = e.To, "hard bounce ("+ev.Bounce.BounceSubType+")"
+		}
+	case TypeComplaint:
+		evType = event.Complained
+		if e.ComplainedAt == nil {
+			next.ComplainedAt = &when
+			c.Metrics = []string{metric("complained")}
+		}
+		next.Status = higher(e.Status, email.StatusComplained)
+		c.Suppress, c.Reason = e.To, "complaint"
+	case TypeReject, TypeRenderingFailure:
+		evType = event.Failed
+		if e.Status.Rank() < email.StatusFailed.Rank() {
+			next.Status = email.StatusFailed
+			next.Error = "rejected by SES: " + ev.Reject.reason()
+			if ev.EventType == TypeRenderingFailure {
+				next.Error = "rendering failed: " + ev.Failure.ErrorMessage
+			}
+			c.Metrics = []string{metric("failed")}
+		}
+	case TypeOpen:
+		switch e.TrackingMode {
+		case email.TrackingOff:
+			return nil // not tracked: opened_at stays null
+		case email.TrackingEssential:
+			if e.OpenedAt != nil {
+				return nil // fires once per message
+			}
+			day := time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC)
+			next.OpenedAt = &day
+			c.OccurredAt = day
+			c.Metrics = []string{metric("opened")}
+			next.Status = higher(e.Status, email.StatusOpened)
+			c.DedupeID = eventID(e, SESEvent{EventType: TypeOpen}, "essential")
+			c.Email = &next
+			c.Event = &event.Event{ID: c.DedupeID, WorkspaceID: e.WorkspaceID, Type: event.Opened, CreatedAt: day, Data: view(next)}
+			return c
+		}
+		evType = event.Opened
+		if e.OpenedAt == nil {
+			next.OpenedAt = &when
+			c.Metrics = []string{metric("opened")}
+		}
+		next.Status = higher(e.Status, email.StatusOpened)
+	case TypeClick:
+		if e.TrackingMode == email.TrackingOff {
+			return nil
+		}
+		c.DedupeID = eventID(e, ev, ev.Click.Link)
+		if IsUnsubscribe(ev.Click) {
+			// Opt-outs are counted, never listed, and are not engagement.
+			c.OptOutClick = true
+			return c
+		}
+		evType = event.Clicked
+		if e.ClickedAt == nil {
+			next.ClickedAt = &when
+			c.Metrics = []string{metric("clicked")}
+		}
+		next.Status = higher(e.Status, email.StatusClicked)
+		// The clicker's IP address is not kept: nothing needs it.
+		c.Click = &ClickRecord{ID: c.DedupeID, EmailID: e.ID, URL: ev.Click.Link, UserAgent: ev.Click.UserAgent, ClickedAt: when}
+	default:
+		return nil
+	}
+	if c.DedupeID == "" {
+		c.DedupeID = eventID(e, ev, "")
+	}
+	if !sameEmail(e, next) {
+		c.Email = &next
+	}
+	c.Event = &event.Event{ID: c.DedupeID, WorkspaceID: e.WorkspaceID, Type: evType, CreatedAt: when, Data: view(next)}
+	return c
+}
+
+func (r *Reject) reason() string {
+	if r == nil || r.Reason == "" {
+		return "rejected"
+	}
+	return r.Reason
+}
+
+// IsUnsubscribe reports whether a click was on an unsubscribe link: tagged
+// sesame_link=unsubscribe (the campaign footer does this), or a link whose
+// path says unsubscribe.
+func IsUnsubscribe(c *Click) bool {
+	for _, v := range c.LinkTags["sesame_link"] {
+		if v == "unsubscribe" {
+			return true
+		}
+	}
+	u, err := url.Parse(c.Link)
+	return err == nil && strings.Contains(strings.ToLower(u.Path), "unsubscribe")
+}
+
+func higher(a, b email.Status) email.Status {
+	if b.Rank() > a.Rank() {
+		return b
+	}
+	return a
+}
+
+func sameEmail(a, b email.Email) bool {
+	eq := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
+	return a.Status == b.Status && a.Error == b.Error && eq(a.DeliveredAt, b.DeliveredAt) &&
+		eq(a.OpenedAt, b.OpenedAt) && eq(a.ClickedAt, b.ClickedAt) && eq(a.BouncedAt, b.BouncedAt) &&
+		eq(a.ComplainedAt, b.ComplainedAt)
+}
+
+func view(e email.Email) *email.View {
+	v := e.View()
+	return &v
+}
+
+// eventID derives a stable id from what identifies an SES event, so a
+// redelivered event gets the same id (and the same feed item).
+func eventID(e email.Email, ev SESEvent, extra string) string {
+	when, _ := ev.when()
+	sum := sha256.Sum256([]byte(strings.Join([]string{
+		e.WorkspaceID, e.ID, ev.EventType, when.UTC().Format(time.RFC3339Nano), extra,
+	}, "\x00")))
+	return "evt_" + hex.EncodeToString(sum[:16])
+}
