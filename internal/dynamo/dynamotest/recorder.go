@@ -16,8 +16,23 @@ type Recorder struct {
 	// Fail, when it returns an error for an operation, makes that call fail.
 	Fail func(op string) error
 
-	mu    sync.Mutex
-	calls map[string]int
+	mu     sync.Mutex
+	calls  map[string]int
+	writes int
+}
+
+// Writes returns the number of items written since the last Reset: one per
+// PutItem, UpdateItem or DeleteItem, one per item of a transaction or batch.
+func (r *Recorder) Writes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.writes
+}
+
+func (r *Recorder) addWrites(n int) {
+	r.mu.Lock()
+	r.writes += n
+	r.mu.Unlock()
 }
 
 // Calls returns the number of calls of op since the last Reset.
@@ -43,6 +58,7 @@ func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = nil
+	r.writes = 0
 }
 
 func (r *Recorder) record(op string) error {
@@ -70,6 +86,7 @@ func (r *Recorder) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts 
 	if err := r.record("PutItem"); err != nil {
 		return nil, err
 	}
+	r.addWrites(1)
 	return r.DB.PutItem(ctx, in, opts...)
 }
 
@@ -77,6 +94,7 @@ func (r *Recorder) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput,
 	if err := r.record("UpdateItem"); err != nil {
 		return nil, err
 	}
+	r.addWrites(1)
 	return r.DB.UpdateItem(ctx, in, opts...)
 }
 
@@ -84,6 +102,7 @@ func (r *Recorder) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput,
 	if err := r.record("DeleteItem"); err != nil {
 		return nil, err
 	}
+	r.addWrites(1)
 	return r.DB.DeleteItem(ctx, in, opts...)
 }
 
@@ -98,6 +117,7 @@ func (r *Recorder) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 	if err := r.record("TransactWriteItems"); err != nil {
 		return nil, err
 	}
+	r.addWrites(len(in.TransactItems))
 	return r.DB.TransactWriteItems(ctx, in, opts...)
 }
 
@@ -111,6 +131,9 @@ func (r *Recorder) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemIn
 func (r *Recorder) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	if err := r.record("BatchWriteItem"); err != nil {
 		return nil, err
+	}
+	for _, reqs := range in.RequestItems {
+		r.addWrites(len(reqs))
 	}
 	return r.DB.BatchWriteItem(ctx, in, opts...)
 }
