@@ -284,10 +284,11 @@ func (c *console) heldCommand() *cobra.Command {
 					return fmt.Errorf("email %s: %w", args[0], err)
 				}
 				var reasons []string
+				vouched := args[0] // the owner looked at this one
 				if !cleared {
-					reasons = []string{"denied by the workspace owner"}
+					reasons, vouched = []string{"denied by the workspace owner"}, ""
 				}
-				if err := deps.Reviewer.DecideTemplate(cmd.Context(), workspaceID, h.Fingerprint, cleared, reasons); err != nil {
+				if err := deps.Reviewer.DecideTemplate(cmd.Context(), workspaceID, h.Fingerprint, cleared, reasons, vouched); err != nil {
 					return err
 				}
 				verb := map[bool]string{true: "cleared", false: "denied"}[cleared]

@@ -27,6 +27,7 @@ const (
 	CodeIdempotencyConflict Code = "idempotency_conflict"
 	CodeMessageTooLarge     Code = "message_too_large"
 	CodeRateLimited         Code = "rate_limited"
+	CodeQuotaExceeded       Code = "monthly_quota_exceeded"
 	CodeInternal            Code = "internal_error"
 	CodeServiceUnavailable  Code = "service_unavailable"
 )
@@ -45,6 +46,7 @@ var statusOf = map[Code]int{
 	CodeIdempotencyConflict: http.StatusConflict,
 	CodeMessageTooLarge:     http.StatusRequestEntityTooLarge,
 	CodeRateLimited:         http.StatusTooManyRequests,
+	CodeQuotaExceeded:       http.StatusTooManyRequests,
 	CodeInternal:            http.StatusInternalServerError,
 	CodeServiceUnavailable:  http.StatusServiceUnavailable,
 }

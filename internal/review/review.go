@@ -132,15 +132,28 @@ type Verdict struct {
 
 var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly"}
 
-// Check is the quick automated review of a held template: it is cleared
-// unless it names a brand the workspace does not own, asks for credentials
-// in a form, carries script, or has deceptive links (visible text showing
-// another domain than the target, IP-address hosts, URL shorteners).
+// Check is the quick automated review of one email: BrandCheck and
+// CheckContent together.
 func Check(subject, body string, own []string) Verdict {
-	var reasons []string
+	reasons := append(BrandCheck(subject, body, own).Reasons, CheckContent(body).Reasons...)
+	return Verdict{Cleared: len(reasons) == 0, Reasons: reasons}
+}
+
+// BrandCheck clears an email unless it names a brand the workspace does
+// not own. It is per email: the same layout may name different brands.
+func BrandCheck(subject, body string, own []string) Verdict {
 	if brands := ForeignBrands(subject, body, own); len(brands) > 0 {
-		reasons = append(reasons, "names a brand the workspace does not own: "+strings.Join(brands, ", "))
+		return Verdict{Reasons: []string{"names a brand the workspace does not own: " + strings.Join(brands, ", ")}}
 	}
+	return Verdict{Cleared: true}
+}
+
+// CheckContent is the quick review of a template's markup: it is cleared
+// unless it asks for credentials in a form, carries script, or has
+// deceptive links (visible text showing another domain than the target,
+// IP-address hosts, URL shorteners).
+func CheckContent(body string) Verdict {
+	var reasons []string
 	z := html.NewTokenizer(strings.NewReader(body))
 	var href string
 	var linkText strings.Builder

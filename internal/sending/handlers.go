@@ -132,8 +132,9 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 				key, hash := "", ""
 				if idem != "" {
 					// Each item claims its own derived key, so a replayed or
-					// concurrent batch sends every item at most once.
-					key, hash = idem+"#"+strconv.Itoa(i), RequestHash(routes.SendBatch.Path, one)
+					// concurrent batch sends every item at most once. A space
+					// cannot occur in a client's key, so none can collide.
+					key, hash = idem+" "+strconv.Itoa(i), RequestHash(routes.SendBatch.Path, one)
 				}
 				var out Outcome
 				out, err = h.Service.Send(r.Context(), p, one, key, hash)
@@ -157,13 +158,20 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// batchError scopes an item's error to the item: validation errors come
+// prefixed already; errors of the send itself (sender_id, tracking, …) get
+// the prefix here. A malformed item names the item itself.
 func batchError(e *httpapi.Error, prefix string) *BatchError {
 	out := &BatchError{Code: e.Code, Message: e.Message}
-	if e.Param != "" {
-		param := e.Param
-		if param == prefix+"body" { // a malformed item names the item
-			param = strings.TrimSuffix(prefix, ".")
-		}
+	param := e.Param
+	switch {
+	case param == "" || param == "Idempotency-Key":
+	case param == prefix+"body":
+		param = strings.TrimSuffix(prefix, ".")
+	case !strings.HasPrefix(param, prefix):
+		param = prefix + param
+	}
+	if param != "" {
 		out.Param = &param
 	}
 	return out

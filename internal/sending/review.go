@@ -50,9 +50,11 @@ func (rv *Reviewer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 	return resp, nil
 }
 
-// Review decides one held email: a pending template is checked once and the
-// verdict applies to every email held with it; an email held only for the
-// brands it names is checked on its own.
+// Review decides one held email. A pending template is decided by the
+// markup check of the first email reviewed, and the verdict releases every
+// email held with it; whether an email names a brand the workspace does not
+// own is checked for each email on its own, as the same layout can carry
+// different brands.
 func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 	h, err := rv.Held.GetHeld(ctx, m.WorkspaceID, m.EmailID)
 	if errors.Is(err, ErrNotHeld) {
@@ -65,28 +67,34 @@ func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 	if err != nil {
 		return err
 	}
-	ws, err := rv.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
-	if err != nil {
-		return err
-	}
 	switch tpl.State {
 	case TemplateDenied:
 		return rv.release(ctx, h, false, tpl.Reasons)
 	case TemplateCleared:
-		v := review.Check(h.Request.Subject, h.Request.HTML, ownBrands(ws))
+		ws, err := rv.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		v := review.BrandCheck(h.Request.Subject, h.Request.HTML, ownBrands(ws))
 		return rv.release(ctx, h, v.Cleared, v.Reasons)
 	}
-	v := review.Check(h.Request.Subject, h.Request.HTML, ownBrands(ws))
-	return rv.DecideTemplate(ctx, m.WorkspaceID, h.Fingerprint, v.Cleared, v.Reasons)
+	v := review.CheckContent(h.Request.HTML)
+	return rv.DecideTemplate(ctx, m.WorkspaceID, h.Fingerprint, v.Cleared, v.Reasons, "")
 }
 
 // DecideTemplate records a verdict on a template and releases every email
-// held with it: sent when cleared, failed (not sent, not counted) when not.
-// The console's `held clear` and `held deny` use it too.
-func (rv *Reviewer) DecideTemplate(ctx context.Context, workspaceID, fingerprint string, cleared bool, reasons []string) error {
+// held with it: when cleared, each is sent unless it names a brand the
+// workspace does not own (then it fails); when not, none is sent or
+// counted. vouched names an email the owner cleared by hand (`sesame held
+// clear`), which skips the brand check; "" for the automated review.
+func (rv *Reviewer) DecideTemplate(ctx context.Context, workspaceID, fingerprint string, cleared bool, reasons []string, vouched string) error {
 	state := TemplateDenied
 	if cleared {
 		state = TemplateCleared
+	}
+	ws, err := rv.Workspaces.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return err
 	}
 	if err := rv.Held.DecideTemplate(ctx, workspaceID, fingerprint, state, reasons); err != nil {
 		return err
@@ -105,7 +113,12 @@ func (rv *Reviewer) DecideTemplate(ctx context.Context, workspaceID, fingerprint
 			errs = append(errs, err)
 			continue
 		}
-		errs = append(errs, rv.release(ctx, h, cleared, reasons))
+		ok, why := cleared, reasons
+		if cleared && id != vouched {
+			v := review.BrandCheck(h.Request.Subject, h.Request.HTML, ownBrands(ws))
+			ok, why = v.Cleared, v.Reasons
+		}
+		errs = append(errs, rv.release(ctx, h, ok, why))
 	}
 	return errors.Join(errs...)
 }

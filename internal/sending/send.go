@@ -39,9 +39,6 @@ const (
 	idempotencyTTL = 24 * time.Hour
 )
 
-// CodeMonthlyQuotaExceeded answers a live send over the monthly allowance.
-const CodeMonthlyQuotaExceeded httpapi.Code = "monthly_quota_exceeded"
-
 // Transport delivers a raw message (ses.Client in production).
 type Transport interface {
 	Send(ctx context.Context, in ses.SendInput) (string, error)
@@ -158,7 +155,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 	if p.Environment == apikey.Live && c.Workspace.MonthlyAllowance > 0 && c.MonthlySent >= c.Workspace.MonthlyAllowance {
 		next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-		e := httpapi.Errorf(CodeMonthlyQuotaExceeded, "", "the workspace has used its monthly allowance of %d live emails; it renews on %s", c.Workspace.MonthlyAllowance, next.Format("2006-01-02"))
+		e := httpapi.Errorf(httpapi.CodeQuotaExceeded, "", "the workspace has used its monthly allowance of %d live emails; it renews on %s", c.Workspace.MonthlyAllowance, next.Format("2006-01-02"))
 		e.RetryAfter = next.Sub(now)
 		return Outcome{}, e
 	}
