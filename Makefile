@@ -34,6 +34,10 @@ dev-down:
 test: deps
 	localstack/test.sh
 
+## bench: speed, DynamoDB calls and capacity per request, cost per 1,000 emails
+bench: deps
+	localstack/bench.sh
+
 ## build: every Lambda function to bin/<fn>/bootstrap (linux/arm64)
 build:
 	@for fn in $(FUNCTIONS); do \

@@ -106,6 +106,13 @@ var functionAccess = map[string]access{
 	routes.Status.Function: {
 		table: []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
 	},
+
+	// Webhook delivery: the endpoint and the delivery record (GetItem); the
+	// attempt log and delivery record (PutItem); the endpoint's success and
+	// failure counters and auto-disable (UpdateItem).
+	routes.WebhookDispatch.Function: {
+		table: []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
+	},
 }
 
 // sizing is a function's memory and timeout.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"strings"
 
@@ -61,6 +62,9 @@ func (c *console) devCommand() *cobra.Command {
 				Table: c.table, CursorSecret: secret, LogLevel: slog.LevelInfo,
 				ReviewQueueURL: queueURLs[queue.Review.Name],
 				ConfigSetFull:  "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off",
+				WebhooksQueueURL: queueURLs[queue.Webhooks.Name],
+				// Local receivers listen on loopback; production never allows it.
+				WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 			}
 			logger := api.NewLogger(cfg.LogLevel)
 			clients := api.NewClients(awsCfg, disableChecksum)

@@ -46,7 +46,7 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&c.region, "region", "", "AWS region (default: from the AWS environment)")
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
 	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
-		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.devCommand())
+		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.webhooksCommand(), c.devCommand())
 	return root
 }
 

@@ -34,6 +34,7 @@ func (c *console) deps(ctx context.Context) (api.Deps, error) {
 		ConfigSetFull:      os.Getenv("SESAME_CONFIG_SET_FULL"),
 		ConfigSetEssential: os.Getenv("SESAME_CONFIG_SET_ESSENTIAL"),
 		ConfigSetOff:       os.Getenv("SESAME_CONFIG_SET_OFF"),
+		WebhooksQueueURL:   os.Getenv("SESAME_WEBHOOKS_QUEUE_URL"),
 	}
 	return api.NewDeps(cfg, api.NewClients(awsCfg), api.NewLogger(slog.LevelWarn)), nil
 }

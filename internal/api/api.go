@@ -31,6 +31,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 // Deps is what the handlers and consumers need, built once per process.
@@ -41,13 +42,21 @@ type Deps struct {
 	Sending  *sending.Service
 	Reviewer *sending.Reviewer
 	Status   *status.Processor
+	Webhooks *webhook.Dispatcher
+}
+
+// SQSAPI is the part of the SQS API the functions use.
+type SQSAPI interface {
+	queue.SendAPI
+	webhook.BatchSender
+	webhook.VisibilityChanger
 }
 
 // Clients are the AWS SDK clients of a process.
 type Clients struct {
 	DynamoDB dynamo.DB
 	SES      ses.API
-	SQS      queue.SendAPI
+	SQS      SQSAPI
 }
 
 // NewClients builds the SDK clients from the AWS configuration; no call is
@@ -71,13 +80,17 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		ConfigSets:  sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
 		Logger:      logger,
 	}
+	fanout := &webhook.Fanout{Endpoints: store, SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}
 	return Deps{
 		Store:    store,
 		Cursors:  httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
 		Logger:   logger,
 		Sending:  svc,
 		Reviewer: &sending.Reviewer{Held: store, Workspaces: store, Service: svc},
-		Status:   &status.Processor{Store: store, Logger: logger},
+		Status:   &status.Processor{Store: store, Publisher: fanout, Logger: logger},
+		Webhooks: webhook.NewDispatcher(store, c.SQS, cfg.WebhooksQueueURL, webhook.DispatcherOptions{
+			Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes, Logger: logger,
+		}),
 	}
 }
 
@@ -95,8 +108,9 @@ func Routes(d Deps) []httpapi.Route {
 // Consumers returns the handler of each queue consumer, by function.
 func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 	return map[routes.Consumer]queue.Consumer{
-		routes.Review: d.Reviewer.Handle,
-		routes.Status: d.Status.Handle,
+		routes.Review:          d.Reviewer.Handle,
+		routes.Status:          d.Status.Handle,
+		routes.WebhookDispatch: d.Webhooks.Handle,
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
+	"time"
 
 	"github.com/sethvargo/go-envconfig"
 )
@@ -24,6 +26,14 @@ type API struct {
 	ConfigSetFull      string `env:"SESAME_CONFIG_SET_FULL"`
 	ConfigSetEssential string `env:"SESAME_CONFIG_SET_ESSENTIAL"`
 	ConfigSetOff       string `env:"SESAME_CONFIG_SET_OFF"`
+	// WebhooksQueueURL is the queue of webhook deliveries.
+	WebhooksQueueURL string `env:"SESAME_WEBHOOKS_QUEUE_URL"`
+	// WebhookTimeout bounds one delivery POST; 0 means 10 s.
+	WebhookTimeout time.Duration `env:"SESAME_WEBHOOK_TIMEOUT"`
+	// WebhookAllowedPrefixes lets webhook deliveries reach these networks
+	// despite the SSRF guard. The local stack allows loopback; production
+	// never sets it.
+	WebhookAllowedPrefixes []netip.Prefix `env:"SESAME_WEBHOOK_ALLOWED_PREFIXES"`
 }
 
 // Load fills cfg from the process environment.

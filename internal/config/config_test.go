@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"testing"
 
 	"github.com/sethvargo/go-envconfig"
@@ -33,7 +34,7 @@ func TestLoadAPI(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}
-			if !tc.wantErr && got != tc.want {
+			if !tc.wantErr && !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})

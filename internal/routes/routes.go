@@ -41,9 +41,10 @@ type Consumer struct {
 
 // The queue consumers.
 var (
-	Review = Consumer{Function: "review", Queue: queue.Review}
-	Status = Consumer{Function: "status", Queue: queue.SESEvents}
+	Review          = Consumer{Function: "review", Queue: queue.Review}
+	Status          = Consumer{Function: "status", Queue: queue.SESEvents}
+	WebhookDispatch = Consumer{Function: "webhook-dispatch", Queue: queue.Webhooks}
 )
 
 // Consumers is every implemented queue consumer.
-var Consumers = []Consumer{Review, Status}
+var Consumers = []Consumer{Review, Status, WebhookDispatch}

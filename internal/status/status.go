@@ -125,7 +125,7 @@ func (p *Processor) Process(ctx context.Context, ev SESEvent) error {
 			}
 			return nil
 		case errors.Is(err, ErrStale):
-			continue
+			return nil
 		default:
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -73,6 +74,7 @@ func (f *Fanout) Publish(ctx context.Context, e event.Event) error {
 		if err != nil {
 			return err
 		}
+		msg = asciiJSON(msg)
 		if len(batch) == batchEntries || (len(batch) > 0 && size+len(msg) > batchBytes) {
 			if err := f.send(ctx, batch); err != nil {
 				return err
@@ -112,4 +114,42 @@ func (f *Fanout) send(ctx context.Context, entries []sqstypes.SendMessageBatchRe
 		entries = again
 	}
 	return nil
+}
+
+// asciiJSON escapes every non-ASCII character of a JSON text as \uXXXX
+// (a surrogate pair above U+FFFF). SQS refuses some characters in a
+// message body (U+FFFE, U+FFFF; the emulator also astral ones), and in
+// JSON made by encoding/json they occur only inside strings, where the
+// escape decodes back to the same UTF-8 bytes.
+func asciiJSON(b []byte) []byte {
+	ascii := true
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return b
+	}
+	const hexDigits = "0123456789abcdef"
+	out := make([]byte, 0, len(b)+len(b)/4)
+	esc := func(r rune) {
+		out = append(out, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+	}
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		switch {
+		case r < utf8.RuneSelf:
+			out = append(out, b[0])
+		case r > 0xFFFF:
+			hi, lo := utf16.EncodeRune(r)
+			esc(hi)
+			esc(lo)
+		default:
+			esc(r)
+		}
+		b = b[size:]
+	}
+	return out
 }

@@ -109,7 +109,8 @@ func (a Attempt) Succeeded() bool { return a.Error == "" && a.StatusCode >= 200 
 
 // Job is the body of one webhooks queue message: one event for one
 // endpoint. Payload holds the exact request body (the event envelope) as a
-// JSON string, so it survives the queue byte for byte.
+// JSON string, so it survives the queue byte for byte; the fan-out writes
+// the message in ASCII (\uXXXX escapes), which SQS always accepts.
 type Job struct {
 	WorkspaceID string     `json:"workspace_id"`
 	EndpointID  string     `json:"endpoint_id"`

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+// webhookCreated is what `webhooks add` prints: the endpoint and its
+// signing secret (retrievable later with `webhooks secret`).
+type webhookCreated struct {
+	Endpoint webhook.Endpoint `json:"endpoint"`
+	Secret   string           `json:"secret"`
+}
+
+// webhookSecret is what `webhooks secret` prints.
+type webhookSecret struct {
+	ID     string `json:"id"`
+	Secret string `json:"secret"`
+}
+
+func (c *console) webhooksCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "webhooks", Short: "Webhook endpoints: add, list, secrets, enable/disable, delivery log"}
+	var workspaceID string
+	workspaceFlag(cmd, &workspaceID)
+
+	var rawURL string
+	var types []string
+	var allowInsecure bool
+	add := &cobra.Command{
+		Use:   "add",
+		Short: "Add an endpoint and print its id and signing secret",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			if rawURL == "" {
+				return fmt.Errorf("--url is required")
+			}
+			ep, err := webhook.NewEndpoint(workspaceID, rawURL, types, allowInsecure)
+			if err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := store.CreateEndpoint(cmd.Context(), ep); err != nil {
+				return err
+			}
+			return c.print(webhookCreated{Endpoint: ep, Secret: ep.Secret}, func(w io.Writer) {
+				fmt.Fprintf(w, "id\t%s\nurl\t%s\nevents\t%s\nsecret\t%s\n\n", ep.ID, ep.URL, eventsText(ep.Events), ep.Secret)
+				fmt.Fprintf(w, "Verify deliveries with this signing secret; it stays retrievable with `sesame webhooks secret %s`.\n", ep.ID)
+			})
+		},
+	}
+	add.Flags().StringVar(&rawURL, "url", "", "https URL that receives the events")
+	add.Flags().StringSliceVar(&types, "events", nil, "event types to send, comma-separated (default: all six)")
+	add.Flags().BoolVar(&allowInsecure, "allow-insecure-http", false, "allow an http:// or loopback URL (local development only)")
+
+	secret := &cobra.Command{
+		Use:   "secret ENDPOINT_ID",
+		Short: "Print an endpoint's signing secret",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ep, err := store.GetEndpoint(cmd.Context(), workspaceID, args[0])
+			if err != nil {
+				return fmt.Errorf("endpoint %s: %w", args[0], err)
+			}
+			return c.print(webhookSecret{ID: ep.ID, Secret: ep.Secret}, func(w io.Writer) { fmt.Fprintln(w, ep.Secret) })
+		},
+	}
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the workspace's endpoints (no secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			eps, err := store.ListEndpoints(cmd.Context(), workspaceID)
+			if err != nil {
+				return err
+			}
+			if eps == nil {
+				eps = []webhook.Endpoint{}
+			}
+			return c.print(eps, func(w io.Writer) {
+				fmt.Fprintln(w, "ID\tURL\tEVENTS\tSTATE\tFAILURES\tLAST SUCCESS")
+				for _, ep := range eps {
+					last := "never"
+					if ep.LastSuccessAt != nil {
+						last = ep.LastSuccessAt.Format(time.RFC3339)
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", ep.ID, ep.URL, eventsText(ep.Events), stateText(ep), ep.ConsecutiveFailures, last)
+				}
+			})
+		},
+	}
+
+	setEnabled := func(use, short string, enabled bool) *cobra.Command {
+		return &cobra.Command{
+			Use:   use + " ENDPOINT_ID",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := requireWorkspace(workspaceID); err != nil {
+					return err
+				}
+				store, err := c.dynamo(cmd.Context())
+				if err != nil {
+					return err
+				}
+				ep, err := store.SetEndpointEnabled(cmd.Context(), workspaceID, args[0], enabled, webhook.OwnerDisableReason)
+				if err != nil {
+					return fmt.Errorf("endpoint %s: %w", args[0], err)
+				}
+				return c.print(ep, func(w io.Writer) { fmt.Fprintf(w, "%s %s\n", stateText(ep), ep.ID) })
+			},
+		}
+	}
+
+	remove := &cobra.Command{
+		Use:   "remove ENDPOINT_ID",
+		Short: "Remove an endpoint; its pending deliveries are dropped",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := store.DeleteEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
+				return fmt.Errorf("endpoint %s: %w", args[0], err)
+			}
+			return c.print(map[string]string{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
+		},
+	}
+
+	var limit int
+	deliveries := &cobra.Command{
+		Use:   "deliveries ENDPOINT_ID",
+		Short: "Show an endpoint's delivery attempts, newest first",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireWorkspace(workspaceID); err != nil {
+				return err
+			}
+			if limit < 1 || limit > 1000 {
+				return fmt.Errorf("--limit must be 1 to 1000")
+			}
+			store, err := c.dynamo(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if _, err := store.GetEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
+				return fmt.Errorf("endpoint %s: %w", args[0], err)
+			}
+			attempts, err := store.ListAttempts(cmd.Context(), workspaceID, args[0], limit)
+			if err != nil {
+				return err
+			}
+			if attempts == nil {
+				attempts = []webhook.Attempt{}
+			}
+			return c.print(attempts, func(w io.Writer) {
+				fmt.Fprintln(w, "TIME\tEVENT\tATTEMPT\tSTATUS\tLATENCY\tERROR")
+				for _, a := range attempts {
+					status := "-"
+					if a.StatusCode != 0 {
+						status = fmt.Sprint(a.StatusCode)
+					}
+					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%dms\t%s\n", a.At.Format(time.RFC3339Nano), a.EventID, a.Number, status, a.LatencyMS, a.Error)
+				}
+			})
+		},
+	}
+	deliveries.Flags().IntVar(&limit, "limit", 50, "how many attempts to show (1 to 1000)")
+
+	cmd.AddCommand(add, secret, list,
+		setEnabled("enable", "Enable an endpoint again (clears its failure count)", true),
+		setEnabled("disable", "Disable an endpoint: its deliveries stop", false),
+		remove, deliveries)
+	return cmd
+}
+
+func eventsText(types []event.Type) string {
+	if len(types) == 0 {
+		return "all"
+	}
+	s := make([]string, len(types))
+	for i, t := range types {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ",")
+}
+
+func stateText(ep webhook.Endpoint) string {
+	if ep.Enabled {
+		return "enabled"
+	}
+	if ep.DisabledReason != "" {
+		return "disabled (" + ep.DisabledReason + ")"
+	}
+	return "disabled"
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+// webhooks runs `sesame webhooks …` in process.
+func (c *consoleTable) webhooks(args ...string) (string, error) {
+	c.t.Helper()
+	root := newRootCommand()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"--table", c.name, "webhooks"}, args...))
+	err := root.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func (c *consoleTable) mustWebhooks(args ...string) string {
+	c.t.Helper()
+	out, err := c.webhooks(args...)
+	if err != nil {
+		c.t.Fatalf("sesame webhooks %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+var (
+	webhookIDLine     = regexp.MustCompile(`(?m)^id\s+(\S+)$`)
+	webhookSecretLine = regexp.MustCompile(`(?m)^secret\s+(whsec_\S+)$`)
+)
+
+func TestWebhooksCommands(t *testing.T) {
+	ctx := context.Background()
+	c := newConsoleTable(t)
+	ws := c.createWorkspace("Acme")
+	other := c.createWorkspace("Other")
+
+	// add prints the id and the secret once, and where to find it again.
+	out := c.mustWebhooks("add", "--workspace", ws, "--url", "https://hooks.example.com/in", "--events", "email.delivered,email.bounced")
+	idm, secm := webhookIDLine.FindStringSubmatch(out), webhookSecretLine.FindStringSubmatch(out)
+	if idm == nil || secm == nil {
+		t.Fatalf("add printed no id or secret:\n%s", out)
+	}
+	id, secret := idm[1], secm[1]
+	if strings.Count(out, secret) != 1 || !strings.Contains(out, "sesame webhooks secret "+id) {
+		t.Errorf("add should print the secret once and name `webhooks secret`:\n%s", out)
+	}
+	stored, err := c.store.GetEndpoint(ctx, ws, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Secret != secret || !stored.Enabled || !slices.Equal(stored.Events, []event.Type{event.Delivered, event.Bounced}) {
+		t.Errorf("stored endpoint = %+v", stored)
+	}
+
+	// JSON output of add carries the secret beside the endpoint.
+	t.Setenv("SESAME_WORKSPACE_ID", ws) // --workspace defaults to it
+	local, _ := webhooksJSON[webhookCreated](c, "add", "--url", "http://localhost:9000/hook", "--allow-insecure-http")
+	if !strings.HasPrefix(local.Secret, "whsec_") || local.Endpoint.ID == "" || local.Endpoint.Events != nil || local.Endpoint.WorkspaceID != ws {
+		t.Errorf("add --output json = %+v", local)
+	}
+
+	// secret gives it back; list never shows secrets.
+	if got := strings.TrimSpace(c.mustWebhooks("secret", id)); got != secret {
+		t.Errorf("secret printed %q, want %q", got, secret)
+	}
+	list := c.mustWebhooks("list")
+	for _, want := range []string{"ID", "URL", "EVENTS", "STATE", id, "https://hooks.example.com/in", "email.delivered,email.bounced", "enabled", "never", local.Endpoint.ID, "all"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("list lacks %q:\n%s", want, list)
+		}
+	}
+	listJSON, raw := webhooksJSON[[]webhook.Endpoint](c, "list")
+	if len(listJSON) != 2 || strings.Contains(list+raw, "whsec_") {
+		t.Errorf("list shows %d endpoints or a secret:\n%s\n%s", len(listJSON), list, raw)
+	}
+
+	// disable and enable; enable clears the failure count and reason.
+	for range 2 {
+		if err := c.store.EndpointFailed(ctx, ws, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := c.mustWebhooks("disable", id); !strings.Contains(out, "disabled ("+webhook.OwnerDisableReason+") "+id) {
+		t.Errorf("disable printed %q", out)
+	}
+	if ep, _ := c.store.GetEndpoint(ctx, ws, id); ep.Enabled || ep.DisabledReason != webhook.OwnerDisableReason {
+		t.Errorf("after disable: %+v", ep)
+	}
+	if out := c.mustWebhooks("enable", id); strings.TrimSpace(out) != "enabled "+id {
+		t.Errorf("enable printed %q", out)
+	}
+	if ep, _ := c.store.GetEndpoint(ctx, ws, id); !ep.Enabled || ep.DisabledReason != "" || ep.ConsecutiveFailures != 0 {
+		t.Errorf("after enable: %+v", ep)
+	}
+
+	// deliveries: the attempt log, newest first.
+	base := time.Now().UTC().Truncate(time.Second)
+	for i, a := range []webhook.Attempt{
+		{EventID: "evt_old", Number: 1, At: base.Add(-time.Minute), StatusCode: 0, LatencyMS: 10000, Error: "timed out"},
+		{EventID: "evt_new", Number: 2, At: base, StatusCode: 200, LatencyMS: 42},
+	} {
+		a.WorkspaceID, a.EndpointID, a.EventType = ws, id, event.Delivered
+		if err := c.store.RecordAttempt(ctx, a); err != nil {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	log := c.mustWebhooks("deliveries", id)
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "TIME") ||
+		!regexp.MustCompile(`evt_new\s+2\s+200\s+42ms`).MatchString(lines[1]) ||
+		!regexp.MustCompile(`evt_old\s+1\s+-\s+10000ms\s+timed out`).MatchString(lines[2]) {
+		t.Errorf("deliveries printed:\n%s", log)
+	}
+	attempts, _ := webhooksJSON[[]webhook.Attempt](c, "deliveries", id, "--limit", "1")
+	if len(attempts) != 1 || attempts[0].EventID != "evt_new" || attempts[0].StatusCode != 200 || attempts[0].LatencyMS != 42 {
+		t.Errorf("deliveries --limit 1 --output json = %+v", attempts)
+	}
+
+	// Another workspace sees none of it.
+	for _, args := range [][]string{{"secret", id}, {"disable", id}, {"enable", id}, {"deliveries", id}, {"remove", id}} {
+		if _, err := c.webhooks(append(args, "--workspace", other)...); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Errorf("webhooks %s from another workspace: err = %v, want not found", args[0], err)
+		}
+	}
+	if l := c.mustWebhooks("list", "--workspace", other); strings.Contains(l, id) {
+		t.Errorf("another workspace lists the endpoint:\n%s", l)
+	}
+
+	// remove.
+	if out := c.mustWebhooks("remove", id); strings.TrimSpace(out) != "removed "+id {
+		t.Errorf("remove printed %q", out)
+	}
+	if _, err := c.store.GetEndpoint(ctx, ws, id); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("after remove: err = %v", err)
+	}
+	if _, err := c.webhooks("secret", id); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("secret of a removed endpoint: err = %v", err)
+	}
+}
+
+// webhooksJSON runs a webhooks command with --output json and decodes it.
+func webhooksJSON[T any](c *consoleTable, args ...string) (T, string) {
+	c.t.Helper()
+	out := c.mustWebhooks(append(args, "--output", "json")...)
+	var v T
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		c.t.Fatalf("sesame webhooks %s printed invalid JSON: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return v, out
+}
+
+func TestWebhooksAddRefusals(t *testing.T) {
+	c := newConsoleTable(t)
+	ws := c.createWorkspace("Acme")
+	cases := map[string]struct {
+		args    []string
+		wantIs  error
+		wantMsg string
+	}{
+		"metadata address":            {args: []string{"--url", "http://169.254.169.254/"}, wantIs: webhook.ErrInvalidURL},
+		"metadata address with flag":  {args: []string{"--url", "http://169.254.169.254/", "--allow-insecure-http"}, wantIs: webhook.ErrInvalidURL, wantMsg: "not publicly reachable"},
+		"ftp":                         {args: []string{"--url", "ftp://x"}, wantIs: webhook.ErrInvalidURL},
+		"no host":                     {args: []string{"--url", "https://"}, wantIs: webhook.ErrInvalidURL, wantMsg: "no host"},
+		"http without the flag":       {args: []string{"--url", "http://hooks.example.com/"}, wantIs: webhook.ErrInvalidURL, wantMsg: "--allow-insecure-http"},
+		"private address":             {args: []string{"--url", "https://192.168.1.10/"}, wantIs: webhook.ErrInvalidURL},
+		"credentials in the URL":      {args: []string{"--url", "https://u:p@hooks.example.com/"}, wantIs: webhook.ErrInvalidURL},
+		"unknown event type":          {args: []string{"--url", "https://hooks.example.com/", "--events", "email.sent"}, wantIs: webhook.ErrUnknownEventType},
+		"one unknown among known":     {args: []string{"--url", "https://hooks.example.com/", "--events", "email.delivered,email.sent"}, wantIs: webhook.ErrUnknownEventType},
+		"no URL":                      {args: []string{}, wantMsg: "--url is required"},
+		"no workspace":                {args: []string{"--url", "https://hooks.example.com/", "--workspace", ""}, wantMsg: "--workspace is required"},
+		"workspace that is not there": {args: []string{"--url", "https://hooks.example.com/", "--workspace", uuid.NewString()}, wantMsg: "workspace"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"add", "--workspace", ws}, tc.args...)
+			out, err := c.webhooks(args...)
+			if err == nil {
+				t.Fatalf("sesame webhooks %s succeeded:\n%s", strings.Join(args, " "), out)
+			}
+			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Errorf("err = %v, want %v", err, tc.wantIs)
+			}
+			if !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("err = %q, want it to say %q", err, tc.wantMsg)
+			}
+		})
+	}
+	if eps, err := c.store.ListEndpoints(context.Background(), ws); err != nil || len(eps) != 0 {
+		t.Errorf("refused adds stored %v (err %v)", eps, err)
+	}
+}

@@ -1,0 +1,10 @@
+// Command webhook-dispatch is the Lambda function consuming the webhooks
+// queue: it POSTs each event, signed, to its endpoint and schedules retries.
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+func main() { api.ConsumerMain(routes.WebhookDispatch) }

@@ -1,0 +1,409 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// Webhook data of a workspace: its endpoints (sk = endpoint id), per
+// endpoint the delivery outcome of each event (sk = event id; the
+// dispatcher's dedupe record) and the attempt log (sk = fixed-width UTC
+// time, then the event id, so a reverse Query is newest first). Outcomes
+// and attempts expire after webhook.RecordTTL.
+func webhookPK(ws string) string { return wsPK(ws, "WEBHOOK") }
+func webhookDeliveryPK(ws, endpointID string) string {
+	return wsPK(ws, "WHDELIVERY#"+endpointID)
+}
+func webhookAttemptPK(ws, endpointID string) string {
+	return wsPK(ws, "WHATTEMPT#"+endpointID)
+}
+
+// attemptTimeLayout sorts lexically in time order (RFC 3339 with a fixed
+// nine-digit fraction; RFC3339Nano trims zeros and would not).
+const attemptTimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+type webhookItem struct {
+	PK             string    `dynamodbav:"pk"`
+	SK             string    `dynamodbav:"sk"`
+	ID             string    `dynamodbav:"id"`
+	WorkspaceID    string    `dynamodbav:"workspace_id"`
+	URL            string    `dynamodbav:"url"`
+	Secret         string    `dynamodbav:"secret"`
+	Events         []string  `dynamodbav:"events,omitempty"`
+	Enabled        bool      `dynamodbav:"enabled"`
+	DisabledReason string    `dynamodbav:"disabled_reason,omitempty"`
+	CreatedAt      time.Time `dynamodbav:"created_at"`
+	// LastSuccessMS is Unix milliseconds, a number so that a condition can
+	// compare it.
+	LastSuccessMS       int64 `dynamodbav:"last_success_ms,omitempty"`
+	ConsecutiveFailures int   `dynamodbav:"consecutive_failures"`
+}
+
+func (it webhookItem) endpoint() webhook.Endpoint {
+	ep := webhook.Endpoint{
+		ID: it.ID, WorkspaceID: it.WorkspaceID, URL: it.URL, Secret: it.Secret,
+		Enabled: it.Enabled, DisabledReason: it.DisabledReason, CreatedAt: it.CreatedAt,
+		ConsecutiveFailures: it.ConsecutiveFailures,
+	}
+	for _, t := range it.Events {
+		ep.Events = append(ep.Events, event.Type(t))
+	}
+	if it.LastSuccessMS > 0 {
+		t := time.UnixMilli(it.LastSuccessMS).UTC()
+		ep.LastSuccessAt = &t
+	}
+	return ep
+}
+
+type webhookDeliveryItem struct {
+	PK        string    `dynamodbav:"pk"`
+	SK        string    `dynamodbav:"sk"`
+	Status    string    `dynamodbav:"status"`
+	At        time.Time `dynamodbav:"at"`
+	ExpiresAt int64     `dynamodbav:"expires_at"`
+}
+
+type webhookAttemptItem struct {
+	PK         string    `dynamodbav:"pk"`
+	SK         string    `dynamodbav:"sk"`
+	EndpointID string    `dynamodbav:"endpoint_id"`
+	EventID    string    `dynamodbav:"event_id"`
+	EventType  string    `dynamodbav:"event_type"`
+	Number     int       `dynamodbav:"attempt"`
+	At         time.Time `dynamodbav:"at"`
+	StatusCode int       `dynamodbav:"status_code"`
+	LatencyMS  int64     `dynamodbav:"latency_ms"`
+	Error      string    `dynamodbav:"error,omitempty"`
+	ExpiresAt  int64     `dynamodbav:"expires_at"`
+}
+
+// CreateEndpoint stores a new endpoint of an existing workspace
+// (workspace.ErrNotFound otherwise).
+func (s *Store) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
+	it := webhookItem{
+		PK: webhookPK(ep.WorkspaceID), SK: ep.ID, ID: ep.ID, WorkspaceID: ep.WorkspaceID,
+		URL: ep.URL, Secret: ep.Secret, Enabled: ep.Enabled, DisabledReason: ep.DisabledReason,
+		CreatedAt: ep.CreatedAt.UTC(), ConsecutiveFailures: ep.ConsecutiveFailures,
+	}
+	for _, t := range ep.Events {
+		it.Events = append(it.Events, string(t))
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return err
+	}
+	exists, err := conditionExpr(expression.AttributeExists(expression.Name(AttrPK)))
+	if err != nil {
+		return err
+	}
+	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
+		{ConditionCheck: &ddbtypes.ConditionCheck{
+			TableName: &s.Table, Key: workspaceKey(ep.WorkspaceID),
+			ConditionExpression: exists.Condition(), ExpressionAttributeNames: exists.Names(),
+		}},
+		{Put: &ddbtypes.Put{
+			TableName: &s.Table, Item: av,
+			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names(),
+		}},
+	}})
+	if isTransactionConditionFailed(err) {
+		return workspace.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("create webhook endpoint: %w", err)
+	}
+	return nil
+}
+
+// GetEndpoint reads an endpoint, secret included.
+func (s *Store) GetEndpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Table, Key: key(webhookPK(workspaceID), id), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return webhook.Endpoint{}, fmt.Errorf("get webhook endpoint: %w", err)
+	}
+	if len(out.Item) == 0 {
+		return webhook.Endpoint{}, webhook.ErrEndpointNotFound
+	}
+	var it webhookItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	return it.endpoint(), nil
+}
+
+// ListEndpoints returns the workspace's endpoints, oldest first.
+func (s *Store) ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
+	keyCond := expression.Key(AttrPK).Equal(expression.Value(webhookPK(workspaceID)))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	var out []webhook.Endpoint
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list webhook endpoints: %w", err)
+		}
+		var items []webhookItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			out = append(out, it.endpoint())
+		}
+	}
+	return out, nil
+}
+
+// updateEndpoint applies update to an existing endpoint and returns it.
+func (s *Store) updateEndpoint(ctx context.Context, workspaceID, id string, update expression.UpdateBuilder, cond expression.ConditionBuilder) (webhook.Endpoint, error) {
+	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(webhookPK(workspaceID), id),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValues: ddbtypes.ReturnValueAllNew,
+	})
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	var it webhookItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	return it.endpoint(), nil
+}
+
+func endpointExists() expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(AttrPK))
+}
+
+// SetEndpointEnabled enables an endpoint (clearing its failure count and
+// disabled reason) or disables it with reason.
+func (s *Store) SetEndpointEnabled(ctx context.Context, workspaceID, id string, enabled bool, reason string) (webhook.Endpoint, error) {
+	update := expression.Set(expression.Name("enabled"), expression.Value(enabled))
+	if enabled {
+		update = update.Set(expression.Name("consecutive_failures"), expression.Value(0)).
+			Remove(expression.Name("disabled_reason"))
+	} else {
+		update = update.Set(expression.Name("disabled_reason"), expression.Value(reason))
+	}
+	ep, err := s.updateEndpoint(ctx, workspaceID, id, update, endpointExists())
+	if isConditionFailed(err) {
+		return webhook.Endpoint{}, webhook.ErrEndpointNotFound
+	}
+	if err != nil {
+		return webhook.Endpoint{}, fmt.Errorf("update webhook endpoint: %w", err)
+	}
+	return ep, nil
+}
+
+// DeleteEndpoint removes an endpoint; its queued jobs are then dropped and
+// its records expire.
+func (s *Store) DeleteEndpoint(ctx context.Context, workspaceID, id string) error {
+	expr, err := conditionExpr(endpointExists())
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: &s.Table, Key: key(webhookPK(workspaceID), id),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+	})
+	if isConditionFailed(err) {
+		return webhook.ErrEndpointNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	return nil
+}
+
+// EndpointSucceeded resets the endpoint's failure count and records its
+// last success; a removed endpoint is left removed.
+func (s *Store) EndpointSucceeded(ctx context.Context, workspaceID, id string, at time.Time) error {
+	update := expression.Set(expression.Name("consecutive_failures"), expression.Value(0)).
+		Set(expression.Name("last_success_ms"), expression.Value(at.UnixMilli()))
+	_, err := s.updateEndpoint(ctx, workspaceID, id, update, endpointExists())
+	if err != nil && !isConditionFailed(err) {
+		return fmt.Errorf("record webhook success: %w", err)
+	}
+	return nil
+}
+
+// EndpointFailed counts a failed attempt; a removed endpoint is left
+// removed.
+func (s *Store) EndpointFailed(ctx context.Context, workspaceID, id string) error {
+	update := expression.Add(expression.Name("consecutive_failures"), expression.Value(1))
+	_, err := s.updateEndpoint(ctx, workspaceID, id, update, endpointExists())
+	if err != nil && !isConditionFailed(err) {
+		return fmt.Errorf("record webhook failure: %w", err)
+	}
+	return nil
+}
+
+// DisableFailingEndpoint disables an enabled endpoint with reason unless
+// it succeeded at or after since, in one conditional write; it reports
+// whether it disabled it.
+func (s *Store) DisableFailingEndpoint(ctx context.Context, workspaceID, id, reason string, since time.Time) (bool, error) {
+	update := expression.Set(expression.Name("enabled"), expression.Value(false)).
+		Set(expression.Name("disabled_reason"), expression.Value(reason))
+	cond := expression.Name("enabled").Equal(expression.Value(true)).And(expression.Or(
+		expression.AttributeNotExists(expression.Name("last_success_ms")),
+		expression.Name("last_success_ms").LessThan(expression.Value(since.UnixMilli())),
+	))
+	_, err := s.updateEndpoint(ctx, workspaceID, id, update, cond)
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("disable webhook endpoint: %w", err)
+	}
+	return true, nil
+}
+
+// GetDelivery reads the outcome of an event for an endpoint; Status is
+// empty when there is none yet.
+func (s *Store) GetDelivery(ctx context.Context, workspaceID, endpointID, eventID string) (webhook.Delivery, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Table, Key: key(webhookDeliveryPK(workspaceID, endpointID), eventID), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return webhook.Delivery{}, fmt.Errorf("get webhook delivery: %w", err)
+	}
+	d := webhook.Delivery{EndpointID: endpointID, EventID: eventID}
+	if len(out.Item) == 0 {
+		return d, nil
+	}
+	var it webhookDeliveryItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return webhook.Delivery{}, err
+	}
+	if time.Unix(it.ExpiresAt, 0).Before(s.now()) { // TTL deletes lazily
+		return d, nil
+	}
+	d.Status, d.At = webhook.DeliveryStatus(it.Status), it.At
+	return d, nil
+}
+
+func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond *expression.ConditionBuilder) error {
+	av, err := attributevalue.MarshalMap(webhookDeliveryItem{
+		PK: webhookDeliveryPK(workspaceID, endpointID), SK: eventID, Status: string(status),
+		At: at.UTC(), ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
+	})
+	if err != nil {
+		return err
+	}
+	in := &dynamodb.PutItemInput{TableName: &s.Table, Item: av}
+	if cond != nil {
+		expr, err := conditionExpr(*cond)
+		if err != nil {
+			return err
+		}
+		in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
+	}
+	_, err = s.DB.PutItem(ctx, in)
+	return err
+}
+
+// MarkDelivered records the event delivered to the endpoint.
+func (s *Store) MarkDelivered(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
+	if err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Delivered, at, nil); err != nil {
+		return fmt.Errorf("record webhook delivered: %w", err)
+	}
+	return nil
+}
+
+// MarkFailed records the event failed for the endpoint, unless a
+// duplicate job delivered it meanwhile.
+func (s *Store) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
+	cond := expression.AttributeNotExists(expression.Name(AttrPK)).
+		Or(expression.Name("status").NotEqual(expression.Value(string(webhook.Delivered))))
+	err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Failed, at, &cond)
+	if err != nil && !isConditionFailed(err) {
+		return fmt.Errorf("record webhook failed: %w", err)
+	}
+	return nil
+}
+
+// RecordAttempt adds an attempt to the endpoint's delivery log.
+func (s *Store) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
+	at := a.At.UTC()
+	av, err := attributevalue.MarshalMap(webhookAttemptItem{
+		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: at.Format(attemptTimeLayout) + "#" + a.EventID,
+		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), Number: a.Number,
+		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,
+		ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av}); err != nil {
+		return fmt.Errorf("record webhook attempt: %w", err)
+	}
+	return nil
+}
+
+// ListAttempts returns up to limit attempts of an endpoint, newest first.
+func (s *Store) ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error) {
+	keyCond := expression.Key(AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID)))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, err
+	}
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(), ScanIndexForward: aws.Bool(false),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		Limit: aws.Int32(int32(min(max(limit, 1), 1000))),
+	})
+	var out []webhook.Attempt
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list webhook attempts: %w", err)
+		}
+		var items []webhookAttemptItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if len(out) == limit {
+				break
+			}
+			out = append(out, webhook.Attempt{
+				WorkspaceID: workspaceID, EndpointID: it.EndpointID, EventID: it.EventID,
+				EventType: event.Type(it.EventType), Number: it.Number, At: it.At,
+				StatusCode: it.StatusCode, LatencyMS: it.LatencyMS, Error: it.Error,
+			})
+		}
+	}
+	return out, nil
+}
+
+var (
+	_ webhook.DispatchStore  = (*Store)(nil)
+	_ webhook.EndpointLister = (*Store)(nil)
+)

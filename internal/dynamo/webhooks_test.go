@@ -1,0 +1,264 @@
+package dynamo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+func TestWebhookEndpointLifecycle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, _ := dynamotest.NewStore(t)
+	acme, err := store.CreateWorkspace(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta, err := store.CreateWorkspace(ctx, "Beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := webhook.NewEndpoint(acme.ID, "https://hooks.example.com/in", []string{"email.bounced", "email.delivered"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.CreateEndpoint(ctx, ep); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.GetEndpoint(ctx, acme.ID, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Secret != ep.Secret || got.URL != ep.URL || !got.Enabled || !slices.Equal(got.Events, ep.Events) ||
+		!got.CreatedAt.Equal(ep.CreatedAt) || got.LastSuccessAt != nil || got.ConsecutiveFailures != 0 {
+		t.Errorf("read back %+v, want %+v", got, ep)
+	}
+
+	// Another workspace cannot see, change or remove it.
+	if _, err := store.GetEndpoint(ctx, beta.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("get from another workspace: err = %v", err)
+	}
+	if _, err := store.SetEndpointEnabled(ctx, beta.ID, ep.ID, false, "x"); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("disable from another workspace: err = %v", err)
+	}
+	if err := store.DeleteEndpoint(ctx, beta.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("remove from another workspace: err = %v", err)
+	}
+	if l, err := store.ListEndpoints(ctx, beta.ID); err != nil || len(l) != 0 {
+		t.Errorf("another workspace lists %v (err %v)", l, err)
+	}
+	if err := store.CreateEndpoint(ctx, webhook.Endpoint{ID: uuid.NewString(), WorkspaceID: uuid.NewString(), URL: "https://x.example.com"}); !errors.Is(err, workspace.ErrNotFound) {
+		t.Errorf("create in a missing workspace: err = %v", err)
+	}
+
+	// Failures count up; success resets them; owner disable and enable.
+	for range 3 {
+		if err := store.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	disabled, err := store.SetEndpointEnabled(ctx, acme.ID, ep.ID, false, webhook.OwnerDisableReason)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if disabled.Enabled || disabled.DisabledReason != webhook.OwnerDisableReason || disabled.ConsecutiveFailures != 3 {
+		t.Errorf("after disable: %+v", disabled)
+	}
+	enabled, err := store.SetEndpointEnabled(ctx, acme.ID, ep.ID, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !enabled.Enabled || enabled.DisabledReason != "" || enabled.ConsecutiveFailures != 0 {
+		t.Errorf("after enable: %+v, want enabled, no reason, failures cleared", enabled)
+	}
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	if err := store.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.EndpointSucceeded(ctx, acme.ID, ep.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = store.GetEndpoint(ctx, acme.ID, ep.ID)
+	if got.ConsecutiveFailures != 0 || got.LastSuccessAt == nil || !got.LastSuccessAt.Equal(at) {
+		t.Errorf("after a success: %+v, want last success %v", got, at)
+	}
+
+	second, _ := webhook.NewEndpoint(acme.ID, "https://other.example.com/", nil, false)
+	if err := store.CreateEndpoint(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.CreateEndpoint(ctx, second); err == nil {
+		t.Error("the same endpoint id was created twice")
+	}
+	list, err := store.ListEndpoints(ctx, acme.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != ep.ID || list[1].ID != second.ID || list[1].Events != nil {
+		t.Errorf("list = %+v, want both, oldest first", list)
+	}
+
+	if err := store.DeleteEndpoint(ctx, acme.ID, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.GetEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("get after remove: err = %v", err)
+	}
+	if err := store.DeleteEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("remove twice: err = %v", err)
+	}
+	// Bookkeeping of a job in flight does not resurrect a removed endpoint.
+	if err := store.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
+		t.Errorf("failure on a removed endpoint: %v", err)
+	}
+	if err := store.EndpointSucceeded(ctx, acme.ID, ep.ID, at); err != nil {
+		t.Errorf("success on a removed endpoint: %v", err)
+	}
+	if _, err := store.GetEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("the removed endpoint came back: err = %v", err)
+	}
+}
+
+func TestWebhookDisableFailingEndpoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, _ := dynamotest.NewStore(t)
+	ws, err := store.CreateWorkspace(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now().UTC().Truncate(time.Millisecond).Add(-time.Hour)
+	cases := map[string]struct {
+		lastSuccess *time.Time
+		disabled    bool // by the owner before
+		want        bool
+	}{
+		"never succeeded":            {want: true},
+		"succeeded before":           {lastSuccess: new(since.Add(-time.Millisecond)), want: true},
+		"succeeded at the same time": {lastSuccess: new(since), want: false},
+		"succeeded after":            {lastSuccess: new(since.Add(time.Minute)), want: false},
+		"already disabled":           {disabled: true, want: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ep, _ := webhook.NewEndpoint(ws.ID, "https://hooks.example.com/", nil, false)
+			if err := store.CreateEndpoint(ctx, ep); err != nil {
+				t.Fatal(err)
+			}
+			if tc.lastSuccess != nil {
+				if err := store.EndpointSucceeded(ctx, ws.ID, ep.ID, *tc.lastSuccess); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.disabled {
+				if _, err := store.SetEndpointEnabled(ctx, ws.ID, ep.ID, false, webhook.OwnerDisableReason); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := store.DisableFailingEndpoint(ctx, ws.ID, ep.ID, webhook.AutoDisableReason, since)
+			if err != nil || got != tc.want {
+				t.Fatalf("DisableFailingEndpoint = %v, %v; want %v", got, err, tc.want)
+			}
+			after, _ := store.GetEndpoint(ctx, ws.ID, ep.ID)
+			switch {
+			case tc.want && (after.Enabled || after.DisabledReason != webhook.AutoDisableReason):
+				t.Errorf("endpoint = %+v, want disabled with the automatic reason", after)
+			case tc.disabled && after.DisabledReason != webhook.OwnerDisableReason:
+				t.Errorf("the owner's reason was replaced: %+v", after)
+			case !tc.want && !tc.disabled && !after.Enabled:
+				t.Errorf("endpoint disabled despite a later success: %+v", after)
+			}
+		})
+	}
+	if ok, err := store.DisableFailingEndpoint(ctx, ws.ID, uuid.NewString(), "x", since); ok || err != nil {
+		t.Errorf("absent endpoint: %v, %v", ok, err)
+	}
+}
+
+func TestWebhookDeliveriesAndAttempts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, _ := dynamotest.NewStore(t)
+	ws := uuid.NewString()
+	endpointID := uuid.NewString()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+
+	d, err := store.GetDelivery(ctx, ws, endpointID, "evt_1")
+	if err != nil || d.Status != "" {
+		t.Fatalf("no delivery yet: %+v, %v", d, err)
+	}
+	if err := store.MarkFailed(ctx, ws, endpointID, "evt_1", now); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := store.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Failed || !d.At.Equal(now) {
+		t.Errorf("after MarkFailed: %+v", d)
+	}
+	if err := store.MarkDelivered(ctx, ws, endpointID, "evt_1", now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// A late failure of a duplicate job does not undo a delivery.
+	if err := store.MarkFailed(ctx, ws, endpointID, "evt_1", now.Add(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := store.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Delivered {
+		t.Errorf("delivered then failed: %+v, want delivered", d)
+	}
+	// Records are per endpoint and per workspace.
+	for _, k := range [][2]string{{ws, uuid.NewString()}, {uuid.NewString(), endpointID}} {
+		if d, _ := store.GetDelivery(ctx, k[0], k[1], "evt_1"); d.Status != "" {
+			t.Errorf("delivery visible under %v: %+v", k, d)
+		}
+	}
+	// An expired record (TTL deletes lazily) no longer dedupes.
+	if err := store.MarkDelivered(ctx, ws, endpointID, "evt_old", now.Add(-webhook.RecordTTL-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := store.GetDelivery(ctx, ws, endpointID, "evt_old"); d.Status != "" {
+		t.Errorf("expired record still read: %+v", d)
+	}
+
+	// Attempts come back newest first, including two in the same second
+	// whose RFC 3339 forms would sort wrongly without fixed-width fractions.
+	base := now.Truncate(time.Second)
+	times := []time.Time{base.Add(-time.Hour), base, base.Add(500 * time.Millisecond), base.Add(120 * time.Millisecond), base.Add(time.Second)}
+	for i, at := range times {
+		a := webhook.Attempt{
+			WorkspaceID: ws, EndpointID: endpointID, EventID: fmt.Sprintf("evt_%d", i), EventType: event.Delivered,
+			Number: i + 1, At: at, StatusCode: 500, LatencyMS: int64(10 * i), Error: "HTTP 500",
+		}
+		if err := store.RecordAttempt(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := store.ListAttempts(ctx, ws, endpointID, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, a := range got {
+		order = append(order, a.EventID)
+	}
+	if want := []string{"evt_4", "evt_2", "evt_3", "evt_1", "evt_0"}; !slices.Equal(order, want) {
+		t.Errorf("attempt order = %v, want %v (newest first)", order, want)
+	}
+	if a := got[0]; a.Number != 5 || a.StatusCode != 500 || a.LatencyMS != 40 || a.Error != "HTTP 500" ||
+		a.EventType != event.Delivered || !a.At.Equal(times[4]) || a.EndpointID != endpointID {
+		t.Errorf("attempt read back as %+v", a)
+	}
+	if two, _ := store.ListAttempts(ctx, ws, endpointID, 2); len(two) != 2 || two[0].EventID != "evt_4" {
+		t.Errorf("limit 2 gave %+v", two)
+	}
+	if none, _ := store.ListAttempts(ctx, uuid.NewString(), endpointID, 10); len(none) != 0 {
+		t.Errorf("another workspace reads %d attempts", len(none))
+	}
+}

@@ -1,0 +1,539 @@
+package status_test
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/status"
+)
+
+// timeField reads one of the email's first-event times by its API name.
+func timeField(e email.Email, name string) *time.Time {
+	switch name {
+	case "delivered_at":
+		return e.DeliveredAt
+	case "opened_at":
+		return e.OpenedAt
+	case "clicked_at":
+		return e.ClickedAt
+	case "bounced_at":
+		return e.BouncedAt
+	case "complained_at":
+		return e.ComplainedAt
+	}
+	panic("no time field " + name)
+}
+
+var timeFields = []string{"delivered_at", "opened_at", "clicked_at", "bounced_at", "complained_at"}
+
+func TestPlanTransitions(t *testing.T) {
+	type want struct {
+		status   email.Status
+		field    string    // the *_at the event sets; "" for none
+		when     time.Time // its value (and the feed item's time)
+		feed     event.Type
+		metric   string
+		suppress bool   // the recipient goes on the do-not-send list
+		errText  string // part of the failed email's error
+	}
+	cases := map[string]want{
+		"delivery":               {email.StatusDelivered, "delivered_at", at(10, 0, 1, 250), event.Delivered, "delivered", false, ""},
+		"bounce-permanent":       {email.StatusBounced, "bounced_at", at(10, 0, 2, 669), event.Bounced, "bounced", true, ""},
+		"bounce-suppressionlist": {email.StatusBounced, "bounced_at", at(10, 0, 0, 500), event.Bounced, "bounced", true, ""},
+		"bounce-transient":       {email.StatusBounced, "bounced_at", at(22, 0, 2, 0), event.Bounced, "bounced", false, ""},
+		"complaint":              {email.StatusComplained, "complained_at", at(10, 5, 0, 0), event.Complained, "complained", true, ""},
+		"reject":                 {email.StatusFailed, "", at(10, 0, 0, 0), event.Failed, "failed", false, "rejected by SES: Bad content"},
+		"rendering-failure":      {email.StatusFailed, "", at(10, 0, 0, 0), event.Failed, "failed", false, "rendering failed: Attribute 'attributeName' is not present"},
+		"open":                   {email.StatusOpened, "opened_at", at(10, 10, 0, 0), event.Opened, "opened", false, ""},
+		"click":                  {email.StatusClicked, "clicked_at", at(10, 12, 0, 0), event.Clicked, "clicked", false, ""},
+	}
+	for name, w := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := sentEmail()
+			c := status.Plan(e, sesEvent(t, name))
+			if c == nil {
+				t.Fatal("Plan = nil, want a change")
+			}
+			if c.WorkspaceID != wsID || c.EmailID != emailID || c.ExpectStatus != email.StatusSent {
+				t.Errorf("change is for %s/%s expecting %q", c.WorkspaceID, c.EmailID, c.ExpectStatus)
+			}
+			if !c.OccurredAt.Equal(w.when) {
+				t.Errorf("OccurredAt = %v, want %v", c.OccurredAt, w.when)
+			}
+			if c.Email == nil {
+				t.Fatal("the email does not change")
+			}
+			if c.Email.Status != w.status {
+				t.Errorf("status = %s, want %s", c.Email.Status, w.status)
+			}
+			for _, f := range timeFields {
+				got := timeField(*c.Email, f)
+				switch {
+				case f == w.field && (got == nil || !got.Equal(w.when)):
+					t.Errorf("%s = %s, want %v", f, timeOf(got), w.when)
+				case f != w.field && got != nil:
+					t.Errorf("%s = %s, want it unset", f, timeOf(got))
+				}
+			}
+			if w.errText == "" && c.Email.Error != "" {
+				t.Errorf("error = %q, want none", c.Email.Error)
+			}
+			if !strings.Contains(c.Email.Error, w.errText) {
+				t.Errorf("error = %q, want it to contain %q", c.Email.Error, w.errText)
+			}
+			if want := []string{"transactional_live_" + w.metric}; !slices.Equal(c.Metrics, want) {
+				t.Errorf("metrics = %v, want %v", c.Metrics, want)
+			}
+			if c.UsageMonth != "" || c.OptOutClick {
+				t.Errorf("usage month %q, opt-out %v; want neither", c.UsageMonth, c.OptOutClick)
+			}
+			switch {
+			case w.suppress && (c.Suppress != recipient || c.Reason == ""):
+				t.Errorf("suppress %q (reason %q), want %s with a reason", c.Suppress, c.Reason, recipient)
+			case !w.suppress && c.Suppress != "":
+				t.Errorf("suppress %q, want no suppression", c.Suppress)
+			}
+			ev := c.Event
+			if ev == nil {
+				t.Fatal("no feed event")
+			}
+			if ev.Type != w.feed || ev.ID != c.DedupeID || !strings.HasPrefix(ev.ID, "evt_") || ev.WorkspaceID != wsID || !ev.CreatedAt.Equal(w.when) {
+				t.Errorf("event = %+v (dedupe id %s)", ev, c.DedupeID)
+			}
+			if ev.Data == nil || ev.Data.ID != emailID || ev.Data.Status != w.status {
+				t.Fatalf("event data = %+v, want the email after the event", ev.Data)
+			}
+			if want := c.Email.View(); !reflect.DeepEqual(*ev.Data, want) {
+				t.Errorf("event data = %+v, want %+v", *ev.Data, want)
+			}
+			if name == "click" {
+				want := status.ClickRecord{ID: c.DedupeID, EmailID: emailID, URL: "https://demo.sesame.test/orders/123",
+					UserAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/537.36", ClickedAt: w.when}
+				if c.Click == nil || *c.Click != want {
+					t.Errorf("click record = %+v, want %+v", c.Click, want)
+				}
+			} else if c.Click != nil {
+				t.Errorf("click record %+v for a %s event", c.Click, name)
+			}
+		})
+	}
+}
+
+func TestPlanBounceReasons(t *testing.T) {
+	cases := map[string]string{
+		"bounce-permanent":       "hard bounce (General)",
+		"bounce-suppressionlist": "hard bounce (OnAccountSuppressionList)",
+		"complaint":              "complaint",
+	}
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := status.Plan(sentEmail(), sesEvent(t, name))
+			if c == nil || c.Reason != want {
+				t.Errorf("reason = %+v, want %q", c, want)
+			}
+		})
+	}
+}
+
+func TestPlanSend(t *testing.T) {
+	cases := map[string]struct {
+		env    apikey.Environment
+		typ    email.Type
+		metric string
+		usage  string
+	}{
+		"live transactional": {apikey.Live, email.TypeTransactional, "transactional_live_sent", "2026-11"},
+		"live campaign":      {apikey.Live, email.TypeCampaign, "campaign_live_sent", "2026-11"},
+		"test automation":    {apikey.Test, email.TypeAutomation, "automation_test_sent", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := sentEmail(func(e *email.Email) { e.Environment, e.Type = tc.env, tc.typ })
+			c := status.Plan(e, sesEvent(t, "send"))
+			if c == nil {
+				t.Fatal("Plan = nil")
+			}
+			if !slices.Equal(c.Metrics, []string{tc.metric}) || c.UsageMonth != tc.usage {
+				t.Errorf("metrics %v usage %q, want [%s] and %q", c.Metrics, c.UsageMonth, tc.metric, tc.usage)
+			}
+			// Send is counted, not shown: no feed item, no email change.
+			if c.Event != nil || c.Email != nil || c.Click != nil || c.Suppress != "" || c.OptOutClick {
+				t.Errorf("send changes more than counters: %+v", c)
+			}
+			if !strings.HasPrefix(c.DedupeID, "evt_") || !c.OccurredAt.Equal(at(10, 0, 0, 0)) {
+				t.Errorf("dedupe id %q, occurred %v", c.DedupeID, c.OccurredAt)
+			}
+		})
+	}
+}
+
+func TestPlanMetricNames(t *testing.T) {
+	cases := map[string]struct {
+		typ  email.Type
+		env  apikey.Environment
+		want string
+	}{
+		"campaign live":      {email.TypeCampaign, apikey.Live, "campaign_live_delivered"},
+		"automation test":    {email.TypeAutomation, apikey.Test, "automation_test_delivered"},
+		"transactional test": {email.TypeTransactional, apikey.Test, "transactional_test_delivered"},
+		"transactional live": {email.TypeTransactional, apikey.Live, "transactional_live_delivered"},
+		"campaign test":      {email.TypeCampaign, apikey.Test, "campaign_test_delivered"},
+		"automation live":    {email.TypeAutomation, apikey.Live, "automation_live_delivered"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := status.Plan(sentEmail(func(e *email.Email) { e.Type, e.Environment = tc.typ, tc.env }), sesEvent(t, "delivery"))
+			if c == nil || !slices.Equal(c.Metrics, []string{tc.want}) {
+				t.Errorf("metrics = %+v, want [%s]", c, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlanNothing(t *testing.T) {
+	essentialOpened := func(e *email.Email) {
+		e.TrackingMode, e.Status, e.OpenedAt = email.TrackingEssential, email.StatusOpened, ptr(at(0, 0, 0, 0))
+	}
+	off := func(e *email.Email) { e.TrackingMode = email.TrackingOff }
+	cases := map[string]struct {
+		fixture string
+		email   func(*email.Email)
+	}{
+		// SES keeps trying after a delay; the final outcome comes later.
+		"delivery delay on a sent email":      {"delivery-delay", nil},
+		"delivery delay on a delivered email": {"delivery-delay", func(e *email.Email) { e.Status, e.DeliveredAt = email.StatusDelivered, ptr(at(10, 0, 1, 0)) }},
+		"open, tracking off":                  {"open", off},
+		"click, tracking off":                 {"click", off},
+		"unsubscribe click, tracking off":     {"click-unsubscribe", off},
+		"second open, tracking essential":     {"open", essentialOpened},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := sentEmail()
+			if tc.email != nil {
+				tc.email(&e)
+			}
+			if c := status.Plan(e, sesEvent(t, tc.fixture)); c != nil {
+				t.Errorf("Plan = %+v, want nil", c)
+			}
+		})
+	}
+}
+
+// Delivery, bounce, complaint and failure fire in every tracking mode.
+func TestPlanTrackingModes(t *testing.T) {
+	modes := map[string]email.TrackingMode{"legacy row": "", "full": email.TrackingFull, "essential": email.TrackingEssential, "off": email.TrackingOff}
+	always := []string{"delivery", "bounce-permanent", "bounce-transient", "complaint", "reject", "rendering-failure", "send"}
+	tracked := []string{"open", "click", "click-unsubscribe"}
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			e := sentEmail(func(e *email.Email) { e.TrackingMode = mode })
+			for _, f := range always {
+				if status.Plan(e, sesEvent(t, f)) == nil {
+					t.Errorf("%s: Plan = nil, want a change in every mode", f)
+				}
+			}
+			for _, f := range tracked {
+				if got := status.Plan(e, sesEvent(t, f)) != nil; got != (mode != email.TrackingOff) {
+					t.Errorf("%s: planned = %v, want %v", f, got, mode != email.TrackingOff)
+				}
+			}
+		})
+	}
+}
+
+// Every event on every status: the status never moves backwards, a time
+// already set is never changed, and the change is conditioned on the
+// status it was planned from.
+func TestPlanNeverMovesBackwards(t *testing.T) {
+	set := at(9, 0, 0, 0) // earlier than every fixture
+	for _, st := range email.Statuses {
+		for _, name := range fixtureNames(t) {
+			for _, mode := range []email.TrackingMode{email.TrackingFull, email.TrackingEssential} {
+				e := sentEmail(func(e *email.Email) {
+					e.Status, e.TrackingMode = st, mode
+					e.DeliveredAt, e.OpenedAt, e.ClickedAt, e.BouncedAt, e.ComplainedAt = &set, &set, &set, &set, &set
+				})
+				c := status.Plan(e, sesEvent(t, name))
+				if c == nil {
+					continue
+				}
+				if c.ExpectStatus != st {
+					t.Errorf("%s on %s: ExpectStatus = %s", name, st, c.ExpectStatus)
+				}
+				failure := name == "reject" || name == "rendering-failure" // no time of its own: counted while not yet failed
+				if len(c.Metrics) > 0 && name != "send" && !(failure && st.Rank() < email.StatusFailed.Rank()) {
+					t.Errorf("%s on %s with every time set: metrics %v counted again", name, st, c.Metrics)
+				}
+				if c.Email == nil {
+					continue
+				}
+				if c.Email.Status.Rank() < st.Rank() {
+					t.Errorf("%s (%s) moved %s back to %s", name, mode, st, c.Email.Status)
+				}
+				for _, f := range timeFields {
+					if got := timeField(*c.Email, f); got == nil || !got.Equal(set) {
+						t.Errorf("%s on %s: %s = %s, want it kept at %v", name, st, f, timeOf(got), set)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestPlanLateEvents(t *testing.T) {
+	cases := map[string]struct {
+		status  email.Status
+		fixture string
+		want    email.Status
+		field   string // the time the late event fills in
+		when    time.Time
+	}{
+		"delivery after open":       {email.StatusOpened, "delivery", email.StatusOpened, "delivered_at", at(10, 0, 1, 250)},
+		"delivery after click":      {email.StatusClicked, "delivery", email.StatusClicked, "delivered_at", at(10, 0, 1, 250)},
+		"open after click":          {email.StatusClicked, "open", email.StatusClicked, "opened_at", at(10, 10, 0, 0)},
+		"delivery after bounce":     {email.StatusBounced, "delivery", email.StatusBounced, "delivered_at", at(10, 0, 1, 250)},
+		"delivery after complaint":  {email.StatusComplained, "delivery", email.StatusComplained, "delivered_at", at(10, 0, 1, 250)},
+		"click after complaint":     {email.StatusComplained, "click", email.StatusComplained, "clicked_at", at(10, 12, 0, 0)},
+		"bounce after complaint":    {email.StatusComplained, "bounce-permanent", email.StatusComplained, "bounced_at", at(10, 0, 2, 669)},
+		"complaint after bounce":    {email.StatusBounced, "complaint", email.StatusComplained, "complained_at", at(10, 5, 0, 0)},
+		"open after delivery":       {email.StatusDelivered, "open", email.StatusOpened, "opened_at", at(10, 10, 0, 0)},
+		"click before any open":     {email.StatusDelivered, "click", email.StatusClicked, "clicked_at", at(10, 12, 0, 0)},
+		"bounce after delivery":     {email.StatusDelivered, "bounce-transient", email.StatusBounced, "bounced_at", at(22, 0, 2, 0)},
+		"delivery of a failed mail": {email.StatusFailed, "delivery", email.StatusFailed, "delivered_at", at(10, 0, 1, 250)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := status.Plan(sentEmail(func(e *email.Email) { e.Status = tc.status }), sesEvent(t, tc.fixture))
+			if c == nil || c.Email == nil {
+				t.Fatalf("Plan = %+v, want the email changed", c)
+			}
+			if c.Email.Status != tc.want {
+				t.Errorf("status = %s, want %s", c.Email.Status, tc.want)
+			}
+			if got := timeField(*c.Email, tc.field); got == nil || !got.Equal(tc.when) {
+				t.Errorf("%s = %s, want %v", tc.field, timeOf(got), tc.when)
+			}
+			if len(c.Metrics) != 1 || c.Event == nil || c.Event.Data.Status != tc.want {
+				t.Errorf("metrics %v, event %+v", c.Metrics, c.Event)
+			}
+		})
+	}
+}
+
+// Each *_at is set once, by the first event of its kind: a later event of
+// the kind (another SES event, other timestamp) still shows in the feed but
+// changes neither the email nor the counters.
+func TestPlanFirstEventOfAKindWins(t *testing.T) {
+	first := at(9, 30, 0, 0)
+	cases := map[string]struct {
+		fixture string
+		set     func(e *email.Email)
+		feed    event.Type
+	}{
+		"second delivery":  {"delivery", func(e *email.Email) { e.Status, e.DeliveredAt = email.StatusDelivered, &first }, event.Delivered},
+		"second open":      {"open", func(e *email.Email) { e.Status, e.OpenedAt = email.StatusOpened, &first }, event.Opened},
+		"second click":     {"click", func(e *email.Email) { e.Status, e.ClickedAt = email.StatusClicked, &first }, event.Clicked},
+		"second bounce":    {"bounce-transient", func(e *email.Email) { e.Status, e.BouncedAt = email.StatusBounced, &first }, event.Bounced},
+		"second complaint": {"complaint", func(e *email.Email) { e.Status, e.ComplainedAt = email.StatusComplained, &first }, event.Complained},
+		"second reject": {"reject", func(e *email.Email) {
+			e.Status, e.Error = email.StatusFailed, "rejected by SES: first reason"
+		}, event.Failed},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := sentEmail(tc.set)
+			c := status.Plan(e, sesEvent(t, tc.fixture))
+			if c == nil {
+				t.Fatal("Plan = nil, want the event in the feed")
+			}
+			if c.Email != nil {
+				t.Errorf("email changed to %+v, want it unchanged", *c.Email)
+			}
+			if len(c.Metrics) != 0 {
+				t.Errorf("metrics %v counted again", c.Metrics)
+			}
+			if c.Event == nil || c.Event.Type != tc.feed || !reflect.DeepEqual(*c.Event.Data, e.View()) {
+				t.Errorf("event = %+v, want %s showing the unchanged email", c.Event, tc.feed)
+			}
+		})
+	}
+	// The same through two Plans: the first delivery's change, then another
+	// Delivery event with a later timestamp.
+	c1 := status.Plan(sentEmail(), sesEvent(t, "delivery"))
+	later := parsed(t, edited(t, "delivery", func(m map[string]any) { obj(t, m, "delivery")["timestamp"] = "2026-11-22T11:00:00.000Z" }))
+	c2 := status.Plan(*c1.Email, later)
+	if c2.Email != nil || !c1.Email.DeliveredAt.Equal(at(10, 0, 1, 250)) {
+		t.Errorf("second delivery changed the email: %+v", c2.Email)
+	}
+	if c2.Event.ID == c1.Event.ID {
+		t.Error("two Delivery events share an event id")
+	}
+}
+
+func TestPlanEssentialOpen(t *testing.T) {
+	e := sentEmail(func(e *email.Email) {
+		e.TrackingMode, e.Status, e.DeliveredAt = email.TrackingEssential, email.StatusDelivered, ptr(at(10, 0, 1, 250))
+	})
+	midnight := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	c := status.Plan(e, sesEvent(t, "open"))
+	if c == nil || c.Email == nil || c.Event == nil {
+		t.Fatalf("first open: %+v", c)
+	}
+	if got := c.Email.OpenedAt; got == nil || !got.Equal(midnight) {
+		t.Errorf("opened_at = %s, want %v (the date at midnight UTC)", timeOf(got), midnight)
+	}
+	if c.Email.Status != email.StatusOpened || !c.OccurredAt.Equal(midnight) || !c.Event.CreatedAt.Equal(midnight) {
+		t.Errorf("status %s, occurred %v, event at %v", c.Email.Status, c.OccurredAt, c.Event.CreatedAt)
+	}
+	if c.Event.Type != event.Opened || c.Event.ID != c.DedupeID || *c.Event.Data.OpenedAt != "2026-11-22T00:00:00.000Z" {
+		t.Errorf("event = %+v, data opened_at %v", c.Event, *c.Event.Data.OpenedAt)
+	}
+	if c.Event.Data.OpenTrackingMode != email.TrackingEssential {
+		t.Errorf("open_tracking_mode = %s", c.Event.Data.OpenTrackingMode)
+	}
+	if !slices.Equal(c.Metrics, []string{"transactional_live_opened"}) {
+		t.Errorf("metrics = %v", c.Metrics)
+	}
+	// It fires once per message: later opens, the same day or not, are nil.
+	after := *c.Email
+	for name, ts := range map[string]string{"same day": "2026-11-22T18:45:00.000Z", "next day": "2026-11-23T08:00:00.000Z"} {
+		open := parsed(t, edited(t, "open", func(m map[string]any) { obj(t, m, "open")["timestamp"] = ts }))
+		if c := status.Plan(after, open); c != nil {
+			t.Errorf("%s open: Plan = %+v, want nil", name, c)
+		}
+		// Two first opens planned from the same snapshot (processed
+		// concurrently) share an id, so only one feed item can exist.
+		if c2 := status.Plan(e, open); c2 == nil || c2.DedupeID != c.DedupeID {
+			t.Errorf("%s open from the unopened email: dedupe id %v, want %s", name, c2, c.DedupeID)
+		}
+	}
+	// Clicks are unaffected by essential.
+	if c := status.Plan(after, sesEvent(t, "click")); c == nil || c.Email == nil || c.Email.Status != email.StatusClicked ||
+		!c.Email.ClickedAt.Equal(at(10, 12, 0, 0)) || c.Click == nil {
+		t.Errorf("click under essential: %+v", c)
+	}
+	// A precise open under full keeps its time.
+	full := status.Plan(sentEmail(), sesEvent(t, "open"))
+	if !full.Email.OpenedAt.Equal(at(10, 10, 0, 0)) {
+		t.Errorf("full opened_at = %v", full.Email.OpenedAt)
+	}
+}
+
+func TestPlanUnsubscribeClick(t *testing.T) {
+	link := func(u string, tags map[string]any) func(map[string]any) {
+		return func(m map[string]any) {
+			c := obj(t, m, "click")
+			c["link"] = u
+			c["linkTags"] = tags
+		}
+	}
+	cases := map[string][]byte{
+		"tagged fixture":          fixture(t, "click-unsubscribe"),
+		"path says unsubscribe":   edited(t, "click", link("https://demo.sesame.test/email/Unsubscribe/abc", nil)),
+		"tag on an ordinary path": edited(t, "click", link("https://demo.sesame.test/prefs", map[string]any{"sesame_link": []string{"unsubscribe"}})),
+	}
+	statuses := []email.Status{email.StatusDelivered, email.StatusOpened, email.StatusClicked}
+	for name, body := range cases {
+		t.Run(name, func(t *testing.T) {
+			ev := parsed(t, body)
+			if !status.IsUnsubscribe(ev.Click) {
+				t.Errorf("IsUnsubscribe(%s) = false", ev.Click.Link)
+			}
+			for _, st := range statuses {
+				c := status.Plan(sentEmail(func(e *email.Email) { e.Status = st }), ev)
+				if c == nil {
+					t.Fatalf("%s: Plan = nil, want the opt-out counted", st)
+				}
+				if !c.OptOutClick || !strings.HasPrefix(c.DedupeID, "evt_") || c.ExpectStatus != st {
+					t.Errorf("%s: opt-out %v, dedupe %q, expect %s", st, c.OptOutClick, c.DedupeID, c.ExpectStatus)
+				}
+				// Counted, never listed, not engagement.
+				if c.Event != nil || c.Click != nil || c.Email != nil || len(c.Metrics) != 0 || c.Suppress != "" || c.UsageMonth != "" {
+					t.Errorf("%s: unsubscribe click changes more than its count: %+v", st, c)
+				}
+			}
+		})
+	}
+}
+
+func TestIsUnsubscribe(t *testing.T) {
+	cases := map[string]struct {
+		click status.Click
+		want  bool
+	}{
+		"tagged":                 {status.Click{Link: "https://a.test/x", LinkTags: map[string][]string{"sesame_link": {"cta", "unsubscribe"}}}, true},
+		"path":                   {status.Click{Link: "https://a.test/unsubscribe"}, true},
+		"path, capitals":         {status.Click{Link: "https://a.test/l/UNSUBSCRIBE?id=1"}, true},
+		"ordinary link":          {status.Click{Link: "https://a.test/orders/123"}, false},
+		"word in the query only": {status.Click{Link: "https://a.test/page?next=unsubscribe"}, false},
+		"word in the host only":  {status.Click{Link: "https://unsubscribe.a.test/page"}, false},
+		"other tag value":        {status.Click{Link: "https://a.test/x", LinkTags: map[string][]string{"sesame_link": {"cta"}}}, false},
+		"not a URL":              {status.Click{Link: "%zz"}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := status.IsUnsubscribe(&tc.click); got != tc.want {
+				t.Errorf("IsUnsubscribe(%q) = %v, want %v", tc.click.Link, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlanOrdinaryClickIsNotOptOut(t *testing.T) {
+	c := status.Plan(sentEmail(), sesEvent(t, "click"))
+	if c.OptOutClick {
+		t.Error("an ordinary click counted as an opt-out")
+	}
+}
+
+// Event ids are derived from the SES event: the same event (a redelivery,
+// even after the email moved on) gets the same id, another event another.
+func TestEventIDs(t *testing.T) {
+	e := sentEmail()
+	ids := map[string]string{} // id → what produced it
+	add := func(what, id string) {
+		t.Helper()
+		if !strings.HasPrefix(id, "evt_") || len(id) != len("evt_")+32 {
+			t.Errorf("%s: id %q is not evt_ and 32 hex digits", what, id)
+		}
+		if prev, dup := ids[id]; dup {
+			t.Errorf("%s and %s share the id %s", what, prev, id)
+		}
+		ids[id] = what
+	}
+	for _, name := range fixtureNames(t) {
+		c1 := status.Plan(e, sesEvent(t, name))
+		if c1 == nil {
+			continue // delivery-delay
+		}
+		c2 := status.Plan(e, parsed(t, sns(t, "Notification", fixture(t, name))))
+		if c1.DedupeID != c2.DedupeID {
+			t.Errorf("%s: the same SES event planned twice got ids %s and %s", name, c1.DedupeID, c2.DedupeID)
+		}
+		if c1.Email != nil {
+			if c3 := status.Plan(*c1.Email, sesEvent(t, name)); c3 == nil || c3.DedupeID != c1.DedupeID {
+				t.Errorf("%s: redelivered after it applied, the id changed: %+v", name, c3)
+			}
+		}
+		add(name, c1.DedupeID)
+	}
+	other := func(what string, em email.Email, body []byte) {
+		t.Helper()
+		c := status.Plan(em, parsed(t, body))
+		if c == nil {
+			t.Fatalf("%s: Plan = nil", what)
+		}
+		add(what, c.DedupeID)
+	}
+	other("delivery, other timestamp", e, edited(t, "delivery", func(m map[string]any) { obj(t, m, "delivery")["timestamp"] = "2026-11-22T10:00:01.251Z" }))
+	other("click, other link", e, edited(t, "click", func(m map[string]any) { obj(t, m, "click")["link"] = "https://demo.sesame.test/orders/124" }))
+	other("delivery, other email", sentEmail(func(e *email.Email) { e.ID = "01937f4e-0000-7000-8000-000000000002" }), fixture(t, "delivery"))
+	other("delivery, other workspace", sentEmail(func(e *email.Email) { e.WorkspaceID = "ws_0000000000000002" }), fixture(t, "delivery"))
+}

@@ -1,0 +1,240 @@
+package status_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/status"
+)
+
+// fakeStore is a status.Store made of functions; a nil function fails the
+// test when called.
+type fakeStore struct {
+	t        *testing.T
+	getEmail func(ws, id string) (email.Email, error)
+	apply    func(c status.Change) error
+
+	mu      sync.Mutex
+	gets    int
+	applied []status.Change
+}
+
+func (f *fakeStore) GetEmail(_ context.Context, ws, id string) (email.Email, error) {
+	f.mu.Lock()
+	f.gets++
+	f.mu.Unlock()
+	if f.getEmail == nil {
+		f.t.Errorf("GetEmail(%s, %s) called", ws, id)
+		return email.Email{}, errors.New("unexpected GetEmail")
+	}
+	return f.getEmail(ws, id)
+}
+
+func (f *fakeStore) Apply(_ context.Context, c status.Change) error {
+	f.mu.Lock()
+	f.applied = append(f.applied, c)
+	f.mu.Unlock()
+	if f.apply == nil {
+		f.t.Errorf("Apply(%+v) called", c)
+		return errors.New("unexpected Apply")
+	}
+	return f.apply(c)
+}
+
+// fakePublisher records what is published; publish, when set, answers.
+type fakePublisher struct {
+	publish func(e event.Event) error
+
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func (f *fakePublisher) Publish(_ context.Context, e event.Event) error {
+	f.mu.Lock()
+	f.events = append(f.events, e)
+	publish := f.publish
+	f.mu.Unlock()
+	if publish != nil {
+		return publish(e)
+	}
+	return nil
+}
+
+func (f *fakePublisher) published() []event.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.events)
+}
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// batch is an SQS batch of bodies with message ids m1, m2, …
+func batch(bodies ...[]byte) events.SQSEvent {
+	var b events.SQSEvent
+	for i, body := range bodies {
+		b.Records = append(b.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d", i+1), Body: string(body)})
+	}
+	return b
+}
+
+func failedIDs(resp events.SQSEventResponse) []string {
+	ids := []string{}
+	for _, f := range resp.BatchItemFailures {
+		ids = append(ids, f.ItemIdentifier)
+	}
+	return ids
+}
+
+func handle(t *testing.T, p *status.Processor, bodies ...[]byte) []string {
+	t.Helper()
+	resp, err := p.Handle(context.Background(), batch(bodies...))
+	if err != nil {
+		t.Fatalf("Handle returned %v; a batch never fails as a whole", err)
+	}
+	return failedIDs(resp)
+}
+
+func TestHandleDropsWhatCanNeverApply(t *testing.T) {
+	for name, tc := range badBodies(t) {
+		t.Run(name, func(t *testing.T) {
+			store := &fakeStore{t: t} // any call fails the test
+			pub := &fakePublisher{}
+			p := &status.Processor{Store: store, Publisher: pub, Logger: quiet()}
+			if failed := handle(t, p, tc.body); len(failed) != 0 {
+				t.Errorf("batch item failures %v: retrying cannot help, the message must be dropped", failed)
+			}
+			if len(pub.published()) != 0 {
+				t.Error("published an event")
+			}
+		})
+	}
+}
+
+func TestHandleReportsOnlyFaults(t *testing.T) {
+	const faultyID = "01937f4e-0000-7000-8000-0000000000ff"
+	const unknownID = "01937f4e-0000-7000-8000-00000000000e"
+	store := &fakeStore{t: t,
+		getEmail: func(ws, id string) (email.Email, error) {
+			switch id {
+			case unknownID:
+				return email.Email{}, email.ErrNotFound
+			case faultyID:
+				return sentEmail(func(e *email.Email) { e.ID = faultyID }), nil
+			}
+			return sentEmail(), nil
+		},
+		apply: func(c status.Change) error {
+			if c.EmailID == faultyID {
+				return errors.New("ProvisionedThroughputExceededException")
+			}
+			return nil
+		},
+	}
+	pub := &fakePublisher{}
+	p := &status.Processor{Store: store, Publisher: pub, Logger: quiet()}
+	failed := handle(t, p,
+		fixture(t, "delivery"), // m1 applies
+		[]byte("{not json"),    // m2 dropped
+		fixtureFor(t, "delivery", wsID, faultyID, recipient), // m3 fault: retry
+		fixtureFor(t, "open", wsID, unknownID, recipient),    // m4 unknown email: dropped
+		fixture(t, "delivery-delay"),                         // m5 nothing to do
+		fixture(t, "send"),                                   // m6 counted, not published
+	)
+	if !slices.Equal(failed, []string{"m3"}) {
+		t.Errorf("batch item failures = %v, want exactly [m3]", failed)
+	}
+	got := pub.published()
+	if len(got) != 1 || got[0].Type != event.Delivered || got[0].Data.ID != emailID {
+		t.Errorf("published %+v, want the one delivery", got)
+	}
+	if n := len(store.applied); n != 3 {
+		t.Errorf("%d changes applied, want 3 (delivery, the faulty one, send)", n)
+	}
+}
+
+func TestProcess(t *testing.T) {
+	stale := func(n int) func(status.Change) error {
+		calls := 0
+		return func(status.Change) error {
+			calls++
+			if calls <= n {
+				return status.ErrStale
+			}
+			return nil
+		}
+	}
+	cases := map[string]struct {
+		fixture   string
+		getErr    error
+		apply     func(status.Change) error
+		publish   func(event.Event) error
+		wantErr   bool
+		wantGets  int
+		wantApply int
+		wantPubs  int
+	}{
+		"applied and published":      {fixture: "delivery", apply: stale(0), wantGets: 1, wantApply: 1, wantPubs: 1},
+		"send: applied, no feed":     {fixture: "send", apply: stale(0), wantGets: 1, wantApply: 1, wantPubs: 0},
+		"opt-out: applied, no feed":  {fixture: "click-unsubscribe", apply: stale(0), wantGets: 1, wantApply: 1, wantPubs: 0},
+		"nothing to do":              {fixture: "delivery-delay", wantGets: 1},
+		"unknown email dropped":      {fixture: "open", getErr: email.ErrNotFound, wantGets: 1},
+		"read fault retried":         {fixture: "open", getErr: errors.New("connection reset"), wantErr: true, wantGets: 1},
+		"write fault retried":        {fixture: "open", apply: func(status.Change) error { return errors.New("throttled") }, wantErr: true, wantGets: 1, wantApply: 1},
+		"stale: re-read and re-plan": {fixture: "click", apply: stale(2), wantGets: 3, wantApply: 3, wantPubs: 1},
+		"stale five times: retried":  {fixture: "click", apply: stale(99), wantErr: true, wantGets: 5, wantApply: 5},
+		// The first try may have died between its write and its fan-out:
+		// the duplicate publishes again (deliveries are deduplicated).
+		"duplicate published again": {fixture: "delivery", apply: func(status.Change) error { return status.ErrDuplicate }, wantGets: 1, wantApply: 1, wantPubs: 1},
+		"duplicate send":            {fixture: "send", apply: func(status.Change) error { return status.ErrDuplicate }, wantGets: 1, wantApply: 1},
+		"publish fault retried":     {fixture: "complaint", apply: stale(0), publish: func(event.Event) error { return errors.New("sqs down") }, wantErr: true, wantGets: 1, wantApply: 1, wantPubs: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			store := &fakeStore{t: t, getEmail: func(ws, id string) (email.Email, error) {
+				if ws != wsID || id != emailID {
+					t.Errorf("GetEmail(%s, %s), want the tagged workspace and email", ws, id)
+				}
+				return sentEmail(), tc.getErr
+			}, apply: tc.apply}
+			pub := &fakePublisher{publish: tc.publish}
+			p := &status.Processor{Store: store, Publisher: pub, Logger: quiet()}
+			err := p.Process(context.Background(), sesEvent(t, tc.fixture))
+			if (err != nil) != tc.wantErr {
+				t.Errorf("Process error = %v, want error %v", err, tc.wantErr)
+			}
+			if store.gets != tc.wantGets || len(store.applied) != tc.wantApply || len(pub.published()) != tc.wantPubs {
+				t.Errorf("gets %d, applies %d, publishes %d; want %d, %d, %d",
+					store.gets, len(store.applied), len(pub.published()), tc.wantGets, tc.wantApply, tc.wantPubs)
+			}
+			for _, e := range pub.published() {
+				if c := store.applied[len(store.applied)-1]; c.Event == nil || e.ID != c.Event.ID {
+					t.Errorf("published %s, not the applied event", e.ID)
+				}
+			}
+		})
+	}
+}
+
+// Without a publisher (no webhook fan-out configured) events still apply.
+func TestProcessWithoutPublisher(t *testing.T) {
+	store := &fakeStore{t: t, getEmail: func(string, string) (email.Email, error) { return sentEmail(), nil },
+		apply: func(status.Change) error { return nil }}
+	p := &status.Processor{Store: store}
+	for _, name := range []string{"delivery", "open", "click"} {
+		if err := p.Process(context.Background(), sesEvent(t, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if len(store.applied) != 3 {
+		t.Errorf("%d changes applied, want 3", len(store.applied))
+	}
+}

@@ -1,0 +1,418 @@
+package status_test
+
+// These tests run the Processor over the real store (DynamoDB Local, see
+// dynamotest) and read back what one SES event wrote.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/status"
+)
+
+// world is a processor over a fresh table, with a recording publisher.
+type world struct {
+	store *dynamo.Store
+	rec   *dynamotest.Recorder
+	pub   *fakePublisher
+	p     *status.Processor
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	store, rec := dynamotest.NewStore(t)
+	store.Now = dynamotest.NewClock(at(10, 30, 0, 0)).Now
+	pub := &fakePublisher{}
+	return &world{store: store, rec: rec, pub: pub, p: &status.Processor{Store: store, Publisher: pub, Logger: quiet()}}
+}
+
+// newEmail stores a sent email (see sentEmail) in a workspace of its own,
+// so counters and the feed are the email's alone.
+func (w *world) newEmail(t *testing.T, mutate ...func(*email.Email)) email.Email {
+	t.Helper()
+	ws, err := w.store.CreateWorkspace(context.Background(), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.Must(uuid.NewV7()).String()
+	e := sentEmail(append([]func(*email.Email){func(e *email.Email) { e.ID, e.WorkspaceID = id, ws.ID }}, mutate...)...)
+	if err := w.store.PutEmail(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// body is fixture name about e.
+func body(t *testing.T, name string, e email.Email) []byte {
+	t.Helper()
+	return fixtureFor(t, name, e.WorkspaceID, e.ID, e.To)
+}
+
+// snapshot is everything the pipeline writes about one email.
+type snapshot struct {
+	Email      email.Email
+	Feed       []event.Envelope
+	Clicks     []email.Click
+	Metrics    map[string]map[string]int
+	Usage      int
+	Suppressed bool
+}
+
+func (w *world) snapshot(t *testing.T, e email.Email) snapshot {
+	t.Helper()
+	ctx := context.Background()
+	var s snapshot
+	var err error
+	if s.Email, err = w.store.GetEmail(ctx, e.WorkspaceID, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	bodies, _, _, err := w.store.ListEvents(ctx, e.WorkspaceID, "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bodies {
+		var env event.Envelope
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatalf("feed item %s: %v", b, err)
+		}
+		s.Feed = append(s.Feed, env)
+	}
+	if s.Clicks, _, err = w.store.ListClicks(ctx, e.WorkspaceID, e.ID, 100); err != nil {
+		t.Fatal(err)
+	}
+	if s.Metrics, err = w.store.DailyMetrics(ctx, e.WorkspaceID, "2026-11-01", "2026-11-30"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.store.LoadContext(ctx, sending.ContextQuery{WorkspaceID: e.WorkspaceID, Recipient: e.To, Fingerprint: "none", Month: "2026-11"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Usage, s.Suppressed = c.MonthlySent, c.Suppressed
+	return s
+}
+
+func TestApplyingTheSameEventTwiceChangesNothing(t *testing.T) {
+	w := newWorld(t)
+	type want struct {
+		status     email.Status
+		feed       event.Type // "" for none
+		metric     string     // "" for none
+		clicks     int
+		usage      int
+		suppressed bool
+		optOut     int
+	}
+	cases := map[string]want{
+		"delivery":          {email.StatusDelivered, event.Delivered, "transactional_live_delivered", 0, 0, false, 0},
+		"open":              {email.StatusOpened, event.Opened, "transactional_live_opened", 0, 0, false, 0},
+		"click":             {email.StatusClicked, event.Clicked, "transactional_live_clicked", 1, 0, false, 0},
+		"click-unsubscribe": {email.StatusSent, "", "", 0, 0, false, 1},
+		"bounce-permanent":  {email.StatusBounced, event.Bounced, "transactional_live_bounced", 0, 0, true, 0},
+		"bounce-transient":  {email.StatusBounced, event.Bounced, "transactional_live_bounced", 0, 0, false, 0},
+		"complaint":         {email.StatusComplained, event.Complained, "transactional_live_complained", 0, 0, true, 0},
+		"reject":            {email.StatusFailed, event.Failed, "transactional_live_failed", 0, 0, false, 0},
+		"send":              {email.StatusSent, "", "transactional_live_sent", 0, 1, false, 0},
+	}
+	for name, wt := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := w.newEmail(t)
+			b := body(t, name, e)
+			if failed := handle(t, w.p, b); len(failed) != 0 {
+				t.Fatalf("first delivery failed: %v", failed)
+			}
+			first := w.snapshot(t, e)
+			published := w.pub.publishedFor(e.ID)
+
+			if first.Email.Status != wt.status || first.Email.OptOutClicks != wt.optOut {
+				t.Errorf("email status %s, opt-outs %d; want %s, %d", first.Email.Status, first.Email.OptOutClicks, wt.status, wt.optOut)
+			}
+			if wt.feed == "" {
+				if len(first.Feed) != 0 || len(published) != 0 {
+					t.Errorf("feed %v, published %v; want neither", first.Feed, published)
+				}
+			} else if len(first.Feed) != 1 || first.Feed[0].Type != wt.feed || first.Feed[0].Data.ID != e.ID ||
+				len(published) != 1 || published[0].ID != first.Feed[0].ID {
+				t.Errorf("feed %+v, published %+v; want one %s item, published once", first.Feed, published, wt.feed)
+			}
+			wantMetrics := map[string]map[string]int{}
+			if wt.metric != "" {
+				wantMetrics["2026-11-22"] = map[string]int{wt.metric: 1}
+			}
+			if !reflect.DeepEqual(first.Metrics, wantMetrics) {
+				t.Errorf("metrics = %v, want %v", first.Metrics, wantMetrics)
+			}
+			if len(first.Clicks) != wt.clicks || first.Usage != wt.usage || first.Suppressed != wt.suppressed {
+				t.Errorf("clicks %d, usage %d, suppressed %v; want %d, %d, %v", len(first.Clicks), first.Usage, first.Suppressed, wt.clicks, wt.usage, wt.suppressed)
+			}
+
+			// SQS redelivers it, raw and inside an SNS notification.
+			if failed := handle(t, w.p, b, sns(t, "Notification", b)); len(failed) != 0 {
+				t.Fatalf("duplicates failed: %v", failed)
+			}
+			if again := w.snapshot(t, e); !reflect.DeepEqual(again, first) {
+				t.Errorf("a duplicate changed what was written:\nfirst %+v\nagain %+v", first, again)
+			}
+			// The duplicates are published again, with the same id: the
+			// first try may have died between its write and its publish,
+			// and a duplicate is then the only chance of the fan-out. The
+			// webhook dispatcher deduplicates deliveries per event and
+			// endpoint, so receivers see the event once.
+			again := w.pub.publishedFor(e.ID)
+			if wt.feed == "" && len(again) != 0 {
+				t.Errorf("published %v for an event the feed does not show", again)
+			}
+			if wt.feed != "" {
+				if len(again) != 3 {
+					t.Errorf("published %d times after two duplicates, want 3", len(again))
+				}
+				for _, p := range again {
+					if p.ID != first.Feed[0].ID {
+						t.Errorf("republished id %s, want %s", p.ID, first.Feed[0].ID)
+					}
+				}
+			}
+		})
+	}
+}
+
+// publishedFor returns the published events about email id.
+func (f *fakePublisher) publishedFor(id string) []event.Event {
+	var out []event.Event
+	for _, e := range f.published() {
+		if e.Data != nil && e.Data.ID == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestEventForAnEmailNotOursIsDropped(t *testing.T) {
+	w := newWorld(t)
+	mine := w.newEmail(t)
+	other, err := w.store.CreateWorkspace(context.Background(), "Other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := w.snapshot(t, mine)
+	cases := map[string][]byte{
+		"tags name another workspace": fixtureFor(t, "delivery", other.ID, mine.ID, mine.To),
+		"no such email":               fixtureFor(t, "delivery", mine.WorkspaceID, uuid.NewString(), mine.To),
+		"no such workspace":           fixtureFor(t, "bounce-permanent", uuid.NewString(), mine.ID, mine.To),
+		"click of another workspace":  fixtureFor(t, "click", other.ID, mine.ID, mine.To),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			w.rec.Reset()
+			if failed := handle(t, w.p, b); len(failed) != 0 {
+				t.Errorf("batch item failures %v, want the event dropped", failed)
+			}
+			if n := w.rec.Writes(); n != 0 {
+				t.Errorf("%d items written, want none", n)
+			}
+		})
+	}
+	if len(w.pub.published()) != 0 {
+		t.Errorf("published %+v", w.pub.published())
+	}
+	if after := w.snapshot(t, mine); !reflect.DeepEqual(after, before) {
+		t.Errorf("the email changed: %+v", after)
+	}
+}
+
+func TestUnparseableMessagesAreDroppedWithoutWrites(t *testing.T) {
+	w := newWorld(t)
+	cases := badBodies(t)
+	bodies := make([][]byte, 0, len(cases))
+	for _, tc := range cases {
+		bodies = append(bodies, tc.body)
+	}
+	w.rec.Reset()
+	if failed := handle(t, w.p, bodies...); len(failed) != 0 {
+		t.Errorf("batch item failures %v, want every message dropped", failed)
+	}
+	if n, calls := w.rec.Writes(), w.rec.Total(); n != 0 || calls != 0 {
+		t.Errorf("%d items written in %d calls, want no call at all", n, calls)
+	}
+}
+
+func TestFaultIsRetriedThenAppliedOnce(t *testing.T) {
+	w := newWorld(t)
+	// The batch: m1 malformed (dropped), m2 a delivery, m3 a delivery
+	// delay (read, nothing to write).
+	cases := map[string][]string{
+		"GetItem":            {"m2", "m3"},
+		"TransactWriteItems": {"m2"},
+	}
+	for op, wantFailed := range cases {
+		t.Run(op, func(t *testing.T) {
+			e := w.newEmail(t)
+			before := w.snapshot(t, e)
+			injected := errors.New("injected " + op + " fault")
+			w.rec.Fail = func(got string) error {
+				if got == op {
+					return injected
+				}
+				return nil
+			}
+			failed := handle(t, w.p, []byte("{malformed"), body(t, "delivery", e), body(t, "delivery-delay", e))
+			w.rec.Fail = nil
+			if !slices.Equal(failed, wantFailed) {
+				t.Fatalf("batch item failures = %v, want exactly %v", failed, wantFailed)
+			}
+			if after := w.snapshot(t, e); !reflect.DeepEqual(after, before) {
+				t.Errorf("a failed event wrote something: %+v", after)
+			}
+			if got := w.pub.publishedFor(e.ID); len(got) != 0 {
+				t.Errorf("a failed event was published: %+v", got)
+			}
+
+			// SQS redelivers it after the fault cleared: it applies once.
+			if failed := handle(t, w.p, body(t, "delivery", e)); len(failed) != 0 {
+				t.Fatalf("retry failed: %v", failed)
+			}
+			s := w.snapshot(t, e)
+			if s.Email.Status != email.StatusDelivered || s.Email.DeliveredAt == nil || !s.Email.DeliveredAt.Equal(at(10, 0, 1, 250)) {
+				t.Errorf("after the retry: status %s, delivered_at %s", s.Email.Status, timeOf(s.Email.DeliveredAt))
+			}
+			if len(s.Feed) != 1 || s.Metrics["2026-11-22"]["transactional_live_delivered"] != 1 {
+				t.Errorf("feed %+v, metrics %v; want one item, counted once", s.Feed, s.Metrics)
+			}
+			if got := w.pub.publishedFor(e.ID); len(got) != 1 || got[0].ID != s.Feed[0].ID {
+				t.Errorf("published %+v, want the feed item once", got)
+			}
+		})
+	}
+}
+
+// A publish that fails after the write is retried: at least once.
+func TestPublishFaultIsRetried(t *testing.T) {
+	w := newWorld(t)
+	cases := map[string]struct {
+		fixture string
+		mutate  func(*email.Email)
+		known   string // a reported bug, when the retry does not publish
+	}{
+		"delivery":   {"delivery", nil, ""},
+		"click":      {"click", nil, ""},
+		"complaint":  {"complaint", nil, ""},
+		"open, full": {"open", nil, ""},
+		"open, essential": {"open", func(e *email.Email) { e.TrackingMode = email.TrackingEssential },
+			"Plan returns nil for an essential open once opened_at is set, so the redelivered first open is never published"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var mutate []func(*email.Email)
+			if tc.mutate != nil {
+				mutate = append(mutate, tc.mutate)
+			}
+			e := w.newEmail(t, mutate...)
+			pub := &fakePublisher{}
+			fail := true
+			pub.publish = func(event.Event) error {
+				if fail {
+					return errors.New("webhooks queue unavailable")
+				}
+				return nil
+			}
+			p := &status.Processor{Store: w.store, Publisher: pub, Logger: quiet()}
+			if failed := handle(t, p, body(t, tc.fixture, e)); !slices.Equal(failed, []string{"m1"}) {
+				t.Fatalf("batch item failures = %v, want [m1]: the event is not out yet", failed)
+			}
+			fail = false
+			if failed := handle(t, p, body(t, tc.fixture, e)); len(failed) != 0 {
+				t.Fatalf("retry failed: %v", failed)
+			}
+			s := w.snapshot(t, e)
+			if len(s.Feed) != 1 {
+				t.Fatalf("feed has %d items, want 1", len(s.Feed))
+			}
+			got := pub.published()
+			if len(got) != 2 || got[1].ID != s.Feed[0].ID {
+				if tc.known != "" {
+					knownBug(t, "%s: published %d times, want the failed publish retried", tc.known, len(got))
+					return
+				}
+				t.Errorf("published %+v, want the failed attempt and the retry of %s", got, s.Feed[0].ID)
+			}
+		})
+	}
+}
+
+// Budget: one SES event costs one read and one transaction of at most 3
+// written items (the email, the feed item or dedupe record, the daily
+// counter); a click adds its click record.
+func TestWriteBudget(t *testing.T) {
+	w := newWorld(t)
+	cases := map[string]struct {
+		max   int
+		exact bool
+	}{
+		"delivery":          {3, false},
+		"open":              {3, false},
+		"send":              {3, false}, // dedupe record, daily counter, monthly usage
+		"reject":            {3, false},
+		"bounce-transient":  {3, false},
+		"click-unsubscribe": {3, false},
+		"click":             {4, false},
+		// The documented exception: a hard bounce and a complaint also put
+		// the recipient on the do-not-send list, a fourth item.
+		"bounce-permanent": {4, true},
+		"complaint":        {4, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := w.newEmail(t)
+			b := body(t, name, e)
+			w.rec.Reset()
+			if failed := handle(t, w.p, b); len(failed) != 0 {
+				t.Fatalf("failed: %v", failed)
+			}
+			n := w.rec.Writes()
+			if n > tc.max || (tc.exact && n != tc.max) {
+				t.Errorf("%d items written, want %s %d", n, map[bool]string{true: "exactly", false: "at most"}[tc.exact], tc.max)
+			}
+			if tx, gets, total := w.rec.Calls("TransactWriteItems"), w.rec.Calls("GetItem"), w.rec.Total(); tx != 1 || gets != 1 || total != 2 {
+				t.Errorf("%d calls (%d GetItem, %d TransactWriteItems), want one of each", total, gets, tx)
+			}
+		})
+	}
+}
+
+// Counters count once per email: two first opens of an email already
+// clicked, planned from the same read (two consumers at once), must not
+// both count "opened".
+func TestConcurrentFirstOpensCountOnce(t *testing.T) {
+	w := newWorld(t)
+	e := w.newEmail(t, func(e *email.Email) { e.Status, e.ClickedAt = email.StatusClicked, ptr(at(10, 5, 0, 0)) })
+	read, err := w.store.GetEmail(context.Background(), e.WorkspaceID, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open1 := parsed(t, body(t, "open", e))
+	open2 := parsed(t, edited(t, "open", func(m map[string]any) { obj(t, m, "open")["timestamp"] = "2026-11-22T10:11:00.000Z" }))
+	open2.Mail = open1.Mail
+	err1 := w.store.Apply(context.Background(), *status.Plan(read, open1))
+	err2 := w.store.Apply(context.Background(), *status.Plan(read, open2))
+	if err1 != nil {
+		t.Fatalf("first open: %v", err1)
+	}
+	s := w.snapshot(t, e)
+	if !s.Email.OpenedAt.Equal(at(10, 10, 0, 0)) {
+		t.Errorf("opened_at = %s, want the first applied open", timeOf(s.Email.OpenedAt))
+	}
+	if n := s.Metrics["2026-11-22"]["transactional_live_opened"]; n != 1 {
+		knownBug(t, "the second concurrent first open applied (err %v) and counted opened %d times: "+
+			"dynamo Apply conditions the email update only on its status, which a late open of a clicked email does not change", err2, n)
+	}
+}

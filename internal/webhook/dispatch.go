@@ -1,0 +1,298 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// VisibilityChanger is the part of the SQS API the dispatcher uses to
+// schedule a retry: the failed message stays invisible for the delay.
+type VisibilityChanger interface {
+	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
+}
+
+// MaxRetryDelay caps one retry delay: SQS refuses a visibility timeout
+// that ends more than 12 hours after the message was received, and a
+// message is received a little before the dispatcher handles it.
+const MaxRetryDelay = 12*time.Hour - 10*time.Minute
+
+// DefaultSchedule is the wait after each failed attempt: 1m, 5m, 15m, 1h,
+// 2h, 4h, 8h, then 12h six times (each at most MaxRetryDelay). Its 13
+// delays give 14 attempts over about 3.6 days; the 14th failure is final.
+func DefaultSchedule() []time.Duration {
+	return []time.Duration{
+		time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour,
+		12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour, 12 * time.Hour,
+	}
+}
+
+// DefaultJitter lengthens a delay by a random 0–20%, so the retries of
+// many events failing together spread out, and never shortens it, so the
+// schedule lasts at least its nominal total (≥ 3 days by default).
+func DefaultJitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return d
+	}
+	return d + time.Duration(rand.Int64N(int64(d)/5+1))
+}
+
+// DispatcherOptions configures a Dispatcher; zero values take defaults.
+type DispatcherOptions struct {
+	// Schedule is the wait after failed attempt 1, 2, …; a job gets
+	// len(Schedule)+1 attempts. Default DefaultSchedule().
+	Schedule []time.Duration
+	// Timeout bounds one POST; default DefaultTimeout (10 s).
+	Timeout time.Duration
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// Jitter turns a scheduled delay into the actual one; default
+	// DefaultJitter. The result is capped at MaxRetryDelay.
+	Jitter func(time.Duration) time.Duration
+	// Client sends the POSTs; default NewClient with Timeout and
+	// AllowedPrefixes. A client of one's own should not follow redirects.
+	Client *http.Client
+	// AllowedPrefixes, used only by the default client: see ClientOptions.
+	AllowedPrefixes []netip.Prefix
+	// Concurrency bounds the deliveries of one batch in flight; default 10
+	// (a whole SQS batch), so a batch takes about one Timeout at worst.
+	Concurrency int
+	Logger      *slog.Logger
+}
+
+// Dispatcher consumes the webhooks queue: one POST per job, retries
+// scheduled by message visibility, every attempt recorded.
+type Dispatcher struct {
+	store       DispatchStore
+	sqs         VisibilityChanger
+	queueURL    string
+	schedule    []time.Duration
+	timeout     time.Duration
+	now         func() time.Time
+	jitter      func(time.Duration) time.Duration
+	client      *http.Client
+	concurrency int
+	logger      *slog.Logger
+}
+
+// NewDispatcher returns a dispatcher of the queue at queueURL.
+func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL string, opts DispatcherOptions) *Dispatcher {
+	d := &Dispatcher{
+		store: store, sqs: sqsAPI, queueURL: queueURL,
+		schedule: opts.Schedule, timeout: opts.Timeout, now: opts.Now, jitter: opts.Jitter,
+		client: opts.Client, concurrency: opts.Concurrency, logger: opts.Logger,
+	}
+	if d.schedule == nil {
+		d.schedule = DefaultSchedule()
+	}
+	if d.timeout <= 0 {
+		d.timeout = DefaultTimeout
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.jitter == nil {
+		d.jitter = DefaultJitter
+	}
+	if d.client == nil {
+		d.client = NewClient(ClientOptions{Timeout: d.timeout, AllowedPrefixes: opts.AllowedPrefixes})
+	}
+	if d.concurrency <= 0 {
+		d.concurrency = 10
+	}
+	if d.logger == nil {
+		d.logger = slog.Default()
+	}
+	return d
+}
+
+// Handle consumes a batch. A message is reported failed only to be
+// retried: after a failed POST whose retry was scheduled, or when the
+// store could not be read or written. Everything else (delivered, dropped,
+// finally failed) succeeds and leaves the queue.
+func (d *Dispatcher) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
+	retry := make([]bool, len(batch.Records))
+	sem := make(chan struct{}, d.concurrency)
+	var wg sync.WaitGroup
+	for i, rec := range batch.Records {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			retry[i] = d.handle(ctx, rec)
+		})
+	}
+	wg.Wait()
+	var resp events.SQSEventResponse
+	for i, rec := range batch.Records {
+		if retry[i] {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+		}
+	}
+	return resp, nil
+}
+
+// handle processes one message and reports whether it must come back.
+func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
+	var job Job
+	if err := json.Unmarshal([]byte(rec.Body), &job); err != nil || job.WorkspaceID == "" || job.EndpointID == "" || job.EventID == "" {
+		d.logger.ErrorContext(ctx, "malformed webhook job dropped", slog.String("message_id", rec.MessageId))
+		return false
+	}
+	log := d.logger.With(slog.String("workspace_id", job.WorkspaceID), slog.String("endpoint_id", job.EndpointID),
+		slog.String("event_id", job.EventID))
+	ep, err := d.store.GetEndpoint(ctx, job.WorkspaceID, job.EndpointID)
+	if errors.Is(err, ErrEndpointNotFound) {
+		log.InfoContext(ctx, "webhook job dropped: endpoint removed")
+		return false
+	}
+	if err != nil {
+		log.ErrorContext(ctx, "webhook job: read endpoint", slog.Any("err", err))
+		return true
+	}
+	if !ep.Enabled {
+		log.InfoContext(ctx, "webhook job dropped: endpoint disabled")
+		return false
+	}
+	del, err := d.store.GetDelivery(ctx, job.WorkspaceID, job.EndpointID, job.EventID)
+	if err != nil {
+		log.ErrorContext(ctx, "webhook job: read delivery", slog.Any("err", err))
+		return true
+	}
+	if del.Status == Delivered {
+		log.InfoContext(ctx, "webhook job dropped: already delivered")
+		return false
+	}
+
+	n := attemptNumber(rec)
+	a := d.post(ctx, ep, job, n)
+	if err := d.store.RecordAttempt(ctx, a); err != nil {
+		log.ErrorContext(ctx, "webhook attempt not recorded", slog.Any("err", err))
+	}
+	if a.Succeeded() {
+		// The POST happened: a bookkeeping failure is logged, not retried,
+		// which would POST again.
+		if err := d.store.MarkDelivered(ctx, job.WorkspaceID, job.EndpointID, job.EventID, a.At); err != nil {
+			log.ErrorContext(ctx, "webhook delivery not recorded", slog.Any("err", err))
+		}
+		if err := d.store.EndpointSucceeded(ctx, job.WorkspaceID, job.EndpointID, a.At); err != nil {
+			log.ErrorContext(ctx, "webhook endpoint success not recorded", slog.Any("err", err))
+		}
+		log.InfoContext(ctx, "webhook delivered", slog.Int("attempt", n), slog.Int("status", a.StatusCode))
+		return false
+	}
+	if err := d.store.EndpointFailed(ctx, job.WorkspaceID, job.EndpointID); err != nil {
+		log.ErrorContext(ctx, "webhook endpoint failure not counted", slog.Any("err", err))
+	}
+	if n <= len(d.schedule) {
+		delay := min(max(d.jitter(d.schedule[n-1]), 0), MaxRetryDelay)
+		log.WarnContext(ctx, "webhook attempt failed; retry scheduled", slog.Int("attempt", n),
+			slog.Int("status", a.StatusCode), slog.String("error", a.Error), slog.Duration("retry_in", delay))
+		d.delay(ctx, log, rec, delay)
+		return true
+	}
+	// The schedule is exhausted: the delivery failed for good.
+	if err := d.store.MarkFailed(ctx, job.WorkspaceID, job.EndpointID, job.EventID, a.At); err != nil {
+		log.ErrorContext(ctx, "webhook final failure not recorded", slog.Any("err", err))
+		return true
+	}
+	disabled, err := d.store.DisableFailingEndpoint(ctx, job.WorkspaceID, job.EndpointID, AutoDisableReason, firstAttempt(rec, a.At))
+	if err != nil {
+		log.ErrorContext(ctx, "webhook endpoint not disabled", slog.Any("err", err))
+		return true
+	}
+	log.WarnContext(ctx, "webhook delivery failed after every attempt", slog.Int("attempt", n),
+		slog.String("error", a.Error), slog.Bool("endpoint_disabled", disabled))
+	return false
+}
+
+// delay keeps the message invisible for d; on failure the queue's own
+// visibility timeout applies.
+func (d *Dispatcher) delay(ctx context.Context, log *slog.Logger, rec events.SQSMessage, delay time.Duration) {
+	secs := int32((delay + time.Second/2) / time.Second)
+	_, err := d.sqs.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+		QueueUrl: &d.queueURL, ReceiptHandle: &rec.ReceiptHandle, VisibilityTimeout: secs,
+	})
+	if err != nil {
+		log.ErrorContext(ctx, "webhook retry delay not set", slog.Any("err", err))
+	}
+}
+
+// maxErrorBody is how much of an answer's body is read (and discarded) so
+// the connection can be reused.
+const maxErrorBody = 4 << 10
+
+// post sends one attempt and describes its outcome.
+func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Attempt {
+	start := d.now()
+	a := Attempt{
+		WorkspaceID: job.WorkspaceID, EndpointID: job.EndpointID, EventID: job.EventID,
+		EventType: job.EventType, Number: n, At: start.UTC(),
+	}
+	body := []byte(job.Payload)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
+	if err != nil {
+		a.Error = "invalid endpoint URL"
+		return a
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set(HeaderEventID, job.EventID)
+	req.Header.Set(HeaderEventType, string(job.EventType))
+	req.Header.Set(HeaderSignature, Sign(ep.Secret, start, body))
+	clock := time.Now() // latency is measured on the monotonic clock
+	resp, err := d.client.Do(req)
+	if err == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+	}
+	a.LatencyMS = time.Since(clock).Milliseconds()
+	switch {
+	case err != nil:
+		a.Error = describe(err)
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		a.StatusCode = resp.StatusCode
+		a.Error = fmt.Sprintf("redirect not followed (HTTP %d)", resp.StatusCode)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		a.StatusCode = resp.StatusCode
+		a.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	default:
+		a.StatusCode = resp.StatusCode
+	}
+	return a
+}
+
+// attemptNumber is the message's receive count: attempt n of a job is its
+// n-th receive (a receive that failed before POSTing uses a number too).
+func attemptNumber(rec events.SQSMessage) int {
+	n, err := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// firstAttempt is when the job was first received, i.e. its first attempt;
+// else when it was enqueued; else fallback.
+func firstAttempt(rec events.SQSMessage, fallback time.Time) time.Time {
+	for _, name := range []string{"ApproximateFirstReceiveTimestamp", "SentTimestamp"} {
+		if ms, err := strconv.ParseInt(rec.Attributes[name], 10, 64); err == nil && ms > 0 {
+			return time.UnixMilli(ms)
+		}
+	}
+	return fallback
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Starts the emulators on the bench ports, runs the benchmarks (speed,
+# DynamoDB calls and capacity per request, cost per 1,000 emails) and stops
+# them.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+export STATE_DIR=$root/.sesame/bench
+export DYNAMODB_PORT=${BENCH_DYNAMODB_PORT:-18110} SQS_PORT=${BENCH_SQS_PORT:-18111} SES_PORT=${BENCH_SES_PORT:-18112}
+. "$here/aws-env.sh"
+export SESAME_REQUIRE_EMULATORS=1
+"$here/emulators.sh" start
+trap '"$here/emulators.sh" stop' EXIT
+cd "$root"
+go test -run '^$' -bench . -benchtime "${BENCHTIME:-300x}" ./internal/bench/
