@@ -1,6 +1,9 @@
 package main
 
 import (
+	"slices"
+	"time"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
@@ -53,23 +56,39 @@ func optional(s string) *string {
 	return jsii.String(s)
 }
 
-// dlqRetentionDays keeps failed messages as long as SQS allows, so they can
-// be inspected and redriven after an incident.
-const dlqRetentionDays = 14
+// maxRetention is the longest message retention SQS allows (14 days),
+// against its default of 4 days.
+var maxRetention = 14 * 24 * time.Hour
+
+// fullRetentionQueues keep their messages maxRetention. The webhooks queue
+// holds a delivery for its whole retry schedule (about 3.7 days, with
+// visibility steps of up to 11h50): a message lives from its first send,
+// so under the 4-day default a late retry could expire before it runs.
+var fullRetentionQueues = []queue.Def{queue.Webhooks}
+
+// retentionOf is how long queue d keeps a message; nil is SQS's default.
+func retentionOf(d queue.Def) awscdk.Duration {
+	if slices.Contains(fullRetentionQueues, d) {
+		return awscdk.Duration_Seconds(jsii.Number(maxRetention.Seconds()))
+	}
+	return nil
+}
 
 // newQueues creates each queue of queue.All with its dead-letter queue.
 // Names are prefixed with the stack name so two deployments can share an
-// account and region.
+// account and region. Every dead-letter queue keeps its messages
+// maxRetention, so they can be inspected and redriven after an incident.
 func newQueues(stack awscdk.Stack) map[string]awssqs.Queue {
 	queues := make(map[string]awssqs.Queue, len(queue.All))
 	for _, d := range queue.All {
 		dlq := awssqs.NewQueue(stack, jsii.String("Queue-"+d.DLQName()), &awssqs.QueueProps{
 			QueueName:       jsii.String(*stack.StackName() + "-" + d.DLQName()),
-			RetentionPeriod: awscdk.Duration_Days(jsii.Number(dlqRetentionDays)),
+			RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(maxRetention.Seconds())),
 		})
 		queues[d.Name] = awssqs.NewQueue(stack, jsii.String("Queue-"+d.Name), &awssqs.QueueProps{
 			QueueName:         jsii.String(*stack.StackName() + "-" + d.Name),
 			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(d.VisibilityTimeout.Seconds())),
+			RetentionPeriod:   retentionOf(d),
 			DeadLetterQueue: &awssqs.DeadLetterQueue{
 				Queue:           dlq,
 				MaxReceiveCount: jsii.Number(d.MaxReceives),

@@ -40,9 +40,16 @@ type access struct {
 	table []string
 	// queryIndexes allows Query on the table's global secondary indexes.
 	queryIndexes bool
-	// enqueueReview allows sqs:SendMessage on the review queue only, and
-	// passes its URL as SESAME_REVIEW_QUEUE_URL.
-	enqueueReview bool
+	// sendTo lists the queues the function sends to: sqs:SendMessage on
+	// each (SendMessageBatch is authorized as sqs:SendMessage), and each
+	// queue's URL in its queueURLVars variable.
+	sendTo []queue.Def
+	// ownQueueURL passes a consumer the URL of the queue it consumes, in
+	// that queue's queueURLVars variable, for calls on its own messages.
+	// The event source's consume grant covers them: it includes
+	// sqs:ChangeMessageVisibility (a webhook retry is scheduled by
+	// lengthening its message's visibility).
+	ownQueueURL bool
 	// sendEmail allows sesSendActions on the account's SES identities and
 	// the stack's configuration sets, and passes the sets' names as
 	// SESAME_CONFIG_SET_*.
@@ -70,8 +77,15 @@ var sendRoute = access{
 		ddbGetItem, ddbBatchGetItem, ddbPutItem, ddbUpdateItem,
 		ddbDeleteItem, ddbConditionCheckItem,
 	},
-	enqueueReview: true,
-	sendEmail:     true,
+	sendTo:    []queue.Def{queue.Review},
+	sendEmail: true,
+}
+
+// queueURLVars is the environment variable (config.API) that passes each
+// queue's URL to the functions that use it, by queue.Def name.
+var queueURLVars = map[string]string{
+	queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
+	queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
 }
 
 // functionAccess is the permission table: one entry per function of
@@ -102,16 +116,28 @@ var functionAccess = map[string]access{
 	// The status pipeline: the email (GetItem) and, in one transaction per
 	// SES event, the feed or dedupe record and click record (PutItem), the
 	// email, daily counter and monthly usage (UpdateItem), and a suppression
-	// (PutItem); the workspace's webhook endpoints (Query).
+	// (PutItem); the workspace's webhook endpoints (Query on the table).
+	// The webhook fan-out sends one message per subscribed endpoint to the
+	// webhooks queue (SendMessageBatch).
 	routes.Status.Function: {
-		table: []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
+		table:  []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
+		sendTo: []queue.Def{queue.Webhooks},
 	},
 
-	// Webhook delivery: the endpoint and the delivery record (GetItem); the
-	// attempt log and delivery record (PutItem); the endpoint's success and
-	// failure counters and auto-disable (UpdateItem).
+	// Webhook delivery (internal/dynamo/webhooks.go, the DispatchStore
+	// methods): the endpoint and the delivery record (GetItem); the attempt
+	// log and delivery record (PutItem); the endpoint's success and failure
+	// counters and auto-disable (UpdateItem). Listing attempts (Query) is
+	// the console's, not the dispatcher's. A retry is scheduled with
+	// ChangeMessageVisibility on its own queue, hence its URL.
+	//
+	// It POSTs to customer endpoints over the internet: no VPC. The SSRF
+	// guard runs in the code, at dial time (internal/webhook/client.go);
+	// SESAME_WEBHOOK_ALLOWED_PREFIXES, which lets the local stack reach
+	// loopback, is never set by this stack.
 	routes.WebhookDispatch.Function: {
-		table: []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
+		table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
+		ownQueueURL: true,
 	},
 }
 
@@ -155,12 +181,29 @@ const (
 	consumerMemoryMB  = 256
 )
 
-// consumerSizing gives a consumer half its queue's visibility timeout: an
+// consumerMemory lists the consumers that need more than consumerMemoryMB.
+var consumerMemory = map[string]float64{
+	// Releasing a held email rebuilds the full message (up to 20 MB) from
+	// its stored chunks and sends it: the same load as the send routes.
+	routes.Review.Function: 1024,
+}
+
+// consumerSizing gives consumer c half its queue's visibility timeout: an
 // invocation always ends (or times out) well before its messages become
 // visible again, so no message is handed to a second invocation while the
 // first still works on it.
-func consumerSizing(q queue.Def) sizing {
-	return sizing{memoryMB: consumerMemoryMB, timeout: q.VisibilityTimeout / 2}
+//
+//   - review: 1024 MB (consumerMemory), 30 s.
+//   - status: 256 MB, 30 s; DynamoDB and SQS calls only.
+//   - webhook-dispatch: 256 MB, 30 s. One POST may take its full 10 s
+//     (webhook.DefaultTimeout) and the 10 messages of a batch are delivered
+//     10 at once, so a batch takes about 10 s plus the DynamoDB writes.
+func consumerSizing(c routes.Consumer) sizing {
+	mem, ok := consumerMemory[c.Function]
+	if !ok {
+		mem = consumerMemoryMB
+	}
+	return sizing{memoryMB: mem, timeout: c.Queue.VisibilityTimeout / 2}
 }
 
 // functionDeps are the stack's resources that functions are wired to.
@@ -186,8 +229,9 @@ func accessOf(function string) access {
 }
 
 // newFunction creates the Lambda function of binDir/<function>/bootstrap
-// with its log group, environment and grants.
-func (d functionDeps) newFunction(function, description string, size sizing) awslambda.Function {
+// with its log group, environment and grants. consumes is the queue a
+// consumer reads, nil for a route.
+func (d functionDeps) newFunction(function, description string, size sizing, consumes *queue.Def) awslambda.Function {
 	a := accessOf(function)
 	id := "Fn-" + function
 
@@ -195,8 +239,14 @@ func (d functionDeps) newFunction(function, description string, size sizing) aws
 	for k, v := range d.env {
 		env[k] = v
 	}
-	if a.enqueueReview {
-		env["SESAME_REVIEW_QUEUE_URL"] = d.reviewQueue().QueueUrl()
+	for _, q := range a.sendTo {
+		env[queueURLVar(q)] = d.queue(q).QueueUrl()
+	}
+	if a.ownQueueURL {
+		if consumes == nil {
+			panic(fmt.Sprintf("infra: %s has ownQueueURL but consumes no queue", function))
+		}
+		env[queueURLVar(*consumes)] = d.queue(*consumes).QueueUrl()
 	}
 	if a.sendEmail {
 		for _, cs := range d.configSets {
@@ -225,12 +275,23 @@ func (d functionDeps) newFunction(function, description string, size sizing) aws
 	return fn
 }
 
-func (d functionDeps) reviewQueue() awssqs.Queue {
-	q, ok := d.queues[queue.Review.Name]
+// queue is the stack's queue of def.
+func (d functionDeps) queue(def queue.Def) awssqs.Queue {
+	q, ok := d.queues[def.Name]
 	if !ok {
-		panic("infra: no review queue")
+		panic(fmt.Sprintf("infra: the stack defines no queue %s", def.Name))
 	}
 	return q
+}
+
+// queueURLVar is the variable that passes q's URL; a queue without one is
+// a programming error caught by accessTableProblems.
+func queueURLVar(q queue.Def) string {
+	v, ok := queueURLVars[q.Name]
+	if !ok {
+		panic(fmt.Sprintf("infra: queue %s has no entry in queueURLVars", q.Name))
+	}
+	return v
 }
 
 // grant adds the statements of a to fn's role.
@@ -247,8 +308,8 @@ func (d functionDeps) grant(fn awslambda.Function, a access) {
 	if a.queryIndexes {
 		allow([]string{ddbQuery}, jsii.String(*d.table.TableArn()+"/index/*"))
 	}
-	if a.enqueueReview {
-		allow([]string{"sqs:SendMessage"}, d.reviewQueue().QueueArn())
+	for _, q := range a.sendTo {
+		allow([]string{"sqs:SendMessage"}, d.queue(q).QueueArn())
 	}
 	if a.sendEmail {
 		resources := []*string{d.identityArn}
@@ -261,12 +322,10 @@ func (d functionDeps) grant(fn awslambda.Function, a access) {
 
 // newConsumer creates the function of queue consumer c, fed by its queue.
 func (d functionDeps) newConsumer(c routes.Consumer) awslambda.Function {
-	q, ok := d.queues[c.Queue.Name]
-	if !ok {
-		panic(fmt.Sprintf("infra: consumer %s reads queue %s, which the stack does not define", c.Function, c.Queue.Name))
-	}
-	fn := d.newFunction(c.Function, "Sesame consumer of the "+c.Queue.Name+" queue", consumerSizing(c.Queue))
-	// The event source also grants the consume actions on q.
+	q := d.queue(c.Queue)
+	fn := d.newFunction(c.Function, "Sesame consumer of the "+c.Queue.Name+" queue", consumerSizing(c), &c.Queue)
+	// The event source also grants the consume actions on q (receive,
+	// delete, change visibility, get attributes and URL).
 	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, &awslambdaeventsources.SqsEventSourceProps{
 		BatchSize:               jsii.Number(consumerBatchSize),
 		ReportBatchItemFailures: jsii.Bool(true),
@@ -289,9 +348,19 @@ func accessTableProblems() []string {
 			problems = append(problems, fmt.Sprintf("function %q has no entry in functionAccess", fn))
 		}
 	}
-	for fn := range functionAccess {
+	for fn, a := range functionAccess {
 		if !names[fn] {
 			problems = append(problems, fmt.Sprintf("functionAccess entry %q names no route or consumer", fn))
+		}
+		for _, q := range a.sendTo {
+			if _, ok := queueURLVars[q.Name]; !ok {
+				problems = append(problems, fmt.Sprintf("%s sends to queue %s, which has no entry in queueURLVars", fn, q.Name))
+			}
+		}
+	}
+	for _, c := range routes.Consumers {
+		if _, ok := queueURLVars[c.Queue.Name]; functionAccess[c.Function].ownQueueURL && !ok {
+			problems = append(problems, fmt.Sprintf("%s needs the URL of queue %s, which has no entry in queueURLVars", c.Function, c.Queue.Name))
 		}
 	}
 	return problems

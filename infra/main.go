@@ -1,5 +1,6 @@
 // Command infra is Sesame's CDK app: one stack holding the table, the queues,
-// the SES configuration sets, one Lambda function per API route and per
+// the SES configuration sets and the EventBridge rule that brings their
+// events to the ses-events queue, one Lambda function per API route and per
 // queue consumer, and the REST API in front of the routes.
 //
 // cdk runs it from the repository root (cdk.json: "go run ./infra"), so the
@@ -15,6 +16,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
@@ -44,13 +46,15 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	table := newTable(stack)
 	queues := newQueues(stack)
 	cursorSecret := newCursorSecret(stack)
+	configSets := newConfigSets(stack)
+	publishSESEvents(stack, configSets, queues[queue.SESEvents.Name])
 
 	fns := functionDeps{
 		stack:       stack,
 		binDir:      p.BinDir,
 		table:       table,
 		queues:      queues,
-		configSets:  newConfigSets(stack),
+		configSets:  configSets,
 		identityArn: sesIdentitiesArn(stack),
 		env: map[string]*string{
 			"SESAME_TABLE": table.TableName(),
@@ -63,7 +67,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 
 	api := newRestAPI(stack)
 	for _, r := range routes.API {
-		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizingOf(r))
+		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizingOf(r), nil)
 		addRoute(api, r, fn)
 	}
 	for _, c := range routes.Consumers {

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -225,7 +226,8 @@ func wantSizing() map[string][2]float64 {
 		out[r.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
 	}
 	for _, c := range routes.Consumers {
-		out[c.Function] = [2]float64{256, c.Queue.VisibilityTimeout.Seconds() / 2}
+		s := consumerSizing(c)
+		out[c.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
 	}
 	return out
 }
@@ -309,17 +311,59 @@ func configSetIDs(doc cfnTemplate) map[string]string {
 	return out
 }
 
+// The consumers' sizing, pinned in numbers: review rebuilds 20 MB
+// messages; every consumer ends within half its queue's 60 s visibility
+// (webhook-dispatch: 10 POSTs of up to 10 s at once per batch).
+func TestConsumersSizing(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	want := map[string][2]float64{
+		routes.Review.Function:          {1024, 30},
+		routes.Status.Function:          {256, 30},
+		routes.WebhookDispatch.Function: {256, 30},
+	}
+	for fn, w := range want {
+		p := s.doc.Resources[ids[fn]].Properties
+		if p["MemorySize"] != w[0] || p["Timeout"] != w[1] {
+			t.Errorf("%s: MemorySize %v, Timeout %v; want %v MB, %v s", fn, p["MemorySize"], p["Timeout"], w[0], w[1])
+		}
+	}
+}
+
+// consumedQueue is the queue function fn consumes, if it is a consumer.
+func consumedQueue(fn string) (queue.Def, bool) {
+	for _, c := range routes.Consumers {
+		if c.Function == fn {
+			return c.Queue, true
+		}
+	}
+	return queue.Def{}, false
+}
+
+// queueURLVarSet is every variable that passes a queue URL.
+func queueURLVarSet() map[string]bool {
+	out := map[string]bool{}
+	for _, v := range queueURLVars {
+		out[v] = true
+	}
+	return out
+}
+
 func TestFunctionEnvironment(t *testing.T) {
 	s := synth(t)
 	ids := functionIDs(t, s.doc)
-	reviewQueue := queueIDs(s.doc)[queue.Review.Name]
+	queues := queueIDs(s.doc)
 	sets := configSetIDs(s.doc)
+	urlVars := queueURLVarSet()
 	for name, id := range ids {
 		a := functionAccess[name]
 		vars, _ := s.doc.Resources[id].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
 		want := map[string]string{} // variable → Ref target
-		if a.enqueueReview {
-			want["SESAME_REVIEW_QUEUE_URL"] = reviewQueue
+		for _, q := range a.sendTo {
+			want[queueURLVars[q.Name]] = queues[q.Name]
+		}
+		if q, ok := consumedQueue(name); ok && a.ownQueueURL {
+			want[queueURLVars[q.Name]] = queues[q.Name]
 		}
 		if a.sendEmail {
 			for _, m := range trackingModes {
@@ -332,7 +376,7 @@ func TestFunctionEnvironment(t *testing.T) {
 			}
 		}
 		for v := range vars {
-			if strings.HasPrefix(v, "SESAME_CONFIG_SET_") || v == "SESAME_REVIEW_QUEUE_URL" {
+			if strings.HasPrefix(v, "SESAME_CONFIG_SET_") || urlVars[v] {
 				if _, ok := want[v]; !ok {
 					t.Errorf("%s: %s set, but the function has no grant that uses it", name, v)
 				}
@@ -340,7 +384,8 @@ func TestFunctionEnvironment(t *testing.T) {
 		}
 	}
 	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
-		if !functionAccess[r.Function].enqueueReview || !functionAccess[r.Function].sendEmail {
+		a := functionAccess[r.Function]
+		if !slices.Equal(a.sendTo, []queue.Def{queue.Review}) || !a.sendEmail {
 			t.Errorf("%s: want the review queue URL and the configuration sets", r.Function)
 		}
 	}
@@ -852,8 +897,8 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 		if a.queryIndexes {
 			want["dynamodb:Query on "+tableArn+"/index/*"] = true
 		}
-		if a.enqueueReview {
-			want["sqs:SendMessage on ${"+queues[queue.Review.Name]+".Arn}"] = true
+		for _, q := range a.sendTo {
+			want["sqs:SendMessage on ${"+queues[q.Name]+".Arn}"] = true
 		}
 		if a.sendEmail {
 			for _, act := range sesSendActions {
@@ -1000,5 +1045,295 @@ func TestMissingBinaries(t *testing.T) {
 	}
 	if got := missingBinaries(dir); len(got) != 0 {
 		t.Errorf("complete bin dir: missing %v", got)
+	}
+}
+
+// The variables that carry queue URLs are the ones config.API reads.
+func TestQueueURLVarsAreConfig(t *testing.T) {
+	tags := map[string]bool{}
+	typ := reflect.TypeOf(config.API{})
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("env"), ",")
+		tags[name] = true
+	}
+	want := map[string]string{
+		queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
+		queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
+	}
+	if !reflect.DeepEqual(queueURLVars, want) {
+		t.Errorf("queueURLVars = %v, want %v", queueURLVars, want)
+	}
+	for q, v := range queueURLVars {
+		if !tags[v] {
+			t.Errorf("queue %s: %s is not a variable of config.API", q, v)
+		}
+	}
+}
+
+// wantSESEvents is what each tracking mode's set publishes, as the
+// template spells it: CDK's EmailSendingEvent SEND, DELIVERY_DELAY, …
+// render as CloudFormation's camelCase values (the resource's schema, as
+// in cfn-lint, enumerates send, deliveryDelay, …; uppercase was rejected
+// until 2025: aws-cloudformation/cloudformation-coverage-roadmap#2130).
+var wantSESEvents = map[string][]string{
+	"full":      {"send", "delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay", "open", "click"},
+	"essential": {"send", "delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay", "open", "click"},
+	"off":       {"send", "delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay"},
+}
+
+// defaultBusArn is the account's default EventBridge bus, rendered.
+const defaultBusArn = "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/default"
+
+func TestSESEventDestinations(t *testing.T) {
+	s := synth(t)
+	sets := configSetIDs(s.doc)
+	dests := s.doc.ofType("AWS::SES::ConfigurationSetEventDestination")
+	if len(dests) != len(wantSESEvents) {
+		t.Errorf("%d event destinations, want one per configuration set (%d)", len(dests), len(wantSESEvents))
+	}
+	for mode, events := range wantSESEvents {
+		found := 0
+		for id, d := range dests {
+			p := d.Properties
+			if refTarget(p["ConfigurationSetName"]) != sets[mode] {
+				continue
+			}
+			found++
+			ed, _ := p["EventDestination"].(map[string]any)
+			eb, _ := ed["EventBridgeDestination"].(map[string]any)
+			if got := render(eb["EventBusArn"]); got != defaultBusArn {
+				t.Errorf("%s (%s): EventBusArn = %s, want %s", mode, id, got, defaultBusArn)
+			}
+			for _, other := range []string{"SnsDestination", "CloudWatchDestination", "KinesisFirehoseDestination"} {
+				if _, ok := ed[other]; ok {
+					t.Errorf("%s: unexpected %s", mode, other)
+				}
+			}
+			if ed["Enabled"] != true {
+				t.Errorf("%s: Enabled = %v, want true", mode, ed["Enabled"])
+			}
+			var got []string
+			for _, e := range ed["MatchingEventTypes"].([]any) {
+				got = append(got, e.(string))
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(events))
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: MatchingEventTypes = %v, want %v", mode, got, want)
+			}
+		}
+		if found != 1 {
+			t.Errorf("%s: %d event destinations, want 1", mode, found)
+		}
+	}
+	// Tracking off: nothing of SES's open and click tracking on its set.
+	off := s.doc.Resources[sets["off"]].Properties
+	if _, ok := off["TrackingOptions"]; ok {
+		t.Errorf("off set has TrackingOptions %v, want none", off["TrackingOptions"])
+	}
+}
+
+func TestSESEventsRule(t *testing.T) {
+	s := synth(t)
+	queues := queueIDs(s.doc)
+	sesEvents := queues[queue.SESEvents.Name]
+	sets := configSetIDs(s.doc)
+	ruleID := onlyID(t, s.doc, "AWS::Events::Rule")
+	p := s.doc.Resources[ruleID].Properties
+	if _, ok := p["EventBusName"]; ok {
+		t.Errorf("rule on bus %v, want the default bus", p["EventBusName"])
+	}
+	if p["State"] != "ENABLED" {
+		t.Errorf("rule State = %v, want ENABLED", p["State"])
+	}
+	pat, _ := p["EventPattern"].(map[string]any)
+	if !reflect.DeepEqual(pat["source"], []any{"aws.ses"}) {
+		t.Errorf("pattern source = %v, want [aws.ses]", pat["source"])
+	}
+	detail, _ := pat["detail"].(map[string]any)
+	mail, _ := detail["mail"].(map[string]any)
+	tags, _ := mail["tags"].(map[string]any)
+	var got []string
+	for _, n := range tags["ses:configuration-set"].([]any) {
+		got = append(got, refTarget(n))
+	}
+	var want []string
+	for _, m := range trackingModes {
+		want = append(want, sets[m.mode])
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("pattern detail.mail.tags.ses:configuration-set = %v, want Refs of %v", got, want)
+	}
+
+	targets, _ := p["Targets"].([]any)
+	if len(targets) != 1 {
+		t.Fatalf("rule targets %v, want one", targets)
+	}
+	target := targets[0].(map[string]any)
+	if got := getAttTarget(target["Arn"], "Arn"); got != sesEvents {
+		t.Errorf("rule target %v, want the %s queue", target["Arn"], queue.SESEvents.Name)
+	}
+	for _, k := range []string{"Input", "InputPath", "InputTransformer"} {
+		if _, ok := target[k]; ok {
+			// status.Parse expects the whole EventBridge event.
+			t.Errorf("rule target has %s; want the event as is", k)
+		}
+	}
+
+	// The queue policy lets EventBridge send, for this rule only.
+	found := false
+	for id, qp := range s.doc.ofType("AWS::SQS::QueuePolicy") {
+		var onQueue bool
+		for _, q := range qp.Properties["Queues"].([]any) {
+			onQueue = onQueue || refTarget(q) == sesEvents
+		}
+		if !onQueue {
+			continue
+		}
+		doc, _ := qp.Properties["PolicyDocument"].(map[string]any)
+		for _, st := range doc["Statement"].([]any) {
+			st := st.(map[string]any)
+			principal, _ := st["Principal"].(map[string]any)
+			if st["Effect"] != "Allow" || principal["Service"] != "events.amazonaws.com" ||
+				!slices.Contains(actions(st), "sqs:SendMessage") {
+				continue
+			}
+			found = true
+			if got := resources(st); !slices.Equal(got, []string{"${" + sesEvents + ".Arn}"}) {
+				t.Errorf("%s: resources %v, want the ses-events queue", id, got)
+			}
+			cond, _ := st["Condition"].(map[string]any)
+			arnEq, _ := cond["ArnEquals"].(map[string]any)
+			if got := getAttTarget(arnEq["aws:SourceArn"], "Arn"); got != ruleID {
+				t.Errorf("%s: condition %v, want aws:SourceArn = the rule", id, st["Condition"])
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no queue policy on %s lets events.amazonaws.com send", queue.SESEvents.Name)
+	}
+}
+
+// sqsGrants is every SQS "action on resource" of function fn.
+func sqsGrants(t *testing.T, doc cfnTemplate, fnID string) []string {
+	t.Helper()
+	var out []string
+	for g := range functionGrants(t, doc, fnID) {
+		if strings.HasPrefix(g, "sqs:") {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestStatusSendsOnlyToWebhooks(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	queues := queueIDs(s.doc)
+	own := "${" + queues[queue.SESEvents.Name] + ".Arn}"
+	var sends []string
+	for _, g := range sqsGrants(t, s.doc, ids[routes.Status.Function]) {
+		if strings.HasSuffix(g, " on "+own) {
+			continue // consuming its own queue
+		}
+		sends = append(sends, g)
+	}
+	want := []string{"sqs:SendMessage on ${" + queues[queue.Webhooks.Name] + ".Arn}"}
+	if !slices.Equal(sends, want) {
+		t.Errorf("status SQS grants besides its own queue: %v, want %v", sends, want)
+	}
+	vars := s.doc.Resources[ids[routes.Status.Function]].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+	if got := refTarget(vars["SESAME_WEBHOOKS_QUEUE_URL"]); got != queues[queue.Webhooks.Name] {
+		t.Errorf("status: SESAME_WEBHOOKS_QUEUE_URL = %v, want Ref of the webhooks queue", vars["SESAME_WEBHOOKS_QUEUE_URL"])
+	}
+}
+
+func TestWebhookDispatch(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	queues := queueIDs(s.doc)
+	fnID := ids[routes.WebhookDispatch.Function]
+	webhooks := queues[queue.Webhooks.Name]
+
+	mappings := 0
+	for _, m := range s.doc.ofType("AWS::Lambda::EventSourceMapping") {
+		if refTarget(m.Properties["FunctionName"]) == fnID &&
+			getAttTarget(m.Properties["EventSourceArn"], "Arn") == webhooks {
+			mappings++
+		}
+	}
+	if mappings != 1 {
+		t.Errorf("webhook-dispatch: %d event source mappings from the webhooks queue, want 1", mappings)
+	}
+
+	vars := s.doc.Resources[fnID].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+	if got := refTarget(vars["SESAME_WEBHOOKS_QUEUE_URL"]); got != webhooks {
+		t.Errorf("webhook-dispatch: SESAME_WEBHOOKS_QUEUE_URL = %v, want Ref %s", vars["SESAME_WEBHOOKS_QUEUE_URL"], webhooks)
+	}
+
+	// Retries are scheduled with ChangeMessageVisibility on its own queue;
+	// it sends nothing, and touches no other queue.
+	own := "${" + webhooks + ".Arn}"
+	got := sqsGrants(t, s.doc, fnID)
+	if !slices.Contains(got, "sqs:ChangeMessageVisibility on "+own) {
+		t.Errorf("webhook-dispatch: no sqs:ChangeMessageVisibility on its queue (SQS grants %v)", got)
+	}
+	for _, g := range got {
+		act, res, _ := strings.Cut(g, " on ")
+		if res != own || !slices.Contains(sqsConsumeActions, act) {
+			t.Errorf("webhook-dispatch: unexpected SQS grant %s", g)
+		}
+	}
+
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	var ddb []string
+	for g := range functionGrants(t, s.doc, fnID) {
+		if strings.HasPrefix(g, "dynamodb:") {
+			ddb = append(ddb, g)
+		}
+	}
+	slices.Sort(ddb)
+	wantDDB := []string{
+		"dynamodb:GetItem on " + tableArn,
+		"dynamodb:PutItem on " + tableArn,
+		"dynamodb:UpdateItem on " + tableArn,
+	}
+	if !slices.Equal(ddb, wantDDB) {
+		t.Errorf("webhook-dispatch DynamoDB grants %v, want %v", ddb, wantDDB)
+	}
+}
+
+// The SSRF guard's escape hatch is for the local stack only.
+func TestNoWebhookAllowedPrefixes(t *testing.T) {
+	s := synth(t)
+	b, err := json.Marshal(s.template.ToJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "SESAME_WEBHOOK_ALLOWED_PREFIXES") {
+		t.Error("SESAME_WEBHOOK_ALLOWED_PREFIXES appears in the template")
+	}
+}
+
+func TestQueueRetention(t *testing.T) {
+	s := synth(t)
+	queues := queueIDs(s.doc)
+	const fourteenDays = 1209600.0
+	for _, d := range queue.All {
+		dlq := s.doc.Resources[queues[d.DLQName()]].Properties
+		if got := dlq["MessageRetentionPeriod"]; got != fourteenDays {
+			t.Errorf("%s: MessageRetentionPeriod = %v, want %v", d.DLQName(), got, fourteenDays)
+		}
+		got := s.doc.Resources[queues[d.Name]].Properties["MessageRetentionPeriod"]
+		if d == queue.Webhooks {
+			if got != fourteenDays {
+				t.Errorf("%s: MessageRetentionPeriod = %v, want %v (the retry schedule outlasts 4 days' default)", d.Name, got, fourteenDays)
+			}
+		} else if got != nil {
+			t.Errorf("%s: MessageRetentionPeriod = %v, want SQS's default", d.Name, got)
+		}
 	}
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsses"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -14,12 +17,40 @@ import (
 // anymail's SES docs, "IAM permissions", and its issue #384).
 var sesSendActions = []string{"ses:SendRawEmail"}
 
+// deliveryEvents are the SES events every configuration set publishes: the
+// life of a message from the send request to its delivery, bounce,
+// complaint or rejection.
+var deliveryEvents = []awsses.EmailSendingEvent{
+	awsses.EmailSendingEvent_SEND,
+	awsses.EmailSendingEvent_DELIVERY,
+	awsses.EmailSendingEvent_BOUNCE,
+	awsses.EmailSendingEvent_COMPLAINT,
+	awsses.EmailSendingEvent_REJECT,
+	awsses.EmailSendingEvent_RENDERING_FAILURE,
+	awsses.EmailSendingEvent_DELIVERY_DELAY,
+}
+
+// engagementEvents are published only by the sets that track opens and
+// clicks. Publishing OPEN and CLICK to a destination is what turns SES's
+// open pixel and link rewriting on for a set, so a set without them sends
+// the message untouched.
+var engagementEvents = []awsses.EmailSendingEvent{
+	awsses.EmailSendingEvent_OPEN,
+	awsses.EmailSendingEvent_CLICK,
+}
+
 // trackingModes are the values of email.TrackingMode: one configuration set
-// each, named to the functions by envVar.
-var trackingModes = []struct{ mode, envVar string }{
-	{"full", "SESAME_CONFIG_SET_FULL"},
-	{"essential", "SESAME_CONFIG_SET_ESSENTIAL"},
-	{"off", "SESAME_CONFIG_SET_OFF"},
+// each, named to the functions by envVar. full and essential both track
+// opens and clicks (essential only reports opens at day granularity, which
+// the status function does); off tracks neither.
+var trackingModes = []struct {
+	mode, envVar string
+	// engagement publishes engagementEvents besides deliveryEvents.
+	engagement bool
+}{
+	{"full", "SESAME_CONFIG_SET_FULL", true},
+	{"essential", "SESAME_CONFIG_SET_ESSENTIAL", true},
+	{"off", "SESAME_CONFIG_SET_OFF", false},
 }
 
 // configSet is the configuration set of one tracking mode.
@@ -31,17 +62,30 @@ type configSet struct {
 }
 
 // newConfigSets creates one SES configuration set per tracking mode, named
-// <stack>-<mode>. Opens and clicks are not a setting of a set: they are
-// tracked by publishing OPEN and CLICK events to an event destination.
-// Until SES event publishing is added (with its SNS/SQS destinations) the
-// three sets differ only by name.
+// <stack>-<mode>, each publishing its events to the account's default
+// EventBridge bus (see publishSESEvents).
+//
+// No set has TrackingOptions (a custom redirect domain): the full and
+// essential sets track on SES's own tracking domain, and the off set must
+// not track at all.
 func newConfigSets(stack awscdk.Stack) []configSet {
+	// SES publishes only to the default bus of the set's account and region
+	// (CloudFormation: "Only the default bus is supported"; CDK checks it).
+	defaultBus := awsevents.EventBus_FromEventBusName(stack, jsii.String("DefaultEventBus"), jsii.String("default"))
 	out := make([]configSet, 0, len(trackingModes))
 	for _, t := range trackingModes {
 		set := awsses.NewConfigurationSet(stack, jsii.String("ConfigSet-"+t.mode), &awsses.ConfigurationSetProps{
 			ConfigurationSetName: jsii.String(*stack.StackName() + "-" + t.mode),
 			ReputationMetrics:    jsii.Bool(true),
 			SendingEnabled:       jsii.Bool(true),
+		})
+		events := append([]awsses.EmailSendingEvent{}, deliveryEvents...)
+		if t.engagement {
+			events = append(events, engagementEvents...)
+		}
+		set.AddEventDestination(jsii.String("ToEventBridge"), &awsses.ConfigurationSetEventDestinationOptions{
+			Destination: awsses.EventDestination_EventBus(defaultBus),
+			Events:      &events,
 		})
 		out = append(out, configSet{
 			mode:   t.mode,
@@ -55,6 +99,44 @@ func newConfigSets(stack awscdk.Stack) []configSet {
 		})
 	}
 	return out
+}
+
+// publishSESEvents routes the SES events of the stack's configuration sets
+// from the default EventBridge bus into the ses-events queue, where the
+// status function reads them (status.Parse unwraps the EventBridge
+// envelope: source aws.ses, the SES event in detail).
+//
+// SES → EventBridge rather than SES → SNS → SQS: AWS service events on the
+// default bus cost nothing, while SNS charges per publish ($0.50 per
+// million). Every message yields at least two events (send, delivery) and
+// more when opened or clicked, so an SNS hop alone would add 2–4% to SES's
+// own $0.10 per 1,000 emails, against a budget of 10% for the whole
+// infrastructure (DESIGN.md, Budgets). The SQS requests are billed either
+// way.
+//
+// The rule matches only events of this stack's sets (SES puts the set's
+// name in the ses:configuration-set tag of every event), so two
+// deployments in one account and region do not see each other's events.
+// The SQS target adds a queue policy that lets events.amazonaws.com send,
+// on condition that the sender is this rule.
+func publishSESEvents(stack awscdk.Stack, sets []configSet, sesEvents awssqs.IQueue) awsevents.Rule {
+	names := make([]any, 0, len(sets))
+	for _, cs := range sets {
+		names = append(names, cs.set.ConfigurationSetName())
+	}
+	return awsevents.NewRule(stack, jsii.String("SesEventsRule"), &awsevents.RuleProps{
+		Description: jsii.String("Sesame: SES events of the stack's configuration sets to the ses-events queue"),
+		// No EventBus: the rule is on the default bus, where SES publishes.
+		EventPattern: &awsevents.EventPattern{
+			Source: jsii.Strings("aws.ses"),
+			Detail: &map[string]any{
+				"mail": map[string]any{
+					"tags": map[string]any{"ses:configuration-set": names},
+				},
+			},
+		},
+		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSqsQueue(sesEvents, nil)},
+	})
 }
 
 // sesIdentitiesArn is every SES identity of the stack's account and region.

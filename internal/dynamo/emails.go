@@ -9,26 +9,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 )
 
 // Emails live under WS#<ws>#EMAIL with their UUIDv7 id as sort key, so a
-// reverse Query is newest first. GSI1 holds them by status for the status
-// filter, with the same id order.
+// reverse Query is newest first. There is deliberately no status index: an
+// index projecting the email would double the write cost of every status
+// change the pipeline makes; filters read within the Query instead, under
+// a read budget.
 func emailPK(workspaceID string) string { return wsPK(workspaceID, "EMAIL") }
-
-func emailStatusPK(workspaceID string, s email.Status) string {
-	return wsPK(workspaceID, "EMAIL_STATUS#"+string(s))
-}
 
 type emailItem struct {
 	PK           string     `dynamodbav:"pk"`
 	SK           string     `dynamodbav:"sk"`
-	GSI1PK       string     `dynamodbav:"gsi1pk"`
-	GSI1SK       string     `dynamodbav:"gsi1sk"`
 	ID           string     `dynamodbav:"id"`
 	WorkspaceID  string     `dynamodbav:"workspace_id"`
 	To           string     `dynamodbav:"to"`
@@ -45,12 +40,13 @@ type emailItem struct {
 	TrackingMode string     `dynamodbav:"open_tracking_mode,omitempty"`
 	Error        string     `dynamodbav:"error,omitempty"`
 	OptOutClicks int        `dynamodbav:"opt_out_clicks,omitempty"`
+	LastEventID  string     `dynamodbav:"last_event_id,omitempty"`
+	LastMetrics  []string   `dynamodbav:"last_event_metrics,omitempty"`
 }
 
 func newEmailItem(e email.Email) emailItem {
 	return emailItem{
 		PK: emailPK(e.WorkspaceID), SK: e.ID,
-		GSI1PK: emailStatusPK(e.WorkspaceID, e.Status), GSI1SK: e.ID,
 		ID: e.ID, WorkspaceID: e.WorkspaceID, To: e.To, Subject: e.Subject,
 		Status: string(e.Status), Type: string(e.Type), Environment: string(e.Environment),
 		SentAt: e.SentAt.UTC(), DeliveredAt: e.DeliveredAt, OpenedAt: e.OpenedAt,
@@ -67,6 +63,7 @@ func (it emailItem) email() email.Email {
 		DeliveredAt: it.DeliveredAt, OpenedAt: it.OpenedAt, ClickedAt: it.ClickedAt,
 		BouncedAt: it.BouncedAt, ComplainedAt: it.ComplainedAt,
 		TrackingMode: email.TrackingMode(it.TrackingMode), Error: it.Error, OptOutClicks: it.OptOutClicks,
+		LastEventID: it.LastEventID, LastEventMetrics: it.LastMetrics,
 	}
 }
 
@@ -113,27 +110,22 @@ func (s *Store) GetEmail(ctx context.Context, workspaceID, id string) (email.Ema
 // budget runs out the page is shorter and has_more is true.
 const listReadBudget = 1000
 
-// ListEmails returns emails newest first through a reverse Query: on GSI1
-// for a status filter, on the table otherwise; type and environment filter
-// within it.
+// ListEmails returns emails newest first through a reverse Query of the
+// workspace's emails; status, type and environment filter within it.
 func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
-	pkName, pkValue, skName, index := AttrPK, emailPK(workspaceID), AttrSK, ""
-	if f.Status != "" {
-		pkName, pkValue, skName, index = AttrGSI1PK, emailStatusPK(workspaceID, f.Status), AttrGSI1SK, GSI1
-	}
-	b := expression.NewBuilder().WithKeyCondition(expression.Key(pkName).Equal(expression.Value(pkValue)))
+	b := expression.NewBuilder().WithKeyCondition(expression.Key(AttrPK).Equal(expression.Value(emailPK(workspaceID))))
 	var filters []expression.ConditionBuilder
-	if f.Type != "" {
-		filters = append(filters, expression.Name("type").Equal(expression.Value(string(f.Type))))
-	}
-	if f.Environment != "" {
-		filters = append(filters, expression.Name("environment").Equal(expression.Value(string(f.Environment))))
+	for name, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "environment": string(f.Environment)} {
+		if v != "" {
+			filters = append(filters, expression.Name(name).Equal(expression.Value(v)))
+		}
 	}
 	switch len(filters) {
+	case 0:
 	case 1:
 		b = b.WithFilter(filters[0])
-	case 2:
-		b = b.WithFilter(filters[0].And(filters[1]))
+	default:
+		b = b.WithFilter(expression.And(filters[0], filters[1], filters[2:]...))
 	}
 	expr, err := b.Build()
 	if err != nil {
@@ -144,15 +136,8 @@ func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filt
 		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
-	if index != "" {
-		in.IndexName = aws.String(index)
-	}
 	if after != "" {
 		in.ExclusiveStartKey = key(emailPK(workspaceID), after)
-		if index != "" {
-			in.ExclusiveStartKey[pkName] = &ddbtypes.AttributeValueMemberS{Value: pkValue}
-			in.ExclusiveStartKey[skName] = &ddbtypes.AttributeValueMemberS{Value: after}
-		}
 	}
 	var found []email.Email
 	examined := 0

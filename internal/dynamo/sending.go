@@ -208,11 +208,9 @@ func (s *Store) ReleaseIdempotency(ctx context.Context, workspaceID, k string) e
 	return nil
 }
 
-// setEmailStatus moves an email to status, with the status index; cond
-// guards the move.
+// emailStatusUpdate moves an email to status; cond guards the move.
 func (s *Store) emailStatusUpdate(workspaceID, id string, status email.Status, reason string, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
-	update := expression.Set(expression.Name("status"), expression.Value(string(status))).
-		Set(expression.Name(AttrGSI1PK), expression.Value(emailStatusPK(workspaceID, status)))
+	update := expression.Set(expression.Name("status"), expression.Value(string(status)))
 	if reason != "" {
 		update = update.Set(expression.Name("error"), expression.Value(reason))
 	}

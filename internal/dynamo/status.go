@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -51,15 +50,47 @@ type clickItem struct {
 	ClickedAt time.Time `dynamodbav:"clicked_at"`
 }
 
-// Apply writes one SES event's change in one transaction: the dedupe
-// record (the feed item for feed events) first, so a duplicate cancels it.
+// Apply writes one SES event's change without a transaction (which would
+// double the write cost): first what is idempotent (the email, guarded by
+// its status; the click record and suppression, at fixed keys), then the
+// dedupe record (the feed item for feed events), conditionally, so a
+// duplicate stops there; only then the counters, which must not count a
+// duplicate. A fault before the dedupe record is redone by the redelivered
+// event (which finds the email already changed by itself and still owing
+// its counts); counter writes are retried here, and only if they keep
+// failing are those counts lost: an undercount, never an overcount.
 func (s *Store) Apply(ctx context.Context, c status.Change) error {
 	ws := c.WorkspaceID
-	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
-	if err != nil {
-		return err
+	if c.Email != nil {
+		u, err := s.emailEventUpdate(c)
+		if err != nil {
+			return err
+		}
+		if err := s.update(ctx, u); isConditionFailed(err) {
+			return status.ErrStale
+		} else if err != nil {
+			return fmt.Errorf("apply SES event to email: %w", err)
+		}
 	}
-	var dedupe map[string]ddbtypes.AttributeValue
+	if c.Click != nil {
+		err := s.put(ctx, clickItem{
+			PK: clickPK(ws, c.Click.EmailID), SK: timeKey(c.Click.ClickedAt) + "#" + c.Click.ID,
+			URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt,
+		}, nil)
+		if err != nil {
+			return fmt.Errorf("record click: %w", err)
+		}
+	}
+	if c.Suppress != "" {
+		err := s.put(ctx, map[string]any{
+			AttrPK: suppressionPK(ws), AttrSK: strings.ToLower(c.Suppress), "email": strings.ToLower(c.Suppress),
+			"reason": c.Reason, "created_at": s.now().UTC(),
+		}, nil)
+		if err != nil {
+			return fmt.Errorf("suppress: %w", err)
+		}
+	}
+	var dedupe any = map[string]any{AttrPK: dedupePK(ws), AttrSK: c.DedupeID, AttrExpiresAt: s.now().Add(dedupeTTL).Unix()}
 	if c.Event != nil {
 		body, err := c.Event.Body()
 		if err != nil {
@@ -70,69 +101,70 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 		if c.Event.Data != nil {
 			it.EmailID = c.Event.Data.ID
 		}
-		dedupe, err = attributevalue.MarshalMap(it)
-		if err != nil {
-			return err
-		}
-	} else {
-		dedupe, err = attributevalue.MarshalMap(map[string]any{
-			AttrPK: dedupePK(ws), AttrSK: c.DedupeID, AttrExpiresAt: s.now().Add(dedupeTTL).Unix(),
-		})
-		if err != nil {
-			return err
-		}
+		dedupe = it
 	}
-	items := []ddbtypes.TransactWriteItem{{Put: &ddbtypes.Put{TableName: &s.Table, Item: dedupe,
-		ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()}}}
-	emailIndex := -1
-	if c.Email != nil || c.OptOutClick {
-		u, err := s.emailEventUpdate(c)
-		if err != nil {
-			return err
-		}
-		emailIndex = len(items)
-		items = append(items, ddbtypes.TransactWriteItem{Update: u})
+	fresh := expression.AttributeNotExists(expression.Name(AttrPK))
+	if err := s.put(ctx, dedupe, &fresh); isConditionFailed(err) {
+		return status.ErrDuplicate
+	} else if err != nil {
+		return fmt.Errorf("record SES event: %w", err)
 	}
-	if len(c.Metrics) > 0 || c.UsageMonth != "" {
-		for _, u := range s.counterUpdates(c) {
-			items = append(items, ddbtypes.TransactWriteItem{Update: u})
+	for _, u := range s.counterUpdates(c) {
+		if err := s.updateRetrying(ctx, u); err != nil {
+			return fmt.Errorf("count SES event: %w", err)
 		}
-	}
-	if c.Click != nil {
-		av, err := attributevalue.MarshalMap(clickItem{
-			PK: clickPK(ws, c.Click.EmailID), SK: timeKey(c.Click.ClickedAt) + "#" + c.Click.ID,
-			URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt,
-		})
-		if err != nil {
-			return err
-		}
-		items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}})
-	}
-	if c.Suppress != "" {
-		av, err := attributevalue.MarshalMap(map[string]any{
-			AttrPK: suppressionPK(ws), AttrSK: strings.ToLower(c.Suppress), "email": strings.ToLower(c.Suppress),
-			"reason": c.Reason, "created_at": s.now().UTC(),
-		})
-		if err != nil {
-			return err
-		}
-		items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}})
-	}
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	var tce *ddbtypes.TransactionCanceledException
-	if errors.As(err, &tce) {
-		reasons := tce.CancellationReasons
-		if len(reasons) > 0 && aws.ToString(reasons[0].Code) == "ConditionalCheckFailed" {
-			return status.ErrDuplicate
-		}
-		if emailIndex >= 0 && len(reasons) > emailIndex && aws.ToString(reasons[emailIndex].Code) == "ConditionalCheckFailed" {
-			return status.ErrStale
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("apply SES event: %w", err)
 	}
 	return nil
+}
+
+// counterAttempts is how often a counter write is tried before the event
+// is given up to SQS, whose redelivery finds the dedupe record and cannot
+// count again: counters are the one write that is not redone.
+const counterAttempts = 4
+
+func (s *Store) updateRetrying(ctx context.Context, u *ddbtypes.Update) error {
+	var err error
+	for attempt := range counterAttempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Duration(attempt*attempt) * 50 * time.Millisecond):
+			}
+		}
+		if err = s.update(ctx, u); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// put writes one item, under cond when given.
+func (s *Store) put(ctx context.Context, item any, cond *expression.ConditionBuilder) error {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		return err
+	}
+	in := &dynamodb.PutItemInput{TableName: &s.Table, Item: av}
+	if cond != nil {
+		expr, err := conditionExpr(*cond)
+		if err != nil {
+			return err
+		}
+		in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
+	}
+	_, err = s.DB.PutItem(ctx, in)
+	return err
+}
+
+// update runs one built update.
+func (s *Store) update(ctx context.Context, u *ddbtypes.Update) error {
+	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
+		ExpressionAttributeValues: u.ExpressionAttributeValues,
+	})
+	return err
 }
 
 // emailEventUpdate writes the email's new status and first-event times,
@@ -140,8 +172,7 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 func (s *Store) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
 	var update expression.UpdateBuilder
 	if e := c.Email; e != nil {
-		update = update.Set(expression.Name("status"), expression.Value(string(e.Status))).
-			Set(expression.Name(AttrGSI1PK), expression.Value(emailStatusPK(e.WorkspaceID, e.Status)))
+		update = update.Set(expression.Name("status"), expression.Value(string(e.Status)))
 		for name, t := range map[string]*time.Time{
 			"delivered_at": e.DeliveredAt, "opened_at": e.OpenedAt, "clicked_at": e.ClickedAt,
 			"bounced_at": e.BouncedAt, "complained_at": e.ComplainedAt,
@@ -153,11 +184,17 @@ func (s *Store) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
 		if e.Error != "" {
 			update = update.Set(expression.Name("error"), expression.Value(e.Error))
 		}
-	}
-	if c.OptOutClick {
-		update = update.Add(expression.Name("opt_out_clicks"), expression.Value(1))
+		update = update.Set(expression.Name("last_event_id"), expression.Value(c.DedupeID))
+		if len(c.Metrics) > 0 {
+			update = update.Set(expression.Name("last_event_metrics"), expression.Value(c.Metrics))
+		} else {
+			update = update.Remove(expression.Name("last_event_metrics"))
+		}
 	}
 	cond := expression.Name("status").Equal(expression.Value(string(c.ExpectStatus)))
+	for _, name := range c.FirstTimes {
+		cond = cond.And(expression.AttributeNotExists(expression.Name(name)))
+	}
 	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
 	if err != nil {
 		return nil, err
@@ -169,7 +206,8 @@ func (s *Store) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
 	}, nil
 }
 
-// counterUpdates adds the change's daily metrics and monthly usage.
+// counterUpdates adds the change's daily metrics, monthly usage and
+// unsubscribe-click count: the writes that must not repeat.
 func (s *Store) counterUpdates(c status.Change) []*ddbtypes.Update {
 	var out []*ddbtypes.Update
 	add := func(pk, sk string, names []string) {
@@ -191,6 +229,9 @@ func (s *Store) counterUpdates(c status.Change) []*ddbtypes.Update {
 	}
 	if c.UsageMonth != "" {
 		add(usagePK(c.WorkspaceID), c.UsageMonth, []string{"sent"})
+	}
+	if c.OptOutClick {
+		add(emailPK(c.WorkspaceID), c.EmailID, []string{"opt_out_clicks"})
 	}
 	return out
 }

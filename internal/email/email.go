@@ -83,6 +83,11 @@ type Email struct {
 	Error        string
 	// OptOutClicks counts clicks on unsubscribe links.
 	OptOutClicks int
+	// LastEventID and LastEventMetrics record the SES event that last
+	// changed the email and the counts it owes, so a retry after a fault
+	// between its writes still counts them once.
+	LastEventID      string
+	LastEventMetrics []string
 }
 
 // Click is one tracked click on a link of an email.

@@ -2,7 +2,6 @@ package status_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -136,16 +135,4 @@ func timeOf(p *time.Time) string {
 		return "<nil>"
 	}
 	return p.UTC().Format(time.RFC3339Nano)
-}
-
-// knownBug marks a check that fails because of a reported bug: it skips,
-// or fails when SESAME_KNOWN_BUGS is set (to reproduce the bug).
-func knownBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("SESAME_KNOWN_BUGS") != "" {
-		t.Errorf("known bug: %s", msg)
-		return
-	}
-	t.Skipf("known bug (set SESAME_KNOWN_BUGS=1 to fail on it): %s", msg)
 }

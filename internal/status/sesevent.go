@@ -119,19 +119,28 @@ var (
 	ErrNoTags      = errors.New("SES event without Sesame tags")
 )
 
-// snsEnvelope is an SNS notification, for subscriptions without raw
-// message delivery.
-type snsEnvelope struct {
-	Type    string `json:"Type"`
-	Message string `json:"Message"`
+// envelope is what may wrap an SES event on its way to the queue: an
+// EventBridge event (the deployed path: SES publishes to the default event
+// bus and a rule targets the queue) or an SNS notification.
+type envelope struct {
+	Source  string          `json:"source"`
+	Detail  json.RawMessage `json:"detail"`
+	Type    string          `json:"Type"`
+	Message string          `json:"Message"`
 }
 
-// Parse reads an SQS body holding an SES event, raw or inside an SNS
-// notification, and checks it carries what the pipeline needs.
+// Parse reads an SQS body holding an SES event, bare or inside an
+// EventBridge event or SNS notification, and checks it carries what the
+// pipeline needs.
 func Parse(body []byte) (SESEvent, error) {
-	var env snsEnvelope
-	if json.Unmarshal(body, &env) == nil && env.Type == "Notification" && env.Message != "" {
-		body = []byte(env.Message)
+	var env envelope
+	if json.Unmarshal(body, &env) == nil {
+		switch {
+		case env.Source == "aws.ses" && len(env.Detail) > 0:
+			body = env.Detail
+		case env.Type == "Notification" && env.Message != "":
+			body = []byte(env.Message)
+		}
 	}
 	var ev SESEvent
 	if err := json.Unmarshal(body, &ev); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,12 +42,16 @@ type Change struct {
 	// still ExpectStatus; nil when the event does not change the email.
 	Email        *email.Email
 	ExpectStatus email.Status
-	OptOutClick  bool     // count an unsubscribe click on the email
-	Metrics      []string // daily counters to add one to
-	UsageMonth   string   // YYYY-MM of a live send to count, "" for none
-	Click        *ClickRecord
-	Suppress     string // address to put on the do-not-send list
-	Reason       string // why it is suppressed
+	// FirstTimes names the *_at fields this event sets first; the email
+	// update requires them still unset, so two events planned from the same
+	// read cannot both count a first open.
+	FirstTimes  []string
+	OptOutClick bool     // count an unsubscribe click on the email
+	Metrics     []string // daily counters to add one to
+	UsageMonth  string   // YYYY-MM of a live send to count, "" for none
+	Click       *ClickRecord
+	Suppress    string // address to put on the do-not-send list
+	Reason      string // why it is suppressed
 }
 
 // Errors of Store.Apply.
@@ -125,7 +130,7 @@ func (p *Processor) Process(ctx context.Context, ev SESEvent) error {
 			}
 			return nil
 		case errors.Is(err, ErrStale):
-			return nil
+			continue
 		default:
 			return err
 		}
@@ -145,11 +150,15 @@ func Plan(e email.Email, ev SESEvent) *Change {
 	var evType event.Type
 	switch ev.EventType {
 	case TypeSend:
-		c.DedupeID = eventID(e, ev, "")
-		c.Metrics = []string{metric("sent")}
-		if e.Environment == apikey.Live {
-			c.UsageMonth = when.Format("2006-01")
+		// Send only counts toward the monthly allowance. The "sent" metric
+		// is counted when SES finishes with the email (its first Delivery or
+		// Bounce), which keeps this event at two writes and rates free of
+		// mail still in flight.
+		if e.Environment != apikey.Live {
+			return nil
 		}
+		c.DedupeID = eventID(e, ev, "")
+		c.UsageMonth = when.Format("2006-01")
 		return c
 	case TypeDeliveryDelay:
 		return nil // SES keeps trying; a final failure arrives as a Bounce
@@ -158,6 +167,9 @@ func Plan(e email.Email, ev SESEvent) *Change {
 		if e.DeliveredAt == nil {
 			next.DeliveredAt = &when
 			c.Metrics = []string{metric("delivered")}
+			if e.BouncedAt == nil {
+				c.Metrics = append(c.Metrics, metric("sent"))
+			}
 		}
 		next.Status = higher(e.Status, email.StatusDelivered)
 	case TypeBounce:
@@ -166,6 +178,9 @@ func Plan(e email.Email, ev SESEvent) *Change {
 		if e.BouncedAt == nil {
 			next.BouncedAt = &when
 			c.Metrics = []string{metric("bounced")}
+			if e.DeliveredAt == nil {
+				c.Metrics = append(c.Metrics, metric("sent"))
+			}
 		}
 		next.Status = higher(e.Status, email.StatusBounced)
 		if ev.Bounce.BounceType == "Permanent" {
@@ -194,17 +209,23 @@ func Plan(e email.Email, ev SESEvent) *Change {
 		case email.TrackingOff:
 			return nil // not tracked: opened_at stays null
 		case email.TrackingEssential:
-			if e.OpenedAt != nil {
-				return nil // fires once per message
-			}
-			day := time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC)
-			next.OpenedAt = &day
-			c.OccurredAt = day
-			c.Metrics = []string{metric("opened")}
-			next.Status = higher(e.Status, email.StatusOpened)
+			// One email.opened per message, with a fixed id: a later open
+			// finds its feed item and only publishes it again, which the
+			// webhook dispatcher drops as delivered (and which redoes a
+			// publish that failed the first time).
 			c.DedupeID = eventID(e, SESEvent{EventType: TypeOpen}, "essential")
-			c.Email = &next
-			c.Event = &event.Event{ID: c.DedupeID, WorkspaceID: e.WorkspaceID, Type: event.Opened, CreatedAt: day, Data: view(next)}
+			if e.OpenedAt == nil {
+				day := time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC)
+				next.OpenedAt = &day
+				next.Status = higher(e.Status, email.StatusOpened)
+				c.Metrics = []string{metric("opened")}
+				c.Email = &next
+			} else if e.LastEventID == c.DedupeID {
+				c.Metrics = e.LastEventMetrics // owed by an earlier try
+			}
+			c.OccurredAt = *next.OpenedAt
+			c.Event = &event.Event{ID: c.DedupeID, WorkspaceID: e.WorkspaceID, Type: event.Opened, CreatedAt: *next.OpenedAt, Data: view(next)}
+			c.FirstTimes = firstTimes(e, next)
 			return c
 		}
 		evType = event.Opened
@@ -239,6 +260,11 @@ func Plan(e email.Email, ev SESEvent) *Change {
 	}
 	if !sameEmail(e, next) {
 		c.Email = &next
+		c.FirstTimes = firstTimes(e, next)
+	} else if e.LastEventID == c.DedupeID {
+		// This very event changed the email on an earlier try that failed
+		// before its counts: they are still owed.
+		c.Metrics = e.LastEventMetrics
 	}
 	c.Event = &event.Event{ID: c.DedupeID, WorkspaceID: e.WorkspaceID, Type: evType, CreatedAt: when, Data: view(next)}
 	return c
@@ -269,6 +295,22 @@ func higher(a, b email.Status) email.Status {
 		return b
 	}
 	return a
+}
+
+// firstTimes lists the time fields set in next but not in e.
+func firstTimes(e, next email.Email) []string {
+	var out []string
+	for name, pair := range map[string][2]*time.Time{
+		"delivered_at": {e.DeliveredAt, next.DeliveredAt}, "opened_at": {e.OpenedAt, next.OpenedAt},
+		"clicked_at": {e.ClickedAt, next.ClickedAt}, "bounced_at": {e.BouncedAt, next.BouncedAt},
+		"complained_at": {e.ComplainedAt, next.ComplainedAt},
+	} {
+		if pair[0] == nil && pair[1] != nil {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func sameEmail(a, b email.Email) bool {
