@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -42,8 +43,9 @@ import (
 // clock starting at 2026-11-22 10:00 UTC.
 type pipeline struct {
 	*env
-	clock  *dynamotest.Clock
-	status *queue.Poller
+	clock    *dynamotest.Clock
+	status   *queue.Poller
+	webhooks *queue.Poller
 }
 
 var pipelineStart = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -51,7 +53,7 @@ var pipelineStart = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 func startPipeline(t *testing.T) *pipeline {
 	t.Helper()
 	store, rec := dynamotest.NewStore(t)
-	queues := queuetest.New(t, queue.Review, queue.SESEvents)
+	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks)
 	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +65,9 @@ func startPipeline(t *testing.T) *pipeline {
 		Table: store.Table, CursorSecret: "test-secret",
 		ReviewQueueURL: queues.URL(t, queue.Review.Name),
 		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
+		WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name),
+		// Test receivers listen on 127.0.0.2; nothing else on loopback.
+		WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")},
 	}
 	deps := api.NewDeps(cfg, clients, api.NewLogger(8)) // level 8: quiet tests
 	clock := dynamotest.NewClock(pipelineStart)
@@ -96,7 +101,8 @@ func startPipeline(t *testing.T) *pipeline {
 		}
 		return resp, err
 	}
-	return &pipeline{env: e, clock: clock, status: queues.Poller(t, queue.SESEvents.Name, consume)}
+	return &pipeline{env: e, clock: clock, status: queues.Poller(t, queue.SESEvents.Name, consume),
+		webhooks: queues.Poller(t, queue.Webhooks.Name, deps.Webhooks.Handle)}
 }
 
 // drain runs the status consumer until it has taken n SES events.

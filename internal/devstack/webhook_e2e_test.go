@@ -1,0 +1,170 @@
+package devstack_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+// receiver is a customer's webhook endpoint: it keeps every request raw.
+type receiver struct {
+	url string
+
+	mu       sync.Mutex
+	requests []receivedRequest
+}
+
+type receivedRequest struct {
+	header http.Header
+	body   []byte
+}
+
+func startReceiver(t *testing.T) *receiver {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &receiver{url: "http://" + ln.Addr().String() + "/hooks/sesame"}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.requests = append(r.requests, receivedRequest{header: req.Header.Clone(), body: body})
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }() // ends with Close below
+	t.Cleanup(func() { srv.Close() })
+	return r
+}
+
+func (r *receiver) received() []receivedRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]receivedRequest(nil), r.requests...)
+}
+
+// verifySignature is a receiver's own check, written from the spec alone:
+// HMAC-SHA256 of "<t>.<raw body>" keyed by the whole whsec_ secret, hex,
+// compared in constant time over the raw bytes, t within 300 s of now.
+func verifySignature(t *testing.T, secret, header string, body []byte, now time.Time) {
+	t.Helper()
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sig = v
+		}
+	}
+	unix, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || sig == "" {
+		t.Fatalf("signature header %q is not t=<unix>,v1=<hex>", header)
+	}
+	if d := now.Sub(time.Unix(unix, 0)); d > 300*time.Second || d < -300*time.Second {
+		t.Errorf("signature time %d is %v away from now", unix, d)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	got, err := hex.DecodeString(sig)
+	if err != nil || !hmac.Equal(got, mac.Sum(nil)) {
+		t.Errorf("signature v1 does not verify over the raw body")
+	}
+}
+
+// The whole chain through HTTP: send → SES emulator → simulated Delivery
+// event → status consumer → delivered, in the events feed → webhook
+// fan-out → dispatcher → the customer's endpoint, signed.
+func TestPipelineWebhookEndToEnd(t *testing.T) {
+	p := startPipeline(t)
+	ctx := context.Background()
+	s := newSendWS(t, p.env, defaultSender())
+	rcv := startReceiver(t)
+	ep, err := webhook.NewEndpoint(s.id, rcv.url, []string{"email.delivered", "email.bounced"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.store.CreateEndpoint(ctx, ep); err != nil {
+		t.Fatal(err)
+	}
+	// An endpoint of another workspace hears nothing of this one.
+	other := newSendWS(t, p.env, defaultSender())
+	otherRcv := startReceiver(t)
+	otherEP, err := webhook.NewEndpoint(other.id, otherRcv.url, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.store.CreateEndpoint(ctx, otherEP); err != nil {
+		t.Fatal(err)
+	}
+
+	id := p.send(t, s.key, msg("hook", nil))
+	p.drain(t, 2) // Send, Delivery
+	if got := p.wantEmail(t, s.key, id, "delivered", ""); got["delivered_at"] == nil {
+		t.Fatalf("delivered_at not set: %v", got)
+	}
+	feed := p.feed(t, s.key, "")
+	if len(feed.Data) != 1 || feed.Data[0].Type != "email.delivered" {
+		t.Fatalf("feed = %+v, want one email.delivered", feed.Data)
+	}
+	if n, err := p.webhooks.PollOnce(ctx); err != nil || n != 1 {
+		t.Fatalf("webhooks queue gave %d jobs (err %v), want 1", n, err)
+	}
+	got := rcv.received()
+	if len(got) != 1 {
+		t.Fatalf("receiver got %d requests, want 1", len(got))
+	}
+	req := got[0]
+	verifySignature(t, ep.Secret, req.header.Get("X-Service-Signature"), req.body, time.Now())
+	var env struct {
+		ID        string `json:"id"`
+		Type      string `json:"type"`
+		CreatedAt string `json:"created_at"`
+		Data      struct {
+			ID               string `json:"id"`
+			Status           string `json:"status"`
+			OpenTrackingMode string `json:"open_tracking_mode"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(req.body, &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.ID != feed.Data[0].ID || !strings.HasPrefix(env.ID, "evt_") || env.Type != "email.delivered" ||
+		env.Data.ID != id || env.Data.Status != "delivered" || env.Data.OpenTrackingMode != "full" || env.CreatedAt == "" {
+		t.Errorf("webhook body = %s", req.body)
+	}
+	for name, want := range map[string]string{
+		"X-Service-Event-Id":   env.ID,
+		"X-Service-Event-Type": "email.delivered",
+		"Content-Type":         "application/json",
+	} {
+		if v := req.header.Get(name); v != want {
+			t.Errorf("%s = %q, want %q", name, v, want)
+		}
+	}
+	if ua := req.header.Get("User-Agent"); !strings.Contains(ua, "Sesame") {
+		t.Errorf("User-Agent %q does not name Sesame", ua)
+	}
+	if n := len(otherRcv.received()); n != 0 {
+		t.Errorf("another workspace's endpoint got %d requests", n)
+	}
+	attempts, err := p.store.ListAttempts(ctx, s.id, ep.ID, 10)
+	if err != nil || len(attempts) != 1 || !attempts[0].Succeeded() || attempts[0].EventID != env.ID {
+		t.Errorf("attempt log = %+v (err %v), want one successful attempt for %s", attempts, err, env.ID)
+	}
+}
