@@ -90,18 +90,13 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 
 // GetDomain reads a domain of the workspace by name.
 func (s *Store) GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: key(domainPK(workspaceID), strings.ToLower(name)), ConsistentRead: aws.Bool(true),
-	})
+	var it domainItem
+	found, err := s.getItem(ctx, key(domainPK(workspaceID), strings.ToLower(name)), &it)
 	if err != nil {
 		return identity.Domain{}, fmt.Errorf("get domain: %w", err)
 	}
-	if len(out.Item) == 0 {
+	if !found {
 		return identity.Domain{}, identity.ErrDomainNotFound
-	}
-	var it domainItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return identity.Domain{}, err
 	}
 	return it.domain(), nil
 }
@@ -249,46 +244,26 @@ func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identi
 
 // GetSender reads one sender of the workspace.
 func (s *Store) GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: key(senderPK(workspaceID), id),
-	})
+	var it senderItem
+	found, err := s.getItem(ctx, key(senderPK(workspaceID), id), &it)
 	if err != nil {
 		return identity.Sender{}, fmt.Errorf("get sender: %w", err)
 	}
-	if len(out.Item) == 0 {
+	if !found {
 		return identity.Sender{}, identity.ErrSenderNotFound
-	}
-	var it senderItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return identity.Sender{}, err
 	}
 	return it.sender(), nil
 }
 
 // ListSenders returns the workspace's senders, oldest first.
 func (s *Store) ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error) {
-	keyCond := expression.Key(AttrPK).Equal(expression.Value(senderPK(workspaceID)))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	items, err := listPartition[senderItem](ctx, s, senderPK(workspaceID))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list senders: %w", err)
 	}
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	var out []identity.Sender
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list senders: %w", err)
-		}
-		var items []senderItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			out = append(out, it.sender())
-		}
+	out := make([]identity.Sender, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.sender())
 	}
 	return out, nil
 }

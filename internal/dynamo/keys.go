@@ -236,47 +236,26 @@ func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error)
 
 // ListKeys returns the workspace's keys, oldest first, without secrets.
 func (s *Store) ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
-	keyCond := expression.Key(AttrPK).Equal(expression.Value(wsPK(workspaceID, "KEYS")))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	items, err := listPartition[keyItem](ctx, s, wsPK(workspaceID, "KEYS"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list keys: %w", err)
 	}
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	var out []apikey.Key
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list keys: %w", err)
-		}
-		var items []keyItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			out = append(out, it.key())
-		}
+	out := make([]apikey.Key, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.key())
 	}
 	return out, nil
 }
 
 func (s *Store) getKeyItem(ctx context.Context, workspaceID, keyID string) (keyItem, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: key(wsPK(workspaceID, "KEYS"), keyID), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return keyItem{}, fmt.Errorf("get key: %w", err)
-	}
-	if len(out.Item) == 0 {
-		return keyItem{}, apikey.ErrKeyNotFound
-	}
 	var it keyItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return keyItem{}, err
-	}
-	if it.RevokedAt != nil {
+	found, err := s.getItem(ctx, key(wsPK(workspaceID, "KEYS"), keyID), &it)
+	switch {
+	case err != nil:
+		return keyItem{}, fmt.Errorf("get key: %w", err)
+	case !found:
+		return keyItem{}, apikey.ErrKeyNotFound
+	case it.RevokedAt != nil:
 		return keyItem{}, apikey.ErrRevoked
 	}
 	return it, nil

@@ -316,16 +316,13 @@ func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 
 // GetTemplate reads a template's review state.
 func (s *Store) GetTemplate(ctx context.Context, workspaceID, fingerprint string) (sending.Template, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: key(templatePK(workspaceID), fingerprint), ConsistentRead: aws.Bool(true)})
+	var it templateItem
+	found, err := s.getItem(ctx, key(templatePK(workspaceID), fingerprint), &it)
 	if err != nil {
 		return sending.Template{}, fmt.Errorf("get template: %w", err)
 	}
-	if len(out.Item) == 0 {
+	if !found {
 		return sending.Template{Fingerprint: fingerprint, State: sending.TemplatePending}, nil
-	}
-	var it templateItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return sending.Template{}, err
 	}
 	return sending.Template{Fingerprint: it.SK, State: sending.TemplateState(it.State), Reasons: it.Reasons}, nil
 }
@@ -354,49 +351,30 @@ func (s *Store) DecideTemplate(ctx context.Context, workspaceID, fingerprint str
 
 // ListHeld returns the ids of the emails held with a template, oldest first.
 func (s *Store) ListHeld(ctx context.Context, workspaceID, fingerprint string) ([]string, error) {
-	keyCond := expression.Key(AttrGSI1PK).Equal(expression.Value(heldByTemplatePK(workspaceID, fingerprint)))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	in, err := s.partition(GSI1, AttrGSI1PK, heldByTemplatePK(workspaceID, fingerprint))
 	if err != nil {
 		return nil, err
 	}
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Table, IndexName: aws.String(GSI1), KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	var ids []string
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list held: %w", err)
-		}
-		for _, item := range page.Items {
-			ids = append(ids, aws.ToString(stringAttr(item, AttrGSI1SK)))
-		}
+	items, err := queryAll[heldChunk](ctx, s.DB, in)
+	if err != nil {
+		return nil, fmt.Errorf("list held: %w", err)
+	}
+	ids := make([]string, 0, len(items))
+	for _, it := range items {
+		ids = append(ids, it.GSI1SK)
 	}
 	return ids, nil
 }
 
 func (s *Store) heldChunks(ctx context.Context, workspaceID, emailID string) ([]heldChunk, error) {
-	keyCond := expression.Key(AttrPK).Equal(expression.Value(heldPK(workspaceID, emailID)))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	in, err := s.partition("", AttrPK, heldPK(workspaceID, emailID))
 	if err != nil {
 		return nil, err
 	}
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(), ConsistentRead: aws.Bool(true),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	var chunks []heldChunk
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read held content: %w", err)
-		}
-		var part []heldChunk
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &part); err != nil {
-			return nil, err
-		}
-		chunks = append(chunks, part...)
+	in.ConsistentRead = aws.Bool(true)
+	chunks, err := queryAll[heldChunk](ctx, s.DB, in)
+	if err != nil {
+		return nil, fmt.Errorf("read held content: %w", err)
 	}
 	return chunks, nil
 }

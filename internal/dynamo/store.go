@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -132,4 +134,61 @@ func EnsureTable(ctx context.Context, db TableAdmin, name string) error {
 		return fmt.Errorf("enable ttl on %s: %w", name, err)
 	}
 	return nil
+}
+
+// getItem reads the item at k into dst, strongly consistent; false when
+// there is none.
+func (s *Store) getItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, dst any) (bool, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return false, err
+	}
+	if len(out.Item) == 0 {
+		return false, nil
+	}
+	return true, attributevalue.UnmarshalMap(out.Item, dst)
+}
+
+// partition is the Query of every item whose key attribute name equals
+// value, on index ("" for the table), oldest first.
+func (s *Store) partition(index, name, value string) (*dynamodb.QueryInput, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(name).Equal(expression.Value(value))).Build()
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	return in, nil
+}
+
+// queryAll runs in to the last page and unmarshals every item as a T.
+func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, error) {
+	var out []T
+	p := dynamodb.NewQueryPaginator(db, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var items []T
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
+// listPartition reads a whole partition of the table as T items.
+func listPartition[T any](ctx context.Context, s *Store, pk string) ([]T, error) {
+	in, err := s.partition("", AttrPK, pk)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll[T](ctx, s.DB, in)
 }

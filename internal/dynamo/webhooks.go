@@ -132,46 +132,26 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
 
 // GetEndpoint reads an endpoint, secret included.
 func (s *Store) GetEndpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: key(webhookPK(workspaceID), id), ConsistentRead: aws.Bool(true),
-	})
+	var it webhookItem
+	found, err := s.getItem(ctx, key(webhookPK(workspaceID), id), &it)
 	if err != nil {
 		return webhook.Endpoint{}, fmt.Errorf("get webhook endpoint: %w", err)
 	}
-	if len(out.Item) == 0 {
+	if !found {
 		return webhook.Endpoint{}, webhook.ErrEndpointNotFound
-	}
-	var it webhookItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return webhook.Endpoint{}, err
 	}
 	return it.endpoint(), nil
 }
 
 // ListEndpoints returns the workspace's endpoints, oldest first.
 func (s *Store) ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
-	keyCond := expression.Key(AttrPK).Equal(expression.Value(webhookPK(workspaceID)))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	items, err := listPartition[webhookItem](ctx, s, webhookPK(workspaceID))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	var out []webhook.Endpoint
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list webhook endpoints: %w", err)
-		}
-		var items []webhookItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			out = append(out, it.endpoint())
-		}
+	out := make([]webhook.Endpoint, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.endpoint())
 	}
 	return out, nil
 }
@@ -310,23 +290,10 @@ func (s *Store) GetDelivery(ctx context.Context, workspaceID, endpointID, eventI
 }
 
 func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond *expression.ConditionBuilder) error {
-	av, err := attributevalue.MarshalMap(webhookDeliveryItem{
+	return s.put(ctx, webhookDeliveryItem{
 		PK: webhookDeliveryPK(workspaceID, endpointID), SK: eventID, Status: string(status),
 		At: at.UTC(), ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
-	})
-	if err != nil {
-		return err
-	}
-	in := &dynamodb.PutItemInput{TableName: &s.Table, Item: av}
-	if cond != nil {
-		expr, err := conditionExpr(*cond)
-		if err != nil {
-			return err
-		}
-		in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
-	}
-	_, err = s.DB.PutItem(ctx, in)
-	return err
+	}, cond)
 }
 
 // MarkDelivered records the event delivered to the endpoint.

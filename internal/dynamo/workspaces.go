@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -89,49 +88,30 @@ func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Wor
 
 // GetWorkspace reads one workspace.
 func (s *Store) GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: workspaceKey(id), ConsistentRead: aws.Bool(true),
-	})
+	var it workspaceItem
+	found, err := s.getItem(ctx, workspaceKey(id), &it)
 	if err != nil {
 		return workspace.Workspace{}, fmt.Errorf("get workspace: %w", err)
 	}
-	if len(out.Item) == 0 {
+	if !found {
 		return workspace.Workspace{}, workspace.ErrNotFound
-	}
-	var it workspaceItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return workspace.Workspace{}, err
 	}
 	return it.workspace(), nil
 }
 
 // ListWorkspaces returns every workspace, oldest first.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, error) {
-	keyCond := expression.Key(AttrGSI1PK).Equal(expression.Value(workspacesPK))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	in, err := s.partition(GSI1, AttrGSI1PK, workspacesPK)
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.QueryInput{
-		TableName: &s.Table, IndexName: aws.String(GSI1),
-		KeyConditionExpression:    expr.KeyCondition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+	items, err := queryAll[workspaceItem](ctx, s.DB, in)
+	if err != nil {
+		return nil, fmt.Errorf("query workspaces: %w", err)
 	}
-	var out []workspace.Workspace
-	p := dynamodb.NewQueryPaginator(s.DB, in)
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("query workspaces: %w", err)
-		}
-		var items []workspaceItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			out = append(out, it.workspace())
-		}
+	out := make([]workspace.Workspace, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.workspace())
 	}
 	return out, nil
 }
