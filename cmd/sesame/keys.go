@@ -20,13 +20,7 @@ type keyCreated struct {
 func (c *console) keysCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (shown once, stored as hashes)"}
 	var workspaceID string
-	cmd.PersistentFlags().StringVar(&workspaceID, "workspace", envOr("SESAME_WORKSPACE_ID", ""), "workspace id (env SESAME_WORKSPACE_ID)")
-	needWorkspace := func() error {
-		if workspaceID == "" {
-			return fmt.Errorf("--workspace is required")
-		}
-		return nil
-	}
+	workspaceFlag(cmd, &workspaceID)
 
 	var env, preset, scopes, name string
 	create := &cobra.Command{
@@ -34,7 +28,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Create a key and print it once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := needWorkspace(); err != nil {
+			if err := requireWorkspace(workspaceID); err != nil {
 				return err
 			}
 			e := apikey.Environment(env)
@@ -70,10 +64,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "List keys (no secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := needWorkspace(); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -101,10 +92,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Replace a key's secret; the old key stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := needWorkspace(); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -120,10 +108,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Revoke a key; it stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := needWorkspace(); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}

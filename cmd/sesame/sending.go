@@ -15,6 +15,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -57,6 +58,14 @@ func requireWorkspace(id string) error {
 		return fmt.Errorf("--workspace is required")
 	}
 	return nil
+}
+
+// workspaceStore is the store, once --workspace is known to be given.
+func (c *console) workspaceStore(ctx context.Context, workspaceID string) (*dynamo.Store, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	return c.dynamo(ctx)
 }
 
 func (c *console) domainsCommand() *cobra.Command {
@@ -135,10 +144,7 @@ func (c *console) domainsCommand() *cobra.Command {
 		Short: "List the workspace's domains",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -221,10 +227,7 @@ func (c *console) sendersCommand() *cobra.Command {
 		Short: "List the workspace's senders",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -321,10 +324,7 @@ func (c *console) capturedCommand() *cobra.Command {
 }
 
 func (c *console) listEmails(cmd *cobra.Command, workspaceID string, f email.Filter) error {
-	if err := requireWorkspace(workspaceID); err != nil {
-		return err
-	}
-	store, err := c.dynamo(cmd.Context())
+	store, err := c.workspaceStore(cmd.Context(), workspaceID)
 	if err != nil {
 		return err
 	}

@@ -70,10 +70,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Print an endpoint's signing secret",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -90,10 +87,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "List the workspace's endpoints (no secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -123,10 +117,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if err := requireWorkspace(workspaceID); err != nil {
-					return err
-				}
-				store, err := c.dynamo(cmd.Context())
+				store, err := c.workspaceStore(cmd.Context(), workspaceID)
 				if err != nil {
 					return err
 				}
@@ -144,10 +135,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Remove an endpoint; its pending deliveries are dropped",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
