@@ -2,13 +2,10 @@ package attachment
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/netip"
 	"path"
@@ -17,8 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"code.dny.dev/ssrf"
-
+	"github.com/sesame-mail/sesame/internal/egress"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 )
 
@@ -88,42 +84,10 @@ func NewFetcher(opts FetcherOptions) *Fetcher {
 		f.maxRedirects = 0
 	}
 
-	var v4, v6 []netip.Prefix
-	for _, p := range opts.AllowedPrefixes {
-		if p.Addr().Is4() {
-			v4 = append(v4, p)
-		} else {
-			v6 = append(v6, p)
-		}
-	}
-	// The guard checks the IP actually being connected to, after DNS, so
-	// rebinding and redirects cannot slip past it. Its defaults deny IANA
-	// special-purpose IPv4 ranges and all IPv6 outside 2000::/3 (loopback,
-	// ULA, link-local, multicast, IPv4-mapped). Any port is allowed: the
-	// host is public by then, and files are often served on e.g. :8443.
-	guard := ssrf.New(
-		ssrf.WithAnyPort(),
-		ssrf.WithAllowedV4Prefixes(v4...),
-		ssrf.WithAllowedV6Prefixes(v6...),
-	)
-	dialer := &net.Dialer{Timeout: f.timeout, Control: guard.Safe}
-	transport := &http.Transport{
-		Proxy:                  nil, // a proxy would dial for us and bypass the guard
-		DialContext:            dialer.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:    f.timeout,
-		ResponseHeaderTimeout:  f.timeout,
-		MaxResponseHeaderBytes: 64 << 10,
-		DisableCompression:     true, // keep the file's bytes as served
-		MaxIdleConns:           16,
-		IdleConnTimeout:        30 * time.Second,
-	}
-	f.client = &http.Client{
-		Transport:     transport,
-		Timeout:       f.timeout,
-		CheckRedirect: f.checkRedirect,
-	}
+	f.client = egress.NewClient(egress.Options{
+		Timeout: f.timeout, AllowedPrefixes: opts.AllowedPrefixes,
+		CheckRedirect: f.checkRedirect, KeepEncoding: true, // keep the file's bytes as served
+	})
 	return f
 }
 
@@ -276,33 +240,16 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 // text names resolved (possibly internal) addresses, so it never reaches the
 // client.
 func (f *Fetcher) classify(err error) error {
-	var (
-		netErr  net.Error
-		dnsErr  *net.DNSError
-		certErr *tls.CertificateVerificationError
-		hostErr x509.HostnameError
-		authErr x509.UnknownAuthorityError
-		invErr  x509.CertificateInvalidError
-	)
-	reason := "URL could not be reached"
+	reason := "URL " + egress.Describe(err)
 	switch {
 	case errors.Is(err, errTotalExceeded):
 		return err
-	case errors.Is(err, ssrf.ErrProhibitedIP), errors.Is(err, ssrf.ErrProhibitedNetwork),
-		errors.Is(err, ssrf.ErrProhibitedPort), errors.Is(err, ssrf.ErrInvalidHostPort):
-		reason = "URL is not publicly reachable"
 	case errors.Is(err, errTooManyRedirects) && f.maxRedirects == 0:
 		reason = "URL redirected; redirects are not followed"
 	case errors.Is(err, errTooManyRedirects):
 		reason = fmt.Sprintf("URL redirected more than %d times", f.maxRedirects)
 	case errors.Is(err, errRedirectScheme):
 		reason = "URL redirected to a non-HTTP URL"
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		reason = "URL timed out"
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		reason = "URL host does not resolve"
-	case errors.As(err, &certErr), errors.As(err, &hostErr), errors.As(err, &authErr), errors.As(err, &invErr):
-		reason = "URL has an invalid TLS certificate"
 	}
 	return &fetchError{reason, err}
 }

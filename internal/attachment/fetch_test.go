@@ -157,7 +157,7 @@ func TestResolveURL(t *testing.T) {
 		"redirects disabled":   {opts: FetcherOptions{MaxRedirects: -1}, url: base + "/r/1", wantErr: "redirects are not followed"},
 		"redirect to ftp":      {url: base + "/to-ftp", wantErr: "URL redirected to a non-HTTP URL"},
 		"localhost":            {url: fmt.Sprintf("http://localhost:%d/file.pdf", files.port()), wantErr: "URL is not publicly reachable", wantGuard: true},
-		"refused":              {url: "http://127.0.0.2:1/file.pdf", wantErr: "URL could not be reached"},
+		"refused":              {url: "http://127.0.0.2:1/file.pdf", wantErr: "URL refused the connection or is unreachable"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,16 +1,11 @@
 package webhook
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
-	"net"
 	"net/http"
 	"net/netip"
 	"time"
 
-	"code.dny.dev/ssrf"
+	"github.com/sesame-mail/sesame/internal/egress"
 )
 
 // DefaultTimeout bounds one delivery: connect, TLS, request and answer.
@@ -36,59 +31,12 @@ func NewClient(opts ClientOptions) *http.Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	var v4, v6 []netip.Prefix
-	for _, p := range opts.AllowedPrefixes {
-		if p.Addr().Is4() {
-			v4 = append(v4, p)
-		} else {
-			v6 = append(v6, p)
-		}
-	}
-	guard := ssrf.New(ssrf.WithAnyPort(), ssrf.WithAllowedV4Prefixes(v4...), ssrf.WithAllowedV6Prefixes(v6...))
-	dialer := &net.Dialer{Timeout: timeout, Control: guard.Safe}
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                  nil,
-			DialContext:            dialer.DialContext,
-			ForceAttemptHTTP2:      true,
-			TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
-			TLSHandshakeTimeout:    timeout,
-			ResponseHeaderTimeout:  timeout,
-			MaxResponseHeaderBytes: 64 << 10,
-			MaxIdleConns:           32,
-			IdleConnTimeout:        30 * time.Second,
-		},
-		Timeout:       timeout,
+	return egress.NewClient(egress.Options{
+		Timeout: timeout, AllowedPrefixes: opts.AllowedPrefixes,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	})
 }
 
 // describe turns a transport error into a short text safe to show the
-// owner: raw Go errors name resolved (possibly internal) addresses.
-func describe(err error) string {
-	var (
-		netErr  net.Error
-		dnsErr  *net.DNSError
-		opErr   *net.OpError
-		certErr *tls.CertificateVerificationError
-		hostErr x509.HostnameError
-		authErr x509.UnknownAuthorityError
-		invErr  x509.CertificateInvalidError
-	)
-	switch {
-	case errors.Is(err, ssrf.ErrProhibitedIP), errors.Is(err, ssrf.ErrProhibitedNetwork),
-		errors.Is(err, ssrf.ErrProhibitedPort), errors.Is(err, ssrf.ErrInvalidHostPort):
-		return "blocked: the host's address is not publicly reachable"
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return "timed out"
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		return "host does not resolve"
-	case errors.As(err, &dnsErr):
-		return "host could not be resolved"
-	case errors.As(err, &certErr), errors.As(err, &hostErr), errors.As(err, &authErr), errors.As(err, &invErr):
-		return "invalid TLS certificate"
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return "connection refused or unreachable"
-	}
-	return "connection failed"
-}
+// owner in the attempt log.
+func describe(err error) string { return "endpoint " + egress.Describe(err) }

@@ -83,20 +83,20 @@ func TestFailedAttempts(t *testing.T) {
 				case <-time.After(10 * time.Second):
 				}
 			},
-			wantError: "timed out", wantConns: -1,
+			wantError: "endpoint timed out", wantConns: -1,
 		},
 		"loopback without allowed prefixes is blocked at dial": {
 			addr:       "127.0.0.1:0",
 			url:        func(rc *receiver) string { return "http://localhost:" + rc.port() + "/hook" },
 			noPrefixes: true,
 			answer:     status(http.StatusOK),
-			wantError:  "blocked: the host's address is not publicly reachable",
+			wantError:  "endpoint is not publicly reachable",
 			wantConns:  0,
 		},
 		"connection refused": {
 			url:       func(*receiver) string { return "http://127.0.0.2:1/hook" },
 			answer:    status(http.StatusOK),
-			wantError: "connection refused or unreachable",
+			wantError: "endpoint refused the connection or is unreachable",
 			wantConns: 0,
 		},
 	}
