@@ -90,15 +90,7 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 
 // GetDomain reads a domain of the workspace by name.
 func (s *Store) GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error) {
-	var it domainItem
-	found, err := s.getItem(ctx, key(domainPK(workspaceID), strings.ToLower(name)), &it)
-	if err != nil {
-		return identity.Domain{}, fmt.Errorf("get domain: %w", err)
-	}
-	if !found {
-		return identity.Domain{}, identity.ErrDomainNotFound
-	}
-	return it.domain(), nil
+	return getAs(ctx, s, "domain", key(domainPK(workspaceID), strings.ToLower(name)), domainItem.domain, identity.ErrDomainNotFound)
 }
 
 // SetDomainStatus records a domain's verification state, and keeps the
@@ -244,26 +236,14 @@ func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identi
 
 // GetSender reads one sender of the workspace.
 func (s *Store) GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error) {
-	var it senderItem
-	found, err := s.getItem(ctx, key(senderPK(workspaceID), id), &it)
-	if err != nil {
-		return identity.Sender{}, fmt.Errorf("get sender: %w", err)
-	}
-	if !found {
-		return identity.Sender{}, identity.ErrSenderNotFound
-	}
-	return it.sender(), nil
+	return getAs(ctx, s, "sender", key(senderPK(workspaceID), id), senderItem.sender, identity.ErrSenderNotFound)
 }
 
 // ListSenders returns the workspace's senders, oldest first.
 func (s *Store) ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error) {
-	items, err := listPartition[senderItem](ctx, s, senderPK(workspaceID))
+	senders, err := listAs(ctx, s, senderPK(workspaceID), senderItem.sender)
 	if err != nil {
 		return nil, fmt.Errorf("list senders: %w", err)
 	}
-	out := make([]identity.Sender, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.sender())
-	}
-	return out, nil
+	return senders, nil
 }

@@ -236,15 +236,11 @@ func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error)
 
 // ListKeys returns the workspace's keys, oldest first, without secrets.
 func (s *Store) ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
-	items, err := listPartition[keyItem](ctx, s, wsPK(workspaceID, "KEYS"))
+	keys, err := listAs(ctx, s, wsPK(workspaceID, "KEYS"), keyItem.key)
 	if err != nil {
 		return nil, fmt.Errorf("list keys: %w", err)
 	}
-	out := make([]apikey.Key, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.key())
-	}
-	return out, nil
+	return keys, nil
 }
 
 func (s *Store) getKeyItem(ctx context.Context, workspaceID, keyID string) (keyItem, error) {

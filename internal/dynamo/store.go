@@ -192,3 +192,31 @@ func listPartition[T any](ctx context.Context, s *Store, pk string) ([]T, error)
 	}
 	return queryAll[T](ctx, s.DB, in)
 }
+
+// getAs reads the item at k and converts it, or returns notFound; other
+// errors are wrapped with what was being read.
+func getAs[I, T any](ctx context.Context, s *Store, what string, k map[string]ddbtypes.AttributeValue, conv func(I) T, notFound error) (T, error) {
+	var it I
+	var zero T
+	found, err := s.getItem(ctx, k, &it)
+	if err != nil {
+		return zero, fmt.Errorf("get %s: %w", what, err)
+	}
+	if !found {
+		return zero, notFound
+	}
+	return conv(it), nil
+}
+
+// listAs reads a whole partition of the table and converts every item.
+func listAs[I, T any](ctx context.Context, s *Store, pk string, conv func(I) T) ([]T, error) {
+	items, err := listPartition[I](ctx, s, pk)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		out = append(out, conv(it))
+	}
+	return out, nil
+}

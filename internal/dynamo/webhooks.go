@@ -132,28 +132,16 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
 
 // GetEndpoint reads an endpoint, secret included.
 func (s *Store) GetEndpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
-	var it webhookItem
-	found, err := s.getItem(ctx, key(webhookPK(workspaceID), id), &it)
-	if err != nil {
-		return webhook.Endpoint{}, fmt.Errorf("get webhook endpoint: %w", err)
-	}
-	if !found {
-		return webhook.Endpoint{}, webhook.ErrEndpointNotFound
-	}
-	return it.endpoint(), nil
+	return getAs(ctx, s, "webhook endpoint", key(webhookPK(workspaceID), id), webhookItem.endpoint, webhook.ErrEndpointNotFound)
 }
 
 // ListEndpoints returns the workspace's endpoints, oldest first.
 func (s *Store) ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
-	items, err := listPartition[webhookItem](ctx, s, webhookPK(workspaceID))
+	eps, err := listAs(ctx, s, webhookPK(workspaceID), webhookItem.endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
-	out := make([]webhook.Endpoint, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.endpoint())
-	}
-	return out, nil
+	return eps, nil
 }
 
 // updateEndpoint applies update to an existing endpoint and returns it.

@@ -88,15 +88,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Wor
 
 // GetWorkspace reads one workspace.
 func (s *Store) GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error) {
-	var it workspaceItem
-	found, err := s.getItem(ctx, workspaceKey(id), &it)
-	if err != nil {
-		return workspace.Workspace{}, fmt.Errorf("get workspace: %w", err)
-	}
-	if !found {
-		return workspace.Workspace{}, workspace.ErrNotFound
-	}
-	return it.workspace(), nil
+	return getAs(ctx, s, "workspace", workspaceKey(id), workspaceItem.workspace, workspace.ErrNotFound)
 }
 
 // ListWorkspaces returns every workspace, oldest first.
