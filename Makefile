@@ -44,6 +44,7 @@ build:
 		echo "build $$fn"; \
 		CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build $(GOFLAGS_LAMBDA) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
+	@big=$$(find bin -name bootstrap -size +15M); if [ -n "$$big" ]; then echo "over the 15 MB budget: $$big"; exit 1; fi
 
 ## synth: the CDK CloudFormation template (builds the functions first)
 synth: deps build
