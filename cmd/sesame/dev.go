@@ -85,6 +85,12 @@ func (c *console) devCommand() *cobra.Command {
 				"SESAME_TABLE":         c.table,
 				"SESAME_CURSOR_SECRET": secret,
 				"AWS_REGION":           awsCfg.Region,
+				// What the console needs to act like the functions (held clear).
+				"SESAME_REVIEW_QUEUE_URL":     cfg.ReviewQueueURL,
+				"SESAME_WEBHOOKS_QUEUE_URL":   cfg.WebhooksQueueURL,
+				"SESAME_CONFIG_SET_FULL":      cfg.ConfigSetFull,
+				"SESAME_CONFIG_SET_ESSENTIAL": cfg.ConfigSetEssential,
+				"SESAME_CONFIG_SET_OFF":       cfg.ConfigSetOff,
 			}
 			for _, d := range queue.All {
 				env["SESAME_QUEUE_URL_"+envName(d.Name)] = queueURLs[d.Name]

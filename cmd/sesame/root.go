@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // console holds the global flags and the clients built from them.
@@ -25,10 +26,16 @@ type console struct {
 
 	awsCfg *aws.Config
 	store  *dynamo.Store
+	// sesAPI, when set, replaces the SES client built from the AWS
+	// configuration (tests inject a fake).
+	sesAPI ses.API
 }
 
 func newRootCommand() *cobra.Command {
-	c := &console{out: os.Stdout}
+	return (&console{out: os.Stdout}).rootCommand()
+}
+
+func (c *console) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "sesame",
 		Short:         "Operator console for a Sesame deployment (local or in AWS)",

@@ -41,6 +41,9 @@ func (c *console) deps(ctx context.Context) (api.Deps, error) {
 }
 
 func (c *console) ses(ctx context.Context) (*ses.Client, error) {
+	if c.sesAPI != nil {
+		return &ses.Client{API: c.sesAPI}, nil
+	}
 	awsCfg, err := c.aws(ctx)
 	if err != nil {
 		return nil, err
@@ -283,27 +286,21 @@ func (c *console) heldCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				h, err := deps.Store.GetHeld(cmd.Context(), workspaceID, args[0])
-				if err != nil {
+				if os.Getenv("SESAME_REVIEW_QUEUE_URL") == "" {
+					return fmt.Errorf("SESAME_REVIEW_QUEUE_URL is not set: the review function releases held email (stack output ReviewQueueUrl, or .sesame/dev.env)")
+				}
+				if err := deps.Reviewer.OwnerDecision(cmd.Context(), workspaceID, args[0], cleared); err != nil {
 					return fmt.Errorf("email %s: %w", args[0], err)
-				}
-				var reasons []string
-				vouched := args[0] // the owner looked at this one
-				if !cleared {
-					reasons, vouched = []string{"denied by the workspace owner"}, ""
-				}
-				if err := deps.Reviewer.DecideTemplate(cmd.Context(), workspaceID, h.Fingerprint, cleared, reasons, vouched); err != nil {
-					return err
 				}
 				verb := map[bool]string{true: "cleared", false: "denied"}[cleared]
 				return c.print(map[string]string{verb: args[0]}, func(w io.Writer) {
-					fmt.Fprintf(w, "%s %s and every email held with its template\n", verb, args[0])
+					fmt.Fprintf(w, "%s the template of %s; the review releases it and every email held with it shortly\n", verb, args[0])
 				})
 			},
 		}
 	}
 	cmd.AddCommand(list,
-		decide("clear", "Clear the email's template: it and the emails waiting with it are sent", true),
+		decide("clear", "Clear the email's template: it is sent, and the emails waiting with it get their own check", true),
 		decide("deny", "Deny the email's template: it and the emails waiting with it are not sent", false))
 	return cmd
 }

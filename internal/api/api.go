@@ -81,13 +81,15 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		Logger:      logger,
 	}
 	fanout := &webhook.Fanout{Endpoints: store, SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}
+	statusProcessor := &status.Processor{Store: store, Publisher: fanout, Logger: logger}
+	svc.Failures = statusProcessor
 	return Deps{
 		Store:    store,
 		Cursors:  httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
 		Logger:   logger,
 		Sending:  svc,
 		Reviewer: &sending.Reviewer{Held: store, Workspaces: store, Service: svc},
-		Status:   &status.Processor{Store: store, Publisher: fanout, Logger: logger},
+		Status:   statusProcessor,
 		Webhooks: webhook.NewDispatcher(store, c.SQS, cfg.WebhooksQueueURL, webhook.DispatcherOptions{
 			Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes, Logger: logger,
 		}),

@@ -43,19 +43,36 @@ type usageItem struct {
 }
 
 type idempotencyItem struct {
-	PK          string `dynamodbav:"pk"`
-	SK          string `dynamodbav:"sk"`
-	RequestHash string `dynamodbav:"request_hash"`
-	StatusCode  int    `dynamodbav:"status_code"`
-	Body        []byte `dynamodbav:"body"`
-	ExpiresAt   int64  `dynamodbav:"expires_at"`
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	RequestHash string    `dynamodbav:"request_hash"`
+	StatusCode  int       `dynamodbav:"status_code"`
+	Body        []byte    `dynamodbav:"body"`
+	Pending     bool      `dynamodbav:"pending,omitempty"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+	ExpiresAt   int64     `dynamodbav:"expires_at"`
+}
+
+func newIdempotencyItem(workspaceID string, rec sending.IdempotencyRecord) idempotencyItem {
+	return idempotencyItem{
+		PK: idempotencyPK(workspaceID), SK: rec.Key, RequestHash: rec.RequestHash,
+		StatusCode: rec.StatusCode, Body: rec.Body, Pending: rec.Pending,
+		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt.Unix(),
+	}
 }
 
 func (it idempotencyItem) record() *sending.IdempotencyRecord {
 	return &sending.IdempotencyRecord{
-		Key: it.SK, RequestHash: it.RequestHash, StatusCode: it.StatusCode,
-		Body: it.Body, ExpiresAt: time.Unix(it.ExpiresAt, 0),
+		Key: it.SK, RequestHash: it.RequestHash, StatusCode: it.StatusCode, Body: it.Body,
+		Pending: it.Pending, CreatedAt: it.CreatedAt, ExpiresAt: time.Unix(it.ExpiresAt, 0),
 	}
+}
+
+// claimable is the condition of claiming an Idempotency-Key: no record, or
+// one past its 24 hours (TTL deletes lazily).
+func (s *Store) claimable() (expression.Expression, error) {
+	return conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)).
+		Or(expression.Name(AttrExpiresAt).LessThan(expression.Value(s.now().Unix()))))
 }
 
 // LoadContext reads everything a send decides on in one BatchGetItem: the
@@ -148,17 +165,11 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]ddbtypes.Attribu
 
 // ClaimIdempotency stores rec unless a live record holds its key.
 func (s *Store) ClaimIdempotency(ctx context.Context, workspaceID string, rec sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
-	it := idempotencyItem{
-		PK: idempotencyPK(workspaceID), SK: rec.Key, RequestHash: rec.RequestHash,
-		StatusCode: rec.StatusCode, Body: rec.Body, ExpiresAt: rec.ExpiresAt.Unix(),
-	}
-	av, err := attributevalue.MarshalMap(it)
+	av, err := attributevalue.MarshalMap(newIdempotencyItem(workspaceID, rec))
 	if err != nil {
 		return nil, err
 	}
-	cond := expression.AttributeNotExists(expression.Name(AttrPK)).
-		Or(expression.Name(AttrExpiresAt).LessThan(expression.Value(s.now().Unix())))
-	expr, err := conditionExpr(cond)
+	expr, err := s.claimable()
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +180,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, workspaceID string, rec se
 	})
 	var ccf *ddbtypes.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		var old idempotencyItem
-		if err := attributevalue.UnmarshalMap(ccf.Item, &old); err != nil {
-			return nil, err
-		}
-		return old.record(), sending.ErrIdempotencyTaken
+		return takenBy(ccf.Item)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("claim idempotency key: %w", err)
@@ -181,20 +188,67 @@ func (s *Store) ClaimIdempotency(ctx context.Context, workspaceID string, rec se
 	return nil, nil
 }
 
-// UpdateIdempotency replaces the stored answer of a claimed key.
-func (s *Store) UpdateIdempotency(ctx context.Context, workspaceID string, rec sending.IdempotencyRecord) error {
+// takenBy returns the record that holds a key, with ErrIdempotencyTaken.
+func takenBy(item map[string]ddbtypes.AttributeValue) (*sending.IdempotencyRecord, error) {
+	var old idempotencyItem
+	if err := attributevalue.UnmarshalMap(item, &old); err != nil {
+		return nil, err
+	}
+	return old.record(), sending.ErrIdempotencyTaken
+}
+
+// CreateEmail stores a new email; with a claim, the Idempotency-Key record
+// and the email are written in one transaction, so of concurrent requests
+// with one key exactly one records (and sends) an email.
+func (s *Store) CreateEmail(ctx context.Context, e email.Email, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+	if claim == nil {
+		return nil, s.PutEmail(ctx, e)
+	}
+	claimAV, err := attributevalue.MarshalMap(newIdempotencyItem(e.WorkspaceID, *claim))
+	if err != nil {
+		return nil, err
+	}
+	emailAV, err := attributevalue.MarshalMap(newEmailItem(e))
+	if err != nil {
+		return nil, err
+	}
+	cond, err := s.claimable()
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
+		{Put: &ddbtypes.Put{TableName: &s.Table, Item: claimAV,
+			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+			ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld}},
+		{Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}},
+	}})
+	var tce *ddbtypes.TransactionCanceledException
+	if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 && aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+		return takenBy(tce.CancellationReasons[0].Item)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create email: %w", err)
+	}
+	return nil, nil
+}
+
+// FinishIdempotency stores the final answer of a claimed key.
+func (s *Store) FinishIdempotency(ctx context.Context, workspaceID string, rec sending.IdempotencyRecord) error {
 	update := expression.Set(expression.Name("status_code"), expression.Value(rec.StatusCode)).
-		Set(expression.Name("body"), expression.Value(rec.Body))
-	expr, err := expression.NewBuilder().WithUpdate(update).Build()
+		Set(expression.Name("body"), expression.Value(rec.Body)).
+		Remove(expression.Name("pending"))
+	expr, err := expression.NewBuilder().WithUpdate(update).
+		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
 	if err != nil {
 		return err
 	}
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.Table, Key: key(idempotencyPK(workspaceID), rec.Key),
-		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
 	if err != nil {
-		return fmt.Errorf("update idempotency key: %w", err)
+		return fmt.Errorf("finish idempotency key: %w", err)
 	}
 	return nil
 }
@@ -254,6 +308,8 @@ func (s *Store) DeleteEmail(ctx context.Context, workspaceID, id string) error {
 // heldChunkBytes keeps each held-content item well under DynamoDB's 400 KB.
 const heldChunkBytes = 300 << 10
 
+func heldChunkKey(i int) string { return fmt.Sprintf("%04d", i) }
+
 type heldChunk struct {
 	PK     string `dynamodbav:"pk"`
 	SK     string `dynamodbav:"sk"`
@@ -297,7 +353,7 @@ func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 	data := buf.Bytes()
 	for i := 0; len(data) > 0 || i == 0; i++ {
 		n := min(len(data), heldChunkBytes)
-		chunk := heldChunk{PK: heldPK(ws, h.Email.ID), SK: fmt.Sprintf("%04d", i), Data: data[:n]}
+		chunk := heldChunk{PK: heldPK(ws, h.Email.ID), SK: heldChunkKey(i), Data: data[:n]}
 		if i == 0 {
 			chunk.GSI1PK, chunk.GSI1SK = heldByTemplatePK(ws, h.Fingerprint), h.Email.ID
 		}
@@ -328,23 +384,65 @@ func (s *Store) GetTemplate(ctx context.Context, workspaceID, fingerprint string
 }
 
 // DecideTemplate records the review's decision on a template.
-func (s *Store) DecideTemplate(ctx context.Context, workspaceID, fingerprint string, state sending.TemplateState, reasons []string) error {
+func (s *Store) DecideTemplate(ctx context.Context, workspaceID, fingerprint string, state sending.TemplateState, reasons []string, onlyIfPending bool) (bool, error) {
 	update := expression.Set(expression.Name("state"), expression.Value(string(state))).
 		Set(expression.Name("decided_at"), expression.Value(s.now().UTC())).
 		Set(expression.Name("created_at"), expression.IfNotExists(expression.Name("created_at"), expression.Value(s.now().UTC())))
 	if len(reasons) > 0 {
 		update = update.Set(expression.Name("reasons"), expression.Value(reasons))
+	} else {
+		update = update.Remove(expression.Name("reasons"))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(update).Build()
+	b := expression.NewBuilder().WithUpdate(update)
+	if onlyIfPending {
+		b = b.WithCondition(expression.AttributeNotExists(expression.Name(AttrPK)).
+			Or(expression.Name("state").Equal(expression.Value(string(sending.TemplatePending)))))
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return false, err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(templatePK(workspaceID), fingerprint),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("decide template: %w", err)
+	}
+	return true, nil
+}
+
+// LeaseHeld reserves a held email for one reviewer until until: the lease
+// lives on its first content chunk, which exists exactly while it is held.
+func (s *Store) LeaseHeld(ctx context.Context, workspaceID, emailID string, now, until time.Time) error {
+	cond := expression.AttributeExists(expression.Name(AttrPK)).And(expression.Or(
+		expression.AttributeNotExists(expression.Name("lease_until")),
+		expression.Name("lease_until").LessThan(expression.Value(now.Unix())),
+	))
+	expr, err := expression.NewBuilder().
+		WithUpdate(expression.Set(expression.Name("lease_until"), expression.Value(until.Unix()))).
+		WithCondition(cond).Build()
 	if err != nil {
 		return err
 	}
 	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(templatePK(workspaceID), fingerprint),
-		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		TableName: &s.Table, Key: key(heldPK(workspaceID, emailID), heldChunkKey(0)),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if err != nil {
-		return fmt.Errorf("decide template: %w", err)
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf) && len(ccf.Item) == 0:
+		return sending.ErrNotHeld
+	case errors.As(err, &ccf):
+		return sending.ErrLeased
+	case err != nil:
+		return fmt.Errorf("lease held email: %w", err)
 	}
 	return nil
 }

@@ -15,40 +15,42 @@ type Code string
 
 // The error codes of the API. Internal detail never goes into a message.
 const (
-	CodeMissingField        Code = "missing_field"
-	CodeInvalidField        Code = "invalid_field"
-	CodeUnauthorized        Code = "unauthorized"
-	CodeInsufficientScope   Code = "insufficient_scope"
-	CodeAccountNotApproved  Code = "account_not_approved"
-	CodeSenderNotVerified   Code = "sender_not_verified"
-	CodeNotFound            Code = "not_found"
-	CodeSenderNotFound      Code = "sender_not_found"
-	CodeMethodNotAllowed    Code = "method_not_allowed"
-	CodeIdempotencyConflict Code = "idempotency_conflict"
-	CodeMessageTooLarge     Code = "message_too_large"
-	CodeRateLimited         Code = "rate_limited"
-	CodeQuotaExceeded       Code = "monthly_quota_exceeded"
-	CodeInternal            Code = "internal_error"
-	CodeServiceUnavailable  Code = "service_unavailable"
+	CodeMissingField          Code = "missing_field"
+	CodeInvalidField          Code = "invalid_field"
+	CodeUnauthorized          Code = "unauthorized"
+	CodeInsufficientScope     Code = "insufficient_scope"
+	CodeAccountNotApproved    Code = "account_not_approved"
+	CodeSenderNotVerified     Code = "sender_not_verified"
+	CodeNotFound              Code = "not_found"
+	CodeSenderNotFound        Code = "sender_not_found"
+	CodeMethodNotAllowed      Code = "method_not_allowed"
+	CodeIdempotencyConflict   Code = "idempotency_conflict"
+	CodeIdempotencyInProgress Code = "idempotency_in_progress"
+	CodeMessageTooLarge       Code = "message_too_large"
+	CodeRateLimited           Code = "rate_limited"
+	CodeQuotaExceeded         Code = "monthly_quota_exceeded"
+	CodeInternal              Code = "internal_error"
+	CodeServiceUnavailable    Code = "service_unavailable"
 )
 
 // statusOf maps every code to its HTTP status.
 var statusOf = map[Code]int{
-	CodeMissingField:        http.StatusBadRequest,
-	CodeInvalidField:        http.StatusBadRequest,
-	CodeUnauthorized:        http.StatusUnauthorized,
-	CodeInsufficientScope:   http.StatusForbidden,
-	CodeAccountNotApproved:  http.StatusForbidden,
-	CodeSenderNotVerified:   http.StatusForbidden,
-	CodeNotFound:            http.StatusNotFound,
-	CodeSenderNotFound:      http.StatusNotFound,
-	CodeMethodNotAllowed:    http.StatusMethodNotAllowed,
-	CodeIdempotencyConflict: http.StatusConflict,
-	CodeMessageTooLarge:     http.StatusRequestEntityTooLarge,
-	CodeRateLimited:         http.StatusTooManyRequests,
-	CodeQuotaExceeded:       http.StatusTooManyRequests,
-	CodeInternal:            http.StatusInternalServerError,
-	CodeServiceUnavailable:  http.StatusServiceUnavailable,
+	CodeMissingField:          http.StatusBadRequest,
+	CodeInvalidField:          http.StatusBadRequest,
+	CodeUnauthorized:          http.StatusUnauthorized,
+	CodeInsufficientScope:     http.StatusForbidden,
+	CodeAccountNotApproved:    http.StatusForbidden,
+	CodeSenderNotVerified:     http.StatusForbidden,
+	CodeNotFound:              http.StatusNotFound,
+	CodeSenderNotFound:        http.StatusNotFound,
+	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	CodeIdempotencyConflict:   http.StatusConflict,
+	CodeIdempotencyInProgress: http.StatusConflict,
+	CodeMessageTooLarge:       http.StatusRequestEntityTooLarge,
+	CodeRateLimited:           http.StatusTooManyRequests,
+	CodeQuotaExceeded:         http.StatusTooManyRequests,
+	CodeInternal:              http.StatusInternalServerError,
+	CodeServiceUnavailable:    http.StatusServiceUnavailable,
 }
 
 // Status is the HTTP status of c; an unknown code is a 500.

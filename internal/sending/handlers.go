@@ -3,6 +3,7 @@ package sending
 import (
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -145,15 +146,16 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 			}
 			var e *httpapi.Error
 			if !errors.As(err, &e) {
-				return err // an internal fault fails the request, as /send would
+				// Other items may have gone out already: a fault is this
+				// item's answer, not the request's.
+				h.Service.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
+				e = httpapi.Errorf(httpapi.CodeInternal, "", "internal error; this email was not sent, retry it")
 			}
 			items[i].Error = batchError(e, prefix)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
+	_ = g.Wait() // items never return an error
 	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[[]BatchItem]{Data: items})
 	return nil
 }

@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net/mail"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -50,11 +52,16 @@ func (rv *Reviewer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 	return resp, nil
 }
 
+// reviewLease is how long one reviewer has a held email to itself while
+// it sends it: past the review function's 30 s timeout, under the review
+// queue's 60 s visibility, so a crashed reviewer's email is retried.
+const reviewLease = 45 * time.Second
+
 // Review decides one held email. A pending template is decided by the
-// markup check of the first email reviewed, and the verdict releases every
-// email held with it; whether an email names a brand the workspace does not
-// own is checked for each email on its own, as the same layout can carry
-// different brands.
+// first review of an email held with it (the markup check); every email
+// held with a cleared template then gets its own check (brands, links),
+// as the fingerprint ignores text and link targets. Each held email has a
+// review message of its own, so one invocation releases one email.
 func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 	h, err := rv.Held.GetHeld(ctx, m.WorkspaceID, m.EmailID)
 	if errors.Is(err, ErrNotHeld) {
@@ -67,64 +74,70 @@ func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 	if err != nil {
 		return err
 	}
-	switch tpl.State {
-	case TemplateDenied:
-		return rv.release(ctx, h, false, tpl.Reasons)
-	case TemplateCleared:
-		ws, err := rv.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
+	if tpl.State == TemplatePending {
+		v := review.CheckContent(h.Request.HTML)
+		state := TemplateDenied
+		if v.Cleared {
+			state = TemplateCleared
+		}
+		decided, err := rv.Held.DecideTemplate(ctx, m.WorkspaceID, h.Fingerprint, state, v.Reasons, true)
 		if err != nil {
 			return err
 		}
-		v := review.BrandCheck(h.Request.Subject, h.Request.HTML, ownBrands(ws))
-		return rv.release(ctx, h, v.Cleared, v.Reasons)
+		if !decided { // another review decided it first: follow that verdict
+			if tpl, err = rv.Held.GetTemplate(ctx, m.WorkspaceID, h.Fingerprint); err != nil {
+				return err
+			}
+		} else {
+			tpl = Template{Fingerprint: h.Fingerprint, State: state, Reasons: v.Reasons}
+		}
 	}
-	v := review.CheckContent(h.Request.HTML)
-	return rv.DecideTemplate(ctx, m.WorkspaceID, h.Fingerprint, v.Cleared, v.Reasons, "")
-}
-
-// DecideTemplate records a verdict on a template and releases every email
-// held with it: when cleared, each is sent unless it names a brand the
-// workspace does not own (then it fails); when not, none is sent or
-// counted. vouched names an email the owner cleared by hand (`sesame held
-// clear`), which skips the brand check; "" for the automated review.
-func (rv *Reviewer) DecideTemplate(ctx context.Context, workspaceID, fingerprint string, cleared bool, reasons []string, vouched string) error {
-	state := TemplateDenied
-	if cleared {
-		state = TemplateCleared
+	if tpl.State == TemplateDenied {
+		return rv.release(ctx, h, false, tpl.Reasons)
 	}
-	ws, err := rv.Workspaces.GetWorkspace(ctx, workspaceID)
+	if m.Vouched {
+		return rv.release(ctx, h, true, nil)
+	}
+	ws, err := rv.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
 	if err != nil {
 		return err
 	}
-	if err := rv.Held.DecideTemplate(ctx, workspaceID, fingerprint, state, reasons); err != nil {
+	v := review.Check(h.Request.Subject, h.Request.HTML, ownBrands(ws))
+	return rv.release(ctx, h, v.Cleared, v.Reasons)
+}
+
+// OwnerDecision records the owner's verdict on the template of a held
+// email (`sesame held clear` / `deny`) and queues a review of every email
+// held with it: the one the owner looked at is released as decided, the
+// others get their own check under the new verdict.
+func (rv *Reviewer) OwnerDecision(ctx context.Context, workspaceID, emailID string, cleared bool) error {
+	h, err := rv.Held.GetHeld(ctx, workspaceID, emailID)
+	if err != nil {
 		return err
 	}
-	ids, err := rv.Held.ListHeld(ctx, workspaceID, fingerprint)
+	state, reasons := TemplateCleared, []string(nil)
+	if !cleared {
+		state, reasons = TemplateDenied, []string{"denied by the workspace owner"}
+	}
+	if _, err := rv.Held.DecideTemplate(ctx, workspaceID, h.Fingerprint, state, reasons, false); err != nil {
+		return err
+	}
+	ids, err := rv.Held.ListHeld(ctx, workspaceID, h.Fingerprint)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, id := range ids {
-		h, err := rv.Held.GetHeld(ctx, workspaceID, id)
-		if errors.Is(err, ErrNotHeld) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		ok, why := cleared, reasons
-		if cleared && id != vouched {
-			v := review.BrandCheck(h.Request.Subject, h.Request.HTML, ownBrands(ws))
-			ok, why = v.Cleared, v.Reasons
-		}
-		errs = append(errs, rv.release(ctx, h, ok, why))
+		m := ReviewMessage{WorkspaceID: workspaceID, EmailID: id, Fingerprint: h.Fingerprint, Vouched: cleared && id == emailID}
+		errs = append(errs, rv.Service.Review.Enqueue(ctx, m))
 	}
 	return errors.Join(errs...)
 }
 
-// release sends or fails one held email. The email leaves held before it
-// is sent, so two reviewers can never send it twice.
+// release sends or fails one held email. A lease keeps two reviewers from
+// sending it at once; the email leaves held only once SES has taken it, so
+// a transient SES fault is retried (the review message comes back) rather
+// than losing the email.
 func (rv *Reviewer) release(ctx context.Context, h HeldEmail, cleared bool, reasons []string) error {
 	ws, id := h.Email.WorkspaceID, h.Email.ID
 	if !cleared {
@@ -132,43 +145,57 @@ func (rv *Reviewer) release(ctx context.Context, h HeldEmail, cleared bool, reas
 		if len(reasons) > 0 {
 			reason += " (" + strings.Join(reasons, "; ") + ")"
 		}
-		err := rv.Held.ReleaseHeld(ctx, ws, id, email.StatusFailed, reason)
-		if errors.Is(err, ErrNotHeld) {
-			return nil
-		}
-		return err
+		return rv.fail(ctx, h, reason)
+	}
+	now := rv.Service.now()
+	if err := rv.Held.LeaseHeld(ctx, ws, id, now, now.Add(reviewLease)); errors.Is(err, ErrNotHeld) {
+		return nil
+	} else if err != nil {
+		return err // ErrLeased too: retried after the other reviewer is done
 	}
 	from, err := mail.ParseAddress(h.From)
 	if err != nil {
-		return fmt.Errorf("held email %s has a bad from: %w", id, err)
+		return rv.fail(ctx, h, "not sent after review: its sender address is invalid")
 	}
-	raw, _, buildErr := rv.Service.build(ctx, compose.Message{
+	raw, _, err := rv.Service.build(ctx, compose.Message{
 		From: *from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
 	}, h.Request.Attachments)
-	if buildErr != nil && ctx.Err() != nil {
-		return buildErr // our own deadline: retry later
-	}
-	if err := rv.Held.ReleaseHeld(ctx, ws, id, email.StatusSent, ""); errors.Is(err, ErrNotHeld) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	if buildErr != nil {
+	var clientErr *httpapi.Error
+	switch {
+	case errors.As(err, &clientErr):
 		// e.g. an attachment URL that no longer answers: it cannot be sent.
-		return rv.Service.Store.FailEmail(ctx, ws, id, "not sent after review: "+buildErr.Error())
+		return rv.fail(ctx, h, "not sent after review: "+clientErr.Message)
+	case err != nil:
+		return err
 	}
 	_, err = rv.Service.Transport.Send(ctx, ses.SendInput{
 		Raw: raw, ConfigurationSet: rv.Service.ConfigSets.For(h.Email.TrackingMode),
 		Tags: map[string]string{"email_id": id, "workspace_id": ws}, From: from.Address, To: h.Request.To,
 	})
-	if err != nil {
-		reason := "not sent after review: the email provider refused it"
-		var rejected *ses.RejectedError
-		if errors.As(err, &rejected) {
-			reason = "rejected by the email provider: " + rejected.Reason
-		}
-		rv.Service.logger().ErrorContext(ctx, "held email send failed", slog.String("email_id", id), slog.Any("err", err))
-		return rv.Service.Store.FailEmail(ctx, ws, id, reason)
+	var rejected *ses.RejectedError
+	switch {
+	case errors.As(err, &rejected):
+		return rv.fail(ctx, h, "rejected by the email provider: "+rejected.Reason)
+	case err != nil:
+		return fmt.Errorf("send held email %s: %w", id, err)
 	}
+	if err := rv.Held.ReleaseHeld(context.WithoutCancel(ctx), ws, id, email.StatusSent, ""); err != nil && !errors.Is(err, ErrNotHeld) {
+		return err
+	}
+	return nil
+}
+
+// fail releases a held email as failed: never sent, never counted.
+func (rv *Reviewer) fail(ctx context.Context, h HeldEmail, reason string) error {
+	err := rv.Held.ReleaseHeld(ctx, h.Email.WorkspaceID, h.Email.ID, email.StatusFailed, reason)
+	if errors.Is(err, ErrNotHeld) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	e := h.Email
+	e.Status, e.Error = email.StatusFailed, reason
+	rv.Service.recordFailure(ctx, e)
 	return nil
 }

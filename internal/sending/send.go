@@ -37,6 +37,10 @@ const (
 	warnInlineBytes = 1 << 20
 	// idempotencyTTL is how long an Idempotency-Key replays its answer.
 	idempotencyTTL = 24 * time.Hour
+	// inFlight is how long a claimed key can be in use by its request (the
+	// send function's 28 s timeout, with margin); a twin asking meanwhile
+	// is told to retry.
+	inFlight = 60 * time.Second
 )
 
 // Transport delivers a raw message (ses.Client in production).
@@ -75,6 +79,7 @@ type Service struct {
 	Transport   Transport
 	Attachments Resolver
 	Review      Enqueuer
+	Failures    FailureRecorder
 	ConfigSets  ConfigSets
 	Logger      *slog.Logger
 	Now         func() time.Time
@@ -121,6 +126,8 @@ type ReviewMessage struct {
 	WorkspaceID string `json:"workspace_id"`
 	EmailID     string `json:"email_id"`
 	Fingerprint string `json:"fingerprint"`
+	// Vouched marks an email the owner cleared by hand: no per-email check.
+	Vouched bool `json:"vouched,omitempty"`
 }
 
 // RequestHash identifies a request body for Idempotency-Key comparison.
@@ -134,6 +141,10 @@ func RequestHash(route string, v any) string {
 // are empty without an Idempotency-Key. Client errors are *httpapi.Error.
 func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, idemKey, reqHash string) (Outcome, error) {
 	now := s.now().UTC()
+	if idemKey != "" {
+		// A test key and a live key never share an answer.
+		idemKey = string(p.Environment) + ":" + idemKey
+	}
 	fp := review.Fingerprint(req.HTML)
 	c, err := s.Store.LoadContext(ctx, ContextQuery{
 		WorkspaceID: p.WorkspaceID, SenderID: req.SenderID, Recipient: req.To,
@@ -143,7 +154,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		return Outcome{}, err
 	}
 	if c.Idempotency != nil {
-		return replay(*c.Idempotency, reqHash)
+		return replay(*c.Idempotency, reqHash, now)
 	}
 	from, replyTo, err := resolveSender(c, req)
 	if err != nil {
@@ -160,9 +171,12 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		return Outcome{}, e
 	}
 
-	id := uuid.Must(uuid.NewV7()).String()
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Outcome{}, err
+	}
 	msg := compose.Message{
-		From: from, To: req.To, ReplyTo: replyTo, Subject: req.Subject, HTML: req.HTML, EmailID: id,
+		From: from, To: req.To, ReplyTo: replyTo, Subject: req.Subject, HTML: req.HTML, EmailID: id.String(),
 	}
 	raw, warnings, err := s.build(ctx, msg, req.Attachments)
 	if err != nil {
@@ -170,10 +184,10 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 
 	e := email.Email{
-		ID: id, WorkspaceID: p.WorkspaceID, To: req.To, Subject: req.Subject,
+		ID: id.String(), WorkspaceID: p.WorkspaceID, To: req.To, Subject: req.Subject,
 		Type: email.TypeTransactional, Environment: p.Environment, SentAt: now, TrackingMode: mode,
 	}
-	out := Outcome{StatusCode: http.StatusOK, Body: Response{Success: true, ID: id, Warnings: warnings}}
+	out := Outcome{StatusCode: http.StatusOK, Body: Response{Success: true, ID: e.ID, Warnings: warnings}}
 	newTemplate := false
 	switch {
 	case c.Suppressed:
@@ -191,7 +205,10 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	case c.Template == nil || c.Template.State == TemplatePending:
 		newTemplate = c.Template == nil
 		e.Status = email.StatusHeld
-	case len(review.ForeignBrands(req.Subject, req.HTML, ownBrands(c.Workspace))) > 0:
+	case !review.Check(req.Subject, req.HTML, ownBrands(c.Workspace)).Cleared:
+		// The fingerprint ignores links and text, so a cleared layout can
+		// still carry a foreign brand or a deceptive link: such an email
+		// waits for a review of its own.
 		e.Status = email.StatusHeld
 	default:
 		e.Status = email.StatusSent
@@ -203,42 +220,90 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 	out.Body.Status = e.Status
 
+	var claim *IdempotencyRecord
 	if idemKey != "" {
-		body, _ := json.Marshal(out.Body)
-		rec := IdempotencyRecord{Key: idemKey, RequestHash: reqHash, StatusCode: out.StatusCode, Body: body, ExpiresAt: now.Add(idempotencyTTL)}
-		held, err := s.Store.ClaimIdempotency(ctx, p.WorkspaceID, rec)
-		if errors.Is(err, ErrIdempotencyTaken) {
-			return replay(*held, reqHash) // a concurrent twin won; answer as it does
-		}
+		body, err := json.Marshal(out.Body)
 		if err != nil {
 			return Outcome{}, err
 		}
+		claim = &IdempotencyRecord{
+			Key: idemKey, RequestHash: reqHash, StatusCode: out.StatusCode, Body: body,
+			Pending: true, CreatedAt: now, ExpiresAt: now.Add(idempotencyTTL),
+		}
 	}
-
 	if e.Status == email.StatusHeld {
-		h := HeldEmail{Email: e, Fingerprint: fp, Request: req, From: from.String(), ReplyTo: replyTo}
-		if err := s.Store.HoldEmail(ctx, h, newTemplate); err != nil {
-			return Outcome{}, s.abandon(ctx, p.WorkspaceID, "", idemKey, err)
-		}
-		if err := s.Review.Enqueue(ctx, ReviewMessage{WorkspaceID: p.WorkspaceID, EmailID: id, Fingerprint: fp}); err != nil {
-			// Still held and listed by `sesame held list`; the owner can clear it.
-			s.logger().ErrorContext(ctx, "review enqueue failed", slog.String("email_id", id), slog.Any("err", err))
-		}
-		return out, nil
+		return s.hold(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: from.String(), ReplyTo: replyTo}, newTemplate, claim, out)
 	}
-	if err := s.Store.PutEmail(ctx, e); err != nil {
-		return Outcome{}, s.abandon(ctx, p.WorkspaceID, "", idemKey, err)
+	if held, err := s.Store.CreateEmail(ctx, e, claim); errors.Is(err, ErrIdempotencyTaken) {
+		return replay(*held, reqHash, now) // a concurrent twin won
+	} else if err != nil {
+		return Outcome{}, err
 	}
-	if e.Status != email.StatusSent {
-		return out, nil
-	}
-	if p.Environment == apikey.Test {
+	switch {
+	case e.Status == email.StatusFailed:
+		s.recordFailure(ctx, e)
+	case e.Status == email.StatusSent && p.Environment == apikey.Test:
 		s.logger().InfoContext(ctx, "captured test email", slog.Bool("test", true),
-			slog.String("email_id", id), slog.String("workspace_id", p.WorkspaceID),
+			slog.String("email_id", e.ID), slog.String("workspace_id", p.WorkspaceID),
 			slog.String("to", req.To), slog.String("subject", req.Subject))
-		return out, nil
+	case e.Status == email.StatusSent:
+		var err error
+		if out, err = s.deliver(ctx, e, from, raw, idemKey, out); err != nil {
+			return Outcome{}, err
+		}
 	}
-	return s.deliver(ctx, e, from, raw, idemKey, out)
+	s.finish(ctx, e.WorkspaceID, claim, out)
+	return out, nil
+}
+
+// hold stores a held email and queues its review.
+func (s *Service) hold(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord, out Outcome) (Outcome, error) {
+	ws := h.Email.WorkspaceID
+	if claim != nil {
+		if held, err := s.Store.ClaimIdempotency(ctx, ws, *claim); errors.Is(err, ErrIdempotencyTaken) {
+			return replay(*held, claim.RequestHash, claim.CreatedAt)
+		} else if err != nil {
+			return Outcome{}, err
+		}
+	}
+	if err := s.Store.HoldEmail(ctx, h, newTemplate); err != nil {
+		return Outcome{}, s.abandon(ctx, ws, "", claim, err)
+	}
+	if err := s.Review.Enqueue(ctx, ReviewMessage{WorkspaceID: ws, EmailID: h.Email.ID, Fingerprint: h.Fingerprint}); err != nil {
+		// Still held and listed by `sesame held list`; the owner can clear it.
+		s.logger().ErrorContext(ctx, "review enqueue failed", slog.String("email_id", h.Email.ID), slog.Any("err", err))
+	}
+	s.finish(ctx, ws, claim, out)
+	return out, nil
+}
+
+// finish stores the final answer of a claimed Idempotency-Key. If it
+// fails, the pending record still holds the answer this request expected,
+// which is what it answered.
+func (s *Service) finish(ctx context.Context, workspaceID string, claim *IdempotencyRecord, out Outcome) {
+	if claim == nil {
+		return
+	}
+	body, err := json.Marshal(out.Body)
+	if err == nil {
+		final := *claim
+		final.StatusCode, final.Body, final.Pending = out.StatusCode, body, false
+		err = s.Store.FinishIdempotency(context.WithoutCancel(ctx), workspaceID, final)
+	}
+	if err != nil {
+		s.logger().ErrorContext(ctx, "idempotency answer not stored", slog.Any("err", err))
+	}
+}
+
+// recordFailure reports an email that failed before SES took it to the
+// feed, webhooks and metrics; the email itself is already failed.
+func (s *Service) recordFailure(ctx context.Context, e email.Email) {
+	if s.Failures == nil {
+		return
+	}
+	if err := s.Failures.RecordFailure(context.WithoutCancel(ctx), e); err != nil {
+		s.logger().ErrorContext(ctx, "failure event not recorded", slog.String("email_id", e.ID), slog.Any("err", err))
+	}
 }
 
 // deliver hands a recorded email to SES. A rejection fails the email; a
@@ -255,43 +320,53 @@ func (s *Service) deliver(ctx context.Context, e email.Email, from mail.Address,
 		return out, nil
 	case errors.As(err, &rejected):
 		reason := "rejected by the email provider: " + rejected.Reason
-		if ferr := s.Store.FailEmail(ctx, e.WorkspaceID, e.ID, reason); ferr != nil {
+		if ferr := s.Store.FailEmail(context.WithoutCancel(ctx), e.WorkspaceID, e.ID, reason); ferr != nil {
 			return Outcome{}, ferr
 		}
+		e.Status, e.Error = email.StatusFailed, reason
+		s.recordFailure(ctx, e)
 		out.Body.Success, out.Body.Status, out.Body.Error, out.Body.Message = false, email.StatusFailed, &reason, reason
-		if idemKey != "" {
-			body, _ := json.Marshal(out.Body)
-			if uerr := s.Store.UpdateIdempotency(ctx, e.WorkspaceID, IdempotencyRecord{Key: idemKey, StatusCode: out.StatusCode, Body: body}); uerr != nil {
-				s.logger().ErrorContext(ctx, "idempotency update failed", slog.Any("err", uerr))
-			}
-		}
 		return out, nil
 	default:
 		s.logger().ErrorContext(ctx, "ses send failed", slog.String("email_id", e.ID), slog.Any("err", err))
 		unavailable := httpapi.Errorf(httpapi.CodeServiceUnavailable, "", "the email provider is not accepting mail right now; nothing was sent, retry shortly (with the same Idempotency-Key if you sent one)")
 		unavailable.RetryAfter = 5 * time.Second
-		return Outcome{}, s.abandon(ctx, e.WorkspaceID, e.ID, idemKey, unavailable)
+		var claim *IdempotencyRecord
+		if idemKey != "" {
+			claim = &IdempotencyRecord{Key: idemKey}
+		}
+		return Outcome{}, s.abandon(ctx, e.WorkspaceID, e.ID, claim, unavailable)
 	}
 }
 
-// abandon undoes what a failed send wrote, so a retry starts clean.
-func (s *Service) abandon(ctx context.Context, workspaceID, emailID, idemKey string, cause error) error {
+// abandon undoes what a failed send wrote, so a retry starts clean. It
+// runs even when the request's context is done: that is when it matters.
+func (s *Service) abandon(ctx context.Context, workspaceID, emailID string, claim *IdempotencyRecord, cause error) error {
+	ctx = context.WithoutCancel(ctx)
 	if emailID != "" {
 		if err := s.Store.DeleteEmail(ctx, workspaceID, emailID); err != nil {
 			s.logger().ErrorContext(ctx, "cleanup of unsent email failed", slog.String("email_id", emailID), slog.Any("err", err))
 		}
 	}
-	if idemKey != "" {
-		if err := s.Store.ReleaseIdempotency(ctx, workspaceID, idemKey); err != nil {
+	if claim != nil {
+		if err := s.Store.ReleaseIdempotency(ctx, workspaceID, claim.Key); err != nil {
 			s.logger().ErrorContext(ctx, "release of idempotency key failed", slog.Any("err", err))
 		}
 	}
 	return cause
 }
 
-func replay(rec IdempotencyRecord, reqHash string) (Outcome, error) {
+// replay answers a request whose Idempotency-Key is taken: the first
+// answer for the same body, 409 for another body, and "retry shortly"
+// while the first request is still running.
+func replay(rec IdempotencyRecord, reqHash string, now time.Time) (Outcome, error) {
 	if rec.RequestHash != reqHash {
 		return Outcome{}, httpapi.Errorf(httpapi.CodeIdempotencyConflict, "Idempotency-Key", "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key")
+	}
+	if rec.Pending && now.Sub(rec.CreatedAt) < inFlight {
+		e := httpapi.Errorf(httpapi.CodeIdempotencyInProgress, "Idempotency-Key", "a request with this Idempotency-Key is still being processed; retry shortly")
+		e.RetryAfter = time.Second
+		return Outcome{}, e
 	}
 	var body Response
 	if err := json.Unmarshal(rec.Body, &body); err != nil {
@@ -371,7 +446,8 @@ func (s *Service) build(ctx context.Context, msg compose.Message, inputs []attac
 	}
 	raw, err := compose.Build(msg)
 	if err != nil {
-		return nil, nil, httpapi.Invalid("html", "the message could not be built: %s", err)
+		// Inputs are validated before this, so this is our fault.
+		return nil, nil, fmt.Errorf("build message: %w", err)
 	}
 	if len(raw) > MaxMessageBytes {
 		return nil, nil, httpapi.Errorf(httpapi.CodeMessageTooLarge, "", "the encoded message is %.1f MB; the limit is 20 MB encoded. Host large files and link to them instead of attaching them", mb(len(raw)))

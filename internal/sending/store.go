@@ -48,11 +48,15 @@ type Context struct {
 
 // IdempotencyRecord is the stored first answer to an Idempotency-Key.
 type IdempotencyRecord struct {
-	Key         string
+	Key         string // scoped to the key's environment: "live:<key>"
 	RequestHash string
 	StatusCode  int
 	Body        []byte
-	ExpiresAt   time.Time
+	// Pending is true until the request that claimed the key has its
+	// final answer; Body is then the answer it expects to give.
+	Pending   bool
+	CreatedAt time.Time
+	ExpiresAt time.Time
 }
 
 // HeldEmail is an email waiting for the security review, with what is
@@ -76,12 +80,16 @@ var (
 // Store is the persistence the send path uses.
 type Store interface {
 	LoadContext(ctx context.Context, q ContextQuery) (Context, error)
+	// CreateEmail stores a new email; with a claim, in one transaction
+	// with the Idempotency-Key record, failing with ErrIdempotencyTaken
+	// and the record that holds the key.
+	CreateEmail(ctx context.Context, e email.Email, claim *IdempotencyRecord) (*IdempotencyRecord, error)
 	// ClaimIdempotency stores rec unless a live record holds the key, in
 	// which case it returns that record and ErrIdempotencyTaken.
 	ClaimIdempotency(ctx context.Context, workspaceID string, rec IdempotencyRecord) (*IdempotencyRecord, error)
-	UpdateIdempotency(ctx context.Context, workspaceID string, rec IdempotencyRecord) error
+	// FinishIdempotency stores the final answer of a claimed key.
+	FinishIdempotency(ctx context.Context, workspaceID string, rec IdempotencyRecord) error
 	ReleaseIdempotency(ctx context.Context, workspaceID, key string) error
-	PutEmail(ctx context.Context, e email.Email) error
 	// FailEmail moves an email to failed with a reason.
 	FailEmail(ctx context.Context, workspaceID, id, reason string) error
 	DeleteEmail(ctx context.Context, workspaceID, id string) error
@@ -93,7 +101,12 @@ type Store interface {
 // HeldStore is what the review of held emails uses.
 type HeldStore interface {
 	GetTemplate(ctx context.Context, workspaceID, fingerprint string) (Template, error)
-	DecideTemplate(ctx context.Context, workspaceID, fingerprint string, state TemplateState, reasons []string) error
+	// DecideTemplate records a verdict; onlyIfPending makes it a no-op
+	// (false) when the template was decided meanwhile.
+	DecideTemplate(ctx context.Context, workspaceID, fingerprint string, state TemplateState, reasons []string, onlyIfPending bool) (bool, error)
+	// LeaseHeld reserves a held email for one reviewer until until, so two
+	// reviewers never send it at once; ErrLeased when another holds it.
+	LeaseHeld(ctx context.Context, workspaceID, emailID string, now, until time.Time) error
 	ListHeld(ctx context.Context, workspaceID, fingerprint string) ([]string, error)
 	GetHeld(ctx context.Context, workspaceID, emailID string) (HeldEmail, error)
 	// ReleaseHeld moves a held email to status (sent or failed) and drops
@@ -101,5 +114,16 @@ type HeldStore interface {
 	ReleaseHeld(ctx context.Context, workspaceID, emailID string, status email.Status, reason string) error
 }
 
-// ErrNotHeld is returned for an email that is not (or no longer) held.
-var ErrNotHeld = errors.New("email is not held")
+// Errors of the held store.
+var (
+	// ErrNotHeld is returned for an email that is not (or no longer) held.
+	ErrNotHeld = errors.New("email is not held")
+	// ErrLeased is returned while another reviewer is sending the email.
+	ErrLeased = errors.New("held email is being released by another reviewer")
+)
+
+// FailureRecorder records a send that failed before SES took it: the
+// email.failed event in the feed and to webhooks, and the failed count.
+type FailureRecorder interface {
+	RecordFailure(ctx context.Context, e email.Email) error
+}

@@ -334,3 +334,25 @@ func eventID(e email.Email, ev SESEvent, extra string) string {
 	}, "\x00")))
 	return "evt_" + hex.EncodeToString(sum[:16])
 }
+
+// RecordFailure records an email that failed before SES took it (refused
+// by SES at once, or not cleared by the review): the email.failed event in
+// the feed and to webhooks, and the failed count. The email is already
+// stored as failed; its event id is fixed, so recording twice is harmless.
+func (p *Processor) RecordFailure(ctx context.Context, e email.Email) error {
+	now := time.Now().UTC()
+	id := eventID(e, SESEvent{EventType: "SendFailure"}, "sync")
+	c := Change{
+		WorkspaceID: e.WorkspaceID, EmailID: e.ID, DedupeID: id, OccurredAt: now,
+		Metrics: []string{string(e.Type) + "_" + string(e.Environment) + "_failed"},
+		Event:   &event.Event{ID: id, WorkspaceID: e.WorkspaceID, Type: event.Failed, CreatedAt: now, Data: view(e)},
+	}
+	err := p.Store.Apply(ctx, c)
+	if err != nil && !errors.Is(err, ErrDuplicate) {
+		return err
+	}
+	if p.Publisher == nil {
+		return nil
+	}
+	return p.Publisher.Publish(ctx, *c.Event)
+}

@@ -1,0 +1,188 @@
+package devstack_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/ses"
+)
+
+// A test key and a live key of one workspace never share an
+// Idempotency-Key answer: the live send is its own, and is delivered.
+func TestIdempotencyKeyIsScopedToTheEnvironment(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	key := uuid.NewString()
+	req := msg("idemenv", nil)
+	test := e.postTo(t, e.url, s.testKey, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK)
+	live := e.postTo(t, e.url, s.key, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK)
+	if live.ID == test.ID || live.Message == test.Message {
+		t.Errorf("live send replayed the test send: %+v", live)
+	}
+	if got := len(e.ses.sendsTo(req["to"].(string))); got != 1 {
+		t.Errorf("%d SES sends, want the live one", got)
+	}
+}
+
+// When the request's own deadline ends during the SES call, what the send
+// wrote is still undone: no email left "sent", and the key is free again.
+func TestSendCleansUpAfterItsDeadline(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	ctx, cancel := context.WithCancel(context.Background())
+	e.ses.setFail(func(ses.SendInput) error { cancel(); return context.Canceled })
+	req := sending.Request{To: rcpt("deadline"), Subject: "Order " + uuid.NewString(), HTML: plainHTML}
+	if err := req.Validate(""); err != nil {
+		t.Fatal(err)
+	}
+	p := apikey.Principal{WorkspaceID: s.id, Environment: apikey.Live}
+	key := uuid.NewString()
+	hash := sending.RequestHash("/api/v1/send", req)
+	if _, err := e.deps.Sending.Send(ctx, p, req, key, hash); err == nil {
+		t.Fatal("send succeeded although its context ended during the SES call")
+	}
+	e.ses.setFail(nil)
+	emails, _, _, err := e.store.ListEmails(context.Background(), s.id, email.Filter{}, "", 10)
+	if err != nil || len(emails) != 0 {
+		t.Fatalf("emails after the failed send = %+v (err %v), want none", emails, err)
+	}
+	out, err := e.deps.Sending.Send(context.Background(), p, req, key, hash)
+	if err != nil || out.Body.Status != email.StatusSent {
+		t.Fatalf("retry with the same key = %+v, %v; want a fresh send", out, err)
+	}
+}
+
+// An internal fault in one batch item is that item's answer: the others
+// are sent and reported, not turned into a 500 after the fact.
+func TestBatchItemFaultIsReportedPerItem(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	var puts atomic.Int32
+	e.rec.Fail = func(op string) error {
+		if op == "PutItem" && puts.Add(1) == 2 {
+			return errors.New("dynamodb: connection reset")
+		}
+		return nil
+	}
+	t.Cleanup(func() { e.rec.Fail = nil })
+	items := e.post(s.key, "/api/v1/send/batch", map[string]any{"emails": []map[string]any{
+		msg("b0", nil), msg("b1", nil), msg("b2", nil),
+	}}).batch(t, 3)
+	failed, sent := 0, 0
+	for _, it := range items {
+		switch {
+		case it.Error != nil && it.Error.Code == "internal_error" && it.Error.Param == nil:
+			failed++
+		case it.Status == "sent":
+			sent++
+		}
+	}
+	if failed != 1 || sent != 2 {
+		t.Errorf("batch items = %+v; want one internal_error and two sent", items)
+	}
+	if n := len(e.ses.Sends()); n != 2 {
+		t.Errorf("%d SES sends, want the two items that were recorded", n)
+	}
+}
+
+// A failure before SES takes the email is in the events feed as
+// email.failed: an SES rejection at send time and a review that does not
+// clear a held email.
+func TestSyncFailuresReachTheFeed(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	e.ses.setFail(func(ses.SendInput) error {
+		return &ses.RejectedError{Reason: "the message was rejected", Code: "MessageRejected"}
+	})
+	rejected := e.post(s.key, "/api/v1/send", msg("rejected", nil)).sent(t, http.StatusOK)
+	e.ses.setFail(nil)
+	held := e.post(s.key, "/api/v1/send", msg("phish", map[string]any{"html": `<form action="https://x.example"><input type="password"></form>`})).sent(t, http.StatusAccepted)
+	e.reviewHeld(t, 1)
+	e.wantEmail(t, s.key, held.ID, "failed", "security review")
+
+	r := e.get(bearer(s.key), "/api/v1/events")
+	var feed struct {
+		Data []struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+			Data struct {
+				ID     string  `json:"id"`
+				Status string  `json:"status"`
+				Error  *string `json:"error"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(r.body, &feed); err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	for _, item := range feed.Data {
+		if item.Type == "email.failed" && item.Data.Status == "failed" && item.Data.Error != nil {
+			failed[item.Data.ID] = true
+		}
+	}
+	if !failed[rejected.ID] || !failed[held.ID] {
+		t.Errorf("feed = %s; want email.failed for %s and %s", r.body, rejected.ID, held.ID)
+	}
+}
+
+// A transient SES fault while the review releases a cleared email keeps
+// it held; the review message comes back and sends it then.
+func TestReviewRetriesATransientSendFault(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	req := msg("retryheld", map[string]any{"html": "<section><p>New layout</p></section>"})
+	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
+	e.ses.setFail(func(ses.SendInput) error { return ses.ErrThrottled })
+	m := sending.ReviewMessage{WorkspaceID: s.id, EmailID: held.ID}
+	if err := e.deps.Reviewer.Review(context.Background(), m); err == nil {
+		t.Fatal("review succeeded although SES refused the send")
+	}
+	e.wantEmail(t, s.key, held.ID, "held", "")
+	e.ses.setFail(nil)
+	// The lease of the failed try still holds; a later try (past it) sends.
+	clock := dynamotest.NewClock(time.Now().Add(time.Minute))
+	svc := *e.deps.Sending
+	svc.Now = clock.Now
+	rv := *e.deps.Reviewer
+	rv.Service = &svc
+	if err := rv.Review(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	e.wantEmail(t, s.key, held.ID, "sent", "")
+	if got := len(e.ses.sendsTo(req["to"].(string))); got != 2 {
+		t.Errorf("%d SES calls, want the refused one and the one that went out", got)
+	}
+}
+
+// The fingerprint ignores link targets, so a cleared layout with a bare-IP
+// link waits for a review of its own, which does not clear it.
+func TestClearedLayoutWithADeceptiveLinkIsHeld(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	layout := func(href string) string { return `<p>Your receipt <a href="` + href + `">acme.test</a></p>` }
+	clearTemplate(t, e, s.id, layout("https://acme.test/r"))
+	ok := e.post(s.key, "/api/v1/send", msg("goodlink", map[string]any{"html": layout("https://acme.test/r/2")})).sent(t, http.StatusOK)
+	ok.want(t, true, "sent")
+	bad := e.post(s.key, "/api/v1/send", msg("badlink", map[string]any{"html": layout("http://203.0.113.5/login")})).sent(t, http.StatusAccepted)
+	bad.want(t, true, "held")
+	e.reviewHeld(t, 1)
+	e.wantEmail(t, s.key, bad.ID, "failed", "IP address")
+}
