@@ -325,13 +325,18 @@ func (c *console) listEmails(cmd *cobra.Command, workspaceID string, f email.Fil
 	if err != nil {
 		return err
 	}
-	emails, _, _, err := store.ListEmails(cmd.Context(), workspaceID, f, "", 100)
-	if err != nil {
-		return err
-	}
-	views := make([]email.View, 0, len(emails))
-	for _, e := range emails {
-		views = append(views, e.View())
+	// Every page: a filter reads at most 1,000 emails per call, so a held
+	// email older than that is on a later page.
+	views := []email.View{}
+	for after, more := "", true; more; {
+		var emails []email.Email
+		emails, after, more, err = store.ListEmails(cmd.Context(), workspaceID, f, after, 100)
+		if err != nil {
+			return err
+		}
+		for _, e := range emails {
+			views = append(views, e.View())
+		}
 	}
 	return c.print(views, func(w io.Writer) {
 		fmt.Fprintln(w, "ID\tSENT\tSTATUS\tENV\tTO\tSUBJECT")

@@ -22,6 +22,7 @@ const (
 	defaultMaxBytes     = 20 << 20 // the spec's message size figure
 	defaultTimeout      = 10 * time.Second
 	defaultMaxRedirects = 3
+	defaultTotalTimeout = 18 * time.Second
 	userAgent           = "Sesame-Attachment-Fetcher/1"
 	// fetchConcurrency bounds parallel fetches: sequential fetches of 20 slow
 	// URLs would outlast API Gateway's 29 s integration timeout.
@@ -40,6 +41,8 @@ type FetcherOptions struct {
 	// Timeout bounds one URL's whole fetch, redirects and body included;
 	// default 10 s.
 	Timeout time.Duration
+	// TotalTimeout bounds all fetches of one Resolve together; default 18 s.
+	TotalTimeout time.Duration
 	// MaxRedirects is how many redirects one fetch follows; default 3,
 	// negative follows none. Every target is dialled through the guard.
 	MaxRedirects int
@@ -56,6 +59,7 @@ type Fetcher struct {
 	maxBytes     int64
 	maxTotal     int64
 	timeout      time.Duration
+	totalTimeout time.Duration
 	maxRedirects int
 }
 
@@ -66,6 +70,7 @@ func NewFetcher(opts FetcherOptions) *Fetcher {
 		maxBytes:     opts.MaxBytes,
 		maxTotal:     opts.MaxTotalBytes,
 		timeout:      opts.Timeout,
+		totalTimeout: opts.TotalTimeout,
 		maxRedirects: opts.MaxRedirects,
 	}
 	if f.maxBytes <= 0 {
@@ -76,6 +81,9 @@ func NewFetcher(opts FetcherOptions) *Fetcher {
 	}
 	if f.timeout <= 0 {
 		f.timeout = defaultTimeout
+	}
+	if f.totalTimeout <= 0 {
+		f.totalTimeout = defaultTotalTimeout
 	}
 	switch {
 	case f.maxRedirects == 0:
@@ -120,6 +128,9 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
+	// All fetches together end in time for the send to answer before API
+	// Gateway's 29 s: a slow URL is the client's 400, not a gateway 504.
+
 	files := make([]File, len(in))
 	var left atomic.Int64
 	left.Store(f.maxTotal)
@@ -137,6 +148,11 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// All fetches together end in time for the send to answer before API
+	// Gateway's 29 s: slow URLs are the client's 400, not a gateway 504.
+	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, httpapi.Invalid(param,
+		"attachment URLs took more than %s to fetch together; host them somewhere faster", f.totalTimeout))
+	defer stop()
 	sem := make(chan struct{}, fetchConcurrency)
 	var wg sync.WaitGroup
 	for i, a := range in {

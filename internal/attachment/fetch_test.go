@@ -410,3 +410,13 @@ func TestNewFetcher(t *testing.T) {
 		t.Errorf("client timeout = %s", f.client.Timeout)
 	}
 }
+
+// Slow URLs together hit the overall deadline: the client's 400, naming
+// attachments, not a context error.
+func TestResolveTotalTimeout(t *testing.T) {
+	t.Parallel()
+	files, _ := fileServer(t, nil)
+	f := NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond})
+	_, err := f.Resolve(context.Background(), []Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
+	wantAPIError(t, err, httpapi.CodeInvalidField, "attachment URLs took more than")
+}

@@ -89,20 +89,9 @@ func (s *Store) PutEmail(ctx context.Context, e email.Email) error {
 
 // GetEmail reads one email of the workspace.
 func (s *Store) GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: key(emailPK(workspaceID), id),
-	})
-	if err != nil {
-		return email.Email{}, fmt.Errorf("get email: %w", err)
-	}
-	if len(out.Item) == 0 {
-		return email.Email{}, email.ErrNotFound
-	}
-	var it emailItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return email.Email{}, err
-	}
-	return it.email(), nil
+	// Strongly consistent: the status pipeline must see an email the send
+	// path has just written, or it would drop the email's first event.
+	return getAs(ctx, s, "email", key(emailPK(workspaceID), id), emailItem.email, email.ErrNotFound)
 }
 
 // listReadBudget bounds the items one filtered list request examines, so a

@@ -285,12 +285,7 @@ func (s *Store) FailEmail(ctx context.Context, workspaceID, id, reason string) e
 	if err != nil {
 		return err
 	}
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
-		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
-		ExpressionAttributeValues: u.ExpressionAttributeValues,
-	})
-	if err != nil {
+	if err := s.update(ctx, u); err != nil {
 		return fmt.Errorf("fail email: %w", err)
 	}
 	return nil
@@ -532,14 +527,11 @@ func (s *Store) ReleaseHeld(ctx context.Context, workspaceID, emailID string, st
 
 // AddSuppression puts an address on the workspace's do-not-send list.
 func (s *Store) AddSuppression(ctx context.Context, workspaceID, address, reason string) error {
-	av, err := attributevalue.MarshalMap(map[string]any{
-		AttrPK: suppressionPK(workspaceID), AttrSK: strings.ToLower(address),
-		"email": strings.ToLower(address), "reason": reason, "created_at": s.now().UTC(),
-	})
+	addr := strings.ToLower(address)
+	err := s.put(ctx, map[string]any{
+		AttrPK: suppressionPK(workspaceID), AttrSK: addr, "email": addr, "reason": reason, "created_at": s.now().UTC(),
+	}, nil)
 	if err != nil {
-		return err
-	}
-	if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av}); err != nil {
 		return fmt.Errorf("add suppression: %w", err)
 	}
 	return nil

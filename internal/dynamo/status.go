@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -82,12 +81,8 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 		}
 	}
 	if c.Suppress != "" {
-		err := s.put(ctx, map[string]any{
-			AttrPK: suppressionPK(ws), AttrSK: strings.ToLower(c.Suppress), "email": strings.ToLower(c.Suppress),
-			"reason": c.Reason, "created_at": s.now().UTC(),
-		}, nil)
-		if err != nil {
-			return fmt.Errorf("suppress: %w", err)
+		if err := s.AddSuppression(ctx, ws, c.Suppress, c.Reason); err != nil {
+			return err
 		}
 	}
 	var dedupe any = map[string]any{AttrPK: dedupePK(ws), AttrSK: c.DedupeID, AttrExpiresAt: s.now().Add(dedupeTTL).Unix()}
@@ -262,21 +257,32 @@ func (s *Store) queryPage(ctx context.Context, pk, after string, limit int) ([]m
 		return nil, "", false, err
 	}
 	in := &dynamodb.QueryInput{
-		TableName: &s.Table, ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit + 1)),
+		TableName: &s.Table, ScanIndexForward: aws.Bool(false),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
 	if after != "" {
 		in.ExclusiveStartKey = key(pk, after)
 	}
-	out, err := s.DB.Query(ctx, in)
-	if err != nil {
-		return nil, "", false, err
+	// One more than the page tells whether another exists; a Query page
+	// also stops at 1 MB, so keep reading until that many or the end.
+	var items []map[string]ddbtypes.AttributeValue
+	for len(items) <= limit {
+		in.Limit = aws.Int32(int32(limit + 1 - len(items)))
+		out, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, "", false, err
+		}
+		items = append(items, out.Items...)
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	if len(out.Items) > limit {
-		items := out.Items[:limit]
+	if len(items) > limit {
+		items = items[:limit]
 		return items, aws.ToString(stringAttr(items[limit-1], AttrSK)), true, nil
 	}
-	return out.Items, "", false, nil
+	return items, "", false, nil
 }
 
 // ListClicks returns up to limit clicks of an email, newest first, and

@@ -29,10 +29,6 @@ func webhookAttemptPK(ws, endpointID string) string {
 	return wsPK(ws, "WHATTEMPT#"+endpointID)
 }
 
-// attemptTimeLayout sorts lexically in time order (RFC 3339 with a fixed
-// nine-digit fraction; RFC3339Nano trims zeros and would not).
-const attemptTimeLayout = "2006-01-02T15:04:05.000000000Z"
-
 type webhookItem struct {
 	PK             string    `dynamodbav:"pk"`
 	SK             string    `dynamodbav:"sk"`
@@ -308,7 +304,7 @@ func (s *Store) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID
 func (s *Store) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	at := a.At.UTC()
 	av, err := attributevalue.MarshalMap(webhookAttemptItem{
-		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: at.Format(attemptTimeLayout) + "#" + a.EventID,
+		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: timeKey(at) + "#" + a.EventID,
 		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), Number: a.Number,
 		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,
 		ExpiresAt: at.Add(webhook.RecordTTL).Unix(),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 )
 
 // Type is one of the spec's six event types.
@@ -52,7 +53,7 @@ type Envelope struct {
 
 // Envelope renders e.
 func (e Event) Envelope() Envelope {
-	return Envelope{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z"), Data: e.Data}
+	return Envelope{ID: e.ID, Type: e.Type, CreatedAt: httpapi.Timestamp(e.CreatedAt), Data: e.Data}
 }
 
 // Body is the exact webhook request body of e.
