@@ -80,7 +80,12 @@ func (c *console) domainsCommand() *cobra.Command {
 		Short: "Create the SES identity (Easy DKIM) and print the DNS records to publish",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			if err != nil {
+				return err
+			}
+			// Refuse before touching SES: its identities are account-wide.
+			if err := store.CanAddDomain(cmd.Context(), workspaceID, args[0]); err != nil {
 				return err
 			}
 			sesClient, err := c.ses(cmd.Context())
@@ -88,10 +93,6 @@ func (c *console) domainsCommand() *cobra.Command {
 				return err
 			}
 			records, err := sesClient.CreateDomain(cmd.Context(), args[0], configSet)
-			if err != nil {
-				return err
-			}
-			store, err := c.dynamo(cmd.Context())
 			if err != nil {
 				return err
 			}

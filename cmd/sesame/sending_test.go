@@ -264,6 +264,7 @@ func TestDomainsCommandErrors(t *testing.T) {
 	ctx := context.Background()
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
+	other := c.createWorkspace("Other")
 	if _, err := c.store.AddDomain(ctx, ws, "taken.example", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -284,10 +285,13 @@ func TestDomainsCommandErrors(t *testing.T) {
 		"add a malformed domain":     {args: []string{"domains", "add", "exa mple", "--workspace", ws}, wantIs: ses.ErrInvalidInput, wantMsg: "exa mple"},
 		"SES refuses the identity": {args: []string{"domains", "add", "example.com", "--workspace", ws},
 			fake: &consoleSES{create: denied}, wantMsg: "AccessDeniedException", wantCall: true},
+		// Refused before SES is touched: its identities are account-wide.
 		"add to an absent workspace": {args: []string{"domains", "add", "example.com", "--workspace", uuid.NewString()},
-			fake: &consoleSES{create: createsWithTokens}, wantIs: workspace.ErrNotFound, wantCall: true},
+			fake: &consoleSES{create: createsWithTokens}, wantIs: workspace.ErrNotFound},
 		"add a domain twice": {args: []string{"domains", "add", "taken.example", "--workspace", ws},
-			fake: &consoleSES{create: createsWithTokens}, wantIs: identity.ErrDomainExists, wantCall: true},
+			fake: &consoleSES{create: createsWithTokens}, wantIs: identity.ErrDomainExists},
+		"add another workspace's domain": {args: []string{"domains", "add", "taken.example", "--workspace", other},
+			fake: &consoleSES{create: createsWithTokens}, wantIs: identity.ErrDomainTaken},
 		"status of an identity SES lacks": {args: []string{"domains", "status", "taken.example", "--workspace", ws},
 			fake: &consoleSES{get: identityAnswers(nil)}, wantIs: ses.ErrIdentityNotFound, wantCall: true},
 		"status of a domain never added": {args: []string{"domains", "status", "example.com", "--workspace", ws},

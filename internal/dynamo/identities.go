@@ -22,6 +22,7 @@ import (
 // console look them up by name) and listed newest first on GSI1 by id.
 func domainPK(workspaceID string) string     { return wsPK(workspaceID, "DOMAIN") }
 func domainListPK(workspaceID string) string { return wsPK(workspaceID, "DOMAINS") }
+func domainClaimPK(name string) string       { return "DOMAINCLAIM#" + name }
 
 type domainItem struct {
 	PK          string               `dynamodbav:"pk"`
@@ -69,23 +70,69 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 	if err != nil {
 		return identity.Domain{}, err
 	}
+	// An SES identity belongs to the whole AWS account, so a domain is
+	// claimed by one workspace: a claim item outside every workspace, the
+	// one key of this kind besides API keys, keyed by the domain.
+	claimAV, err := attributevalue.MarshalMap(map[string]any{
+		AttrPK: domainClaimPK(name), AttrSK: "CLAIM", "workspace_id": workspaceID,
+	})
+	if err != nil {
+		return identity.Domain{}, err
+	}
+	unclaimed, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)).
+		Or(expression.Name("workspace_id").Equal(expression.Value(workspaceID))))
+	if err != nil {
+		return identity.Domain{}, err
+	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
 		{ConditionCheck: &ddbtypes.ConditionCheck{TableName: &s.Table, Key: workspaceKey(workspaceID),
 			ConditionExpression: wsExists.Condition(), ExpressionAttributeNames: wsExists.Names()}},
 		{Put: &ddbtypes.Put{TableName: &s.Table, Item: av,
 			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()}},
+		{Put: &ddbtypes.Put{TableName: &s.Table, Item: claimAV,
+			ConditionExpression: unclaimed.Condition(), ExpressionAttributeNames: unclaimed.Names(), ExpressionAttributeValues: unclaimed.Values()}},
 	}})
 	var tce *ddbtypes.TransactionCanceledException
-	if errors.As(err, &tce) && len(tce.CancellationReasons) == 2 {
-		if aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+	if errors.As(err, &tce) && len(tce.CancellationReasons) == 3 {
+		switch {
+		case aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
 			return identity.Domain{}, workspace.ErrNotFound
+		case aws.ToString(tce.CancellationReasons[1].Code) == "ConditionalCheckFailed":
+			return identity.Domain{}, identity.ErrDomainExists
+		case aws.ToString(tce.CancellationReasons[2].Code) == "ConditionalCheckFailed":
+			return identity.Domain{}, identity.ErrDomainTaken
 		}
-		return identity.Domain{}, identity.ErrDomainExists
 	}
 	if err != nil {
 		return identity.Domain{}, fmt.Errorf("add domain: %w", err)
 	}
 	return it.domain(), nil
+}
+
+// CanAddDomain reports, before anything is created, why the workspace
+// cannot add the domain: it does not exist, has the domain already, or
+// another workspace claimed it. AddDomain checks the same atomically.
+func (s *Store) CanAddDomain(ctx context.Context, workspaceID, name string) error {
+	if _, err := s.GetWorkspace(ctx, workspaceID); err != nil {
+		return err
+	}
+	name = strings.ToLower(name)
+	var claim struct {
+		WorkspaceID string `dynamodbav:"workspace_id"`
+	}
+	found, err := s.getItem(ctx, key(domainClaimPK(name), "CLAIM"), &claim)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read domain claim: %w", err)
+	case found && claim.WorkspaceID != workspaceID:
+		return identity.ErrDomainTaken
+	}
+	if _, err := s.GetDomain(ctx, workspaceID, name); err == nil {
+		return identity.ErrDomainExists
+	} else if !errors.Is(err, identity.ErrDomainNotFound) {
+		return err
+	}
+	return nil
 }
 
 // GetDomain reads a domain of the workspace by name.

@@ -53,6 +53,7 @@ func (s Sender) Address() mail.Address { return mail.Address{Name: s.Name, Addre
 var (
 	ErrDomainNotFound = errors.New("domain not found")
 	ErrDomainExists   = errors.New("domain already added")
+	ErrDomainTaken    = errors.New("domain belongs to another workspace")
 	ErrSenderNotFound = errors.New("sender not found")
 )
 
