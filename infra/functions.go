@@ -24,13 +24,12 @@ import (
 // ConditionCheckItem), so a function that writes in transactions is granted
 // those.
 const (
-	ddbGetItem            = "dynamodb:GetItem"
-	ddbBatchGetItem       = "dynamodb:BatchGetItem"
-	ddbQuery              = "dynamodb:Query"
-	ddbPutItem            = "dynamodb:PutItem"
-	ddbUpdateItem         = "dynamodb:UpdateItem"
-	ddbDeleteItem         = "dynamodb:DeleteItem"
-	ddbConditionCheckItem = "dynamodb:ConditionCheckItem"
+	ddbGetItem      = "dynamodb:GetItem"
+	ddbBatchGetItem = "dynamodb:BatchGetItem"
+	ddbQuery        = "dynamodb:Query"
+	ddbPutItem      = "dynamodb:PutItem"
+	ddbUpdateItem   = "dynamodb:UpdateItem"
+	ddbDeleteItem   = "dynamodb:DeleteItem"
 )
 
 // access is what one function may do besides writing its own logs (and,
@@ -54,29 +53,28 @@ type access struct {
 	// the stack's configuration sets, and passes the sets' names as
 	// SESAME_CONFIG_SET_*.
 	sendEmail bool
+	// apiKeys allows the per-request key lookup and rate-limit count: an
+	// UpdateItem limited to API-key items (partition keys APIKEY#…).
+	apiKeys bool
 }
 
 // readRoute is a GET route: every /api/v1 request reads its API key and
-// counts it in the key's rate-limit window with one UpdateItem, then the
-// route reads (GetItem, or a Query on the table or an index).
+// counts it in the key's rate-limit window (apiKeys), then the route reads
+// (GetItem, or a Query on the table or an index).
 var readRoute = access{
-	table:        []string{ddbGetItem, ddbQuery, ddbUpdateItem},
+	table:        []string{ddbGetItem, ddbQuery},
 	queryIndexes: true,
+	apiKeys:      true,
 }
 
-// sendRoute is POST /send and /send/batch: the rate-limit UpdateItem; the
-// send context in one BatchGetItem; conditional puts of the email and the
-// idempotency key; updates of both; deletes that undo a failed accept; the
-// hold transaction (Puts). GetItem and ConditionCheckItem are not used by
-// today's send path; they are granted so that a single read or a
-// transaction guard added to it does not first fail in production. Held
-// email goes to the review queue; the rest goes out through SES. No index
-// is read.
+// sendRoute is POST /send and /send/batch: the send context in one
+// BatchGetItem; puts of the email, the Idempotency-Key record and held
+// content (alone or in transactions); updates of the key's answer, of a
+// failed email and of the rate-limit count; deletes that undo a failed
+// accept. Held email goes to the review queue; the rest goes out through
+// SES. No index is read.
 var sendRoute = access{
-	table: []string{
-		ddbGetItem, ddbBatchGetItem, ddbPutItem, ddbUpdateItem,
-		ddbDeleteItem, ddbConditionCheckItem,
-	},
+	table:     []string{ddbBatchGetItem, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
 	sendTo:    []queue.Def{queue.Review},
 	sendEmail: true,
 }
@@ -214,6 +212,8 @@ type functionDeps struct {
 	queues      map[string]awssqs.Queue // by queue.Def.Name
 	configSets  []configSet
 	identityArn *string // every SES identity of the stack's account and region
+	// cursorSecret signs pagination cursors, for route functions only.
+	cursorSecret *string
 	// env is what every function reads (config.API).
 	env map[string]*string
 }
@@ -252,6 +252,10 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		for _, cs := range d.configSets {
 			env[cs.envVar] = cs.set.ConfigurationSetName()
 		}
+	}
+	if consumes == nil {
+		// Only routes page through lists.
+		env["SESAME_CURSOR_SECRET"] = d.cursorSecret
 	}
 
 	// An explicit log group, rather than LogRetention, avoids the custom
@@ -307,6 +311,15 @@ func (d functionDeps) grant(fn awslambda.Function, a access) {
 	}
 	if a.queryIndexes {
 		allow([]string{ddbQuery}, jsii.String(*d.table.TableArn()+"/index/*"))
+	}
+	if a.apiKeys {
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings(ddbUpdateItem),
+			Resources: &[]*string{d.table.TableArn()},
+			Conditions: &map[string]any{
+				"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{"APIKEY#*"}},
+			},
+		}))
 	}
 	for _, q := range a.sendTo {
 		allow([]string{"sqs:SendMessage"}, d.queue(q).QueueArn())

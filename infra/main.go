@@ -56,12 +56,12 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		queues:      queues,
 		configSets:  configSets,
 		identityArn: sesIdentitiesArn(stack),
+		// Resolved by CloudFormation at deploy time (see newCursorSecret), so
+		// the template holds a {{resolve:secretsmanager:…}} reference only.
+		cursorSecret: cursorSecret.SecretValue().UnsafeUnwrap(),
 		env: map[string]*string{
 			"SESAME_TABLE": table.TableName(),
-			// Resolved by CloudFormation at deploy time (see newCursorSecret), so
-			// the template holds a {{resolve:secretsmanager:…}} reference only.
-			"SESAME_CURSOR_SECRET": cursorSecret.SecretValue().UnsafeUnwrap(),
-			"LOG_LEVEL":            jsii.String("info"),
+			"LOG_LEVEL":    jsii.String("info"),
 		},
 	}
 
@@ -80,6 +80,10 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{
 		Value: table.TableName(),
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("ReviewQueueUrl"), &awscdk.CfnOutputProps{
+		Value:       queues[queue.Review.Name].QueueUrl(),
+		Description: jsii.String("SESAME_REVIEW_QUEUE_URL for the console's held clear and deny"),
 	})
 	return stack
 }

@@ -257,6 +257,14 @@ func TestRouteFunctions(t *testing.T) {
 	tableID := onlyID(t, s.doc, "AWS::DynamoDB::Table")
 	secretID := onlyID(t, s.doc, "AWS::SecretsManager::Secret")
 	logGroups := s.doc.ofType("AWS::Logs::LogGroup")
+	consumerFunctions := map[string]bool{}
+	for name, id := range functionIDs(t, s.doc) {
+		for _, c := range routes.Consumers {
+			if c.Function == name {
+				consumerFunctions[id] = true
+			}
+		}
+	}
 	for id, fn := range fns {
 		vars, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
 		if vars["LOG_LEVEL"] != "info" {
@@ -265,9 +273,14 @@ func TestRouteFunctions(t *testing.T) {
 		if refTarget(vars["SESAME_TABLE"]) != tableID {
 			t.Errorf("%s: SESAME_TABLE = %v, want Ref %s", id, vars["SESAME_TABLE"], tableID)
 		}
-		// A dynamic reference to the secret, never a value in the template.
+		// Routes get a dynamic reference to the secret, never a value in
+		// the template; queue consumers page through nothing and get none.
 		secret, _ := json.Marshal(vars["SESAME_CURSOR_SECRET"])
-		if !strings.Contains(string(secret), "{{resolve:secretsmanager:") ||
+		if consumerFunctions[id] {
+			if vars["SESAME_CURSOR_SECRET"] != nil {
+				t.Errorf("%s: a consumer has SESAME_CURSOR_SECRET", id)
+			}
+		} else if !strings.Contains(string(secret), "{{resolve:secretsmanager:") ||
 			!strings.Contains(string(secret), `{"Ref":"`+secretID+`"}`) {
 			t.Errorf("%s: SESAME_CURSOR_SECRET = %s, want a dynamic reference to %s", id, secret, secretID)
 		}
@@ -849,12 +862,16 @@ func functionGrants(t *testing.T, doc cfnTemplate, fnID string) map[string]bool 
 			if st["Effect"] != "Allow" {
 				continue
 			}
-			if _, ok := st["Condition"]; ok {
-				t.Errorf("%s: unexpected condition %v", fnID, st["Condition"])
+			suffix := ""
+			if cond, ok := st["Condition"]; ok {
+				if !reflect.DeepEqual(cond, apiKeyCondition) {
+					t.Errorf("%s: unexpected condition %v", fnID, cond)
+				}
+				suffix = " (API keys only)"
 			}
 			for _, a := range actions(st) {
 				for _, r := range resources(st) {
-					out[a+" on "+r] = true
+					out[a+" on "+r+suffix] = true
 				}
 			}
 		}
@@ -868,6 +885,11 @@ func functionGrants(t *testing.T, doc cfnTemplate, fnID string) map[string]bool 
 		}
 	}
 	return out
+}
+
+// apiKeyCondition limits a statement to API-key items of the table.
+var apiKeyCondition = map[string]any{
+	"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []any{"APIKEY#*"}},
 }
 
 // sqsConsumeActions are what an SQS event source may grant on its queue.
@@ -896,6 +918,9 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 		}
 		if a.queryIndexes {
 			want["dynamodb:Query on "+tableArn+"/index/*"] = true
+		}
+		if a.apiKeys {
+			want["dynamodb:UpdateItem on "+tableArn+" (API keys only)"] = true
 		}
 		for _, q := range a.sendTo {
 			want["sqs:SendMessage on ${"+queues[q.Name]+".Arn}"] = true
@@ -939,7 +964,7 @@ func TestSendRoutesPolicy(t *testing.T) {
 	reviewQueue := "${" + queueIDs(s.doc)[queue.Review.Name] + ".Arn}"
 	sets := configSetIDs(s.doc)
 	want := map[string]bool{"sqs:SendMessage on " + reviewQueue: true}
-	for _, act := range []string{"GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"} {
+	for _, act := range []string{"BatchGetItem", "PutItem", "UpdateItem", "DeleteItem"} {
 		want["dynamodb:"+act+" on "+tableArn] = true
 	}
 	for _, r := range []string{"identity/*", "configuration-set/${" + sets["full"] + "}",

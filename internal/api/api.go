@@ -149,6 +149,9 @@ func NewLogger(level slog.Level) *slog.Logger {
 // network call before the first request.
 func LambdaMain(rt routes.Route) {
 	run(rt.Function, func(d Deps) (any, error) {
+		if len(d.Cursors.Secret) == 0 {
+			return nil, fmt.Errorf("config: SESAME_CURSOR_SECRET is required by API functions")
+		}
 		h, err := Handler(d, rt)
 		if err != nil {
 			return nil, err

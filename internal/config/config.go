@@ -16,8 +16,9 @@ import (
 type API struct {
 	// Table is the DynamoDB table name.
 	Table string `env:"SESAME_TABLE, required"`
-	// CursorSecret signs pagination cursors.
-	CursorSecret string `env:"SESAME_CURSOR_SECRET, required"`
+	// CursorSecret signs pagination cursors; API functions require it
+	// (LambdaMain checks), queue consumers have none.
+	CursorSecret string `env:"SESAME_CURSOR_SECRET"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel slog.Level `env:"LOG_LEVEL, default=info"`
 	// ReviewQueueURL is the queue of held emails awaiting the security review.

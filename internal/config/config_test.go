@@ -23,9 +23,9 @@ func TestLoadAPI(t *testing.T) {
 			env:  map[string]string{"SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s"},
 			want: API{Table: "t", CursorSecret: "s", LogLevel: slog.LevelInfo},
 		},
-		"missing table":  {env: map[string]string{"SESAME_CURSOR_SECRET": "s"}, wantErr: true},
-		"missing secret": {env: map[string]string{"SESAME_TABLE": "t"}, wantErr: true},
-		"bad log level":  {env: map[string]string{"SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s", "LOG_LEVEL": "loud"}, wantErr: true},
+		"missing table":             {env: map[string]string{"SESAME_CURSOR_SECRET": "s"}, wantErr: true},
+		"consumer without a secret": {env: map[string]string{"SESAME_TABLE": "t"}, want: API{Table: "t", LogLevel: slog.LevelInfo}},
+		"bad log level":             {env: map[string]string{"SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s", "LOG_LEVEL": "loud"}, wantErr: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
