@@ -72,10 +72,12 @@ var readRoute = access{
 // content (alone or in transactions); updates of the key's answer, of a
 // failed email and of the rate-limit count; deletes that undo a failed
 // accept. Held email goes to the review queue; the rest goes out through
-// SES. No index is read.
+// SES. A send that fails before SES takes it is recorded like the status
+// pipeline records events: the feed item, the failed count, and the
+// webhook fan-out (the workspace's endpoints, a Query on the table).
 var sendRoute = access{
-	table:     []string{ddbBatchGetItem, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
-	sendTo:    []queue.Def{queue.Review},
+	table:     []string{ddbBatchGetItem, ddbPutItem, ddbUpdateItem, ddbDeleteItem, ddbQuery},
+	sendTo:    []queue.Def{queue.Review, queue.Webhooks},
 	sendEmail: true,
 }
 
@@ -101,20 +103,22 @@ var functionAccess = map[string]access{
 
 	// The review of held email: a held email's content chunks (Query on
 	// the table) and the emails held with a template (Query on an index);
-	// the template and the workspace (GetItem); the template's verdict and
-	// a failed email (UpdateItem); the release transaction (Update of the
-	// email, Delete of its content chunks). Cleared email is sent through
-	// SES. It enqueues nothing.
+	// the template and the workspace (GetItem); the template's verdict, the
+	// release lease and a failed email (UpdateItem); the release
+	// transaction (Update of the email, Delete of its content chunks).
+	// Cleared email is sent through SES; an email not cleared is recorded
+	// as failed (feed item, count, webhook fan-out).
 	routes.Review.Function: {
-		table:        []string{ddbGetItem, ddbQuery, ddbUpdateItem, ddbDeleteItem},
+		table:        []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
 		queryIndexes: true,
+		sendTo:       []queue.Def{queue.Webhooks},
 		sendEmail:    true,
 	},
 
-	// The status pipeline: the email (GetItem) and, in one transaction per
-	// SES event, the feed or dedupe record and click record (PutItem), the
-	// email, daily counter and monthly usage (UpdateItem), and a suppression
-	// (PutItem); the workspace's webhook endpoints (Query on the table).
+	// The status pipeline: the email (GetItem); per SES event the feed or
+	// dedupe record, click record and suppression (PutItem) and the email,
+	// daily counter and monthly usage (UpdateItem), written in an order that
+	// needs no transaction; the workspace's webhook endpoints (Query).
 	// The webhook fan-out sends one message per subscribed endpoint to the
 	// webhooks queue (SendMessageBatch).
 	routes.Status.Function: {

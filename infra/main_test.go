@@ -398,8 +398,8 @@ func TestFunctionEnvironment(t *testing.T) {
 	}
 	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
 		a := functionAccess[r.Function]
-		if !slices.Equal(a.sendTo, []queue.Def{queue.Review}) || !a.sendEmail {
-			t.Errorf("%s: want the review queue URL and the configuration sets", r.Function)
+		if !slices.Equal(a.sendTo, []queue.Def{queue.Review, queue.Webhooks}) || !a.sendEmail {
+			t.Errorf("%s: want the review and webhooks queue URLs and the configuration sets", r.Function)
 		}
 	}
 	if !functionAccess[routes.Review.Function].sendEmail {
@@ -963,8 +963,9 @@ func TestSendRoutesPolicy(t *testing.T) {
 	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
 	reviewQueue := "${" + queueIDs(s.doc)[queue.Review.Name] + ".Arn}"
 	sets := configSetIDs(s.doc)
-	want := map[string]bool{"sqs:SendMessage on " + reviewQueue: true}
-	for _, act := range []string{"BatchGetItem", "PutItem", "UpdateItem", "DeleteItem"} {
+	webhooksQueue := "${" + queueIDs(s.doc)[queue.Webhooks.Name] + ".Arn}"
+	want := map[string]bool{"sqs:SendMessage on " + reviewQueue: true, "sqs:SendMessage on " + webhooksQueue: true}
+	for _, act := range []string{"BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "Query"} {
 		want["dynamodb:"+act+" on "+tableArn] = true
 	}
 	for _, r := range []string{"identity/*", "configuration-set/${" + sets["full"] + "}",

@@ -38,10 +38,13 @@ case "${1:-}" in
     if [ -f "$STATE_DIR/api.pid" ] && kill -0 "$(cat "$STATE_DIR/api.pid")" 2>/dev/null; then
       echo "sesame dev already running (pid $(cat "$STATE_DIR/api.pid"))"; exit 0
     fi
-    "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" >"$STATE_DIR/api.log" 2>&1 &
+    # The banner (with the demo keys) goes to a private file, never into
+    # the log; both are under the git-ignored .sesame/.
+    (umask 077; : >"$STATE_DIR/banner.txt")
+    "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" >"$STATE_DIR/banner.txt" 2>"$STATE_DIR/api.log" &
     echo $! >"$STATE_DIR/api.pid"
     wait_api
-    cat "$STATE_DIR/api.log"
+    cat "$STATE_DIR/banner.txt"
     ;;
   down)
     if [ -f "$STATE_DIR/api.pid" ]; then

@@ -1,6 +1,6 @@
 // Command sesame is the operator console: the workspace owner's tool for
-// what is never an API-key action (workspaces, keys, and later domains,
-// senders, webhooks, approvals). It talks to DynamoDB, SES and SQS directly
+// what is never an API-key action (workspaces, keys, domains, senders,
+// held email, webhooks). It talks to DynamoDB, SES and SQS directly
 // with the operator's AWS credentials, so the same commands manage a
 // deployed stack and the local one; `sesame dev` runs the local stack.
 package main

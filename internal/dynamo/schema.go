@@ -31,7 +31,8 @@ type Schema struct {
 	TTLAttribute string
 }
 
-// GSI1 serves secondary access paths: emails by status, workspaces list.
+// GSI1 serves secondary access paths: the workspaces list, a workspace's
+// domains newest first, held emails by template.
 const GSI1 = "gsi1"
 
 // Table is the one table definition of Sesame.
