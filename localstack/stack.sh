@@ -44,6 +44,7 @@ case "${1:-}" in
     "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" >"$STATE_DIR/banner.txt" 2>"$STATE_DIR/api.log" &
     echo $! >"$STATE_DIR/api.pid"
     wait_api
+    for _ in $(seq 1 50); do [ -s "$STATE_DIR/banner.txt" ] && break; sleep 0.1; done
     cat "$STATE_DIR/banner.txt"
     ;;
   down)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +41,9 @@ type env struct {
 	rec    *dynamotest.Recorder
 	queues *queuetest.Set
 	ses    *fakeTransport
+	// sendWorkspaces counts newSendWS workspaces: a sending domain belongs
+	// to one workspace, so each after the first gets a domain of its own.
+	sendWorkspaces atomic.Int32
 }
 
 // fakeTransport records SES sends and, when Fail is set, fails them;

@@ -154,10 +154,16 @@ func newSendWS(t *testing.T, e *env, defaultSender identity.Sender) *sendWS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.AddDomain(ctx, ws.ID, sendDomain, nil); err != nil {
+	domain := sendDomain
+	if n := e.sendWorkspaces.Add(1); n > 1 {
+		// A domain belongs to one workspace; later ones send from their own.
+		domain = fmt.Sprintf("ws%d.%s", n, sendDomain)
+		defaultSender.Email = strings.Replace(defaultSender.Email, "@"+sendDomain, "@"+domain, 1)
+	}
+	if _, err := e.store.AddDomain(ctx, ws.ID, domain, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.SetDomainStatus(ctx, ws.ID, sendDomain, identity.DomainVerified, nil); err != nil {
+	if _, err := e.store.SetDomainStatus(ctx, ws.ID, domain, identity.DomainVerified, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := &sendWS{id: ws.ID, key: key, testKey: testKey}
