@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,22 +19,13 @@ import (
 // webhooks runs `sesame webhooks …` in process.
 func (c *consoleTable) webhooks(args ...string) (string, error) {
 	c.t.Helper()
-	root := newRootCommand()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(append([]string{"--table", c.name, "webhooks"}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
+	return c.run(append([]string{"webhooks"}, args...)...)
 }
 
+// mustWebhooks runs a webhooks command that has to succeed.
 func (c *consoleTable) mustWebhooks(args ...string) string {
 	c.t.Helper()
-	out, err := c.webhooks(args...)
-	if err != nil {
-		c.t.Fatalf("sesame webhooks %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return c.must(append([]string{"webhooks"}, args...)...)
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -76,10 +78,14 @@ func (f *fakeTransport) Sends() []ses.SendInput {
 	return append([]ses.SendInput(nil), f.sends...)
 }
 
-func startDev(t *testing.T) *env {
+// newEnv builds the dependencies `sesame dev` has over a fresh table and
+// queues of their own, SES going through a recording fakeTransport. wrap,
+// when given, may change them (e.g. add the SES event simulation) and
+// returns the dev-only routes to serve. The server runs until the test ends.
+func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpapi.Route)) *env {
 	t.Helper()
 	store, rec := dynamotest.NewStore(t)
-	queues := queuetest.New(t, queue.Review)
+	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks)
 	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -91,11 +97,18 @@ func startDev(t *testing.T) *env {
 		Table: store.Table, CursorSecret: "test-secret",
 		ReviewQueueURL: queues.URL(t, queue.Review.Name),
 		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
+		WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name),
+		// Test receivers listen on 127.0.0.2; nothing else on loopback.
+		WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")},
 	}
 	deps := api.NewDeps(cfg, clients, api.NewLogger(8)) // level 8: quiet tests
 	transport := &fakeTransport{Next: deps.Sending.Transport}
 	deps.Sending.Transport = transport
-	stack := &devstack.Stack{Deps: deps}
+	var devRoutes []httpapi.Route
+	if wrap != nil {
+		deps, devRoutes = wrap(deps, queues)
+	}
+	stack := &devstack.Stack{Deps: deps, DevRoutes: devRoutes}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +123,11 @@ func startDev(t *testing.T) *env {
 		}
 	})
 	return &env{t: t, url: "http://" + ln.Addr().String(), deps: deps, store: deps.Store, rec: rec, queues: queues, ses: transport}
+}
+
+func startDev(t *testing.T) *env {
+	t.Helper()
+	return newEnv(t, nil)
 }
 
 // workspace creates a workspace and a key with the given scopes (nil for a

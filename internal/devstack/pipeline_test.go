@@ -9,9 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,15 +19,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -52,57 +49,26 @@ var pipelineStart = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 func startPipeline(t *testing.T) *pipeline {
 	t.Helper()
-	store, rec := dynamotest.NewStore(t)
-	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks)
-	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	clients := api.NewClients(awsCfg)
-	clients.DynamoDB = rec
-	clients.SQS = queuetest.Client(t)
-	cfg := config.API{
-		Table: store.Table, CursorSecret: "test-secret",
-		ReviewQueueURL: queues.URL(t, queue.Review.Name),
-		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
-		WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name),
-		// Test receivers listen on 127.0.0.2; nothing else on loopback.
-		WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")},
-	}
-	deps := api.NewDeps(cfg, clients, api.NewLogger(8)) // level 8: quiet tests
 	clock := dynamotest.NewClock(pipelineStart)
-	deps.Sending.Now = clock.Now
-	transport := &fakeTransport{Next: deps.Sending.Transport}
-	sesEvents := &devstack.SESEvents{
-		Next:  transport,
-		Queue: &queue.Publisher{SQS: queuetest.Client(t), QueueURL: queues.URL(t, queue.SESEvents.Name)},
-		Now:   clock.Now,
-	}
-	deps.Sending.Transport = sesEvents
-	stack := &devstack.Stack{Deps: deps, DevRoutes: devstack.Engagement{Emails: deps.Store, Events: sesEvents}.Routes()}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- stack.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
+	e := newEnv(t, func(deps api.Deps, queues *queuetest.Set) (api.Deps, []httpapi.Route) {
+		deps.Sending.Now = clock.Now
+		sesEvents := &devstack.SESEvents{
+			Next:  deps.Sending.Transport,
+			Queue: &queue.Publisher{SQS: queuetest.Client(t), QueueURL: queues.URL(t, queue.SESEvents.Name)},
+			Now:   clock.Now,
 		}
+		deps.Sending.Transport = sesEvents
+		return deps, devstack.Engagement{Emails: deps.Store, Events: sesEvents}.Routes()
 	})
-	e := &env{t: t, url: "http://" + ln.Addr().String(), deps: deps, store: deps.Store, rec: rec, queues: queues, ses: transport}
 	consume := func(ctx context.Context, b events.SQSEvent) (events.SQSEventResponse, error) {
-		resp, err := deps.Status.Handle(ctx, b)
+		resp, err := e.deps.Status.Handle(ctx, b)
 		if err != nil || len(resp.BatchItemFailures) > 0 {
 			t.Errorf("status consumer: failures %+v, err %v", resp.BatchItemFailures, err)
 		}
 		return resp, err
 	}
-	return &pipeline{env: e, clock: clock, status: queues.Poller(t, queue.SESEvents.Name, consume),
-		webhooks: queues.Poller(t, queue.Webhooks.Name, deps.Webhooks.Handle)}
+	return &pipeline{env: e, clock: clock, status: e.queues.Poller(t, queue.SESEvents.Name, consume),
+		webhooks: e.queues.Poller(t, queue.Webhooks.Name, e.deps.Webhooks.Handle)}
 }
 
 // drain runs the status consumer until it has taken n SES events.
