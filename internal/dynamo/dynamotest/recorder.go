@@ -3,36 +3,31 @@ package dynamotest
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 )
 
-// Recorder wraps a DB: it counts calls per operation and, when Fail is set,
-// returns its error instead of calling through.
+// Recorder wraps a DB: it counts calls per operation and written items,
+// sums the time spent in DynamoDB and, with MeasureCapacity, the capacity
+// units DynamoDB reports; when Fail is set, it returns Fail's error instead
+// of calling through.
 type Recorder struct {
 	DB dynamo.DB
 	// Fail, when it returns an error for an operation, makes that call fail.
 	Fail func(op string) error
+	// MeasureCapacity asks DynamoDB for the consumed capacity of each call.
+	MeasureCapacity bool
 
-	mu     sync.Mutex
-	calls  map[string]int
-	writes int
-}
-
-// Writes returns the number of items written since the last Reset: one per
-// PutItem, UpdateItem or DeleteItem, one per item of a transaction or batch.
-func (r *Recorder) Writes() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.writes
-}
-
-func (r *Recorder) addWrites(n int) {
-	r.mu.Lock()
-	r.writes += n
-	r.mu.Unlock()
+	mu         sync.Mutex
+	calls      map[string]int
+	writes     int
+	waited     time.Duration
+	readUnits  float64
+	writeUnits float64
 }
 
 // Calls returns the number of calls of op since the last Reset.
@@ -53,87 +48,161 @@ func (r *Recorder) Total() int {
 	return n
 }
 
-// Reset forgets the counted calls.
+// Writes returns the number of items written since the last Reset: one per
+// PutItem, UpdateItem or DeleteItem, one per item of a transaction or batch.
+func (r *Recorder) Writes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.writes
+}
+
+// Waited returns the time spent in DynamoDB calls since the last Reset.
+func (r *Recorder) Waited() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.waited
+}
+
+// Units returns the read and write capacity units consumed since the last
+// Reset (with MeasureCapacity).
+func (r *Recorder) Units() (read, write float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.readUnits, r.writeUnits
+}
+
+// Reset forgets what was recorded.
 func (r *Recorder) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.calls = nil
-	r.writes = 0
+	r.calls, r.writes, r.waited, r.readUnits, r.writeUnits = nil, 0, 0, 0, 0
 }
 
-func (r *Recorder) record(op string) error {
+// record runs one call: it counts it, fails it when asked, and records its
+// time, written items and consumed capacity.
+func record[O any](r *Recorder, op string, items int, capacity *ddbtypes.ReturnConsumedCapacity, call func() (O, []ddbtypes.ConsumedCapacity, error)) (O, error) {
 	r.mu.Lock()
 	if r.calls == nil {
 		r.calls = map[string]int{}
 	}
 	r.calls[op]++
 	fail := r.Fail
+	if r.MeasureCapacity {
+		*capacity = ddbtypes.ReturnConsumedCapacityTotal
+	}
 	r.mu.Unlock()
 	if fail != nil {
-		return fail(op)
+		if err := fail(op); err != nil {
+			var zero O
+			return zero, err
+		}
 	}
-	return nil
+	start := time.Now()
+	out, cc, err := call()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waited += time.Since(start)
+	r.writes += items
+	for _, c := range cc {
+		if c.CapacityUnits == nil {
+			continue
+		}
+		if items > 0 {
+			r.writeUnits += *c.CapacityUnits
+		} else {
+			r.readUnits += *c.CapacityUnits
+		}
+	}
+	return out, err
+}
+
+func one(c *ddbtypes.ConsumedCapacity) []ddbtypes.ConsumedCapacity {
+	if c == nil {
+		return nil
+	}
+	return []ddbtypes.ConsumedCapacity{*c}
 }
 
 func (r *Recorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if err := r.record("GetItem"); err != nil {
-		return nil, err
-	}
-	return r.DB.GetItem(ctx, in, opts...)
+	return record(r, "GetItem", 0, &in.ReturnConsumedCapacity, func() (*dynamodb.GetItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.GetItem(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, one(out.ConsumedCapacity), nil
+	})
 }
 
 func (r *Recorder) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	if err := r.record("PutItem"); err != nil {
-		return nil, err
-	}
-	r.addWrites(1)
-	return r.DB.PutItem(ctx, in, opts...)
+	return record(r, "PutItem", 1, &in.ReturnConsumedCapacity, func() (*dynamodb.PutItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.PutItem(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, one(out.ConsumedCapacity), nil
+	})
 }
 
 func (r *Recorder) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if err := r.record("UpdateItem"); err != nil {
-		return nil, err
-	}
-	r.addWrites(1)
-	return r.DB.UpdateItem(ctx, in, opts...)
+	return record(r, "UpdateItem", 1, &in.ReturnConsumedCapacity, func() (*dynamodb.UpdateItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.UpdateItem(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, one(out.ConsumedCapacity), nil
+	})
 }
 
 func (r *Recorder) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	if err := r.record("DeleteItem"); err != nil {
-		return nil, err
-	}
-	r.addWrites(1)
-	return r.DB.DeleteItem(ctx, in, opts...)
+	return record(r, "DeleteItem", 1, &in.ReturnConsumedCapacity, func() (*dynamodb.DeleteItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.DeleteItem(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, one(out.ConsumedCapacity), nil
+	})
 }
 
 func (r *Recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	if err := r.record("Query"); err != nil {
-		return nil, err
-	}
-	return r.DB.Query(ctx, in, opts...)
+	return record(r, "Query", 0, &in.ReturnConsumedCapacity, func() (*dynamodb.QueryOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.Query(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, one(out.ConsumedCapacity), nil
+	})
 }
 
 func (r *Recorder) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if err := r.record("TransactWriteItems"); err != nil {
-		return nil, err
-	}
-	r.addWrites(len(in.TransactItems))
-	return r.DB.TransactWriteItems(ctx, in, opts...)
+	return record(r, "TransactWriteItems", len(in.TransactItems), &in.ReturnConsumedCapacity, func() (*dynamodb.TransactWriteItemsOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.TransactWriteItems(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, out.ConsumedCapacity, nil
+	})
 }
 
 func (r *Recorder) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	if err := r.record("BatchGetItem"); err != nil {
-		return nil, err
-	}
-	return r.DB.BatchGetItem(ctx, in, opts...)
+	return record(r, "BatchGetItem", 0, &in.ReturnConsumedCapacity, func() (*dynamodb.BatchGetItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.BatchGetItem(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, out.ConsumedCapacity, nil
+	})
 }
 
 func (r *Recorder) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	if err := r.record("BatchWriteItem"); err != nil {
-		return nil, err
-	}
+	items := 0
 	for _, reqs := range in.RequestItems {
-		r.addWrites(len(reqs))
+		items += len(reqs)
 	}
-	return r.DB.BatchWriteItem(ctx, in, opts...)
+	return record(r, "BatchWriteItem", items, &in.ReturnConsumedCapacity, func() (*dynamodb.BatchWriteItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := r.DB.BatchWriteItem(ctx, in, opts...)
+		if err != nil {
+			return out, nil, err
+		}
+		return out, out.ConsumedCapacity, nil
+	})
 }
