@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
@@ -107,5 +108,30 @@ func TestLambdaEvents(t *testing.T) {
 				t.Errorf("body does not hold the email: %s", res.Body)
 			}
 		})
+	}
+}
+
+// Every queue the stack creates has its consumer wired, and every consumer
+// has its function main: no queue fills up unread.
+func TestEveryQueueIsConsumed(t *testing.T) {
+	handlers := api.Consumers(api.Deps{})
+	for _, q := range queue.All {
+		var found *routes.Consumer
+		for _, c := range routes.Consumers {
+			if c.Queue.Name == q.Name {
+				found = &c
+			}
+		}
+		if found == nil {
+			t.Errorf("queue %s has no consumer in routes.Consumers", q.Name)
+			continue
+		}
+		if _, ok := handlers[*found]; !ok {
+			t.Errorf("consumer %s has no handler in api.Consumers", found.Function)
+		}
+		main, err := os.ReadFile(filepath.Join("..", "..", "functions", found.Function, "main.go"))
+		if err != nil || !strings.Contains(string(main), "api.ConsumerMain(routes.") {
+			t.Errorf("functions/%s/main.go does not run a consumer (err %v)", found.Function, err)
+		}
 	}
 }

@@ -18,12 +18,11 @@ func (d Def) DLQName() string { return d.Name + "-dlq" }
 
 // The queues of Sesame, used by the CDK stack and the local setup alike.
 var (
-	SESEvents  = Def{Name: "ses-events", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
-	Webhooks   = Def{Name: "webhooks", VisibilityTimeout: 60 * time.Second, MaxReceives: 30}
-	Sends      = Def{Name: "sends", VisibilityTimeout: 120 * time.Second, MaxReceives: 5}
-	Automation = Def{Name: "automation-steps", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
-	Review     = Def{Name: "review", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+	SESEvents = Def{Name: "ses-events", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+	Webhooks  = Def{Name: "webhooks", VisibilityTimeout: 60 * time.Second, MaxReceives: 30}
+	Review    = Def{Name: "review", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
 )
 
-// All lists every queue.
-var All = []Def{SESEvents, Webhooks, Sends, Automation, Review}
+// All lists every queue. Each has a consumer (internal/routes); the bulk
+// and automation queues of DESIGN.md come with the features that use them.
+var All = []Def{SESEvents, Webhooks, Review}
