@@ -344,7 +344,7 @@ func (d functionDeps) newConsumer(c routes.Consumer) awslambda.Function {
 	// The event source also grants the consume actions on q (receive,
 	// delete, change visibility, get attributes and URL).
 	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, &awslambdaeventsources.SqsEventSourceProps{
-		BatchSize:               jsii.Number(consumerBatchSize),
+		BatchSize:               jsii.Number(batchSizeOf(c)),
 		ReportBatchItemFailures: jsii.Bool(true),
 	}))
 	return fn
@@ -381,4 +381,13 @@ func accessTableProblems() []string {
 		}
 	}
 	return problems
+}
+
+// batchSizeOf is how many messages one invocation of c takes: a review may
+// refetch attachments for most of its timeout, so it takes one at a time.
+func batchSizeOf(c routes.Consumer) float64 {
+	if c == routes.Review {
+		return 1
+	}
+	return consumerBatchSize
 }

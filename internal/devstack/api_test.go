@@ -71,6 +71,13 @@ func (f *fakeTransport) Send(ctx context.Context, in ses.SendInput) (string, err
 	return f.Next.Send(ctx, in)
 }
 
+// lastSendDone reports whether a send has been handed to the transport.
+func (f *fakeTransport) lastSendDone() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.sends) > 0
+}
+
 // Sends returns what was handed to SES so far.
 func (f *fakeTransport) Sends() []ses.SendInput {
 	f.mu.Lock()

@@ -172,7 +172,8 @@ func TestReviewRetriesATransientSendFault(t *testing.T) {
 }
 
 // The fingerprint ignores link targets, so a cleared layout with a bare-IP
-// link waits for a review of its own, which does not clear it.
+// link is held; the automated review leaves it to the owner, whose clear
+// sends it.
 func TestClearedLayoutWithADeceptiveLinkIsHeld(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
@@ -184,5 +185,117 @@ func TestClearedLayoutWithADeceptiveLinkIsHeld(t *testing.T) {
 	bad := e.post(s.key, "/api/v1/send", msg("badlink", map[string]any{"html": layout("http://203.0.113.5/login")})).sent(t, http.StatusAccepted)
 	bad.want(t, true, "held")
 	e.reviewHeld(t, 1)
-	e.wantEmail(t, s.key, bad.ID, "failed", "IP address")
+	e.wantEmail(t, s.key, bad.ID, "held", "")
+	if err := e.deps.Reviewer.OwnerDecision(context.Background(), s.id, bad.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	e.reviewHeld(t, 1)
+	e.wantEmail(t, s.key, bad.ID, "sent", "")
+}
+
+// A deny cannot overtake a reviewer that holds the lease while it sends:
+// the deny waits (its message comes back) and finds the email gone out.
+func TestDenyWaitsForTheSendingReviewer(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	ctx := context.Background()
+	s := newSendWS(t, e, defaultSender())
+	req := msg("leased", map[string]any{"html": "<aside><p>Layout under review</p></aside>"})
+	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
+	now := time.Now()
+	if err := e.store.LeaseHeld(ctx, s.id, held.ID, now, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	m := sending.ReviewMessage{WorkspaceID: s.id, EmailID: held.ID, Denied: true}
+	if err := e.deps.Reviewer.Review(ctx, m); !errors.Is(err, sending.ErrLeased) {
+		t.Fatalf("deny during another reviewer's lease: err = %v, want ErrLeased", err)
+	}
+	e.wantEmail(t, s.key, held.ID, "held", "")
+}
+
+// SES took a held email but marking it sent kept failing: the retried
+// review does not send it again.
+func TestReleaseAfterSESIsNotSentTwice(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	ctx := context.Background()
+	s := newSendWS(t, e, defaultSender())
+	req := msg("marked", map[string]any{"html": "<article><p>Once only</p></article>"})
+	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
+	e.rec.Fail = func(op string) error {
+		if op == "TransactWriteItems" {
+			return errors.New("dynamodb: throttled")
+		}
+		return nil
+	}
+	m := sending.ReviewMessage{WorkspaceID: s.id, EmailID: held.ID}
+	if err := e.deps.Reviewer.Review(ctx, m); err == nil {
+		t.Fatal("review succeeded although the release kept failing")
+	}
+	e.rec.Fail = nil
+	if n := len(e.ses.sendsTo(req["to"].(string))); n != 1 {
+		t.Fatalf("%d SES sends, want 1", n)
+	}
+	clock := dynamotest.NewClock(time.Now().Add(time.Minute)) // past the lease
+	svc := *e.deps.Sending
+	svc.Now = clock.Now
+	rv := *e.deps.Reviewer
+	rv.Service = &svc
+	if err := rv.Review(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	e.wantEmail(t, s.key, held.ID, "sent", "")
+	if n := len(e.ses.sendsTo(req["to"].(string))); n != 1 {
+		t.Errorf("%d SES sends after the retried review, want still 1", n)
+	}
+	if _, err := e.store.GetHeld(ctx, s.id, held.ID); !errors.Is(err, sending.ErrNotHeld) {
+		t.Errorf("held content left behind: err = %v", err)
+	}
+}
+
+// SES rejected the email but recording it failed: nothing "sent" stays
+// behind, and the key is free for a retry.
+func TestRejectedButUnrecordedIsUndone(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	e.ses.setFail(func(ses.SendInput) error { return &ses.RejectedError{Reason: "bad content", Code: "MessageRejected"} })
+	e.rec.Fail = func(op string) error {
+		if op == "UpdateItem" && e.ses.lastSendDone() {
+			return errors.New("dynamodb: connection reset")
+		}
+		return nil
+	}
+	key := uuid.NewString()
+	req := msg("rejfault", nil)
+	r := e.postTo(t, e.url, s.key, "/api/v1/send", req, "Idempotency-Key", key)
+	e.rec.Fail = nil
+	e.ses.setFail(nil)
+	if r.status != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500: %s", r.status, r.body)
+	}
+	if ids := e.emailIDs(t, s.key); len(ids) != 0 {
+		t.Fatalf("emails left after the failed send: %v", ids)
+	}
+	again := e.postTo(t, e.url, s.key, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK)
+	again.want(t, true, "sent")
+}
+
+// Recording a failure again finds its feed item: one email.failed, one
+// count.
+func TestRecordFailureTwiceIsOneEvent(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	ctx := context.Background()
+	s := newSendWS(t, e, defaultSender())
+	em := e.putEmail(s.id, func(m *email.Email) { m.Status, m.Error = email.StatusFailed, "rejected" })
+	for range 2 {
+		if err := e.deps.Status.RecordFailure(ctx, em); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, _, _, err := e.store.ListEvents(ctx, s.id, "", 10)
+	if err != nil || len(events) != 1 {
+		t.Errorf("feed has %d items (err %v), want one email.failed", len(events), err)
+	}
 }

@@ -515,22 +515,30 @@ func TestSendHeldNotCleared(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	formHTML := `<form action="https://acme.test/login"><input type="password" name="pw"><button>Sign in</button></form>`
-	cases := map[string]struct {
-		req     map[string]any
-		errPart string
-	}{
-		"template with a form":                {msg("form", map[string]any{"html": formHTML}), "contains a form"},
-		"foreign brand in the subject":        {msg("brand", map[string]any{"subject": "Your PayPal account " + uuid.NewString()}), "paypal"},
-		"foreign brand in the text":           {msg("brandtext", map[string]any{"html": "<p>Log in to Netflix now</p>"}), "netflix"},
-		"foreign brand in a new template too": {msg("brandnew", map[string]any{"html": "<section><p>DHL parcel waiting</p></section>"}), "dhl"},
+	// A layout that fails the review is denied: the email fails.
+	form := msg("form", map[string]any{"html": formHTML})
+	fb := e.postTo(t, e.url, s.key, "/api/v1/send", form).sent(t, http.StatusAccepted)
+	fb.want(t, true, "held")
+	e.reviewHeld(t, 1)
+	e.wantEmail(t, s.key, fb.ID, "failed", "contains a form")
+	// An email naming a foreign brand stays held for the owner, who denies it.
+	cases := map[string]map[string]any{
+		"foreign brand in the subject":        msg("brand", map[string]any{"subject": "Your PayPal account " + uuid.NewString()}),
+		"foreign brand in the text":           msg("brandtext", map[string]any{"html": "<p>Log in to Netflix now</p>"}),
+		"foreign brand in a new template too": msg("brandnew", map[string]any{"html": "<section><p>DHL parcel waiting</p></section>"}),
 	}
-	for name, tc := range cases {
+	for name, req := range cases {
 		t.Run(name, func(t *testing.T) {
-			b := e.postTo(t, e.url, s.key, "/api/v1/send", tc.req).sent(t, http.StatusAccepted)
+			b := e.postTo(t, e.url, s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
 			b.want(t, true, "held")
 			e.reviewHeld(t, 1)
-			e.wantEmail(t, s.key, b.ID, "failed", tc.errPart)
-			if got := e.ses.sendsTo(tc.req["to"].(string)); len(got) != 0 {
+			e.wantEmail(t, s.key, b.ID, "held", "")
+			if err := e.deps.Reviewer.OwnerDecision(context.Background(), s.id, b.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			e.reviewHeld(t, 1)
+			e.wantEmail(t, s.key, b.ID, "failed", "denied by the workspace owner")
+			if got := e.ses.sendsTo(req["to"].(string)); len(got) != 0 {
 				t.Errorf("an email that was not cleared reached SES: %+v", got)
 			}
 		})
@@ -563,7 +571,7 @@ func TestSendOwnBrandIsNotHeld(t *testing.T) {
 
 // Two emails held behind one new template: the review of the clean one
 // must not release the other, which names a brand the workspace does not
-// own (it would be held and failed on its own once the template cleared).
+// own: it stays held for the owner.
 func TestSendPendingTemplateDoesNotClearForeignBrand(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
@@ -575,7 +583,7 @@ func TestSendPendingTemplateDoesNotClearForeignBrand(t *testing.T) {
 	p := e.post(s.key, "/api/v1/send", phish).sent(t, http.StatusAccepted)
 	e.reviewHeld(t, 2)
 	e.wantEmail(t, s.key, c.ID, "sent", "")
-	if got := e.emailData(t, s.key, p.ID)["status"]; got != "failed" || len(e.ses.sendsTo(phish["to"].(string))) != 0 {
+	if got := e.emailData(t, s.key, p.ID)["status"]; got != "held" || len(e.ses.sendsTo(phish["to"].(string))) != 0 {
 		t.Errorf("email naming PayPal held behind a pending template was released with it: status %v, %d SES sends",
 			got, len(e.ses.sendsTo(phish["to"].(string))))
 	}

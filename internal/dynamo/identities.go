@@ -52,7 +52,10 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 	if err != nil {
 		return identity.Domain{}, err
 	}
-	name = strings.ToLower(name)
+	name, err = identity.NormalizeDomain(name)
+	if err != nil {
+		return identity.Domain{}, err
+	}
 	it := domainItem{
 		PK: domainPK(workspaceID), SK: name, GSI1PK: domainListPK(workspaceID), GSI1SK: id.String(),
 		ID: id.String(), WorkspaceID: workspaceID, Name: name, Status: string(identity.DomainPending),
@@ -116,7 +119,10 @@ func (s *Store) CanAddDomain(ctx context.Context, workspaceID, name string) erro
 	if _, err := s.GetWorkspace(ctx, workspaceID); err != nil {
 		return err
 	}
-	name = strings.ToLower(name)
+	name, err := identity.NormalizeDomain(name)
+	if err != nil {
+		return err
+	}
 	var claim struct {
 		WorkspaceID string `dynamodbav:"workspace_id"`
 	}
@@ -137,13 +143,20 @@ func (s *Store) CanAddDomain(ctx context.Context, workspaceID, name string) erro
 
 // GetDomain reads a domain of the workspace by name.
 func (s *Store) GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error) {
-	return getAs(ctx, s, "domain", key(domainPK(workspaceID), strings.ToLower(name)), domainItem.domain, identity.ErrDomainNotFound)
+	name, err := identity.NormalizeDomain(name)
+	if err != nil {
+		return identity.Domain{}, identity.ErrDomainNotFound
+	}
+	return getAs(ctx, s, "domain", key(domainPK(workspaceID), name), domainItem.domain, identity.ErrDomainNotFound)
 }
 
 // SetDomainStatus records a domain's verification state, and keeps the
 // workspace's list of verified domains (read by every send) in step.
 func (s *Store) SetDomainStatus(ctx context.Context, workspaceID, name string, status identity.DomainStatus, records []identity.DNSRecord) (identity.Domain, error) {
-	name = strings.ToLower(name)
+	name, err := identity.NormalizeDomain(name)
+	if err != nil {
+		return identity.Domain{}, identity.ErrDomainNotFound
+	}
 	update := expression.Set(expression.Name("status"), expression.Value(string(status)))
 	if records != nil {
 		update = update.Set(expression.Name("records"), expression.Value(records))

@@ -163,31 +163,6 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]ddbtypes.Attribu
 	return out, nil
 }
 
-// ClaimIdempotency stores rec unless a live record holds its key.
-func (s *Store) ClaimIdempotency(ctx context.Context, workspaceID string, rec sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
-	av, err := attributevalue.MarshalMap(newIdempotencyItem(workspaceID, rec))
-	if err != nil {
-		return nil, err
-	}
-	expr, err := s.claimable()
-	if err != nil {
-		return nil, err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: &s.Table, Item: av,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	var ccf *ddbtypes.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return takenBy(ccf.Item)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("claim idempotency key: %w", err)
-	}
-	return nil, nil
-}
-
 // takenBy returns the record that holds a key, with ErrIdempotencyTaken.
 func takenBy(item map[string]ddbtypes.AttributeValue) (*sending.IdempotencyRecord, error) {
 	var old idempotencyItem
@@ -204,7 +179,7 @@ func (s *Store) CreateEmail(ctx context.Context, e email.Email, claim *sending.I
 	if claim == nil {
 		return nil, s.PutEmail(ctx, e)
 	}
-	claimAV, err := attributevalue.MarshalMap(newIdempotencyItem(e.WorkspaceID, *claim))
+	put, err := s.claimPut(e.WorkspaceID, *claim)
 	if err != nil {
 		return nil, err
 	}
@@ -212,22 +187,49 @@ func (s *Store) CreateEmail(ctx context.Context, e email.Email, claim *sending.I
 	if err != nil {
 		return nil, err
 	}
+	return s.writeClaimed(ctx, []ddbtypes.TransactWriteItem{
+		{Put: put}, {Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}},
+	}, true, "create email")
+}
+
+// claimPut is the conditional write of a claimed Idempotency-Key.
+func (s *Store) claimPut(workspaceID string, claim sending.IdempotencyRecord) (*ddbtypes.Put, error) {
+	av, err := attributevalue.MarshalMap(newIdempotencyItem(workspaceID, claim))
+	if err != nil {
+		return nil, err
+	}
 	cond, err := s.claimable()
 	if err != nil {
 		return nil, err
 	}
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
-		{Put: &ddbtypes.Put{TableName: &s.Table, Item: claimAV,
-			ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
-			ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld}},
-		{Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}},
-	}})
+	return &ddbtypes.Put{TableName: &s.Table, Item: av,
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld}, nil
+}
+
+// writeClaimed runs a transaction whose first item, when claimed, claims
+// an Idempotency-Key: a key held by another request answers
+// ErrIdempotencyTaken with its record, and a concurrent twin's conflicting
+// transaction answers it as still in progress.
+func (s *Store) writeClaimed(ctx context.Context, items []ddbtypes.TransactWriteItem, claimed bool, what string) (*sending.IdempotencyRecord, error) {
+	_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	var tce *ddbtypes.TransactionCanceledException
-	if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 && aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
-		return takenBy(tce.CancellationReasons[0].Item)
+	if claimed && errors.As(err, &tce) && len(tce.CancellationReasons) > 0 {
+		switch aws.ToString(tce.CancellationReasons[0].Code) {
+		case "ConditionalCheckFailed":
+			return takenBy(tce.CancellationReasons[0].Item)
+		case "TransactionConflict":
+			claim := items[0].Put
+			var it idempotencyItem
+			if err := attributevalue.UnmarshalMap(claim.Item, &it); err != nil {
+				return nil, err
+			}
+			it.Pending, it.CreatedAt = true, s.now().UTC()
+			return it.record(), sending.ErrIdempotencyTaken
+		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("create email: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return nil, nil
 }
@@ -311,40 +313,51 @@ type heldChunk struct {
 	GSI1PK string `dynamodbav:"gsi1pk,omitempty"`
 	GSI1SK string `dynamodbav:"gsi1sk,omitempty"`
 	Data   []byte `dynamodbav:"data"`
+	// SentMessageID, on the first chunk, records that SES took the email,
+	// so a release retried after that never sends it again.
+	SentMessageID string `dynamodbav:"sent_message_id,omitempty"`
 }
 
 // HoldEmail stores a held email, its content (gzip, in chunks) indexed by
 // template, and a new template as pending.
-func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate bool) error {
+func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate bool, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	ws := h.Email.WorkspaceID
 	if newTemplate {
 		av, err := attributevalue.MarshalMap(templateItem{PK: templatePK(ws), SK: h.Fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av,
 			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()})
 		if err != nil && !isConditionFailed(err) { // a concurrent first email created it
-			return fmt.Errorf("put template: %w", err)
+			return nil, fmt.Errorf("put template: %w", err)
 		}
 	}
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	if err := json.NewEncoder(zw).Encode(h); err != nil {
-		return err
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
-		return err
+		return nil, err
 	}
 	emailAV, err := attributevalue.MarshalMap(newEmailItem(h.Email))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	items := []ddbtypes.TransactWriteItem{{Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}}}
+	var items []ddbtypes.TransactWriteItem
+	if claim != nil {
+		put, err := s.claimPut(ws, *claim)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Put: put})
+	}
+	items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}})
 	data := buf.Bytes()
 	for i := 0; len(data) > 0 || i == 0; i++ {
 		n := min(len(data), heldChunkBytes)
@@ -355,14 +368,11 @@ func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 		data = data[n:]
 		av, err := attributevalue.MarshalMap(chunk)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}})
 	}
-	if _, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
-		return fmt.Errorf("hold email: %w", err)
-	}
-	return nil
+	return s.writeClaimed(ctx, items, claim != nil, "hold email")
 }
 
 // GetTemplate reads a template's review state.
@@ -497,7 +507,30 @@ func (s *Store) GetHeld(ctx context.Context, workspaceID, emailID string) (sendi
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return sending.HeldEmail{}, err
 	}
+	h.SentMessageID = chunks[0].SentMessageID
 	return h, nil
+}
+
+// MarkHeldSent records on a held email that SES took it.
+func (s *Store) MarkHeldSent(ctx context.Context, workspaceID, emailID, messageID string) error {
+	expr, err := expression.NewBuilder().
+		WithUpdate(expression.Set(expression.Name("sent_message_id"), expression.Value(messageID))).
+		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.Table, Key: key(heldPK(workspaceID, emailID), heldChunkKey(0)),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if isConditionFailed(err) {
+		return sending.ErrNotHeld
+	}
+	if err != nil {
+		return fmt.Errorf("mark held email sent: %w", err)
+	}
+	return nil
 }
 
 // ReleaseHeld moves a held email to status and drops its stored content,
@@ -507,16 +540,23 @@ func (s *Store) ReleaseHeld(ctx context.Context, workspaceID, emailID string, st
 	if err != nil {
 		return err
 	}
+	if len(chunks) == 0 {
+		return sending.ErrNotHeld
+	}
+	var items []ddbtypes.TransactWriteItem
+	for _, c := range chunks {
+		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(c.PK, c.SK)}})
+	}
 	u, err := s.emailStatusUpdate(workspaceID, emailID, status, reason, expression.Name("status").Equal(expression.Value(string(email.StatusHeld))))
 	if err != nil {
 		return err
 	}
-	items := []ddbtypes.TransactWriteItem{{Update: u}}
-	for _, c := range chunks {
-		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(c.PK, c.SK)}})
-	}
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if isTransactionConditionFailed(err) {
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append(items, ddbtypes.TransactWriteItem{Update: u})})
+	if isTransactionConditionFailed(err) && status == email.StatusSent {
+		// SES's first events moved the email on already: only the content
+		// is left to drop.
+		_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	} else if isTransactionConditionFailed(err) {
 		return sending.ErrNotHeld
 	}
 	if err != nil {
@@ -549,6 +589,23 @@ func (s *Store) AddUsage(ctx context.Context, workspaceID, month string, n int) 
 	})
 	if err != nil {
 		return fmt.Errorf("add usage: %w", err)
+	}
+	return nil
+}
+
+// DeleteHeld removes a held email and its content, for a hold whose review
+// could not be queued: the client is told nothing was accepted.
+func (s *Store) DeleteHeld(ctx context.Context, workspaceID, emailID string) error {
+	chunks, err := s.heldChunks(ctx, workspaceID, emailID)
+	if err != nil {
+		return err
+	}
+	items := []ddbtypes.TransactWriteItem{{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(emailPK(workspaceID), emailID)}}}
+	for _, c := range chunks {
+		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(c.PK, c.SK)}})
+	}
+	if _, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		return fmt.Errorf("delete held email: %w", err)
 	}
 	return nil
 }

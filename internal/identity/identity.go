@@ -4,6 +4,7 @@ package identity
 
 import (
 	"errors"
+	"fmt"
 	"net/mail"
 	"strings"
 	"time"
@@ -64,4 +65,30 @@ func DomainOf(address string) string {
 		return ""
 	}
 	return strings.ToLower(address[at+1:])
+}
+
+// ErrInvalidDomain is returned for a name that is not a plausible domain.
+var ErrInvalidDomain = errors.New("invalid domain name")
+
+// NormalizeDomain is the one spelling of a domain Sesame stores and SES
+// sees: trimmed, lower-cased, without a trailing dot, and a plausible DNS
+// name. SES treats "Example.com." and "example.com" as one identity, and
+// so must every check of who owns a domain.
+func NormalizeDomain(domain string) (string, error) {
+	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
+	labels := strings.Split(d, ".")
+	if len(d) > 253 || len(labels) < 2 {
+		return "", fmt.Errorf("%w: %q", ErrInvalidDomain, domain)
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return "", fmt.Errorf("%w: %q", ErrInvalidDomain, domain)
+		}
+		for i := 0; i < len(l); i++ {
+			if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return "", fmt.Errorf("%w: %q", ErrInvalidDomain, domain)
+			}
+		}
+	}
+	return d, nil
 }

@@ -132,10 +132,11 @@ type Verdict struct {
 
 var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly"}
 
-// Check is the quick automated review of one email: BrandCheck and
-// CheckContent together.
+// Check is the quick automated review of one email: its brands, its
+// markup and its links.
 func Check(subject, body string, own []string) Verdict {
-	reasons := append(BrandCheck(subject, body, own).Reasons, CheckContent(body).Reasons...)
+	layout, links := scan(body)
+	reasons := append(append(BrandCheck(subject, body, own).Reasons, layout...), links...)
 	return Verdict{Cleared: len(reasons) == 0, Reasons: reasons}
 }
 
@@ -148,48 +149,61 @@ func BrandCheck(subject, body string, own []string) Verdict {
 	return Verdict{Cleared: true}
 }
 
-// CheckContent is the quick review of a template's markup: it is cleared
-// unless it asks for credentials in a form, carries script, or has
-// deceptive links (visible text showing another domain than the target,
-// IP-address hosts, URL shorteners).
-func CheckContent(body string) Verdict {
-	var reasons []string
+// CheckLayout is the review of a template: it is cleared unless its markup
+// asks for credentials in a form, or carries script or javascript: URLs.
+// Only what the fingerprint captures decides a template; link targets and
+// text differ from email to email.
+func CheckLayout(body string) Verdict {
+	layout, _ := scan(body)
+	return Verdict{Cleared: len(layout) == 0, Reasons: layout}
+}
+
+// CheckLinks is the per-email review of links: cleared unless a link's
+// visible text shows another domain than its target, or it goes to a bare
+// IP address or through a URL shortener.
+func CheckLinks(body string) Verdict {
+	_, links := scan(body)
+	return Verdict{Cleared: len(links) == 0, Reasons: links}
+}
+
+// scan walks body once and returns the layout and link problems it finds.
+func scan(body string) (layout, links []string) {
+	add := func(list *[]string, r string) {
+		if !slices.Contains(*list, r) {
+			*list = append(*list, r)
+		}
+	}
 	z := html.NewTokenizer(strings.NewReader(body))
 	var href string
 	var linkText strings.Builder
 	inLink := false
-	add := func(r string) {
-		if !slices.Contains(reasons, r) {
-			reasons = append(reasons, r)
-		}
-	}
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
-			break
+			return layout, links
 		}
 		tok := z.Token()
 		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			switch tok.Data {
 			case "form":
-				add("contains a form")
+				add(&layout, "contains a form")
 			case "script":
-				add("contains script")
+				add(&layout, "contains script")
 			case "input":
 				if attr(tok, "type") == "password" {
-					add("asks for a password")
+					add(&layout, "asks for a password")
 				}
 			case "a":
 				href, inLink = attr(tok, "href"), true
 				linkText.Reset()
 				if reason := linkProblem(href); reason != "" {
-					add(reason)
+					add(&links, reason)
 				}
 			}
 			for _, a := range tok.Attr {
 				if strings.HasPrefix(strings.ToLower(strings.TrimSpace(a.Val)), "javascript:") {
-					add("contains a javascript: URL")
+					add(&layout, "contains a javascript: URL")
 				}
 			}
 		case html.TextToken:
@@ -199,13 +213,12 @@ func CheckContent(body string) Verdict {
 		case html.EndTagToken:
 			if tok.Data == "a" && inLink {
 				if deceptive(linkText.String(), href) {
-					add("a link shows one address and goes to another")
+					add(&links, "a link shows one address and goes to another")
 				}
 				inLink = false
 			}
 		}
 	}
-	return Verdict{Cleared: len(reasons) == 0, Reasons: reasons}
 }
 
 func attr(t html.Token, name string) string {

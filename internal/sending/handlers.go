@@ -1,12 +1,14 @@
 package sending
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -50,8 +52,24 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return k, nil
 }
 
+// deadlineMargin is kept free before the function's own deadline, so a
+// send that runs late still undoes what it wrote before Lambda ends it.
+const deadlineMargin = 3 * time.Second
+
+// withMargin ends r's context deadlineMargin before its deadline, if any.
+func withMargin(r *http.Request) (*http.Request, context.CancelFunc) {
+	deadline, ok := r.Context().Deadline()
+	if !ok {
+		return r, func() {}
+	}
+	ctx, cancel := context.WithDeadline(r.Context(), deadline.Add(-deadlineMargin))
+	return r.WithContext(ctx), cancel
+}
+
 // Send answers POST /api/v1/send.
 func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
+	r, cancel := withMargin(r)
+	defer cancel()
 	idem, err := idempotencyKey(r)
 	if err != nil {
 		return err
@@ -98,6 +116,8 @@ type BatchError struct {
 // Batch answers POST /api/v1/send/batch: every item is validated and sent
 // as /send would, independently; the answer lists each item's outcome.
 func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
+	r, cancel := withMargin(r)
+	defer cancel()
 	idem, err := idempotencyKey(r)
 	if err != nil {
 		return err

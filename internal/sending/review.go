@@ -14,7 +14,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -34,10 +33,19 @@ type Reviewer struct {
 	Service    *Service
 }
 
+// reviewBudget is the time one review may take (an attachment refetch can
+// use 18 s): with less left, the message is handed back to the queue
+// rather than started.
+const reviewBudget = 20 * time.Second
+
 // Handle consumes a batch of the review queue; failed items are retried.
 func (rv *Reviewer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	var resp events.SQSEventResponse
 	for _, rec := range ev.Records {
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < reviewBudget {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			continue
+		}
 		var m ReviewMessage
 		if err := json.Unmarshal([]byte(rec.Body), &m); err != nil || m.WorkspaceID == "" || m.EmailID == "" {
 			// A malformed message can never succeed: drop it, loudly.
@@ -58,10 +66,12 @@ func (rv *Reviewer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 const reviewLease = 45 * time.Second
 
 // Review decides one held email. A pending template is decided by the
-// first review of an email held with it (the markup check); every email
-// held with a cleared template then gets its own check (brands, links),
-// as the fingerprint ignores text and link targets. Each held email has a
-// review message of its own, so one invocation releases one email.
+// first review of an email held with it, on its markup (what the
+// fingerprint captures); a concurrent review follows the verdict already
+// recorded. An email of a cleared template is then checked on its own
+// (brands, links): if that fails, it stays held for the owner to clear or
+// deny, as an automated check cannot tell a phish from a partner's name.
+// Each held email has a review message of its own.
 func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 	h, err := rv.Held.GetHeld(ctx, m.WorkspaceID, m.EmailID)
 	if errors.Is(err, ErrNotHeld) {
@@ -75,7 +85,7 @@ func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 		return err
 	}
 	if tpl.State == TemplatePending {
-		v := review.CheckContent(h.Request.HTML)
+		v := review.CheckLayout(h.Request.HTML)
 		state := TemplateDenied
 		if v.Cleared {
 			state = TemplateCleared
@@ -92,28 +102,43 @@ func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 			tpl = Template{Fingerprint: h.Fingerprint, State: state, Reasons: v.Reasons}
 		}
 	}
-	if tpl.State == TemplateDenied {
-		return rv.release(ctx, h, false, tpl.Reasons)
+	switch {
+	case m.Denied:
+		return rv.fail(ctx, h, "not sent: denied by the workspace owner")
+	case tpl.State == TemplateDenied:
+		return rv.fail(ctx, h, "not sent: the security review did not clear it ("+strings.Join(tpl.Reasons, "; ")+")")
 	}
-	if m.Vouched {
-		return rv.release(ctx, h, true, nil)
+	if !m.Vouched && h.SentMessageID == "" {
+		ws, err := rv.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		if v := review.Check(h.Request.Subject, h.Request.HTML, ownBrands(ws)); !v.Cleared {
+			rv.Service.logger().InfoContext(ctx, "held email left for the owner", slog.String("email_id", h.Email.ID), slog.Any("reasons", v.Reasons))
+			return nil
+		}
 	}
-	ws, err := rv.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
-	if err != nil {
-		return err
-	}
-	v := review.Check(h.Request.Subject, h.Request.HTML, ownBrands(ws))
-	return rv.release(ctx, h, v.Cleared, v.Reasons)
+	return rv.send(ctx, h)
 }
 
-// OwnerDecision records the owner's verdict on the template of a held
-// email (`sesame held clear` / `deny`) and queues a review of every email
-// held with it: the one the owner looked at is released as decided, the
-// others get their own check under the new verdict.
+// OwnerDecision is the owner's verdict on a held email (`sesame held
+// clear` / `deny`). While its template is undecided (or when the owner
+// clears a denied one), the verdict is the template's, and every email held
+// with it is queued for review under it, the one the owner looked at
+// vouched for. Otherwise the email was held for reasons of its own, and the
+// verdict is about it alone.
 func (rv *Reviewer) OwnerDecision(ctx context.Context, workspaceID, emailID string, cleared bool) error {
 	h, err := rv.Held.GetHeld(ctx, workspaceID, emailID)
 	if err != nil {
 		return err
+	}
+	tpl, err := rv.Held.GetTemplate(ctx, workspaceID, h.Fingerprint)
+	if err != nil {
+		return err
+	}
+	one := ReviewMessage{WorkspaceID: workspaceID, EmailID: emailID, Fingerprint: h.Fingerprint, Vouched: cleared, Denied: !cleared}
+	if tpl.State == TemplateCleared || (tpl.State == TemplateDenied && !cleared) {
+		return rv.Service.Review.Enqueue(ctx, one)
 	}
 	state, reasons := TemplateCleared, []string(nil)
 	if !cleared {
@@ -128,74 +153,112 @@ func (rv *Reviewer) OwnerDecision(ctx context.Context, workspaceID, emailID stri
 	}
 	var errs []error
 	for _, id := range ids {
-		m := ReviewMessage{WorkspaceID: workspaceID, EmailID: id, Fingerprint: h.Fingerprint, Vouched: cleared && id == emailID}
+		m := ReviewMessage{WorkspaceID: workspaceID, EmailID: id, Fingerprint: h.Fingerprint}
+		if id == emailID {
+			m = one
+		}
 		errs = append(errs, rv.Service.Review.Enqueue(ctx, m))
 	}
 	return errors.Join(errs...)
 }
 
-// release sends or fails one held email. A lease keeps two reviewers from
-// sending it at once; the email leaves held only once SES has taken it, so
-// a transient SES fault is retried (the review message comes back) rather
-// than losing the email.
-func (rv *Reviewer) release(ctx context.Context, h HeldEmail, cleared bool, reasons []string) error {
+// send releases a cleared held email. A lease keeps two reviewers (and a
+// concurrent deny) apart; the email leaves held only once SES has taken it,
+// and that is recorded first, so a release interrupted after the send
+// never sends it again, and a transient SES fault is retried (the review
+// message comes back) rather than losing the email.
+func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 	ws, id := h.Email.WorkspaceID, h.Email.ID
-	if !cleared {
-		reason := "not sent: the security review did not clear it"
-		if len(reasons) > 0 {
-			reason += " (" + strings.Join(reasons, "; ") + ")"
+	if err := rv.lease(ctx, h); err != nil {
+		return err
+	}
+	if h.SentMessageID == "" {
+		from, err := mail.ParseAddress(h.From)
+		if err != nil {
+			return rv.release(ctx, h, email.StatusFailed, "not sent after review: its sender address is invalid")
 		}
-		return rv.fail(ctx, h, reason)
+		raw, _, err := rv.Service.build(ctx, compose.Message{
+			From: *from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
+		}, h.Request.Attachments)
+		if err != nil {
+			// An attachment URL that does not answer now may later: the
+			// message comes back; after its last try it waits in the DLQ
+			// and the email stays held for the owner.
+			return fmt.Errorf("build held email %s: %w", id, err)
+		}
+		messageID, err := rv.Service.Transport.Send(ctx, ses.SendInput{
+			Raw: raw, ConfigurationSet: rv.Service.ConfigSets.For(h.Email.TrackingMode),
+			Tags: map[string]string{"email_id": id, "workspace_id": ws}, From: from.Address, To: h.Request.To,
+		})
+		var rejected *ses.RejectedError
+		switch {
+		case errors.As(err, &rejected):
+			return rv.release(ctx, h, email.StatusFailed, "rejected by the email provider: "+rejected.Reason)
+		case err != nil:
+			return fmt.Errorf("send held email %s: %w", id, err)
+		}
+		if err := retry(ctx, func(ctx context.Context) error { return rv.Held.MarkHeldSent(ctx, ws, id, messageID) }); err != nil {
+			return err
+		}
 	}
-	now := rv.Service.now()
-	if err := rv.Held.LeaseHeld(ctx, ws, id, now, now.Add(reviewLease)); errors.Is(err, ErrNotHeld) {
-		return nil
-	} else if err != nil {
-		return err // ErrLeased too: retried after the other reviewer is done
-	}
-	from, err := mail.ParseAddress(h.From)
-	if err != nil {
-		return rv.fail(ctx, h, "not sent after review: its sender address is invalid")
-	}
-	raw, _, err := rv.Service.build(ctx, compose.Message{
-		From: *from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
-	}, h.Request.Attachments)
-	var clientErr *httpapi.Error
-	switch {
-	case errors.As(err, &clientErr):
-		// e.g. an attachment URL that no longer answers: it cannot be sent.
-		return rv.fail(ctx, h, "not sent after review: "+clientErr.Message)
-	case err != nil:
-		return err
-	}
-	_, err = rv.Service.Transport.Send(ctx, ses.SendInput{
-		Raw: raw, ConfigurationSet: rv.Service.ConfigSets.For(h.Email.TrackingMode),
-		Tags: map[string]string{"email_id": id, "workspace_id": ws}, From: from.Address, To: h.Request.To,
-	})
-	var rejected *ses.RejectedError
-	switch {
-	case errors.As(err, &rejected):
-		return rv.fail(ctx, h, "rejected by the email provider: "+rejected.Reason)
-	case err != nil:
-		return fmt.Errorf("send held email %s: %w", id, err)
-	}
-	if err := rv.Held.ReleaseHeld(context.WithoutCancel(ctx), ws, id, email.StatusSent, ""); err != nil && !errors.Is(err, ErrNotHeld) {
-		return err
-	}
-	return nil
+	return rv.release(ctx, h, email.StatusSent, "")
 }
 
-// fail releases a held email as failed: never sent, never counted.
+// fail releases a held email as failed: never sent, never counted. It
+// takes the lease too, so it cannot overtake a reviewer that is sending.
 func (rv *Reviewer) fail(ctx context.Context, h HeldEmail, reason string) error {
-	err := rv.Held.ReleaseHeld(ctx, h.Email.WorkspaceID, h.Email.ID, email.StatusFailed, reason)
+	if err := rv.lease(ctx, h); err != nil {
+		return err
+	}
+	if h.SentMessageID != "" {
+		return rv.release(ctx, h, email.StatusSent, "") // SES has it already
+	}
+	return rv.release(ctx, h, email.StatusFailed, reason)
+}
+
+// lease takes the held email for this reviewer; ErrNotHeld ends quietly
+// in release, ErrLeased is retried after the other reviewer is done.
+func (rv *Reviewer) lease(ctx context.Context, h HeldEmail) error {
+	now := rv.Service.now()
+	err := rv.Held.LeaseHeld(ctx, h.Email.WorkspaceID, h.Email.ID, now, now.Add(reviewLease))
+	if errors.Is(err, ErrNotHeld) {
+		return nil
+	}
+	return err
+}
+
+// release moves a leased held email to status, retrying a fault, and
+// records a failure's email.failed.
+func (rv *Reviewer) release(ctx context.Context, h HeldEmail, status email.Status, reason string) error {
+	err := retry(ctx, func(ctx context.Context) error {
+		return rv.Held.ReleaseHeld(ctx, h.Email.WorkspaceID, h.Email.ID, status, reason)
+	})
 	if errors.Is(err, ErrNotHeld) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	e := h.Email
-	e.Status, e.Error = email.StatusFailed, reason
-	rv.Service.recordFailure(ctx, e)
+	if status == email.StatusFailed {
+		e := h.Email
+		e.Status, e.Error = email.StatusFailed, reason
+		rv.Service.recordFailure(ctx, e)
+	}
 	return nil
+}
+
+// retry runs a store write up to three times, past the request's own end:
+// it follows an SES call that has happened.
+func retry(ctx context.Context, write func(context.Context) error) error {
+	ctx = context.WithoutCancel(ctx)
+	var err error
+	for attempt := range 3 {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+		}
+		if err = write(ctx); err == nil || errors.Is(err, ErrNotHeld) {
+			return err
+		}
+	}
+	return err
 }

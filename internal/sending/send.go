@@ -128,6 +128,8 @@ type ReviewMessage struct {
 	Fingerprint string `json:"fingerprint"`
 	// Vouched marks an email the owner cleared by hand: no per-email check.
 	Vouched bool `json:"vouched,omitempty"`
+	// Denied marks an email the owner denied by hand: it is not sent.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // RequestHash identifies a request body for Idempotency-Key comparison.
@@ -259,19 +261,18 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 // hold stores a held email and queues its review.
 func (s *Service) hold(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord, out Outcome) (Outcome, error) {
 	ws := h.Email.WorkspaceID
-	if claim != nil {
-		if held, err := s.Store.ClaimIdempotency(ctx, ws, *claim); errors.Is(err, ErrIdempotencyTaken) {
-			return replay(*held, claim.RequestHash, claim.CreatedAt)
-		} else if err != nil {
-			return Outcome{}, err
-		}
-	}
-	if err := s.Store.HoldEmail(ctx, h, newTemplate); err != nil {
-		return Outcome{}, s.abandon(ctx, ws, "", claim, err)
+	if held, err := s.Store.HoldEmail(ctx, h, newTemplate, claim); errors.Is(err, ErrIdempotencyTaken) {
+		return replay(*held, claim.RequestHash, claim.CreatedAt)
+	} else if err != nil {
+		return Outcome{}, err
 	}
 	if err := s.Review.Enqueue(ctx, ReviewMessage{WorkspaceID: ws, EmailID: h.Email.ID, Fingerprint: h.Fingerprint}); err != nil {
-		// Still held and listed by `sesame held list`; the owner can clear it.
+		// A held email nobody will review would wait for ever: undo it.
 		s.logger().ErrorContext(ctx, "review enqueue failed", slog.String("email_id", h.Email.ID), slog.Any("err", err))
+		if derr := s.Store.DeleteHeld(context.WithoutCancel(ctx), ws, h.Email.ID); derr != nil {
+			s.logger().ErrorContext(ctx, "cleanup of unqueued held email failed", slog.String("email_id", h.Email.ID), slog.Any("err", derr))
+		}
+		return Outcome{}, s.abandon(ctx, ws, "", claim, unavailable("the review queue"))
 	}
 	s.finish(ctx, ws, claim, out)
 	return out, nil
@@ -301,7 +302,8 @@ func (s *Service) recordFailure(ctx context.Context, e email.Email) {
 	if s.Failures == nil {
 		return
 	}
-	if err := s.Failures.RecordFailure(context.WithoutCancel(ctx), e); err != nil {
+	err := retry(ctx, func(ctx context.Context) error { return s.Failures.RecordFailure(ctx, e) })
+	if err != nil {
 		s.logger().ErrorContext(ctx, "failure event not recorded", slog.String("email_id", e.ID), slog.Any("err", err))
 	}
 }
@@ -321,7 +323,8 @@ func (s *Service) deliver(ctx context.Context, e email.Email, from mail.Address,
 	case errors.As(err, &rejected):
 		reason := "rejected by the email provider: " + rejected.Reason
 		if ferr := s.Store.FailEmail(context.WithoutCancel(ctx), e.WorkspaceID, e.ID, reason); ferr != nil {
-			return Outcome{}, ferr
+			// Not recorded as failed: undo the email so no "sent" stays behind.
+			return Outcome{}, s.abandon(ctx, e.WorkspaceID, e.ID, claimOf(idemKey), ferr)
 		}
 		e.Status, e.Error = email.StatusFailed, reason
 		s.recordFailure(ctx, e)
@@ -329,14 +332,23 @@ func (s *Service) deliver(ctx context.Context, e email.Email, from mail.Address,
 		return out, nil
 	default:
 		s.logger().ErrorContext(ctx, "ses send failed", slog.String("email_id", e.ID), slog.Any("err", err))
-		unavailable := httpapi.Errorf(httpapi.CodeServiceUnavailable, "", "the email provider is not accepting mail right now; nothing was sent, retry shortly (with the same Idempotency-Key if you sent one)")
-		unavailable.RetryAfter = 5 * time.Second
-		var claim *IdempotencyRecord
-		if idemKey != "" {
-			claim = &IdempotencyRecord{Key: idemKey}
-		}
-		return Outcome{}, s.abandon(ctx, e.WorkspaceID, e.ID, claim, unavailable)
+		return Outcome{}, s.abandon(ctx, e.WorkspaceID, e.ID, claimOf(idemKey), unavailable("the email provider"))
 	}
+}
+
+// claimOf is the claim of a key to release, nil without a key.
+func claimOf(idemKey string) *IdempotencyRecord {
+	if idemKey == "" {
+		return nil
+	}
+	return &IdempotencyRecord{Key: idemKey}
+}
+
+// unavailable is the 503 of a dependency that refused: nothing was sent.
+func unavailable(what string) error {
+	e := httpapi.Errorf(httpapi.CodeServiceUnavailable, "", "%s is not accepting work right now; nothing was sent, retry shortly (with the same Idempotency-Key if you sent one)", what)
+	e.RetryAfter = 5 * time.Second
+	return e
 }
 
 // abandon undoes what a failed send wrote, so a retry starts clean. It
@@ -395,7 +407,7 @@ func resolveSender(c Context, req Request) (mail.Address, []string, error) {
 		}
 		sender, param = &identity.Sender{Name: a.Name, Email: a.Address}, "from"
 	case c.Workspace.DefaultSender != nil:
-		sender, param = c.Workspace.DefaultSender, "from"
+		sender = c.Workspace.DefaultSender // no field of the request to name
 	default:
 		return mail.Address{}, nil, httpapi.Missing("from")
 	}

@@ -67,13 +67,16 @@ type HeldEmail struct {
 	Request     Request
 	From        string // resolved From header
 	ReplyTo     []string
+	// SentMessageID is set once SES took the email (a release interrupted
+	// after the send): it is not sent again.
+	SentMessageID string `json:"-"`
 }
 
 // Errors of the store.
 var (
 	ErrWorkspaceNotFound = errors.New("workspace not found")
-	// ErrIdempotencyTaken is returned by ClaimIdempotency with the record
-	// that holds the key.
+	// ErrIdempotencyTaken is returned by CreateEmail and HoldEmail with the
+	// record that holds the key.
 	ErrIdempotencyTaken = errors.New("idempotency key already used")
 )
 
@@ -84,9 +87,6 @@ type Store interface {
 	// with the Idempotency-Key record, failing with ErrIdempotencyTaken
 	// and the record that holds the key.
 	CreateEmail(ctx context.Context, e email.Email, claim *IdempotencyRecord) (*IdempotencyRecord, error)
-	// ClaimIdempotency stores rec unless a live record holds the key, in
-	// which case it returns that record and ErrIdempotencyTaken.
-	ClaimIdempotency(ctx context.Context, workspaceID string, rec IdempotencyRecord) (*IdempotencyRecord, error)
 	// FinishIdempotency stores the final answer of a claimed key.
 	FinishIdempotency(ctx context.Context, workspaceID string, rec IdempotencyRecord) error
 	ReleaseIdempotency(ctx context.Context, workspaceID, key string) error
@@ -94,8 +94,11 @@ type Store interface {
 	FailEmail(ctx context.Context, workspaceID, id, reason string) error
 	DeleteEmail(ctx context.Context, workspaceID, id string) error
 	// HoldEmail stores a held email and its content; newTemplate also
-	// records the template as pending review.
-	HoldEmail(ctx context.Context, h HeldEmail, newTemplate bool) error
+	// records the template as pending review. A claim is written in the
+	// same transaction, as with CreateEmail.
+	HoldEmail(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord) (*IdempotencyRecord, error)
+	// DeleteHeld deletes a held email that could not be queued for review.
+	DeleteHeld(ctx context.Context, workspaceID, emailID string) error
 }
 
 // HeldStore is what the review of held emails uses.
@@ -112,6 +115,8 @@ type HeldStore interface {
 	// ReleaseHeld moves a held email to status (sent or failed) and drops
 	// its stored content; it fails with ErrNotHeld when it is not held.
 	ReleaseHeld(ctx context.Context, workspaceID, emailID string, status email.Status, reason string) error
+	// MarkHeldSent records that SES took a held email.
+	MarkHeldSent(ctx context.Context, workspaceID, emailID, messageID string) error
 }
 
 // Errors of the held store.

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2/types"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/sesame-mail/sesame/internal/identity"
 )
 
 // API is the part of *sesv2.Client this package uses, so tests can fake it.
@@ -273,23 +275,12 @@ func dkimRecords(domain string, attrs *types.DkimAttributes) []DNSRecord {
 	return records
 }
 
-// normalizeDomain lower-cases domain and checks it is a plausible DNS name,
-// so garbage never reaches SES or the DNS records shown to the owner.
+// normalizeDomain is identity.NormalizeDomain as an SES input error, so
+// garbage never reaches SES or the DNS records shown to the owner.
 func normalizeDomain(domain string) (string, error) {
-	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
-	labels := strings.Split(d, ".")
-	if len(d) > 253 || len(labels) < 2 {
-		return "", fmt.Errorf("%w: domain %q", ErrInvalidInput, domain)
-	}
-	for _, l := range labels {
-		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return "", fmt.Errorf("%w: domain %q", ErrInvalidInput, domain)
-		}
-		for i := 0; i < len(l); i++ {
-			if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return "", fmt.Errorf("%w: domain %q", ErrInvalidInput, domain)
-			}
-		}
+	d, err := identity.NormalizeDomain(domain)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 	return d, nil
 }

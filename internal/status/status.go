@@ -338,14 +338,15 @@ func eventID(e email.Email, ev SESEvent, extra string) string {
 // RecordFailure records an email that failed before SES took it (refused
 // by SES at once, or not cleared by the review): the email.failed event in
 // the feed and to webhooks, and the failed count. The email is already
-// stored as failed; its event id is fixed, so recording twice is harmless.
+// stored as failed. The event's id and time are fixed by the email (its
+// send time), so recording it again finds its feed item and counts nothing.
 func (p *Processor) RecordFailure(ctx context.Context, e email.Email) error {
-	now := time.Now().UTC()
+	at := e.SentAt.UTC()
 	id := eventID(e, SESEvent{EventType: "SendFailure"}, "sync")
 	c := Change{
-		WorkspaceID: e.WorkspaceID, EmailID: e.ID, DedupeID: id, OccurredAt: now,
+		WorkspaceID: e.WorkspaceID, EmailID: e.ID, DedupeID: id, OccurredAt: at,
 		Metrics: []string{string(e.Type) + "_" + string(e.Environment) + "_failed"},
-		Event:   &event.Event{ID: id, WorkspaceID: e.WorkspaceID, Type: event.Failed, CreatedAt: now, Data: view(e)},
+		Event:   &event.Event{ID: id, WorkspaceID: e.WorkspaceID, Type: event.Failed, CreatedAt: at, Data: view(e)},
 	}
 	err := p.Store.Apply(ctx, c)
 	if err != nil && !errors.Is(err, ErrDuplicate) {
