@@ -295,7 +295,7 @@ func (c *console) heldCommand() *cobra.Command {
 				}
 				verb := map[bool]string{true: "cleared", false: "denied"}[cleared]
 				return c.print(map[string]string{verb: args[0]}, func(w io.Writer) {
-					fmt.Fprintf(w, "%s the template of %s; the review releases it and every email held with it shortly\n", verb, args[0])
+					fmt.Fprintf(w, "%s %s; the review function releases it (and any email waiting with its template) shortly\n", verb, args[0])
 				})
 			},
 		}

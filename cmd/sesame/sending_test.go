@@ -701,7 +701,7 @@ func TestHeldCommands(t *testing.T) {
 	}
 
 	// deny: the email fails with the owner's reason; the template is denied.
-	if out := c.must("held", "deny", denied, "--workspace", ws); !strings.HasPrefix(out, "denied the template of "+denied) {
+	if out := c.must("held", "deny", denied, "--workspace", ws); !strings.HasPrefix(out, "denied "+denied) {
 		t.Errorf("held deny printed %q", out)
 	}
 	reviewAll()
