@@ -5,7 +5,7 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w"
 NODE_DEPS := localstack/node_modules/.package-lock.json
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev dev-up dev-down test build synth lint bench clean deps
+.PHONY: dev dev-up dev-down test build synth lint bench clean deps invoke
 
 deps: $(NODE_DEPS)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
@@ -37,6 +37,12 @@ test: deps
 ## bench: speed, DynamoDB calls and capacity per request, cost per 1,000 emails
 bench: deps
 	localstack/bench.sh
+
+## invoke: run FN's handler once on EVENT against the local stack, e.g.
+##   make invoke FN=get-email EVENT=events/apigw/get-email.json EMAIL_ID=<id>
+invoke: bin/sesame
+	@test -f .sesame/dev.env || (echo "start the local stack first: make dev-up"; exit 1)
+	set -a; . .sesame/dev.env; set +a; bin/sesame invoke $(FN) $(EVENT)
 
 ## build: every Lambda function to bin/<fn>/bootstrap (linux/arm64)
 build:

@@ -127,6 +127,15 @@ func (c *console) devCommand() *cobra.Command {
 // always match; real DynamoDB's do.
 func disableChecksum(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true }
 
+// disableChecksumIfLocal applies disableChecksum when the console talks to
+// a local emulator.
+func disableChecksumIfLocal() func(*dynamodb.Options) {
+	if isLoopbackURL(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")) {
+		return disableChecksum
+	}
+	return func(*dynamodb.Options) {}
+}
+
 func isLoopbackURL(u string) bool {
 	return strings.HasPrefix(u, "http://127.0.0.1:") || strings.HasPrefix(u, "http://localhost:")
 }

@@ -53,7 +53,7 @@ func (c *console) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&c.region, "region", "", "AWS region (default: from the AWS environment)")
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
 	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
-		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.webhooksCommand(), c.devCommand())
+		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.webhooksCommand(), c.invokeCommand(), c.devCommand())
 	return root
 }
 
@@ -88,7 +88,7 @@ func (c *console) dynamo(ctx context.Context) (*dynamo.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg), Table: c.table}
+	c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, disableChecksumIfLocal()), Table: c.table}
 	return c.store, nil
 }
 
