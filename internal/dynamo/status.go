@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -98,10 +99,26 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 		}
 		dedupe = it
 	}
-	fresh := expression.AttributeNotExists(expression.Name(AttrPK))
-	if err := s.put(ctx, dedupe, &fresh); isConditionFailed(err) {
-		return status.ErrDuplicate
-	} else if err != nil {
+	av, err := attributevalue.MarshalMap(dedupe)
+	if err != nil {
+		return err
+	}
+	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.Table, Item: av,
+		ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names(),
+		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		var old feedItem
+		_ = attributevalue.UnmarshalMap(ccf.Item, &old) // a dedupe record has no body
+		return &status.DuplicateError{Body: old.Body}
+	}
+	if err != nil {
 		return fmt.Errorf("record SES event: %w", err)
 	}
 	for _, u := range s.counterUpdates(c) {

@@ -41,6 +41,9 @@ type Event struct {
 	// Data is the email as it was right after the event; nil for the rare
 	// event with no associated message.
 	Data *email.View
+	// Raw, when set, is the envelope as first recorded: a republished event
+	// carries exactly that, whatever happened to the email since.
+	Raw []byte
 }
 
 // Envelope is the JSON shape of an event in the feed and in webhooks.
@@ -57,7 +60,12 @@ func (e Event) Envelope() Envelope {
 }
 
 // Body is the exact webhook request body of e.
-func (e Event) Body() ([]byte, error) { return json.Marshal(e.Envelope()) }
+func (e Event) Body() ([]byte, error) {
+	if e.Raw != nil {
+		return e.Raw, nil
+	}
+	return json.Marshal(e.Envelope())
+}
 
 // Publisher hands an event to whatever pushes it out (the webhook fan-out).
 // Publishing the same event twice must be harmless: deliveries are

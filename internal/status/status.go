@@ -60,6 +60,15 @@ var (
 	ErrStale     = errors.New("email changed meanwhile")
 )
 
+// DuplicateError is ErrDuplicate with the feed item's stored body, so a
+// republished event carries exactly what was recorded.
+type DuplicateError struct {
+	Body []byte
+}
+
+func (e *DuplicateError) Error() string        { return ErrDuplicate.Error() }
+func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
+
 // Store reads emails and applies changes.
 type Store interface {
 	GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
@@ -91,7 +100,12 @@ func (p *Processor) Handle(ctx context.Context, batch events.SQSEvent) (events.S
 			p.logger().WarnContext(ctx, "SES event dropped", slog.String("message_id", rec.MessageId), slog.String("reason", err.Error()))
 			continue
 		}
-		if err := p.Process(ctx, ev); err != nil {
+		// A message SQS gives for the first time that finds its event
+		// recorded is another SES event of the same effect (a later open of
+		// an essential email): nothing to publish. A redelivered one may be
+		// this consumer's own retry after a failed fan-out.
+		first := rec.Attributes["ApproximateReceiveCount"] == "1"
+		if err := p.process(ctx, ev, first); err != nil {
 			p.logger().ErrorContext(ctx, "SES event failed; will retry", slog.String("message_id", rec.MessageId), slog.Any("err", err))
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
 		}
@@ -103,8 +117,13 @@ func (p *Processor) Handle(ctx context.Context, batch events.SQSEvent) (events.S
 // concurrent changes of the same email.
 const maxAttempts = 5
 
-// Process applies one SES event.
+// Process applies one SES event; a duplicate is published again (see
+// Handle for when it is not).
 func (p *Processor) Process(ctx context.Context, ev SESEvent) error {
+	return p.process(ctx, ev, false)
+}
+
+func (p *Processor) process(ctx context.Context, ev SESEvent, firstDelivery bool) error {
 	ws, id := ev.Tag("workspace_id"), ev.Tag("email_id")
 	for range maxAttempts {
 		e, err := p.Store.GetEmail(ctx, ws, id)
@@ -121,14 +140,21 @@ func (p *Processor) Process(ctx context.Context, ev SESEvent) error {
 			return nil
 		}
 		err = p.Store.Apply(ctx, *c)
+		var dup *DuplicateError
 		switch {
-		case err == nil, errors.Is(err, ErrDuplicate):
-			// A duplicate is published again: if the first try died before
-			// its fan-out, this is the fan-out; deliveries are deduplicated.
-			if c.Event != nil && p.Publisher != nil {
-				return p.Publisher.Publish(ctx, *c.Event)
-			}
+		case errors.As(err, &dup) && firstDelivery:
 			return nil
+		case err == nil, errors.Is(err, ErrDuplicate):
+			// A duplicate is published again, as recorded: if the first try
+			// died before its fan-out, this is the fan-out; deliveries are
+			// deduplicated.
+			if c.Event == nil || p.Publisher == nil {
+				return nil
+			}
+			if dup != nil && len(dup.Body) > 0 {
+				c.Event.Raw = dup.Body
+			}
+			return p.Publisher.Publish(ctx, *c.Event)
 		case errors.Is(err, ErrStale):
 			continue
 		default:

@@ -493,3 +493,66 @@ func TestConcurrentFirstOpensCountOnce(t *testing.T) {
 		t.Errorf("the second concurrent first open applied (err %v) and counted opened %d times", err2, n)
 	}
 }
+
+// handleReceived hands bodies to the processor as SQS would on the
+// receive-th delivery of each message.
+func handleReceived(t *testing.T, p *status.Processor, receive int, bodies ...[]byte) []string {
+	t.Helper()
+	b := batch(bodies...)
+	for i := range b.Records {
+		b.Records[i].Attributes = map[string]string{"ApproximateReceiveCount": fmt.Sprint(receive)}
+	}
+	resp, err := p.Handle(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return failedIDs(resp)
+}
+
+// An essential email's later opens are other SES events with the same
+// effect: received for the first time, they find the one email.opened and
+// publish nothing. A redelivered message (a retry after a failed fan-out)
+// publishes again, exactly as recorded, even if the email moved on since.
+func TestDuplicatesPublishOnlyOnRedelivery(t *testing.T) {
+	w := newWorld(t)
+	e := w.newEmail(t, func(e *email.Email) { e.TrackingMode = email.TrackingEssential })
+	first := body(t, "open", e)
+	if failed := handleReceived(t, w.p, 1, first); len(failed) != 0 {
+		t.Fatal(failed)
+	}
+	later := edited(t, "open", func(m map[string]any) {
+		m["mail"].(map[string]any)["tags"].(map[string]any)["email_id"] = []any{e.ID}
+		m["mail"].(map[string]any)["tags"].(map[string]any)["workspace_id"] = []any{e.WorkspaceID}
+		obj(t, m, "open")["timestamp"] = "2026-11-23T09:00:00.000Z"
+	})
+	if failed := handleReceived(t, w.p, 1, later, later); len(failed) != 0 {
+		t.Fatal(failed)
+	}
+	if got := w.pub.publishedFor(e.ID); len(got) != 1 {
+		t.Fatalf("published %d times after later opens, want once", len(got))
+	}
+	recorded, err := w.pub.publishedFor(e.ID)[0].Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The email moves on; the first open's message comes back.
+	if failed := handleReceived(t, w.p, 1, body(t, "click", e)); len(failed) != 0 {
+		t.Fatal(failed)
+	}
+	if failed := handleReceived(t, w.p, 2, first); len(failed) != 0 {
+		t.Fatal(failed)
+	}
+	var republished []event.Event
+	for _, p := range w.pub.publishedFor(e.ID) {
+		if p.Type == event.Opened {
+			republished = append(republished, p)
+		}
+	}
+	if len(republished) != 2 {
+		t.Fatalf("email.opened published %d times, want the first and the redelivery", len(republished))
+	}
+	again, err := republished[1].Body()
+	if err != nil || string(again) != string(recorded) {
+		t.Errorf("republished body\n%s\nwant as recorded\n%s", again, recorded)
+	}
+}

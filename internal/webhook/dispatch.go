@@ -80,6 +80,7 @@ type Dispatcher struct {
 	sqs         VisibilityChanger
 	queueURL    string
 	schedule    []time.Duration
+	total       time.Duration // the schedule's nominal length
 	timeout     time.Duration
 	now         func() time.Time
 	jitter      func(time.Duration) time.Duration
@@ -97,6 +98,9 @@ func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL strin
 	}
 	if d.schedule == nil {
 		d.schedule = DefaultSchedule()
+	}
+	for _, step := range d.schedule {
+		d.total += step
 	}
 	if d.timeout <= 0 {
 		d.timeout = DefaultTimeout
@@ -196,8 +200,13 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 	if err := d.store.EndpointFailed(ctx, job.WorkspaceID, job.EndpointID); err != nil {
 		log.ErrorContext(ctx, "webhook endpoint failure not counted", slog.Any("err", err))
 	}
-	if n <= len(d.schedule) {
-		delay := min(max(d.jitter(d.schedule[n-1]), 0), MaxRetryDelay)
+	// Receives that never POSTed (a store fault, a throttled or timed-out
+	// invocation) also count in the receive number, so the schedule ends by
+	// time, not by count: until its whole length has passed since the first
+	// attempt, the event is tried again.
+	elapsed := a.At.Sub(firstAttempt(rec, a.At))
+	if n <= len(d.schedule) || elapsed < d.total {
+		delay := min(max(d.jitter(d.schedule[min(n, len(d.schedule))-1]), 0), MaxRetryDelay)
 		log.WarnContext(ctx, "webhook attempt failed; retry scheduled", slog.Int("attempt", n),
 			slog.Int("status", a.StatusCode), slog.String("error", a.Error), slog.Duration("retry_in", delay))
 		d.delay(ctx, log, rec, delay)

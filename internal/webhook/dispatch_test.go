@@ -410,3 +410,37 @@ func TestNewClientRefusesPrivateAddresses(t *testing.T) {
 		})
 	}
 }
+
+// Receives that never POSTed (store faults, throttled invocations) count
+// in the receive number too: a message past the schedule's count but not
+// its length is retried, and the endpoint stays enabled.
+func TestScheduleEndsByTimeNotByCount(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rc := newReceiver(t, "127.0.0.2:0", status(http.StatusServiceUnavailable))
+	ep := f.endpoint(rc.URL + "/hook")
+	sqsAPI := &fakeSQS{}
+	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+	e := testEvent(f.ws, event.Delivered)
+	// Receive 14 of a schedule of 3, first received 10 minutes ago: the
+	// schedule's 21 minutes have not passed.
+	rec := message(t, job(t, ep, e), 14, time.Now().Add(-10*time.Minute))
+	if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.MessageId}) {
+		t.Fatalf("batch item failures = %v, want the message retried", failed)
+	}
+	if got := sqsAPI.visibility(); !slices.Equal(got, []int32{900}) {
+		t.Errorf("visibility = %v, want the schedule's last step (900 s)", got)
+	}
+	got, err := f.store.GetEndpoint(context.Background(), f.ws, ep.ID)
+	if err != nil || !got.Enabled {
+		t.Errorf("endpoint = %+v (err %v), want still enabled", got, err)
+	}
+	// Once the schedule's length has passed, the next failure is the last.
+	late := message(t, job(t, ep, e), 15, time.Now().Add(-30*time.Minute))
+	if failed := handle(t, d, late); len(failed) != 0 {
+		t.Fatalf("batch item failures = %v, want the message dropped after its last attempt", failed)
+	}
+	if got, err := f.store.GetEndpoint(context.Background(), f.ws, ep.ID); err != nil || got.Enabled {
+		t.Errorf("endpoint = %+v (err %v), want disabled after every attempt failed", got, err)
+	}
+}
