@@ -9,7 +9,7 @@ export STATE_DIR=$root/.sesame/bench
 export DYNAMODB_PORT=${BENCH_DYNAMODB_PORT:-18110} SQS_PORT=${BENCH_SQS_PORT:-18111} SES_PORT=${BENCH_SES_PORT:-18112}
 . "$here/aws-env.sh"
 export SESAME_REQUIRE_EMULATORS=1
-"$here/emulators.sh" start
 trap '"$here/emulators.sh" stop' EXIT
+"$here/emulators.sh" start
 cd "$root"
 go test -run '^$' -bench . -benchtime "${BENCHTIME:-300x}" ./internal/bench/

@@ -13,16 +13,29 @@ SES_PORT=${SES_PORT:-18002}
 mkdir -p "$STATE_DIR"
 STATE_DIR=$(cd "$STATE_DIR" && pwd)
 
+# shellcheck source=localstack/proc.sh
+. "$here/proc.sh"
+
+# marker is what each emulator's command line contains.
+marker() {
+  case $1 in
+    dynamodb) echo LoopbackDynamoDB ;;
+    sqs) echo fauxqs-loopback ;;
+    ses) echo aws-ses-v2-local ;;
+  esac
+}
+
 running() { # name
-  local pidfile="$STATE_DIR/$1.pid"
-  [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null
+  alive "$STATE_DIR/$1.pid" "$(marker "$1")"
 }
 
 wait_port() { # name port
   local i
   for i in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then return 0; fi
-    if ! running "$1"; then
+    if port_open "$2"; then return 0; fi
+    # kill -0, not running: just after the fork the command line is still
+    # this script's.
+    if ! kill -0 "$(cat "$STATE_DIR/$1.pid")" 2>/dev/null; then
       echo "$1 exited; last log lines:" >&2
       tail -20 "$STATE_DIR/$1.log" >&2 || true
       return 1
@@ -39,7 +52,7 @@ launch() { # name port command...
     echo "$name already running (pid $(cat "$STATE_DIR/$name.pid"))"
     return 0
   fi
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  if port_open "$port"; then
     echo "port 127.0.0.1:$port is taken by another process; set a different port" >&2
     return 1
   fi
@@ -61,17 +74,9 @@ start() {
 }
 
 stop() {
-  local name pid
+  local name
   for name in ses sqs dynamodb; do
-    [ -f "$STATE_DIR/$name.pid" ] || continue
-    pid=$(cat "$STATE_DIR/$name.pid")
-    if kill -0 "$pid" 2>/dev/null; then
-      kill "$pid"
-      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
-      echo "$name stopped (pid $pid)"
-    fi
-    rm -f "$STATE_DIR/$name.pid"
+    stop_pidfile "$name" "$STATE_DIR/$name.pid" "$(marker "$name")"
   done
 }
 

@@ -14,49 +14,58 @@ SESAME_BIN=${SESAME_BIN:-$root/bin/sesame}
 
 # shellcheck source=localstack/aws-env.sh
 . "$here/aws-env.sh"
+# shellcheck source=localstack/proc.sh
+. "$here/proc.sh"
+API_MARKER="sesame dev --addr"
 
 wait_api() {
   for _ in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/${API_ADDR%:*}/${API_ADDR##*:}") 2>/dev/null; then return 0; fi
+    # kill -0, not alive: just after the fork the command line is still
+    # this script's.
     if ! kill -0 "$(cat "$STATE_DIR/api.pid")" 2>/dev/null; then
       tail -20 "$STATE_DIR/api.log" >&2; return 1
     fi
+    if port_open "${API_ADDR##*:}" "${API_ADDR%:*}"; then return 0; fi
     sleep 0.1
   done
   echo "sesame dev did not listen on $API_ADDR within 30s" >&2; return 1
 }
 
+api_port_free() {
+  if port_open "${API_ADDR##*:}" "${API_ADDR%:*}"; then
+    echo "$API_ADDR is taken by another process; set API_ADDR" >&2
+    return 1
+  fi
+}
+
 case "${1:-}" in
   run)
-    "$here/emulators.sh" start
+    api_port_free
     trap '"$here/emulators.sh" stop' EXIT
+    "$here/emulators.sh" start
     # Not exec: the trap must run after the server stops.
     "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" || true
     ;;
   up)
-    "$here/emulators.sh" start
-    if [ -f "$STATE_DIR/api.pid" ] && kill -0 "$(cat "$STATE_DIR/api.pid")" 2>/dev/null; then
+    if alive "$STATE_DIR/api.pid" "$API_MARKER"; then
+      "$here/emulators.sh" start
       echo "sesame dev already running (pid $(cat "$STATE_DIR/api.pid"))"; exit 0
     fi
+    api_port_free
+    trap 'stop_pidfile "sesame dev" "$STATE_DIR/api.pid" "$API_MARKER"; "$here/emulators.sh" stop' ERR
+    "$here/emulators.sh" start
     # The banner (with the demo keys) goes to a private file, never into
     # the log; both are under the git-ignored .sesame/.
     (umask 077; : >"$STATE_DIR/banner.txt")
     "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" >"$STATE_DIR/banner.txt" 2>"$STATE_DIR/api.log" &
     echo $! >"$STATE_DIR/api.pid"
     wait_api
+    trap - ERR
     for _ in $(seq 1 50); do [ -s "$STATE_DIR/banner.txt" ] && break; sleep 0.1; done
     cat "$STATE_DIR/banner.txt"
     ;;
   down)
-    if [ -f "$STATE_DIR/api.pid" ]; then
-      pid=$(cat "$STATE_DIR/api.pid")
-      if kill -0 "$pid" 2>/dev/null; then
-        kill "$pid"
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        echo "sesame dev stopped (pid $pid)"
-      fi
-      rm -f "$STATE_DIR/api.pid"
-    fi
+    stop_pidfile "sesame dev" "$STATE_DIR/api.pid" "$API_MARKER"
     "$here/emulators.sh" stop
     ;;
   *) echo "usage: $0 run|up|down" >&2; exit 2 ;;

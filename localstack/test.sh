@@ -10,7 +10,7 @@ export DYNAMODB_PORT=${TEST_DYNAMODB_PORT:-18100} SQS_PORT=${TEST_SQS_PORT:-1810
 export SESAME_REQUIRE_EMULATORS=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 
-"$here/emulators.sh" start
 trap '"$here/emulators.sh" stop' EXIT
+"$here/emulators.sh" start
 cd "$root"
 go test -race -count=1 -timeout 12m "$@" ./...
