@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -66,9 +67,22 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	}
 
 	api := newRestAPI(stack)
+	byPath := map[string]awslambda.Function{}
 	for _, r := range routes.API {
 		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizingOf(r), nil)
 		addRoute(api, r, fn)
+		if _, ok := byPath[r.Path]; !ok {
+			byPath[r.Path] = fn
+		}
+	}
+	// Any other method on a known path reaches a function of the path,
+	// whose router answers 405 with Allow, as `make dev` does; API Gateway
+	// alone would answer it like an unknown path.
+	for _, r := range routes.API {
+		if fn, ok := byPath[r.Path]; ok {
+			addRoute(api, routes.Route{Method: "ANY", Path: r.Path}, fn)
+			delete(byPath, r.Path)
+		}
 	}
 	for _, c := range routes.Consumers {
 		fns.newConsumer(c)

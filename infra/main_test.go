@@ -632,8 +632,31 @@ func TestMethodPerRoute(t *testing.T) {
 	paths := resourcePaths(s.doc)
 	methods := s.doc.ofType("AWS::ApiGateway::Method")
 	fns := s.doc.routeFunctions()
-	if len(methods) != len(routes.API) {
-		t.Errorf("%d methods, want one per route (%d)", len(methods), len(routes.API))
+	distinct := map[string]bool{}
+	for _, r := range routes.API {
+		distinct[r.Path] = true
+	}
+	if len(methods) != len(routes.API)+len(distinct) {
+		t.Errorf("%d methods, want one per route (%d) and an ANY per path (%d)", len(methods), len(routes.API), len(distinct))
+	}
+	// ANY on each path reaches a function of that path, whose router
+	// answers other methods with 405.
+	for path := range distinct {
+		found := false
+		for _, m := range methods {
+			if m.Properties["HttpMethod"] != "ANY" || paths[refTarget(m.Properties["ResourceId"])] != path {
+				continue
+			}
+			found = true
+			integ, _ := m.Properties["Integration"].(map[string]any)
+			targets := getAttTargets(integ["Uri"], "Arn")
+			if len(targets) != 1 || !strings.HasSuffix(fns[targets[0]].Properties["Description"].(string), " "+path) {
+				t.Errorf("ANY %s integrates %v, want a function of the path", path, targets)
+			}
+		}
+		if !found {
+			t.Errorf("no ANY method on %s", path)
+		}
 	}
 
 	// Shared prefixes are one resource each: one per distinct path prefix.
