@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -148,16 +149,21 @@ func NewLogger(level slog.Level) *slog.Logger {
 // main calls it: config from the environment, SDK clients built once, no
 // network call before the first request.
 func LambdaMain(rt routes.Route) {
-	run(rt.Function, func(d Deps) (any, error) {
-		if len(d.Cursors.Secret) == 0 {
-			return nil, fmt.Errorf("config: SESAME_CURSOR_SECRET is required by API functions")
-		}
-		h, err := Handler(d, rt)
-		if err != nil {
-			return nil, err
-		}
-		return httpadapter.New(h).ProxyWithContext, nil
-	})
+	run(rt.Function, func(d Deps) (any, error) { return LambdaHandler(d, rt) })
+}
+
+// LambdaHandler is the Lambda handler of route rt: API Gateway proxy
+// events through the route's http.Handler. Routes page through lists, so
+// they need the cursor secret.
+func LambdaHandler(d Deps, rt routes.Route) (func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error), error) {
+	if len(d.Cursors.Secret) == 0 {
+		return nil, fmt.Errorf("config: SESAME_CURSOR_SECRET is required by API functions")
+	}
+	h, err := Handler(d, rt)
+	if err != nil {
+		return nil, err
+	}
+	return httpadapter.New(h).ProxyWithContext, nil
 }
 
 // ConsumerMain runs the Lambda function of a queue consumer.

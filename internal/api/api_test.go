@@ -135,3 +135,14 @@ func TestEveryQueueIsConsumed(t *testing.T) {
 		}
 	}
 }
+
+// A route function does not start without the cursor secret; with it, it
+// serves its route.
+func TestLambdaHandlerNeedsTheCursorSecret(t *testing.T) {
+	if _, err := api.LambdaHandler(api.Deps{}, routes.ListEmails); err == nil {
+		t.Error("a route function started without SESAME_CURSOR_SECRET")
+	}
+	if _, err := api.LambdaHandler(api.Deps{Cursors: httpapi.Cursors{Secret: []byte("s")}}, routes.ListEmails); err != nil {
+		t.Errorf("with the secret: %v", err)
+	}
+}
