@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/api"
@@ -90,11 +89,11 @@ func TestLambdaEvents(t *testing.T) {
 			if err := json.Unmarshal([]byte(os.Expand(string(raw), func(k string) string { return vars[k] })), &ev); err != nil {
 				t.Fatal(err)
 			}
-			h, err := api.Handler(deps, tc.route)
+			handle, err := api.LambdaHandler(deps, tc.route) // what functions/<fn> runs
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := httpadapter.New(h).ProxyWithContext(ctx, ev)
+			res, err := handle(ctx, ev)
 			if err != nil {
 				t.Fatal(err)
 			}
