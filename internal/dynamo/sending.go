@@ -577,21 +577,6 @@ func (s *Store) AddSuppression(ctx context.Context, workspaceID, address, reason
 	return nil
 }
 
-// AddUsage counts n live sends of the workspace in a month (YYYY-MM).
-func (s *Store) AddUsage(ctx context.Context, workspaceID, month string, n int) error {
-	expr, err := expression.NewBuilder().WithUpdate(expression.Add(expression.Name("sent"), expression.Value(n))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(usagePK(workspaceID), month),
-		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if err != nil {
-		return fmt.Errorf("add usage: %w", err)
-	}
-	return nil
-}
 
 // DeleteHeld removes a held email and its content, for a hold whose review
 // could not be queued: the client is told nothing was accepted.
