@@ -577,7 +577,6 @@ func (s *Store) AddSuppression(ctx context.Context, workspaceID, address, reason
 	return nil
 }
 
-
 // DeleteHeld removes a held email and its content, for a hold whose review
 // could not be queued: the client is told nothing was accepted.
 func (s *Store) DeleteHeld(ctx context.Context, workspaceID, emailID string) error {
