@@ -69,19 +69,7 @@ func (it emailItem) email() email.Email {
 
 // PutEmail stores a new email; an existing id is an error.
 func (s *Store) PutEmail(ctx context.Context, e email.Email) error {
-	av, err := attributevalue.MarshalMap(newEmailItem(e))
-	if err != nil {
-		return err
-	}
-	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: &s.Table, Item: av,
-		ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names(),
-	})
-	if err != nil {
+	if err := s.put(ctx, newEmailItem(e), itemAbsent()); err != nil {
 		return fmt.Errorf("put email: %w", err)
 	}
 	return nil

@@ -65,11 +65,11 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 	if err != nil {
 		return identity.Domain{}, err
 	}
-	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	fresh, err := conditionExpr(itemAbsent())
 	if err != nil {
 		return identity.Domain{}, err
 	}
-	wsExists, err := conditionExpr(expression.AttributeExists(expression.Name(AttrPK)))
+	wsExists, err := conditionExpr(itemExists())
 	if err != nil {
 		return identity.Domain{}, err
 	}
@@ -82,7 +82,7 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 	if err != nil {
 		return identity.Domain{}, err
 	}
-	unclaimed, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)).
+	unclaimed, err := conditionExpr(itemAbsent().
 		Or(expression.Name("workspace_id").Equal(expression.Value(workspaceID))))
 	if err != nil {
 		return identity.Domain{}, err
@@ -164,17 +164,8 @@ func (s *Store) SetDomainStatus(ctx context.Context, workspaceID, name string, s
 	if status == identity.DomainVerified {
 		update = update.Set(expression.Name("verified_at"), expression.IfNotExists(expression.Name("verified_at"), expression.Value(s.now().UTC())))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(update).
-		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
-	if err != nil {
-		return identity.Domain{}, err
-	}
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(domainPK(workspaceID), name),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValues: ddbtypes.ReturnValueAllNew,
-	})
+	var it domainItem
+	err = s.updateItem(ctx, key(domainPK(workspaceID), name), update, itemExists(), &it)
 	if isConditionFailed(err) {
 		return identity.Domain{}, identity.ErrDomainNotFound
 	}
@@ -182,10 +173,6 @@ func (s *Store) SetDomainStatus(ctx context.Context, workspaceID, name string, s
 		return identity.Domain{}, fmt.Errorf("set domain status: %w", err)
 	}
 	if err := s.setVerifiedDomain(ctx, workspaceID, name, status == identity.DomainVerified); err != nil {
-		return identity.Domain{}, err
-	}
-	var it domainItem
-	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
 		return identity.Domain{}, err
 	}
 	return it.domain(), nil
@@ -274,16 +261,11 @@ func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identi
 		// A copy on the workspace lets a send read it with the workspace.
 		wsUpdate = wsUpdate.Set(expression.Name("default_sender"), expression.Value(it))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(wsUpdate).
-		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
+	u, err := s.updateOf(workspaceKey(workspaceID), wsUpdate, itemExists())
 	if err != nil {
 		return identity.Sender{}, err
 	}
-	items = append(items, ddbtypes.TransactWriteItem{Update: &ddbtypes.Update{
-		TableName: &s.Table, Key: workspaceKey(workspaceID),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}})
+	items = append(items, ddbtypes.TransactWriteItem{Update: u})
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if isTransactionConditionFailed(err) {
 		return identity.Sender{}, workspace.ErrNotFound

@@ -91,7 +91,7 @@ func (s *Store) Authenticate(ctx context.Context, apiKey string, env apikey.Envi
 	cur := fmt.Sprintf("%s%d", rateAttrPrefix, window)
 	prev := fmt.Sprintf("%s%d", rateAttrPrefix, window-1)
 	update := expression.Add(expression.Name(cur), expression.Value(1)).Remove(expression.Name(prev))
-	cond := expression.AttributeExists(expression.Name(AttrPK)).And(expression.Or(
+	cond := itemExists().And(expression.Or(
 		expression.AttributeNotExists(expression.Name(cur)),
 		expression.Name(cur).LessThan(expression.Value(apikey.RequestsPerMinute)),
 	))
@@ -151,14 +151,7 @@ func (s *Store) pruneRateWindows(ctx context.Context, item map[string]ddbtypes.A
 	for _, name := range stale[1:] {
 		update = update.Remove(expression.Name(name))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(update).Build()
-	if err != nil {
-		return
-	}
-	_, _ = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(aws.ToString(stringAttr(item, AttrPK)), secretSK),
-		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(),
-	})
+	_ = s.updateItem(ctx, key(aws.ToString(stringAttr(item, AttrPK)), secretSK), update, noCondition, nil)
 }
 
 func stringAttr(item map[string]ddbtypes.AttributeValue, name string) *string {
@@ -183,7 +176,7 @@ func (s *Store) CreateKey(ctx context.Context, workspaceID string, env apikey.En
 		Scopes: fromScopes(scopes), Hint: apikey.Hint(plain), Hash: apikey.Hash(plain),
 		CreatedAt: s.now().UTC(),
 	}
-	wsExists, err := conditionExpr(expression.AttributeExists(expression.Name(AttrPK)))
+	wsExists, err := conditionExpr(itemExists())
 	if err != nil {
 		return "", apikey.Key{}, err
 	}
@@ -219,7 +212,7 @@ func (s *Store) keyPuts(meta keyItem) ([]ddbtypes.TransactWriteItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	fresh, err := conditionExpr(itemAbsent())
 	if err != nil {
 		return nil, err
 	}
@@ -302,17 +295,13 @@ func (s *Store) RevokeKey(ctx context.Context, workspaceID, keyID string) error 
 	}
 	update := expression.Set(expression.Name("revoked_at"), expression.Value(s.now().UTC())).
 		Remove(expression.Name("hash"))
-	expr, err := expression.NewBuilder().WithUpdate(update).
-		WithCondition(expression.Name("hash").Equal(expression.Value(meta.Hash))).Build()
+	unchanged := expression.Name("hash").Equal(expression.Value(meta.Hash))
+	u, err := s.updateOf(key(meta.PK, meta.SK), update, unchanged)
 	if err != nil {
 		return err
 	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
-		{Update: &ddbtypes.Update{
-			TableName: &s.Table, Key: key(meta.PK, meta.SK),
-			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		}},
+		{Update: u},
 		{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(secretPK(meta.Hash), secretSK)}},
 	}})
 	if isTransactionConditionFailed(err) {

@@ -71,7 +71,7 @@ func (it idempotencyItem) record() *sending.IdempotencyRecord {
 // claimable is the condition of claiming an Idempotency-Key: no record, or
 // one past its 24 hours (TTL deletes lazily).
 func (s *Store) claimable() (expression.Expression, error) {
-	return conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)).
+	return conditionExpr(itemAbsent().
 		Or(expression.Name(AttrExpiresAt).LessThan(expression.Value(s.now().Unix()))))
 }
 
@@ -239,17 +239,7 @@ func (s *Store) FinishIdempotency(ctx context.Context, workspaceID string, rec s
 	update := expression.Set(expression.Name("status_code"), expression.Value(rec.StatusCode)).
 		Set(expression.Name("body"), expression.Value(rec.Body)).
 		Remove(expression.Name("pending"))
-	expr, err := expression.NewBuilder().WithUpdate(update).
-		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(idempotencyPK(workspaceID), rec.Key),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	if err != nil {
+	if err := s.updateItem(ctx, key(idempotencyPK(workspaceID), rec.Key), update, itemExists(), nil); err != nil {
 		return fmt.Errorf("finish idempotency key: %w", err)
 	}
 	return nil
@@ -270,24 +260,16 @@ func (s *Store) emailStatusUpdate(workspaceID, id string, status email.Status, r
 	if reason != "" {
 		update = update.Set(expression.Name("error"), expression.Value(reason))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
-	if err != nil {
-		return nil, err
-	}
-	return &ddbtypes.Update{
-		TableName: &s.Table, Key: key(emailPK(workspaceID), id),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}, nil
+	return s.updateOf(key(emailPK(workspaceID), id), update, cond)
 }
 
 // FailEmail moves an email to failed with a reason.
 func (s *Store) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
-	u, err := s.emailStatusUpdate(workspaceID, id, email.StatusFailed, reason, expression.AttributeExists(expression.Name(AttrPK)))
+	u, err := s.emailStatusUpdate(workspaceID, id, email.StatusFailed, reason, itemExists())
 	if err != nil {
 		return err
 	}
-	if err := s.update(ctx, u); err != nil {
+	if err := s.update(ctx, u, nil); err != nil {
 		return fmt.Errorf("fail email: %w", err)
 	}
 	return nil
@@ -323,16 +305,7 @@ type heldChunk struct {
 func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate bool, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	ws := h.Email.WorkspaceID
 	if newTemplate {
-		av, err := attributevalue.MarshalMap(templateItem{PK: templatePK(ws), SK: h.Fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()})
-		if err != nil {
-			return nil, err
-		}
-		fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
-		if err != nil {
-			return nil, err
-		}
-		_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av,
-			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()})
+		err := s.put(ctx, templateItem{PK: templatePK(ws), SK: h.Fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()}, itemAbsent())
 		if err != nil && !isConditionFailed(err) { // a concurrent first email created it
 			return nil, fmt.Errorf("put template: %w", err)
 		}
@@ -398,20 +371,11 @@ func (s *Store) DecideTemplate(ctx context.Context, workspaceID, fingerprint str
 	} else {
 		update = update.Remove(expression.Name("reasons"))
 	}
-	b := expression.NewBuilder().WithUpdate(update)
+	cond := noCondition
 	if onlyIfPending {
-		b = b.WithCondition(expression.AttributeNotExists(expression.Name(AttrPK)).
-			Or(expression.Name("state").Equal(expression.Value(string(sending.TemplatePending)))))
+		cond = itemAbsent().Or(expression.Name("state").Equal(expression.Value(string(sending.TemplatePending))))
 	}
-	expr, err := b.Build()
-	if err != nil {
-		return false, err
-	}
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(templatePK(workspaceID), fingerprint),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
+	err := s.updateItem(ctx, key(templatePK(workspaceID), fingerprint), update, cond, nil)
 	if isConditionFailed(err) {
 		return false, nil
 	}
@@ -424,7 +388,7 @@ func (s *Store) DecideTemplate(ctx context.Context, workspaceID, fingerprint str
 // LeaseHeld reserves a held email for one reviewer until until: the lease
 // lives on its first content chunk, which exists exactly while it is held.
 func (s *Store) LeaseHeld(ctx context.Context, workspaceID, emailID string, now, until time.Time) error {
-	cond := expression.AttributeExists(expression.Name(AttrPK)).And(expression.Or(
+	cond := itemExists().And(expression.Or(
 		expression.AttributeNotExists(expression.Name("lease_until")),
 		expression.Name("lease_until").LessThan(expression.Value(now.Unix())),
 	))
@@ -513,17 +477,8 @@ func (s *Store) GetHeld(ctx context.Context, workspaceID, emailID string) (sendi
 
 // MarkHeldSent records on a held email that SES took it.
 func (s *Store) MarkHeldSent(ctx context.Context, workspaceID, emailID, messageID string) error {
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(expression.Name("sent_message_id"), expression.Value(messageID))).
-		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(heldPK(workspaceID, emailID), heldChunkKey(0)),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
+	update := expression.Set(expression.Name("sent_message_id"), expression.Value(messageID))
+	err := s.updateItem(ctx, key(heldPK(workspaceID, emailID), heldChunkKey(0)), update, itemExists(), nil)
 	if isConditionFailed(err) {
 		return sending.ErrNotHeld
 	}
@@ -570,7 +525,7 @@ func (s *Store) AddSuppression(ctx context.Context, workspaceID, address, reason
 	addr := strings.ToLower(address)
 	err := s.put(ctx, map[string]any{
 		AttrPK: suppressionPK(workspaceID), AttrSK: addr, "email": addr, "reason": reason, "created_at": s.now().UTC(),
-	}, nil)
+	}, noCondition)
 	if err != nil {
 		return fmt.Errorf("add suppression: %w", err)
 	}

@@ -66,7 +66,7 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 		if err != nil {
 			return err
 		}
-		if err := s.update(ctx, u); isConditionFailed(err) {
+		if err := s.update(ctx, u, nil); isConditionFailed(err) {
 			return status.ErrStale
 		} else if err != nil {
 			return fmt.Errorf("apply SES event to email: %w", err)
@@ -76,7 +76,7 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 		err := s.put(ctx, clickItem{
 			PK: clickPK(ws, c.Click.EmailID), SK: timeKey(c.Click.ClickedAt) + "#" + c.Click.ID,
 			URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt,
-		}, nil)
+		}, noCondition)
 		if err != nil {
 			return fmt.Errorf("record click: %w", err)
 		}
@@ -103,7 +103,7 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	fresh, err := conditionExpr(itemAbsent())
 	if err != nil {
 		return err
 	}
@@ -144,38 +144,10 @@ func (s *Store) updateRetrying(ctx context.Context, u *ddbtypes.Update) error {
 			case <-time.After(time.Duration(attempt*attempt) * 50 * time.Millisecond):
 			}
 		}
-		if err = s.update(ctx, u); err == nil {
+		if err = s.update(ctx, u, nil); err == nil {
 			return nil
 		}
 	}
-	return err
-}
-
-// put writes one item, under cond when given.
-func (s *Store) put(ctx context.Context, item any, cond *expression.ConditionBuilder) error {
-	av, err := attributevalue.MarshalMap(item)
-	if err != nil {
-		return err
-	}
-	in := &dynamodb.PutItemInput{TableName: &s.Table, Item: av}
-	if cond != nil {
-		expr, err := conditionExpr(*cond)
-		if err != nil {
-			return err
-		}
-		in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
-	}
-	_, err = s.DB.PutItem(ctx, in)
-	return err
-}
-
-// update runs one built update.
-func (s *Store) update(ctx context.Context, u *ddbtypes.Update) error {
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
-		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
-		ExpressionAttributeValues: u.ExpressionAttributeValues,
-	})
 	return err
 }
 
@@ -207,15 +179,7 @@ func (s *Store) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
 	for _, name := range c.FirstTimes {
 		cond = cond.And(expression.AttributeNotExists(expression.Name(name)))
 	}
-	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
-	if err != nil {
-		return nil, err
-	}
-	return &ddbtypes.Update{
-		TableName: &s.Table, Key: key(emailPK(c.WorkspaceID), c.EmailID),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}, nil
+	return s.updateOf(key(emailPK(c.WorkspaceID), c.EmailID), update, cond)
 }
 
 // counterUpdates adds the change's daily metrics, monthly usage and
@@ -227,14 +191,9 @@ func (s *Store) counterUpdates(c status.Change) []*ddbtypes.Update {
 		for _, n := range names {
 			update = update.Add(expression.Name(n), expression.Value(1))
 		}
-		expr, err := expression.NewBuilder().WithUpdate(update).Build()
-		if err != nil {
-			return // names are never empty here
+		if u, err := s.updateOf(key(pk, sk), update, noCondition); err == nil { // names are never empty here
+			out = append(out, u)
 		}
-		out = append(out, &ddbtypes.Update{
-			TableName: &s.Table, Key: key(pk, sk), UpdateExpression: expr.Update(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		})
 	}
 	if len(c.Metrics) > 0 {
 		add(metricsPK(c.WorkspaceID), c.OccurredAt.Format("2006-01-02"), c.Metrics)

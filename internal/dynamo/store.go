@@ -220,3 +220,79 @@ func listAs[I, T any](ctx context.Context, s *Store, pk string, conv func(I) T) 
 	}
 	return out, nil
 }
+
+// put writes one item, under cond when it is set.
+func (s *Store) put(ctx context.Context, item any, cond expression.ConditionBuilder) error {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		return err
+	}
+	in := &dynamodb.PutItemInput{TableName: &s.Table, Item: av}
+	if cond.IsSet() {
+		expr, err := conditionExpr(cond)
+		if err != nil {
+			return err
+		}
+		in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
+	}
+	_, err = s.DB.PutItem(ctx, in)
+	return err
+}
+
+// updateOf is the update of the item at k, under cond when it is set; run
+// it with update, or put it in a transaction.
+func (s *Store) updateOf(k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
+	b := expression.NewBuilder().WithUpdate(update)
+	if cond.IsSet() {
+		b = b.WithCondition(cond)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return &ddbtypes.Update{
+		TableName: &s.Table, Key: k, UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
+
+// update runs u; when after is not nil it receives the item as it is after
+// the update. A failed condition comes back as DynamoDB's exception
+// (isConditionFailed).
+func (s *Store) update(ctx context.Context, u *ddbtypes.Update, after any) error {
+	in := &dynamodb.UpdateItemInput{
+		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
+		ExpressionAttributeValues: u.ExpressionAttributeValues,
+	}
+	if after != nil {
+		in.ReturnValues = ddbtypes.ReturnValueAllNew
+	}
+	out, err := s.DB.UpdateItem(ctx, in)
+	if err != nil || after == nil {
+		return err
+	}
+	return attributevalue.UnmarshalMap(out.Attributes, after)
+}
+
+// updateItem applies update to the item at k (see updateOf and update).
+func (s *Store) updateItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder, after any) error {
+	u, err := s.updateOf(k, update, cond)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, u, after)
+}
+
+// noCondition is the zero condition: the write happens whatever is there.
+var noCondition expression.ConditionBuilder
+
+// itemExists and itemAbsent are the conditions that the item is, or is not
+// yet, there.
+func itemExists() expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(AttrPK))
+}
+
+func itemAbsent() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(AttrPK))
+}

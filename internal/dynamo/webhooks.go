@@ -99,11 +99,11 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
 	if err != nil {
 		return err
 	}
-	exists, err := conditionExpr(expression.AttributeExists(expression.Name(AttrPK)))
+	exists, err := conditionExpr(itemExists())
 	if err != nil {
 		return err
 	}
-	fresh, err := conditionExpr(expression.AttributeNotExists(expression.Name(AttrPK)))
+	fresh, err := conditionExpr(itemAbsent())
 	if err != nil {
 		return err
 	}
@@ -142,28 +142,11 @@ func (s *Store) ListEndpoints(ctx context.Context, workspaceID string) ([]webhoo
 
 // updateEndpoint applies update to an existing endpoint and returns it.
 func (s *Store) updateEndpoint(ctx context.Context, workspaceID, id string, update expression.UpdateBuilder, cond expression.ConditionBuilder) (webhook.Endpoint, error) {
-	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
-	if err != nil {
-		return webhook.Endpoint{}, err
-	}
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: key(webhookPK(workspaceID), id),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValues: ddbtypes.ReturnValueAllNew,
-	})
-	if err != nil {
-		return webhook.Endpoint{}, err
-	}
 	var it webhookItem
-	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+	if err := s.updateItem(ctx, key(webhookPK(workspaceID), id), update, cond, &it); err != nil {
 		return webhook.Endpoint{}, err
 	}
 	return it.endpoint(), nil
-}
-
-func endpointExists() expression.ConditionBuilder {
-	return expression.AttributeExists(expression.Name(AttrPK))
 }
 
 // SetEndpointEnabled enables an endpoint (clearing its failure count and
@@ -176,7 +159,7 @@ func (s *Store) SetEndpointEnabled(ctx context.Context, workspaceID, id string, 
 	} else {
 		update = update.Set(expression.Name("disabled_reason"), expression.Value(reason))
 	}
-	ep, err := s.updateEndpoint(ctx, workspaceID, id, update, endpointExists())
+	ep, err := s.updateEndpoint(ctx, workspaceID, id, update, itemExists())
 	if isConditionFailed(err) {
 		return webhook.Endpoint{}, webhook.ErrEndpointNotFound
 	}
@@ -189,7 +172,7 @@ func (s *Store) SetEndpointEnabled(ctx context.Context, workspaceID, id string, 
 // DeleteEndpoint removes an endpoint; its queued jobs are then dropped and
 // its records expire.
 func (s *Store) DeleteEndpoint(ctx context.Context, workspaceID, id string) error {
-	expr, err := conditionExpr(endpointExists())
+	expr, err := conditionExpr(itemExists())
 	if err != nil {
 		return err
 	}
@@ -211,7 +194,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, workspaceID, id string) erro
 func (s *Store) EndpointSucceeded(ctx context.Context, workspaceID, id string, at time.Time) error {
 	update := expression.Set(expression.Name("consecutive_failures"), expression.Value(0)).
 		Set(expression.Name("last_success_ms"), expression.Value(at.UnixMilli()))
-	_, err := s.updateEndpoint(ctx, workspaceID, id, update, endpointExists())
+	_, err := s.updateEndpoint(ctx, workspaceID, id, update, itemExists())
 	if err != nil && !isConditionFailed(err) {
 		return fmt.Errorf("record webhook success: %w", err)
 	}
@@ -222,7 +205,7 @@ func (s *Store) EndpointSucceeded(ctx context.Context, workspaceID, id string, a
 // removed.
 func (s *Store) EndpointFailed(ctx context.Context, workspaceID, id string) error {
 	update := expression.Add(expression.Name("consecutive_failures"), expression.Value(1))
-	_, err := s.updateEndpoint(ctx, workspaceID, id, update, endpointExists())
+	_, err := s.updateEndpoint(ctx, workspaceID, id, update, itemExists())
 	if err != nil && !isConditionFailed(err) {
 		return fmt.Errorf("record webhook failure: %w", err)
 	}
@@ -273,7 +256,7 @@ func (s *Store) GetDelivery(ctx context.Context, workspaceID, endpointID, eventI
 	return d, nil
 }
 
-func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond *expression.ConditionBuilder) error {
+func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond expression.ConditionBuilder) error {
 	return s.put(ctx, webhookDeliveryItem{
 		PK: webhookDeliveryPK(workspaceID, endpointID), SK: eventID, Status: string(status),
 		At: at.UTC(), ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
@@ -282,7 +265,7 @@ func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventI
 
 // MarkDelivered records the event delivered to the endpoint.
 func (s *Store) MarkDelivered(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
-	if err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Delivered, at, nil); err != nil {
+	if err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Delivered, at, noCondition); err != nil {
 		return fmt.Errorf("record webhook delivered: %w", err)
 	}
 	return nil
@@ -291,9 +274,9 @@ func (s *Store) MarkDelivered(ctx context.Context, workspaceID, endpointID, even
 // MarkFailed records the event failed for the endpoint, unless a
 // duplicate job delivered it meanwhile.
 func (s *Store) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
-	cond := expression.AttributeNotExists(expression.Name(AttrPK)).
+	cond := itemAbsent().
 		Or(expression.Name("status").NotEqual(expression.Value(string(webhook.Delivered))))
-	err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Failed, at, &cond)
+	err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Failed, at, cond)
 	if err != nil && !isConditionFailed(err) {
 		return fmt.Errorf("record webhook failed: %w", err)
 	}
@@ -303,16 +286,13 @@ func (s *Store) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID
 // RecordAttempt adds an attempt to the endpoint's delivery log.
 func (s *Store) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	at := a.At.UTC()
-	av, err := attributevalue.MarshalMap(webhookAttemptItem{
+	err := s.put(ctx, webhookAttemptItem{
 		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: timeKey(at) + "#" + a.EventID,
 		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), Number: a.Number,
 		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,
 		ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
-	})
+	}, noCondition)
 	if err != nil {
-		return err
-	}
-	if _, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Table, Item: av}); err != nil {
 		return fmt.Errorf("record webhook attempt: %w", err)
 	}
 	return nil

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
@@ -66,21 +64,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Wor
 		GSI1PK: workspacesPK, GSI1SK: id.String(),
 		ID: id.String(), Name: name, CreatedAt: s.now().UTC(),
 	}
-	av, err := attributevalue.MarshalMap(it)
-	if err != nil {
-		return workspace.Workspace{}, err
-	}
-	cond := expression.AttributeNotExists(expression.Name(AttrPK))
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return workspace.Workspace{}, err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: &s.Table, Item: av,
-		ConditionExpression:      expr.Condition(),
-		ExpressionAttributeNames: expr.Names(),
-	})
-	if err != nil {
+	if err := s.put(ctx, it, itemAbsent()); err != nil {
 		return workspace.Workspace{}, fmt.Errorf("put workspace: %w", err)
 	}
 	return it.workspace(), nil
@@ -141,26 +125,13 @@ func (s *Store) setVerifiedDomain(ctx context.Context, id, name string, verified
 }
 
 func (s *Store) updateWorkspace(ctx context.Context, id string, update expression.UpdateBuilder) (workspace.Workspace, error) {
-	expr, err := expression.NewBuilder().WithUpdate(update).
-		WithCondition(expression.AttributeExists(expression.Name(AttrPK))).Build()
-	if err != nil {
-		return workspace.Workspace{}, err
-	}
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.Table, Key: workspaceKey(id),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValues: ddbtypes.ReturnValueAllNew,
-	})
+	var it workspaceItem
+	err := s.updateItem(ctx, workspaceKey(id), update, itemExists(), &it)
 	if isConditionFailed(err) {
 		return workspace.Workspace{}, workspace.ErrNotFound
 	}
 	if err != nil {
 		return workspace.Workspace{}, fmt.Errorf("update workspace: %w", err)
-	}
-	var it workspaceItem
-	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
-		return workspace.Workspace{}, err
 	}
 	return it.workspace(), nil
 }
