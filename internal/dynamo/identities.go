@@ -283,9 +283,5 @@ func (s *Store) GetSender(ctx context.Context, workspaceID, id string) (identity
 
 // ListSenders returns the workspace's senders, oldest first.
 func (s *Store) ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error) {
-	senders, err := listAs(ctx, s, senderPK(workspaceID), senderItem.sender)
-	if err != nil {
-		return nil, fmt.Errorf("list senders: %w", err)
-	}
-	return senders, nil
+	return listAs(ctx, s, "senders", senderPK(workspaceID), senderItem.sender)
 }

@@ -229,11 +229,7 @@ func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error)
 
 // ListKeys returns the workspace's keys, oldest first, without secrets.
 func (s *Store) ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
-	keys, err := listAs(ctx, s, wsPK(workspaceID, "KEYS"), keyItem.key)
-	if err != nil {
-		return nil, fmt.Errorf("list keys: %w", err)
-	}
-	return keys, nil
+	return listAs(ctx, s, "keys", wsPK(workspaceID, "KEYS"), keyItem.key)
 }
 
 func (s *Store) getKeyItem(ctx context.Context, workspaceID, keyID string) (keyItem, error) {

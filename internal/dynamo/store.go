@@ -209,10 +209,10 @@ func getAs[I, T any](ctx context.Context, s *Store, what string, k map[string]dd
 }
 
 // listAs reads a whole partition of the table and converts every item.
-func listAs[I, T any](ctx context.Context, s *Store, pk string, conv func(I) T) ([]T, error) {
+func listAs[I, T any](ctx context.Context, s *Store, what, pk string, conv func(I) T) ([]T, error) {
 	items, err := listPartition[I](ctx, s, pk)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list %s: %w", what, err)
 	}
 	out := make([]T, 0, len(items))
 	for _, it := range items {

@@ -133,11 +133,7 @@ func (s *Store) GetEndpoint(ctx context.Context, workspaceID, id string) (webhoo
 
 // ListEndpoints returns the workspace's endpoints, oldest first.
 func (s *Store) ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
-	eps, err := listAs(ctx, s, webhookPK(workspaceID), webhookItem.endpoint)
-	if err != nil {
-		return nil, fmt.Errorf("list webhook endpoints: %w", err)
-	}
-	return eps, nil
+	return listAs(ctx, s, "webhook endpoints", webhookPK(workspaceID), webhookItem.endpoint)
 }
 
 // updateEndpoint applies update to an existing endpoint and returns it.
