@@ -69,6 +69,21 @@ func mustJSON[T any](c *consoleTable, args ...string) (T, string) {
 	return v, out
 }
 
+// checkFails asserts a command failed with an error that is wantIs (when
+// set) and says wantMsg.
+func checkFails(t *testing.T, args []string, out string, err, wantIs error, wantMsg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("sesame %s succeeded:\n%s", strings.Join(args, " "), out)
+	}
+	if wantIs != nil && !errors.Is(err, wantIs) {
+		t.Errorf("err = %v, want %v", err, wantIs)
+	}
+	if !strings.Contains(err.Error(), wantMsg) {
+		t.Errorf("err = %q, want it to say %q", err, wantMsg)
+	}
+}
+
 func (c *consoleTable) createWorkspace(name string) string {
 	c.t.Helper()
 	ws, _ := mustJSON[workspace.Workspace](c, "workspace", "create", "--name", name)
@@ -133,15 +148,7 @@ func TestWorkspaceCommandErrors(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			out, err := c.run(tc.args...)
-			if err == nil {
-				t.Fatalf("sesame %s succeeded:\n%s", strings.Join(tc.args, " "), out)
-			}
-			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
-				t.Errorf("err = %v, want %v", err, tc.wantIs)
-			}
-			if !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("err = %q, want it to say %q", err, tc.wantMsg)
-			}
+			checkFails(t, tc.args, out, err, tc.wantIs, tc.wantMsg)
 		})
 	}
 	if all, err := c.store.ListWorkspaces(context.Background()); err != nil || len(all) != 0 {
@@ -331,15 +338,7 @@ func TestKeysCommandErrors(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			out, err := c.run(tc.args...)
-			if err == nil {
-				t.Fatalf("sesame %s succeeded:\n%s", strings.Join(tc.args, " "), out)
-			}
-			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
-				t.Errorf("err = %v, want %v", err, tc.wantIs)
-			}
-			if !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("err = %q, want it to say %q", err, tc.wantMsg)
-			}
+			checkFails(t, tc.args, out, err, tc.wantIs, tc.wantMsg)
 			if strings.Contains(out, "ps_live_") || strings.Contains(out, "ps_test_") {
 				t.Errorf("a failed command printed a key:\n%s", out)
 			}

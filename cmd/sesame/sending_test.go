@@ -124,21 +124,6 @@ func (c *consoleTable) mustSES(api ses.API, args ...string) string {
 	return out
 }
 
-// checkFails asserts a command failed with an error that is wantIs (when
-// set) and says wantMsg.
-func checkFails(t *testing.T, args []string, out string, err, wantIs error, wantMsg string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("sesame %s succeeded:\n%s", strings.Join(args, " "), out)
-	}
-	if wantIs != nil && !errors.Is(err, wantIs) {
-		t.Errorf("err = %v, want %v", err, wantIs)
-	}
-	if !strings.Contains(err.Error(), wantMsg) {
-		t.Errorf("err = %q, want it to say %q", err, wantMsg)
-	}
-}
-
 func (c *consoleTable) workspace(id string) workspace.Workspace {
 	c.t.Helper()
 	ws, err := c.store.GetWorkspace(context.Background(), id)

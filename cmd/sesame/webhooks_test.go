@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 	"slices"
@@ -59,7 +58,7 @@ func TestWebhooksCommands(t *testing.T) {
 
 	// JSON output of add carries the secret beside the endpoint.
 	t.Setenv("SESAME_WORKSPACE_ID", ws) // --workspace defaults to it
-	local, _ := webhooksJSON[webhookCreated](c, "add", "--url", "http://localhost:9000/hook", "--allow-insecure-http")
+	local, _ := mustJSON[webhookCreated](c, "webhooks", "add", "--url", "http://localhost:9000/hook", "--allow-insecure-http")
 	if !strings.HasPrefix(local.Secret, "whsec_") || local.Endpoint.ID == "" || local.Endpoint.Events != nil || local.Endpoint.WorkspaceID != ws {
 		t.Errorf("add --output json = %+v", local)
 	}
@@ -74,7 +73,7 @@ func TestWebhooksCommands(t *testing.T) {
 			t.Errorf("list lacks %q:\n%s", want, list)
 		}
 	}
-	listJSON, raw := webhooksJSON[[]webhook.Endpoint](c, "list")
+	listJSON, raw := mustJSON[[]webhook.Endpoint](c, "webhooks", "list")
 	if len(listJSON) != 2 || strings.Contains(list+raw, "whsec_") {
 		t.Errorf("list shows %d endpoints or a secret:\n%s\n%s", len(listJSON), list, raw)
 	}
@@ -116,7 +115,7 @@ func TestWebhooksCommands(t *testing.T) {
 		!regexp.MustCompile(`evt_old\s+1\s+-\s+10000ms\s+timed out`).MatchString(lines[2]) {
 		t.Errorf("deliveries printed:\n%s", log)
 	}
-	attempts, _ := webhooksJSON[[]webhook.Attempt](c, "deliveries", id, "--limit", "1")
+	attempts, _ := mustJSON[[]webhook.Attempt](c, "webhooks", "deliveries", id, "--limit", "1")
 	if len(attempts) != 1 || attempts[0].EventID != "evt_new" || attempts[0].StatusCode != 200 || attempts[0].LatencyMS != 42 {
 		t.Errorf("deliveries --limit 1 --output json = %+v", attempts)
 	}
@@ -141,17 +140,6 @@ func TestWebhooksCommands(t *testing.T) {
 	if _, err := c.webhooks("secret", id); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("secret of a removed endpoint: err = %v", err)
 	}
-}
-
-// webhooksJSON runs a webhooks command with --output json and decodes it.
-func webhooksJSON[T any](c *consoleTable, args ...string) (T, string) {
-	c.t.Helper()
-	out := c.mustWebhooks(append(args, "--output", "json")...)
-	var v T
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		c.t.Fatalf("sesame webhooks %s printed invalid JSON: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return v, out
 }
 
 func TestWebhooksAddRefusals(t *testing.T) {
@@ -179,15 +167,7 @@ func TestWebhooksAddRefusals(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"add", "--workspace", ws}, tc.args...)
 			out, err := c.webhooks(args...)
-			if err == nil {
-				t.Fatalf("sesame webhooks %s succeeded:\n%s", strings.Join(args, " "), out)
-			}
-			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
-				t.Errorf("err = %v, want %v", err, tc.wantIs)
-			}
-			if !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("err = %q, want it to say %q", err, tc.wantMsg)
-			}
+			checkFails(t, append([]string{"webhooks"}, args...), out, err, tc.wantIs, tc.wantMsg)
 		})
 	}
 	if eps, err := c.store.ListEndpoints(context.Background(), ws); err != nil || len(eps) != 0 {
