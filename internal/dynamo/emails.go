@@ -69,7 +69,7 @@ func (it emailItem) email() email.Email {
 
 // PutEmail stores a new email; an existing id is an error.
 func (s *Store) PutEmail(ctx context.Context, e email.Email) error {
-	if err := s.put(ctx, newEmailItem(e), itemAbsent()); err != nil {
+	if err := s.putItem(ctx, newEmailItem(e), itemAbsent()); err != nil {
 		return fmt.Errorf("put email: %w", err)
 	}
 	return nil

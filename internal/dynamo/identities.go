@@ -61,39 +61,25 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 		ID: id.String(), WorkspaceID: workspaceID, Name: name, Status: string(identity.DomainPending),
 		Records: records, CreatedAt: s.now().UTC(),
 	}
-	av, err := attributevalue.MarshalMap(it)
+	wsCheck, err := s.workspaceCheck(workspaceID)
 	if err != nil {
 		return identity.Domain{}, err
 	}
-	fresh, err := conditionExpr(itemAbsent())
-	if err != nil {
-		return identity.Domain{}, err
-	}
-	wsExists, err := conditionExpr(itemExists())
+	put, err := s.putOf(it, itemAbsent())
 	if err != nil {
 		return identity.Domain{}, err
 	}
 	// An SES identity belongs to the whole AWS account, so a domain is
 	// claimed by one workspace: a claim item outside every workspace, the
 	// one key of this kind besides API keys, keyed by the domain.
-	claimAV, err := attributevalue.MarshalMap(map[string]any{
+	claim, err := s.putOf(map[string]any{
 		AttrPK: domainClaimPK(name), AttrSK: "CLAIM", "workspace_id": workspaceID,
-	})
-	if err != nil {
-		return identity.Domain{}, err
-	}
-	unclaimed, err := conditionExpr(itemAbsent().
-		Or(expression.Name("workspace_id").Equal(expression.Value(workspaceID))))
+	}, itemAbsent().Or(expression.Name("workspace_id").Equal(expression.Value(workspaceID))))
 	if err != nil {
 		return identity.Domain{}, err
 	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
-		{ConditionCheck: &ddbtypes.ConditionCheck{TableName: &s.Table, Key: workspaceKey(workspaceID),
-			ConditionExpression: wsExists.Condition(), ExpressionAttributeNames: wsExists.Names()}},
-		{Put: &ddbtypes.Put{TableName: &s.Table, Item: av,
-			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()}},
-		{Put: &ddbtypes.Put{TableName: &s.Table, Item: claimAV,
-			ConditionExpression: unclaimed.Condition(), ExpressionAttributeNames: unclaimed.Names(), ExpressionAttributeValues: unclaimed.Values()}},
+		wsCheck, {Put: put}, {Put: claim},
 	}})
 	var tce *ddbtypes.TransactionCanceledException
 	if errors.As(err, &tce) && len(tce.CancellationReasons) == 3 {
@@ -251,11 +237,10 @@ func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identi
 		PK: senderPK(workspaceID), SK: id.String(), ID: id.String(), WorkspaceID: workspaceID,
 		Name: sender.Name, Email: sender.Email, ReplyTo: sender.ReplyTo, CreatedAt: s.now().UTC(),
 	}
-	av, err := attributevalue.MarshalMap(it)
+	put, err := s.putOf(it, noCondition)
 	if err != nil {
 		return identity.Sender{}, err
 	}
-	items := []ddbtypes.TransactWriteItem{{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}}}
 	wsUpdate := expression.Set(expression.Name("updated_at"), expression.Value(s.now().UTC()))
 	if makeDefault {
 		// A copy on the workspace lets a send read it with the workspace.
@@ -265,8 +250,9 @@ func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identi
 	if err != nil {
 		return identity.Sender{}, err
 	}
-	items = append(items, ddbtypes.TransactWriteItem{Update: u})
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
+		{Put: put}, {Update: u},
+	}})
 	if isTransactionConditionFailed(err) {
 		return identity.Sender{}, workspace.ErrNotFound
 	}

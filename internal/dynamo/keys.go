@@ -176,19 +176,15 @@ func (s *Store) CreateKey(ctx context.Context, workspaceID string, env apikey.En
 		Scopes: fromScopes(scopes), Hint: apikey.Hint(plain), Hash: apikey.Hash(plain),
 		CreatedAt: s.now().UTC(),
 	}
-	wsExists, err := conditionExpr(itemExists())
+	wsCheck, err := s.workspaceCheck(workspaceID)
 	if err != nil {
 		return "", apikey.Key{}, err
 	}
-	items := []ddbtypes.TransactWriteItem{{ConditionCheck: &ddbtypes.ConditionCheck{
-		TableName: &s.Table, Key: workspaceKey(workspaceID),
-		ConditionExpression: wsExists.Condition(), ExpressionAttributeNames: wsExists.Names(),
-	}}}
-	puts, err := s.keyPuts(meta)
+	puts, err := s.keyPuts(meta, noCondition)
 	if err != nil {
 		return "", apikey.Key{}, err
 	}
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append(items, puts...)})
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]ddbtypes.TransactWriteItem{wsCheck}, puts...)})
 	if isTransactionConditionFailed(err) {
 		return "", apikey.Key{}, workspace.ErrNotFound
 	}
@@ -198,33 +194,21 @@ func (s *Store) CreateKey(ctx context.Context, workspaceID string, env apikey.En
 	return plain, meta.key(), nil
 }
 
-// keyPuts writes a key's description and its new secret record.
-func (s *Store) keyPuts(meta keyItem) ([]ddbtypes.TransactWriteItem, error) {
-	secret := keySecretItem{
+// keyPuts writes a key's new secret record and its description, the
+// latter under metaCond.
+func (s *Store) keyPuts(meta keyItem, metaCond expression.ConditionBuilder) ([]ddbtypes.TransactWriteItem, error) {
+	secret, err := s.putOf(keySecretItem{
 		PK: secretPK(meta.Hash), SK: secretSK, WorkspaceID: meta.WorkspaceID,
 		KeyID: meta.ID, Environment: meta.Environment, Scopes: meta.Scopes,
-	}
-	secretAV, err := attributevalue.MarshalMap(secret)
+	}, itemAbsent())
 	if err != nil {
 		return nil, err
 	}
-	metaAV, err := attributevalue.MarshalMap(meta)
+	desc, err := s.putOf(meta, metaCond)
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := conditionExpr(itemAbsent())
-	if err != nil {
-		return nil, err
-	}
-	return []ddbtypes.TransactWriteItem{
-		{Put: &ddbtypes.Put{TableName: &s.Table, Item: secretAV,
-			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names()}},
-		{Put: &ddbtypes.Put{TableName: &s.Table, Item: metaAV}},
-	}, nil
-}
-
-func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error) {
-	return expression.NewBuilder().WithCondition(c).Build()
+	return []ddbtypes.TransactWriteItem{{Put: secret}, {Put: desc}}, nil
 }
 
 // ListKeys returns the workspace's keys, oldest first, without secrets.
@@ -257,18 +241,11 @@ func (s *Store) RegenerateKey(ctx context.Context, workspaceID, keyID string) (s
 	oldHash := meta.Hash
 	plain := apikey.Generate(apikey.Environment(meta.Environment))
 	meta.Hash, meta.Hint = apikey.Hash(plain), apikey.Hint(plain)
-	puts, err := s.keyPuts(meta)
-	if err != nil {
-		return "", apikey.Key{}, err
-	}
 	// The description is rewritten only if no one regenerated it meanwhile.
-	unchanged, err := conditionExpr(expression.Name("hash").Equal(expression.Value(oldHash)))
+	puts, err := s.keyPuts(meta, expression.Name("hash").Equal(expression.Value(oldHash)))
 	if err != nil {
 		return "", apikey.Key{}, err
 	}
-	puts[1].Put.ConditionExpression = unchanged.Condition()
-	puts[1].Put.ExpressionAttributeNames = unchanged.Names()
-	puts[1].Put.ExpressionAttributeValues = unchanged.Values()
 	items := append(puts, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{
 		TableName: &s.Table, Key: key(secretPK(oldHash), secretSK),
 	}})

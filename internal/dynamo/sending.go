@@ -70,9 +70,8 @@ func (it idempotencyItem) record() *sending.IdempotencyRecord {
 
 // claimable is the condition of claiming an Idempotency-Key: no record, or
 // one past its 24 hours (TTL deletes lazily).
-func (s *Store) claimable() (expression.Expression, error) {
-	return conditionExpr(itemAbsent().
-		Or(expression.Name(AttrExpiresAt).LessThan(expression.Value(s.now().Unix()))))
+func (s *Store) claimable() expression.ConditionBuilder {
+	return itemAbsent().Or(expression.Name(AttrExpiresAt).LessThan(expression.Value(s.now().Unix())))
 }
 
 // LoadContext reads everything a send decides on in one BatchGetItem: the
@@ -183,28 +182,21 @@ func (s *Store) CreateEmail(ctx context.Context, e email.Email, claim *sending.I
 	if err != nil {
 		return nil, err
 	}
-	emailAV, err := attributevalue.MarshalMap(newEmailItem(e))
+	emailPut, err := s.putOf(newEmailItem(e), noCondition)
 	if err != nil {
 		return nil, err
 	}
-	return s.writeClaimed(ctx, []ddbtypes.TransactWriteItem{
-		{Put: put}, {Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}},
-	}, true, "create email")
+	return s.writeClaimed(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Put: emailPut}}, true, "create email")
 }
 
 // claimPut is the conditional write of a claimed Idempotency-Key.
 func (s *Store) claimPut(workspaceID string, claim sending.IdempotencyRecord) (*ddbtypes.Put, error) {
-	av, err := attributevalue.MarshalMap(newIdempotencyItem(workspaceID, claim))
+	p, err := s.putOf(newIdempotencyItem(workspaceID, claim), s.claimable())
 	if err != nil {
 		return nil, err
 	}
-	cond, err := s.claimable()
-	if err != nil {
-		return nil, err
-	}
-	return &ddbtypes.Put{TableName: &s.Table, Item: av,
-		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
-		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld}, nil
+	p.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+	return p, nil
 }
 
 // writeClaimed runs a transaction whose first item, when claimed, claims
@@ -305,7 +297,7 @@ type heldChunk struct {
 func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate bool, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	ws := h.Email.WorkspaceID
 	if newTemplate {
-		err := s.put(ctx, templateItem{PK: templatePK(ws), SK: h.Fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()}, itemAbsent())
+		err := s.putItem(ctx, templateItem{PK: templatePK(ws), SK: h.Fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()}, itemAbsent())
 		if err != nil && !isConditionFailed(err) { // a concurrent first email created it
 			return nil, fmt.Errorf("put template: %w", err)
 		}
@@ -318,7 +310,7 @@ func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	emailAV, err := attributevalue.MarshalMap(newEmailItem(h.Email))
+	emailPut, err := s.putOf(newEmailItem(h.Email), noCondition)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +322,7 @@ func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 		}
 		items = append(items, ddbtypes.TransactWriteItem{Put: put})
 	}
-	items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: emailAV}})
+	items = append(items, ddbtypes.TransactWriteItem{Put: emailPut})
 	data := buf.Bytes()
 	for i := 0; len(data) > 0 || i == 0; i++ {
 		n := min(len(data), heldChunkBytes)
@@ -339,11 +331,11 @@ func (s *Store) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 			chunk.GSI1PK, chunk.GSI1SK = heldByTemplatePK(ws, h.Fingerprint), h.Email.ID
 		}
 		data = data[n:]
-		av, err := attributevalue.MarshalMap(chunk)
+		put, err := s.putOf(chunk, noCondition)
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: &s.Table, Item: av}})
+		items = append(items, ddbtypes.TransactWriteItem{Put: put})
 	}
 	return s.writeClaimed(ctx, items, claim != nil, "hold email")
 }
@@ -523,7 +515,7 @@ func (s *Store) ReleaseHeld(ctx context.Context, workspaceID, emailID string, st
 // AddSuppression puts an address on the workspace's do-not-send list.
 func (s *Store) AddSuppression(ctx context.Context, workspaceID, address, reason string) error {
 	addr := strings.ToLower(address)
-	err := s.put(ctx, map[string]any{
+	err := s.putItem(ctx, map[string]any{
 		AttrPK: suppressionPK(workspaceID), AttrSK: addr, "email": addr, "reason": reason, "created_at": s.now().UTC(),
 	}, noCondition)
 	if err != nil {

@@ -73,7 +73,7 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 		}
 	}
 	if c.Click != nil {
-		err := s.put(ctx, clickItem{
+		err := s.putItem(ctx, clickItem{
 			PK: clickPK(ws, c.Click.EmailID), SK: timeKey(c.Click.ClickedAt) + "#" + c.Click.ID,
 			URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt,
 		}, noCondition)
@@ -99,19 +99,12 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 		}
 		dedupe = it
 	}
-	av, err := attributevalue.MarshalMap(dedupe)
+	put, err := s.putOf(dedupe, itemAbsent())
 	if err != nil {
 		return err
 	}
-	fresh, err := conditionExpr(itemAbsent())
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: &s.Table, Item: av,
-		ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names(),
-		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	put.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+	err = s.put(ctx, put)
 	var ccf *ddbtypes.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		var old feedItem

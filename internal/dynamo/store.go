@@ -221,22 +221,58 @@ func listAs[I, T any](ctx context.Context, s *Store, what, pk string, conv func(
 	return out, nil
 }
 
-// put writes one item, under cond when it is set.
-func (s *Store) put(ctx context.Context, item any, cond expression.ConditionBuilder) error {
+// putOf is the write of item, under cond when it is set; run it with put,
+// or put it in a transaction.
+func (s *Store) putOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put, error) {
 	av, err := attributevalue.MarshalMap(item)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	in := &dynamodb.PutItemInput{TableName: &s.Table, Item: av}
+	p := &ddbtypes.Put{TableName: &s.Table, Item: av}
 	if cond.IsSet() {
 		expr, err := conditionExpr(cond)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
+		p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues = expr.Condition(), expr.Names(), expr.Values()
 	}
-	_, err = s.DB.PutItem(ctx, in)
+	return p, nil
+}
+
+// put runs p on its own.
+func (s *Store) put(ctx context.Context, p *ddbtypes.Put) error {
+	_, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
+		ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
+	})
 	return err
+}
+
+// putItem writes item, under cond when it is set (see putOf and put).
+func (s *Store) putItem(ctx context.Context, item any, cond expression.ConditionBuilder) error {
+	p, err := s.putOf(item, cond)
+	if err != nil {
+		return err
+	}
+	return s.put(ctx, p)
+}
+
+// workspaceCheck is the transaction item that fails unless the workspace
+// exists.
+func (s *Store) workspaceCheck(workspaceID string) (ddbtypes.TransactWriteItem, error) {
+	expr, err := conditionExpr(itemExists())
+	if err != nil {
+		return ddbtypes.TransactWriteItem{}, err
+	}
+	return ddbtypes.TransactWriteItem{ConditionCheck: &ddbtypes.ConditionCheck{
+		TableName: &s.Table, Key: workspaceKey(workspaceID),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+	}}, nil
+}
+
+func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error) {
+	return expression.NewBuilder().WithCondition(c).Build()
 }
 
 // updateOf is the update of the item at k, under cond when it is set; run

@@ -95,27 +95,16 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
 	for _, t := range ep.Events {
 		it.Events = append(it.Events, string(t))
 	}
-	av, err := attributevalue.MarshalMap(it)
+	wsCheck, err := s.workspaceCheck(ep.WorkspaceID)
 	if err != nil {
 		return err
 	}
-	exists, err := conditionExpr(itemExists())
-	if err != nil {
-		return err
-	}
-	fresh, err := conditionExpr(itemAbsent())
+	put, err := s.putOf(it, itemAbsent())
 	if err != nil {
 		return err
 	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
-		{ConditionCheck: &ddbtypes.ConditionCheck{
-			TableName: &s.Table, Key: workspaceKey(ep.WorkspaceID),
-			ConditionExpression: exists.Condition(), ExpressionAttributeNames: exists.Names(),
-		}},
-		{Put: &ddbtypes.Put{
-			TableName: &s.Table, Item: av,
-			ConditionExpression: fresh.Condition(), ExpressionAttributeNames: fresh.Names(),
-		}},
+		wsCheck, {Put: put},
 	}})
 	if isTransactionConditionFailed(err) {
 		return workspace.ErrNotFound
@@ -253,7 +242,7 @@ func (s *Store) GetDelivery(ctx context.Context, workspaceID, endpointID, eventI
 }
 
 func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond expression.ConditionBuilder) error {
-	return s.put(ctx, webhookDeliveryItem{
+	return s.putItem(ctx, webhookDeliveryItem{
 		PK: webhookDeliveryPK(workspaceID, endpointID), SK: eventID, Status: string(status),
 		At: at.UTC(), ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
 	}, cond)
@@ -282,7 +271,7 @@ func (s *Store) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID
 // RecordAttempt adds an attempt to the endpoint's delivery log.
 func (s *Store) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	at := a.At.UTC()
-	err := s.put(ctx, webhookAttemptItem{
+	err := s.putItem(ctx, webhookAttemptItem{
 		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: timeKey(at) + "#" + a.EventID,
 		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), Number: a.Number,
 		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,

@@ -64,7 +64,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Wor
 		GSI1PK: workspacesPK, GSI1SK: id.String(),
 		ID: id.String(), Name: name, CreatedAt: s.now().UTC(),
 	}
-	if err := s.put(ctx, it, itemAbsent()); err != nil {
+	if err := s.putItem(ctx, it, itemAbsent()); err != nil {
 		return workspace.Workspace{}, fmt.Errorf("put workspace: %w", err)
 	}
 	return it.workspace(), nil
