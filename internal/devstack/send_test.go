@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,8 +25,11 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -84,7 +88,7 @@ func (e *env) post(key, path string, body any, hdr ...string) response {
 	return r
 }
 
-// postTo is post to another server over the same deps (see withAttachments).
+// postTo is post to another server over the same deps (see withService).
 func (e *env) postTo(t *testing.T, base, key, path string, body any, hdr ...string) response {
 	t.Helper()
 	r, err := e.do(base, key, http.MethodPost, path, body, hdr...)
@@ -94,13 +98,13 @@ func (e *env) postTo(t *testing.T, base, key, path string, body any, hdr ...stri
 	return r
 }
 
-// withAttachments serves the env's routes on a second server whose
-// attachment resolver is r. The running server is left untouched, so no
-// field is written while its goroutines may read it.
-func (e *env) withAttachments(t *testing.T, r sending.Resolver) string {
+// withService serves the env's routes on a second server whose send
+// service is a copy changed by change. The running server is left
+// untouched, so no field is written while its goroutines may read it.
+func (e *env) withService(t *testing.T, change func(*sending.Service)) string {
 	t.Helper()
 	svc := *e.deps.Sending
-	svc.Attachments = r
+	change(&svc)
 	deps := e.deps
 	deps.Sending = &svc
 	h, err := api.Handler(deps)
@@ -435,14 +439,19 @@ func TestSendBudget(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	// With a key, the key's record is written with the email and its final
-	// answer after SES: one more item and one more round trip.
+	// answer after SES: one more item and one more round trip. Units are
+	// write capacity units as DynamoDB reports them (an item under 1 KB is
+	// one).
 	cases := map[string]struct {
 		hdr       []string
 		maxCall   int
 		maxWrites int
+		maxUnits  float64
 	}{
-		"no Idempotency-Key":   {nil, 3, 3},
-		"with Idempotency-Key": {[]string{"Idempotency-Key", uuid.NewString()}, 4, 4},
+		"no Idempotency-Key": {nil, 3, 3, 3},
+		// DynamoDB Local counts a transaction's items at one unit each
+		// (AWS at two): this bounds the items, so it cannot silently grow.
+		"with Idempotency-Key": {[]string{"Idempotency-Key", uuid.NewString()}, 4, 4, 4},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -456,6 +465,9 @@ func TestSendBudget(t *testing.T) {
 			}
 			if got := e.rec.Writes(); got > tc.maxWrites {
 				t.Errorf("send wrote %d items, want at most %d", got, tc.maxWrites)
+			}
+			if _, units := e.rec.Units(); units > tc.maxUnits || units == 0 {
+				t.Errorf("send consumed %.1f write units, want at most %.0f", units, tc.maxUnits)
 			}
 			if got := e.rec.Calls("BatchGetItem"); got != 1 {
 				t.Errorf("%d BatchGetItem calls, want the one context read", got)
@@ -862,6 +874,17 @@ func TestSendIdempotency(t *testing.T) {
 			t.Errorf("retry after the race = %s, want the one send %s", again.ID, id)
 		}
 	})
+	t.Run("a refused request does not use up the key", func(t *testing.T) {
+		key := strings.Repeat("r", 255) // the longest key allowed
+		req := msg("idemrefused", nil)
+		bad := msg("idemrefused", map[string]any{"to": req["to"], "subject": nil})
+		e.postTo(t, e.url, s.key, "/api/v1/send", bad, "Idempotency-Key", key).
+			wantError(t, http.StatusBadRequest, "missing_field", "subject")
+		e.postTo(t, e.url, s.key, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK).want(t, true, "sent")
+		if n := len(e.ses.sendsTo(req["to"].(string))); n != 1 {
+			t.Errorf("%d SES sends, want 1", n)
+		}
+	})
 	t.Run("keys are scoped to the workspace", func(t *testing.T) {
 		key := uuid.NewString()
 		req := msg("idemws", nil)
@@ -876,6 +899,90 @@ func TestSendIdempotency(t *testing.T) {
 		}
 		e.emailData(t, other.key, theirs.ID)
 	})
+}
+
+// An Idempotency-Key replays for 24 hours; after that the same key sends
+// again.
+func TestSendIdempotencyExpires(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	clock := dynamotest.NewClock(start)
+	e := newEnv(t, func(deps api.Deps, _ *queuetest.Set) (api.Deps, []httpapi.Route) {
+		deps.Sending.Now = clock.Now
+		deps.Store.Now = clock.Now
+		return deps, nil
+	})
+	s := newSendWS(t, e, defaultSender())
+	key := uuid.NewString()
+	req := msg("idemttl", nil)
+	first := e.post(s.key, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK)
+
+	clock.Set(start.Add(24*time.Hour - time.Second))
+	if again := e.post(s.key, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK); again.ID != first.ID {
+		t.Errorf("replay within 24 hours = %s, want %s", again.ID, first.ID)
+	}
+	clock.Set(start.Add(24*time.Hour + time.Second))
+	later := e.post(s.key, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK)
+	if later.ID == first.ID || later.Status != "sent" {
+		t.Errorf("same key after 24 hours = %+v, want a new email sent", later)
+	}
+	if n := len(e.ses.sendsTo(req["to"].(string))); n != 2 {
+		t.Errorf("%d SES sends, want 2 (one per 24-hour window)", n)
+	}
+}
+
+// lockedBuffer is a log destination the server writes to while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// A test-mode email is captured: logged with its recipient, subject and
+// test marker instead of going to SES.
+func TestSendTestKeyLogsTheCapture(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	var logs lockedBuffer
+	logged := e.withService(t, func(s *sending.Service) { s.Logger = slog.New(slog.NewJSONHandler(&logs, nil)) })
+	req := msg("captured", nil)
+	b := e.postTo(t, logged, s.testKey, "/api/v1/send", req).sent(t, http.StatusOK)
+	type captureLine struct {
+		Msg     string `json:"msg"`
+		Test    bool   `json:"test"`
+		EmailID string `json:"email_id"`
+		To      string `json:"to"`
+		Subject string `json:"subject"`
+	}
+	var line *captureLine
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var c captureLine
+		if json.Unmarshal([]byte(l), &c) == nil && c.Msg == "captured test email" {
+			line = &c
+		}
+	}
+	if line == nil {
+		t.Fatalf("no capture log line in:\n%s", logs.String())
+	}
+	if !line.Test || line.EmailID != b.ID || line.To != req["to"] || line.Subject != req["subject"] {
+		t.Errorf("capture log = %+v, want test marker, id %s, recipient and subject", line, b.ID)
+	}
+	if len(e.ses.sendsTo(req["to"].(string))) != 0 {
+		t.Error("test-mode email was handed to SES")
+	}
 }
 
 func TestSendSender(t *testing.T) {
@@ -1042,8 +1149,12 @@ func TestSendBadInput(t *testing.T) {
 	files := fileServer(t, e.url+"/api/v1/emails")
 	allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 	// Production's fetcher is the env's own; these two also reach 127.0.0.2.
-	local := e.withAttachments(t, attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 10 * time.Second}))
-	impatient := e.withAttachments(t, attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 300 * time.Millisecond}))
+	local := e.withService(t, func(s *sending.Service) {
+		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 10 * time.Second})
+	})
+	impatient := e.withService(t, func(s *sending.Service) {
+		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 300 * time.Millisecond})
+	})
 
 	usedKey := uuid.NewString()
 	used := msg("used", nil)
@@ -1111,6 +1222,7 @@ func TestSendBadInput(t *testing.T) {
 		"from on an unverified domain":   {body: with(map[string]any{"from": "a@pending.test"}), status: 403, code: "sender_not_verified", param: "from"},
 		"Idempotency-Key, changed body":  {body: map[string]any{"to": used["to"], "subject": used["subject"], "html": "<p>changed</p>"}, hdr: []string{"Idempotency-Key", usedKey}, status: 409, code: "idempotency_conflict", param: "Idempotency-Key"},
 		"Idempotency-Key with a space":   {body: with(nil), hdr: []string{"Idempotency-Key", "a b"}, status: 400, code: "invalid_field", param: "Idempotency-Key"},
+		"Idempotency-Key of 256 chars":   {body: with(nil), hdr: []string{"Idempotency-Key", strings.Repeat("k", 256)}, status: 400, code: "invalid_field", param: "Idempotency-Key", message: "255"},
 		"key with only emails:read":      {key: readOnly, body: with(nil), status: 403, code: "insufficient_scope", param: "", message: "email:send"},
 	}
 	for name, tc := range cases {
@@ -1142,19 +1254,42 @@ func TestSendLargeButSendable(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
+	files := fileServer(t, e.url)
+	local := e.withService(t, func(s *sending.Service) {
+		allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 10 * time.Second})
+	})
 	data := bytes.Repeat([]byte("0123456789abcdef"), (3<<20)/32) // 1.5 MB
-	req := msg("large", map[string]any{"attachments": []any{map[string]any{
-		"filename": "report.pdf", "content": base64.StdEncoding.EncodeToString(data), "content_type": "application/pdf",
-	}}})
-	r := e.post(s.key, "/api/v1/send", req)
-	b := r.sent(t, http.StatusOK)
-	b.want(t, true, "sent")
-	if len(b.Warnings) == 0 || b.Warnings[0].Code == "" || !strings.Contains(b.Warnings[0].Message, "host") {
-		t.Errorf("warnings = %+v, want advice to host the file", b.Warnings)
+	cases := map[string]struct {
+		server     string
+		attachment map[string]any
+		minSize    int
+		code       string
+	}{
+		"inline attachment over 1 MB": {
+			server:     e.url,
+			attachment: map[string]any{"filename": "report.pdf", "content": base64.StdEncoding.EncodeToString(data), "content_type": "application/pdf"},
+			minSize:    len(data), code: "large_attachment",
+		},
+		"encoded message over 10 MB": {
+			server:     local,
+			attachment: map[string]any{"filename": "scan.pdf", "url": files + "/big.pdf"}, // 8 MB, ~10.9 MB in base64
+			minSize:    10 << 20, code: "large_message",
+		},
 	}
-	sends := e.ses.sendsTo(req["to"].(string))
-	if len(sends) != 1 || len(sends[0].Raw) < len(data) {
-		t.Fatalf("SES sends %d, want one carrying the attachment", len(sends))
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := msg("large", map[string]any{"attachments": []any{tc.attachment}})
+			b := e.postTo(t, tc.server, s.key, "/api/v1/send", req).sent(t, http.StatusOK)
+			b.want(t, true, "sent")
+			if len(b.Warnings) != 1 || b.Warnings[0].Code != tc.code || !strings.Contains(strings.ToLower(b.Warnings[0].Message), "host") {
+				t.Errorf("warnings = %+v, want one %s with advice to host the file", b.Warnings, tc.code)
+			}
+			sends := e.ses.sendsTo(req["to"].(string))
+			if len(sends) != 1 || len(sends[0].Raw) < tc.minSize {
+				t.Fatalf("SES sends %d, want one carrying the attachment", len(sends))
+			}
+		})
 	}
 }
 

@@ -76,7 +76,8 @@ func NewTable(t testing.TB) string {
 // NewStore returns a store over a fresh table, reached through a Recorder.
 func NewStore(t testing.TB) (*dynamo.Store, *Recorder) {
 	t.Helper()
-	rec := &Recorder{DB: Client(t)}
+	// Capacity is measured so tests can hold the write-unit budget.
+	rec := &Recorder{DB: Client(t), MeasureCapacity: true}
 	return &dynamo.Store{DB: rec, Table: NewTable(t)}, rec
 }
 
