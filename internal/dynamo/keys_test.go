@@ -3,8 +3,13 @@ package dynamo_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
@@ -178,5 +183,170 @@ func TestRateLimitWindow(t *testing.T) {
 	}
 	if got := rec.Total(); got != 1 {
 		t.Errorf("next request made %d calls, want 1", got)
+	}
+}
+
+// Keys are stored only as their SHA-256 hash: after creating a key, using
+// it and regenerating it, no attribute anywhere in the table holds the key
+// or its secret part, while the hash of the current key is there.
+func TestKeysStoredOnlyAsHashes(t *testing.T) {
+	ctx := context.Background()
+	cases := map[string]struct {
+		env    apikey.Environment
+		scopes []apikey.Scope
+	}{
+		"live key without scopes": {env: apikey.Live},
+		"test key with scopes":    {env: apikey.Test, scopes: []apikey.Scope{apikey.EmailsRead, apikey.EmailSendBulk}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			store, _ := dynamotest.NewStore(t)
+			ws, err := store.CreateWorkspace(ctx, "Acme")
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, k, err := store.CreateKey(ctx, ws.ID, tc.env, "ci", tc.scopes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Authenticate(ctx, plain, tc.env); err != nil {
+				t.Fatal(err)
+			}
+			strs := tableStrings(t, store.Table)
+			assertOnlyHashStored(t, "after CreateKey", strs, plain, true)
+
+			fresh, _, err := store.RegenerateKey(ctx, ws.ID, k.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Authenticate(ctx, fresh, tc.env); err != nil {
+				t.Fatal(err)
+			}
+			strs = tableStrings(t, store.Table)
+			assertOnlyHashStored(t, "after RegenerateKey", strs, fresh, true)
+			// The replaced key leaves nothing behind, not even its hash.
+			assertOnlyHashStored(t, "after RegenerateKey (old key)", strs, plain, false)
+		})
+	}
+}
+
+// assertOnlyHashStored checks that no stored string contains the secret
+// part of plain (and so neither plain itself), and that the key's hash is
+// stored, or not, as wantHash says.
+func assertOnlyHashStored(t *testing.T, when string, strs []string, plain string, wantHash bool) {
+	t.Helper()
+	secret := plain[strings.LastIndex(plain, "_")+1:]
+	if len(secret) != 40 {
+		t.Fatalf("secret part of %q is %q, want 40 characters", plain, secret)
+	}
+	hash := apikey.Hash(plain)
+	hashFound := false
+	for _, s := range strs {
+		if strings.Contains(s, secret) {
+			t.Errorf("%s: the table holds the plain key in %q, want only its hash", when, s)
+		}
+		if strings.Contains(s, hash) {
+			hashFound = true
+		}
+	}
+	if hashFound != wantHash {
+		t.Errorf("%s: hash %s stored = %v, want %v", when, hash, hashFound, wantHash)
+	}
+}
+
+// tableStrings scans the whole table and returns every attribute name and
+// every string, number and binary value in it, nested ones included.
+func tableStrings(t *testing.T, table string) []string {
+	t.Helper()
+	var out []string
+	var walk func(ddbtypes.AttributeValue)
+	walk = func(v ddbtypes.AttributeValue) {
+		switch v := v.(type) {
+		case *ddbtypes.AttributeValueMemberS:
+			out = append(out, v.Value)
+		case *ddbtypes.AttributeValueMemberN:
+			out = append(out, v.Value)
+		case *ddbtypes.AttributeValueMemberB:
+			out = append(out, string(v.Value))
+		case *ddbtypes.AttributeValueMemberSS:
+			out = append(out, v.Value...)
+		case *ddbtypes.AttributeValueMemberNS:
+			out = append(out, v.Value...)
+		case *ddbtypes.AttributeValueMemberBS:
+			for _, b := range v.Value {
+				out = append(out, string(b))
+			}
+		case *ddbtypes.AttributeValueMemberL:
+			for _, e := range v.Value {
+				walk(e)
+			}
+		case *ddbtypes.AttributeValueMemberM:
+			for name, e := range v.Value {
+				out = append(out, name)
+				walk(e)
+			}
+		}
+	}
+	items := 0
+	p := dynamodb.NewScanPaginator(dynamotest.Client(t), &dynamodb.ScanInput{TableName: &table, ConsistentRead: new(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range page.Items {
+			items++
+			walk(&ddbtypes.AttributeValueMemberM{Value: item})
+		}
+	}
+	if items == 0 {
+		t.Fatal("scanned an empty table")
+	}
+	return out
+}
+
+// Regenerating a key starts a fresh rate-limit window: the new key is
+// accepted in the same minute the old one used up, and the old key is
+// refused as unknown, not as rate limited.
+func TestRegenerateStartsFreshWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, _ := dynamotest.NewStore(t)
+	clock := dynamotest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	store.Now = clock.Now
+	ws, err := store.CreateWorkspace(ctx, "Busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, k, err := store.CreateKey(ctx, ws.ID, apikey.Live, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	each(t, 0, apikey.RequestsPerMinute, func(i int) error {
+		if _, err := store.Authenticate(ctx, plain, apikey.Live); err != nil {
+			return fmt.Errorf("request %d: %w", i+1, err)
+		}
+		return nil
+	})
+	clock.Set(clock.Now().Add(20 * time.Second))
+	var limited *apikey.RateLimitedError
+	if _, err := store.Authenticate(ctx, plain, apikey.Live); !errors.As(err, &limited) {
+		t.Fatalf("request %d: err = %v, want rate limited", apikey.RequestsPerMinute+1, err)
+	}
+
+	fresh, _, err := store.RegenerateKey(ctx, ws.ID, k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(clock.Now().Add(10 * time.Second)) // still 10:00
+	p, err := store.Authenticate(ctx, fresh, apikey.Live)
+	if err != nil {
+		t.Fatalf("regenerated key in the same minute: err = %v, want accepted (a fresh window)", err)
+	}
+	if p.KeyID != k.ID || p.WorkspaceID != ws.ID {
+		t.Errorf("principal = %+v, want key %s of workspace %s", p, k.ID, ws.ID)
+	}
+	if _, err := store.Authenticate(ctx, plain, apikey.Live); !errors.Is(err, apikey.ErrUnknownKey) {
+		t.Errorf("old key after regenerate: err = %v, want ErrUnknownKey", err)
 	}
 }

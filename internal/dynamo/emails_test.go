@@ -1,0 +1,129 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/email"
+)
+
+// scanCounter sums the items DynamoDB examined (ScannedCount) in Queries.
+type scanCounter struct {
+	dynamo.DB
+	mu      sync.Mutex
+	scanned int
+}
+
+func (c *scanCounter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, err := c.DB.Query(ctx, in, opts...)
+	if err == nil {
+		c.mu.Lock()
+		c.scanned += int(out.ScannedCount)
+		c.mu.Unlock()
+	}
+	return out, err
+}
+
+func (c *scanCounter) take() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.scanned
+	c.scanned = 0
+	return n
+}
+
+// One list request examines at most 1,000 emails: past that the page is
+// shorter and has_more is true, and its cursor continues after the last
+// email examined, so the next page neither repeats nor skips one.
+func TestListEmailsReadBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, _ := dynamotest.NewStore(t)
+	ws := uuid.NewString()
+	const total = 1200
+	// Bounced emails are rare: at these positions, newest first.
+	bounced := []int{5, 500, 1100, 1150}
+	ids := make([]string, total)
+	for i := range ids {
+		ids[i] = uuid.Must(uuid.NewV7()).String()
+	}
+	slices.Sort(ids) // oldest first; newest-first position j is ids[total-1-j]
+	idAt := func(j int) string { return ids[total-1-j] }
+	sent := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	each(t, 0, total, func(j int) error {
+		e := email.Email{
+			ID: idAt(j), WorkspaceID: ws, To: fmt.Sprintf("r%d@example.com", j), Subject: "Hello",
+			Status: email.StatusDelivered, Type: email.TypeTransactional, Environment: apikey.Live,
+			SentAt: sent.Add(-time.Duration(j) * time.Second),
+		}
+		if slices.Contains(bounced, j) {
+			e.Status = email.StatusBounced
+		}
+		return store.PutEmail(ctx, e)
+	})
+
+	type page struct {
+		want     []int // newest-first positions
+		more     bool
+		examined int
+	}
+	cases := map[string]struct {
+		filter email.Filter
+		limit  int
+		pages  []page
+	}{
+		"rare status: the budget ends the first page": {
+			filter: email.Filter{Status: email.StatusBounced}, limit: 10,
+			pages: []page{{want: []int{5, 500}, more: true, examined: 1000}, {want: []int{1100, 1150}, more: false, examined: 200}},
+		},
+		"no match: empty pages until the end": {
+			filter: email.Filter{Status: email.StatusComplained}, limit: 10,
+			pages: []page{{more: true, examined: 1000}, {more: false, examined: 200}},
+		},
+		"common status: the page fills well within the budget": {
+			filter: email.Filter{Status: email.StatusDelivered}, limit: 3,
+			pages: []page{{want: []int{0, 1, 2}, more: true, examined: 4}, {want: []int{3, 4, 6}, more: true, examined: 5}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			counter := &scanCounter{DB: store.DB}
+			s := *store
+			s.DB = counter
+			after := ""
+			for n, p := range tc.pages {
+				got, next, more, err := s.ListEmails(ctx, ws, tc.filter, after, tc.limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var positions []int
+				for _, e := range got {
+					positions = append(positions, slices.Index(ids, e.ID))
+				}
+				for i, pos := range positions {
+					positions[i] = total - 1 - pos
+				}
+				if !slices.Equal(positions, p.want) || more != p.more {
+					t.Errorf("page %d = %v, has_more %v; want %v, has_more %v", n+1, positions, more, p.want, p.more)
+				}
+				if examined := counter.take(); examined != p.examined {
+					t.Errorf("page %d examined %d emails, want %d (budget 1000)", n+1, examined, p.examined)
+				}
+				if more == (next == "") {
+					t.Fatalf("page %d: has_more %v with cursor %q", n+1, more, next)
+				}
+				after = next
+			}
+		})
+	}
+}

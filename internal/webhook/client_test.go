@@ -1,0 +1,98 @@
+package webhook_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/queue/queuetest"
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+// Success is a 2xx within 10 s: a client built without a timeout uses
+// DefaultTimeout, which is 10 s.
+func TestNewClientDefaultTimeout(t *testing.T) {
+	if webhook.DefaultTimeout != 10*time.Second {
+		t.Fatalf("DefaultTimeout = %v, want 10s", webhook.DefaultTimeout)
+	}
+	cases := map[string]struct {
+		timeout time.Duration
+		want    time.Duration
+	}{
+		"no timeout":       {timeout: 0, want: webhook.DefaultTimeout},
+		"negative timeout": {timeout: -time.Second, want: webhook.DefaultTimeout},
+		"own timeout":      {timeout: 3 * time.Second, want: 3 * time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := webhook.NewClient(webhook.ClientOptions{Timeout: tc.timeout})
+			if c.Timeout != tc.want {
+				t.Errorf("client timeout = %v, want %v", c.Timeout, tc.want)
+			}
+		})
+	}
+}
+
+// deadlineTransport answers 200 and records the deadline of each request.
+type deadlineTransport struct {
+	mu        sync.Mutex
+	deadlines []time.Time
+}
+
+func (d *deadlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	deadline, _ := r.Context().Deadline() // zero when there is none
+	d.mu.Lock()
+	d.deadlines = append(d.deadlines, deadline)
+	d.mu.Unlock()
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("")), Header: http.Header{}, Request: r}, nil
+}
+
+// A dispatcher built without a timeout bounds each POST by DefaultTimeout,
+// even through a client of one's own.
+func TestDispatcherDefaultTimeout(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		timeout time.Duration
+		want    time.Duration
+	}{
+		"no timeout":  {timeout: 0, want: webhook.DefaultTimeout},
+		"own timeout": {timeout: 3 * time.Second, want: 3 * time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			ep := f.endpoint("https://hooks.example.com/in")
+			tr := &deadlineTransport{}
+			d := webhook.NewDispatcher(f.store, &fakeSQS{}, "https://sqs.test/000000000000/webhooks", webhook.DispatcherOptions{
+				Timeout: tc.timeout, Client: &http.Client{Transport: tr}, Logger: queuetest.Logger(t),
+			})
+			rec := message(t, job(t, ep, testEvent(f.ws, event.Delivered)), 1, time.Now())
+			before := time.Now()
+			resp, err := d.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{rec}})
+			after := time.Now()
+			if err != nil || len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("Handle = %+v, %v; want the job delivered", resp, err)
+			}
+			tr.mu.Lock()
+			defer tr.mu.Unlock()
+			if len(tr.deadlines) != 1 {
+				t.Fatalf("transport saw %d requests, want 1", len(tr.deadlines))
+			}
+			// The deadline was set during Handle: it is tc.want after a
+			// moment between before and after.
+			if dl := tr.deadlines[0]; dl.IsZero() {
+				t.Errorf("POST has no deadline, want %v", tc.want)
+			} else if dl.Before(before.Add(tc.want)) || dl.After(after.Add(tc.want)) {
+				t.Errorf("POST deadline is %v after Handle began, want %v", dl.Sub(before), tc.want)
+			}
+		})
+	}
+}
