@@ -438,7 +438,7 @@ func TestWriteBudget(t *testing.T) {
 	}{
 		"delivery":          {3, false},
 		"open":              {3, false},
-		"send":              {3, false}, // dedupe record, daily counter, monthly usage
+		"send":              {2, true}, // dedupe record and monthly usage: no daily counter, no status change
 		"reject":            {3, false},
 		"bounce-transient":  {3, false},
 		"click-unsubscribe": {3, false},
