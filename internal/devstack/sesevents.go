@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -74,11 +76,40 @@ func (s *SESEvents) Send(ctx context.Context, in ses.SendInput) (string, error) 
 		evs = append(evs, delivery)
 	}
 	for _, ev := range evs {
-		if err := s.Queue.Enqueue(ctx, ev); err != nil {
+		if err := s.publish(ctx, ev); err != nil {
 			return id, err // sent; only the simulation failed
 		}
 	}
 	return id, nil
+}
+
+// eventBridgeEvent is an SES event as the deployed EventBridge rule puts
+// it on the ses-events queue: the whole event, the SES record in detail.
+type eventBridgeEvent struct {
+	Version    string          `json:"version"`
+	ID         string          `json:"id"`
+	DetailType string          `json:"detail-type"`
+	Source     string          `json:"source"`
+	Time       time.Time       `json:"time"`
+	Detail     status.SESEvent `json:"detail"`
+}
+
+// detailTypes are SES's EventBridge detail types of the simulated events.
+var detailTypes = map[string]string{
+	status.TypeSend: "Email Sent", status.TypeDelivery: "Email Delivered", status.TypeBounce: "Email Bounced",
+	status.TypeComplaint: "Email Complaint Received", status.TypeOpen: "Email Opened", status.TypeClick: "Email Clicked",
+}
+
+// publish puts ev on the ses-events queue as production's rule does.
+func (s *SESEvents) publish(ctx context.Context, ev status.SESEvent) error {
+	id, err := uuid.NewRandom()
+	if err != nil {
+		return err
+	}
+	return s.Queue.Enqueue(ctx, eventBridgeEvent{
+		Version: "0", ID: id.String(), DetailType: detailTypes[ev.EventType], Source: "aws.ses",
+		Time: s.now().Truncate(time.Second), Detail: ev,
+	})
 }
 
 func bounce(mail status.Mail, to, subType, diagnostic string, now time.Time) status.SESEvent {
@@ -174,7 +205,7 @@ func (g Engagement) Click(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (g Engagement) publish(w http.ResponseWriter, r *http.Request, ev status.SESEvent) error {
-	if err := g.Events.Queue.Enqueue(r.Context(), ev); err != nil {
+	if err := g.Events.publish(r.Context(), ev); err != nil {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusAccepted, map[string]string{"queued": ev.EventType})

@@ -137,15 +137,38 @@ func sns(t *testing.T, msgType string, body []byte) []byte {
 	return b
 }
 
-func TestParseSNSWrapped(t *testing.T) {
-	for _, name := range fixtureNames(t) {
-		t.Run(name, func(t *testing.T) {
-			raw := sesEvent(t, name)
-			wrapped := parsed(t, sns(t, "Notification", fixture(t, name)))
-			if !reflect.DeepEqual(wrapped, raw) {
-				t.Errorf("SNS-wrapped event differs from the raw one:\n got %+v\nwant %+v", wrapped, raw)
-			}
-		})
+// eventBridge wraps body as the EventBridge event the deployed rule puts
+// on the queue (SES's event in detail).
+func eventBridge(t *testing.T, source string, body []byte) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{
+		"version": "0", "id": "0d9e8b4c-0000-4000-8000-000000000001", "detail-type": "Email Delivered",
+		"source": source, "account": "123456789012", "time": "2026-11-22T10:00:03Z", "region": "us-east-1",
+		"resources": []string{}, "detail": json.RawMessage(body),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Production's queue gets EventBridge events; SNS and bare SES records
+// parse the same.
+func TestParseWrapped(t *testing.T) {
+	wrappers := map[string]func(t *testing.T, body []byte) []byte{
+		"EventBridge": func(t *testing.T, body []byte) []byte { return eventBridge(t, "aws.ses", body) },
+		"SNS":         func(t *testing.T, body []byte) []byte { return sns(t, "Notification", body) },
+	}
+	for wrapper, wrap := range wrappers {
+		for _, name := range fixtureNames(t) {
+			t.Run(wrapper+"/"+name, func(t *testing.T) {
+				raw := sesEvent(t, name)
+				wrapped := parsed(t, wrap(t, fixture(t, name)))
+				if !reflect.DeepEqual(wrapped, raw) {
+					t.Errorf("%s-wrapped event differs from the raw one:\n got %+v\nwant %+v", wrapper, wrapped, raw)
+				}
+			})
+		}
 	}
 }
 
@@ -175,6 +198,8 @@ func badBodies(t *testing.T) map[string]struct {
 		"detail of wrong shape":  {edited(t, "delivery", func(m map[string]any) { m["delivery"] = "yes" }), status.ErrMalformed},
 		"timestamp not a time":   {edited(t, "open", func(m map[string]any) { obj(t, m, "open")["timestamp"] = "yesterday" }), status.ErrMalformed},
 		"SNS, malformed message": {sns(t, "Notification", []byte(`{"eventType":`)), status.ErrMalformed},
+		// Only SES's own events are unwrapped from an EventBridge event.
+		"EventBridge, another source": {eventBridge(t, "aws.ec2", fixture(t, "delivery")), status.ErrMalformed},
 		// A subscription confirmation is not a notification: its body is
 		// read as an SES event and has no eventType.
 		"SNS subscription confirmation": {sns(t, "SubscriptionConfirmation", fixture(t, "delivery")), status.ErrMalformed},
