@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
@@ -287,20 +286,12 @@ func tableStrings(t *testing.T, table string) []string {
 			}
 		}
 	}
-	items := 0
-	p := dynamodb.NewScanPaginator(dynamotest.Client(t), &dynamodb.ScanInput{TableName: &table, ConsistentRead: new(true)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, item := range page.Items {
-			items++
-			walk(&ddbtypes.AttributeValueMemberM{Value: item})
-		}
-	}
-	if items == 0 {
+	items := dynamotest.Items(t, table)
+	if len(items) == 0 {
 		t.Fatal("scanned an empty table")
+	}
+	for _, item := range items {
+		walk(&ddbtypes.AttributeValueMemberM{Value: item})
 	}
 	return out
 }

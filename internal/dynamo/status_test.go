@@ -19,6 +19,9 @@ import (
 func TestListClicksTruncated(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	if email.MaxClicks != 1000 {
+		t.Fatalf("MaxClicks = %d, want the spec's 1,000", email.MaxClicks)
+	}
 	store, _ := dynamotest.NewStore(t)
 	ws, emailID := uuid.NewString(), uuid.Must(uuid.NewV7()).String()
 	base := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)

@@ -12,6 +12,7 @@ import (
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -102,4 +103,57 @@ func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = t
+}
+
+// Items returns every item of table, read consistently.
+func Items(t testing.TB, table string) []map[string]ddbtypes.AttributeValue {
+	t.Helper()
+	var out []map[string]ddbtypes.AttributeValue
+	p := dynamodb.NewScanPaginator(Client(t), &dynamodb.ScanInput{TableName: &table, ConsistentRead: new(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, page.Items...)
+	}
+	return out
+}
+
+// CheckKeyLayout fails t unless every item of table is keyed as the data
+// model promises: workspace data under WS#<id># of an existing workspace,
+// and only API-key records (APIKEY#) and domain claims (DOMAINCLAIM#)
+// outside every workspace; on the index, only the console's workspace
+// list (WORKSPACES) is outside one.
+func CheckKeyLayout(t testing.TB, table string) {
+	t.Helper()
+	items := Items(t, table)
+	workspaces := map[string]bool{}
+	for _, it := range items {
+		if pk := stringAttr(it, dynamo.AttrPK); strings.HasSuffix(pk, "#WORKSPACE") {
+			workspaces[strings.TrimSuffix(strings.TrimPrefix(pk, "WS#"), "#WORKSPACE")] = true
+		}
+	}
+	inWorkspace := func(key string) bool {
+		id, _, ok := strings.Cut(strings.TrimPrefix(key, "WS#"), "#")
+		return strings.HasPrefix(key, "WS#") && ok && workspaces[id]
+	}
+	for _, it := range items {
+		pk := stringAttr(it, dynamo.AttrPK)
+		if !inWorkspace(pk) && !strings.HasPrefix(pk, "APIKEY#") && !strings.HasPrefix(pk, "DOMAINCLAIM#") {
+			t.Errorf("item %s / %s is outside every workspace", pk, stringAttr(it, dynamo.AttrSK))
+		}
+		if _, ok := it[dynamo.AttrGSI1PK]; ok {
+			if k := stringAttr(it, dynamo.AttrGSI1PK); !inWorkspace(k) && k != "WORKSPACES" {
+				t.Errorf("item %s / %s is on the index under %s, outside every workspace", pk, stringAttr(it, dynamo.AttrSK), k)
+			}
+		}
+	}
+}
+
+func stringAttr(item map[string]ddbtypes.AttributeValue, name string) string {
+	if v, ok := item[name].(*ddbtypes.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
 }
