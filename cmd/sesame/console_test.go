@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -39,7 +41,20 @@ func newConsoleTable(t *testing.T) *consoleTable {
 // run executes one console command in process and returns what it printed.
 func (c *consoleTable) run(args ...string) (string, error) {
 	c.t.Helper()
-	root := newRootCommand()
+	return c.runSES(nil, args...)
+}
+
+// must runs a command that has to succeed.
+func (c *consoleTable) must(args ...string) string {
+	c.t.Helper()
+	return c.mustSES(nil, args...)
+}
+
+// runSES runs one console command in process with api as its SES client
+// (nil: the console builds its own).
+func (c *consoleTable) runSES(api ses.API, args ...string) (string, error) {
+	c.t.Helper()
+	root := (&console{out: os.Stdout, sesAPI: api}).rootCommand()
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&out)
@@ -48,10 +63,10 @@ func (c *consoleTable) run(args ...string) (string, error) {
 	return out.String(), err
 }
 
-// must runs a command that has to succeed.
-func (c *consoleTable) must(args ...string) string {
+// mustSES runs a command that has to succeed.
+func (c *consoleTable) mustSES(api ses.API, args ...string) string {
 	c.t.Helper()
-	out, err := c.run(args...)
+	out, err := c.runSES(api, args...)
 	if err != nil {
 		c.t.Fatalf("sesame %s: %v\n%s", strings.Join(args, " "), err, out)
 	}

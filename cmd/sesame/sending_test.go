@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,27 +100,6 @@ func identityAnswers(states map[string]sestypes.DkimStatus) func(*sesv2.GetEmail
 			DkimAttributes:           &sestypes.DkimAttributes{Tokens: dkimTokens(d), Status: st},
 		}, nil
 	}
-}
-
-// runSES runs one console command in process with api as its SES client.
-func (c *consoleTable) runSES(api ses.API, args ...string) (string, error) {
-	c.t.Helper()
-	root := (&console{out: os.Stdout, sesAPI: api}).rootCommand()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(append([]string{"--table", c.name}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
-}
-
-func (c *consoleTable) mustSES(api ses.API, args ...string) string {
-	c.t.Helper()
-	out, err := c.runSES(api, args...)
-	if err != nil {
-		c.t.Fatalf("sesame %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
 }
 
 func (c *consoleTable) workspace(id string) workspace.Workspace {
