@@ -140,6 +140,16 @@ func startDev(t *testing.T) *env {
 	return newEnv(t, nil)
 }
 
+// startDevAt is startDev with the send service and the store on clock.
+func startDevAt(t *testing.T, clock *dynamotest.Clock) *env {
+	t.Helper()
+	return newEnv(t, func(deps api.Deps, _ *queuetest.Set) (api.Deps, []httpapi.Route) {
+		deps.Sending.Now = clock.Now
+		deps.Store.Now = clock.Now
+		return deps, nil
+	})
+}
+
 // workspace creates a workspace and a key with the given scopes (nil for a
 // legacy full-access key).
 func (e *env) workspace(envName apikey.Environment, scopes ...apikey.Scope) (string, string) {

@@ -26,10 +26,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
-	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue"
-	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -907,11 +905,7 @@ func TestSendIdempotencyExpires(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	clock := dynamotest.NewClock(start)
-	e := newEnv(t, func(deps api.Deps, _ *queuetest.Set) (api.Deps, []httpapi.Route) {
-		deps.Sending.Now = clock.Now
-		deps.Store.Now = clock.Now
-		return deps, nil
-	})
+	e := startDevAt(t, clock)
 	s := newSendWS(t, e, defaultSender())
 	key := uuid.NewString()
 	req := msg("idemttl", nil)
@@ -928,6 +922,58 @@ func TestSendIdempotencyExpires(t *testing.T) {
 	}
 	if n := len(e.ses.sendsTo(req["to"].(string))); n != 2 {
 		t.Errorf("%d SES sends, want 2 (one per 24-hour window)", n)
+	}
+}
+
+// A twin is told to retry while the first request runs, for up to 60 s;
+// past that (the first request's function is gone) it gets the answer the
+// first request recorded with the email.
+func TestSendIdempotencyInFlightWindow(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	clock := dynamotest.NewClock(start)
+	e := startDevAt(t, clock)
+	s := newSendWS(t, e, defaultSender())
+	key := uuid.NewString()
+	req := msg("idemslow", nil)
+	release := make(chan struct{})
+	var released sync.Once
+	unblock := func() { released.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // before the server stops, even if the test fails early
+	e.ses.setFail(func(in ses.SendInput) error {
+		if in.To == req["to"] {
+			<-release // SES is slow for the first request
+		}
+		return nil
+	})
+	first := make(chan response, 1)
+	go func() {
+		r, err := e.do(e.url, s.key, http.MethodPost, "/api/v1/send", req, "Idempotency-Key", key)
+		if err != nil {
+			t.Error(err)
+		}
+		first <- r
+	}()
+	// The claim is written with the email, before SES is called.
+	for i := 0; len(e.ses.sendsTo(req["to"].(string))) == 0; i++ {
+		if i == 1000 {
+			t.Fatal("the first request never reached SES")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	clock.Set(start.Add(59 * time.Second))
+	e.post(s.key, "/api/v1/send", req, "Idempotency-Key", key).
+		wantError(t, http.StatusConflict, "idempotency_in_progress", "Idempotency-Key")
+	clock.Set(start.Add(61 * time.Second))
+	late := e.post(s.key, "/api/v1/send", req, "Idempotency-Key", key).sent(t, http.StatusOK)
+	unblock()
+	done := (<-first).sent(t, http.StatusOK)
+	if late.ID != done.ID || late.Status != "sent" {
+		t.Errorf("twin after 60 s = %+v, want the first request's answer %s", late, done.ID)
+	}
+	if n := len(e.ses.sendsTo(req["to"].(string))); n != 1 {
+		t.Errorf("%d SES sends, want 1", n)
 	}
 }
 
