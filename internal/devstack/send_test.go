@@ -1183,6 +1183,16 @@ func fileServer(t *testing.T, redirectTo string) string {
 	return srv.URL
 }
 
+// withFileServerFetcher serves the env's routes with an attachment fetcher
+// that reaches fileServer's address and gives up after timeout.
+func (e *env) withFileServerFetcher(t *testing.T, timeout time.Duration) string {
+	t.Helper()
+	allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+	return e.withService(t, func(s *sending.Service) {
+		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: timeout})
+	})
+}
+
 func TestSendBadInput(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
@@ -1193,14 +1203,9 @@ func TestSendBadInput(t *testing.T) {
 	}
 	readOnly := s.scopedKey(t, e, apikey.EmailsRead)
 	files := fileServer(t, e.url+"/api/v1/emails")
-	allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 	// Production's fetcher is the env's own; these two also reach 127.0.0.2.
-	local := e.withService(t, func(s *sending.Service) {
-		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 10 * time.Second})
-	})
-	impatient := e.withService(t, func(s *sending.Service) {
-		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 300 * time.Millisecond})
-	})
+	local := e.withFileServerFetcher(t, 10*time.Second)
+	impatient := e.withFileServerFetcher(t, 300*time.Millisecond)
 
 	usedKey := uuid.NewString()
 	used := msg("used", nil)
@@ -1301,10 +1306,7 @@ func TestSendLargeButSendable(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	files := fileServer(t, e.url)
-	local := e.withService(t, func(s *sending.Service) {
-		allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
-		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: 10 * time.Second})
-	})
+	local := e.withFileServerFetcher(t, 10*time.Second)
 	data := bytes.Repeat([]byte("0123456789abcdef"), (3<<20)/32) // 1.5 MB
 	cases := map[string]struct {
 		server     string
