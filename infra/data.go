@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/queue"
 )
 
@@ -22,10 +22,10 @@ func stringKey(name string) *awsdynamodb.Attribute {
 	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
 }
 
-// newTable creates the single table from dynamo.Table, the same definition
+// newTable creates the single table from schema.Table, the same definition
 // the local setup uses, so the two cannot drift.
 func newTable(stack awscdk.Stack) awsdynamodb.Table {
-	s := dynamo.Table
+	s := schema.Table
 	table := awsdynamodb.NewTable(stack, jsii.String("Table"), &awsdynamodb.TableProps{
 		PartitionKey: stringKey(s.PartitionKey),
 		SortKey:      stringKey(s.SortKey),

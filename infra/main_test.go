@@ -16,7 +16,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sesame-mail/sesame/internal/config"
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -504,7 +504,7 @@ func TestTableMatchesSchema(t *testing.T) {
 	s := synth(t)
 	tbl := s.doc.Resources[onlyID(t, s.doc, "AWS::DynamoDB::Table")]
 	p := tbl.Properties
-	want := dynamo.Table
+	want := schema.Table
 
 	if got, exp := p["KeySchema"], keySchema(want.PartitionKey, want.SortKey); !reflect.DeepEqual(got, exp) {
 		t.Errorf("KeySchema = %v, want %v", got, exp)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 )
 
@@ -90,7 +91,7 @@ const listReadBudget = 1000
 // ListEmails returns emails newest first through a reverse Query of the
 // workspace's emails; status, type and environment filter within it.
 func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
-	b := expression.NewBuilder().WithKeyCondition(expression.Key(AttrPK).Equal(expression.Value(emailPK(workspaceID))))
+	b := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrPK).Equal(expression.Value(emailPK(workspaceID))))
 	var filters []expression.ConditionBuilder
 	for name, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "environment": string(f.Environment)} {
 		if v != "" {
@@ -139,7 +140,7 @@ func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filt
 		case len(out.LastEvaluatedKey) == 0:
 			return found, "", false, nil
 		case examined >= listReadBudget:
-			last := aws.ToString(stringAttr(out.LastEvaluatedKey, AttrSK))
+			last := aws.ToString(stringAttr(out.LastEvaluatedKey, schema.AttrSK))
 			return found, last, true, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey

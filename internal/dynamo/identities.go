@@ -14,6 +14,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -73,7 +74,7 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 	// claimed by one workspace: a claim item outside every workspace, the
 	// one key of this kind besides API keys, keyed by the domain.
 	claim, err := s.putOf(map[string]any{
-		AttrPK: domainClaimPK(name), AttrSK: "CLAIM", "workspace_id": workspaceID,
+		schema.AttrPK: domainClaimPK(name), schema.AttrSK: "CLAIM", "workspace_id": workspaceID,
 	}, itemAbsent().Or(expression.Name("workspace_id").Equal(expression.Value(workspaceID))))
 	if err != nil {
 		return identity.Domain{}, err
@@ -167,13 +168,13 @@ func (s *Store) SetDomainStatus(ctx context.Context, workspaceID, name string, s
 // ListDomains returns the workspace's domains newest first after position
 // after ("" for the first page).
 func (s *Store) ListDomains(ctx context.Context, workspaceID, after string, limit int) ([]identity.Domain, string, bool, error) {
-	keyCond := expression.Key(AttrGSI1PK).Equal(expression.Value(domainListPK(workspaceID)))
+	keyCond := expression.Key(schema.AttrGSI1PK).Equal(expression.Value(domainListPK(workspaceID)))
 	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
 	if err != nil {
 		return nil, "", false, err
 	}
 	in := &dynamodb.QueryInput{
-		TableName: &s.Table, IndexName: aws.String(GSI1), ScanIndexForward: aws.Bool(false),
+		TableName: &s.Table, IndexName: aws.String(schema.GSI1), ScanIndexForward: aws.Bool(false),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(),
 		ExpressionAttributeValues: expr.Values(), Limit: aws.Int32(int32(limit + 1)),
 	}
@@ -184,8 +185,8 @@ func (s *Store) ListDomains(ctx context.Context, workspaceID, after string, limi
 			return nil, "", false, fmt.Errorf("bad domain position")
 		}
 		in.ExclusiveStartKey = key(domainPK(workspaceID), name)
-		in.ExclusiveStartKey[AttrGSI1PK] = &ddbtypes.AttributeValueMemberS{Value: domainListPK(workspaceID)}
-		in.ExclusiveStartKey[AttrGSI1SK] = &ddbtypes.AttributeValueMemberS{Value: id}
+		in.ExclusiveStartKey[schema.AttrGSI1PK] = &ddbtypes.AttributeValueMemberS{Value: domainListPK(workspaceID)}
+		in.ExclusiveStartKey[schema.AttrGSI1SK] = &ddbtypes.AttributeValueMemberS{Value: id}
 	}
 	out, err := s.DB.Query(ctx, in)
 	if err != nil {

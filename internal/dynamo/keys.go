@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -151,7 +152,7 @@ func (s *Store) pruneRateWindows(ctx context.Context, item map[string]ddbtypes.A
 	for _, name := range stale[1:] {
 		update = update.Remove(expression.Name(name))
 	}
-	_ = s.updateItem(ctx, key(aws.ToString(stringAttr(item, AttrPK)), secretSK), update, noCondition, nil)
+	_ = s.updateItem(ctx, key(aws.ToString(stringAttr(item, schema.AttrPK)), secretSK), update, noCondition, nil)
 }
 
 func stringAttr(item map[string]ddbtypes.AttributeValue, name string) *string {

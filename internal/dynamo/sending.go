@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/sending"
 )
@@ -71,7 +72,7 @@ func (it idempotencyItem) record() *sending.IdempotencyRecord {
 // claimable is the condition of claiming an Idempotency-Key: no record, or
 // one past its 24 hours (TTL deletes lazily).
 func (s *Store) claimable() expression.ConditionBuilder {
-	return itemAbsent().Or(expression.Name(AttrExpiresAt).LessThan(expression.Value(s.now().Unix())))
+	return itemAbsent().Or(expression.Name(schema.AttrExpiresAt).LessThan(expression.Value(s.now().Unix())))
 }
 
 // LoadContext reads everything a send decides on in one BatchGetItem: the
@@ -98,7 +99,7 @@ func (s *Store) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 	var c sending.Context
 	found := false
 	for _, item := range items {
-		pk := aws.ToString(stringAttr(item, AttrPK))
+		pk := aws.ToString(stringAttr(item, schema.AttrPK))
 		var err error
 		switch pk {
 		case wsPK(q.WorkspaceID, "WORKSPACE"):
@@ -410,7 +411,7 @@ func (s *Store) LeaseHeld(ctx context.Context, workspaceID, emailID string, now,
 
 // ListHeld returns the ids of the emails held with a template, oldest first.
 func (s *Store) ListHeld(ctx context.Context, workspaceID, fingerprint string) ([]string, error) {
-	in, err := s.partition(GSI1, AttrGSI1PK, heldByTemplatePK(workspaceID, fingerprint))
+	in, err := s.partition(schema.GSI1, schema.AttrGSI1PK, heldByTemplatePK(workspaceID, fingerprint))
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +427,7 @@ func (s *Store) ListHeld(ctx context.Context, workspaceID, fingerprint string) (
 }
 
 func (s *Store) heldChunks(ctx context.Context, workspaceID, emailID string) ([]heldChunk, error) {
-	in, err := s.partition("", AttrPK, heldPK(workspaceID, emailID))
+	in, err := s.partition("", schema.AttrPK, heldPK(workspaceID, emailID))
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +517,7 @@ func (s *Store) ReleaseHeld(ctx context.Context, workspaceID, emailID string, st
 func (s *Store) AddSuppression(ctx context.Context, workspaceID, address, reason string) error {
 	addr := strings.ToLower(address)
 	err := s.putItem(ctx, map[string]any{
-		AttrPK: suppressionPK(workspaceID), AttrSK: addr, "email": addr, "reason": reason, "created_at": s.now().UTC(),
+		schema.AttrPK: suppressionPK(workspaceID), schema.AttrSK: addr, "email": addr, "reason": reason, "created_at": s.now().UTC(),
 	}, noCondition)
 	if err != nil {
 		return fmt.Errorf("add suppression: %w", err)

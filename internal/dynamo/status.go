@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/status"
 )
@@ -86,7 +87,7 @@ func (s *Store) Apply(ctx context.Context, c status.Change) error {
 			return err
 		}
 	}
-	var dedupe any = map[string]any{AttrPK: dedupePK(ws), AttrSK: c.DedupeID, AttrExpiresAt: s.now().Add(dedupeTTL).Unix()}
+	var dedupe any = map[string]any{schema.AttrPK: dedupePK(ws), schema.AttrSK: c.DedupeID, schema.AttrExpiresAt: s.now().Add(dedupeTTL).Unix()}
 	if c.Event != nil {
 		body, err := c.Event.Body()
 		if err != nil {
@@ -221,7 +222,7 @@ func (s *Store) ListEvents(ctx context.Context, workspaceID, after string, limit
 // queryPage reads up to limit items of one partition newest first after
 // the sort key after; the position of the last item continues the list.
 func (s *Store) queryPage(ctx context.Context, pk, after string, limit int) ([]map[string]ddbtypes.AttributeValue, string, bool, error) {
-	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(AttrPK).Equal(expression.Value(pk))).Build()
+	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrPK).Equal(expression.Value(pk))).Build()
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -249,7 +250,7 @@ func (s *Store) queryPage(ctx context.Context, pk, after string, limit int) ([]m
 	}
 	if len(items) > limit {
 		items = items[:limit]
-		return items, aws.ToString(stringAttr(items[limit-1], AttrSK)), true, nil
+		return items, aws.ToString(stringAttr(items[limit-1], schema.AttrSK)), true, nil
 	}
 	return items, "", false, nil
 }
@@ -275,8 +276,8 @@ func (s *Store) ListClicks(ctx context.Context, workspaceID, emailID string, lim
 // DailyMetrics returns the counters of each day from..to (YYYY-MM-DD,
 // inclusive) that has any, by day.
 func (s *Store) DailyMetrics(ctx context.Context, workspaceID, from, to string) (map[string]map[string]int, error) {
-	keyCond := expression.Key(AttrPK).Equal(expression.Value(metricsPK(workspaceID))).
-		And(expression.Key(AttrSK).Between(expression.Value(from), expression.Value(to)))
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(metricsPK(workspaceID))).
+		And(expression.Key(schema.AttrSK).Between(expression.Value(from), expression.Value(to)))
 	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
 	if err != nil {
 		return nil, err
@@ -292,10 +293,10 @@ func (s *Store) DailyMetrics(ctx context.Context, workspaceID, from, to string) 
 			return nil, fmt.Errorf("read metrics: %w", err)
 		}
 		for _, item := range page.Items {
-			day := aws.ToString(stringAttr(item, AttrSK))
+			day := aws.ToString(stringAttr(item, schema.AttrSK))
 			counts := map[string]int{}
 			for name, v := range item {
-				if name == AttrPK || name == AttrSK {
+				if name == schema.AttrPK || name == schema.AttrSK {
 					continue
 				}
 				var n int

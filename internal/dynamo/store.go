@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 )
 
 // DB is the part of the DynamoDB API Sesame uses; *dynamodb.Client has it,
@@ -44,8 +46,8 @@ func (s *Store) now() time.Time {
 // key builds a primary key value.
 func key(pk, sk string) map[string]ddbtypes.AttributeValue {
 	return map[string]ddbtypes.AttributeValue{
-		AttrPK: &ddbtypes.AttributeValueMemberS{Value: pk},
-		AttrSK: &ddbtypes.AttributeValueMemberS{Value: sk},
+		schema.AttrPK: &ddbtypes.AttributeValueMemberS{Value: pk},
+		schema.AttrSK: &ddbtypes.AttributeValueMemberS{Value: sk},
 	}
 }
 
@@ -98,16 +100,16 @@ func EnsureTable(ctx context.Context, db TableAdmin, name string) error {
 		TableName:   &name,
 		BillingMode: ddbtypes.BillingModePayPerRequest,
 		KeySchema: []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String(Table.PartitionKey), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String(Table.SortKey), KeyType: ddbtypes.KeyTypeRange},
+			{AttributeName: aws.String(schema.Table.PartitionKey), KeyType: ddbtypes.KeyTypeHash},
+			{AttributeName: aws.String(schema.Table.SortKey), KeyType: ddbtypes.KeyTypeRange},
 		},
 	}
-	for _, attr := range Table.KeyAttributes() {
+	for _, attr := range schema.Table.KeyAttributes() {
 		in.AttributeDefinitions = append(in.AttributeDefinitions, ddbtypes.AttributeDefinition{
 			AttributeName: aws.String(attr), AttributeType: ddbtypes.ScalarAttributeTypeS,
 		})
 	}
-	for _, ix := range Table.Indexes {
+	for _, ix := range schema.Table.Indexes {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, ddbtypes.GlobalSecondaryIndex{
 			IndexName: aws.String(ix.Name),
 			KeySchema: []ddbtypes.KeySchemaElement{
@@ -127,7 +129,7 @@ func EnsureTable(ctx context.Context, db TableAdmin, name string) error {
 	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: &name,
 		TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{
-			AttributeName: aws.String(Table.TTLAttribute), Enabled: aws.Bool(true),
+			AttributeName: aws.String(schema.Table.TTLAttribute), Enabled: aws.Bool(true),
 		},
 	})
 	if err != nil {
@@ -186,7 +188,7 @@ func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, 
 
 // listPartition reads a whole partition of the table as T items.
 func listPartition[T any](ctx context.Context, s *Store, pk string) ([]T, error) {
-	in, err := s.partition("", AttrPK, pk)
+	in, err := s.partition("", schema.AttrPK, pk)
 	if err != nil {
 		return nil, err
 	}
@@ -326,9 +328,9 @@ var noCondition expression.ConditionBuilder
 // itemExists and itemAbsent are the conditions that the item is, or is not
 // yet, there.
 func itemExists() expression.ConditionBuilder {
-	return expression.AttributeExists(expression.Name(AttrPK))
+	return expression.AttributeExists(expression.Name(schema.AttrPK))
 }
 
 func itemAbsent() expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(AttrPK))
+	return expression.AttributeNotExists(expression.Name(schema.AttrPK))
 }

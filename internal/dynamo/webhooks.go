@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/webhook"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -285,7 +286,7 @@ func (s *Store) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 
 // ListAttempts returns up to limit attempts of an endpoint, newest first.
 func (s *Store) ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error) {
-	keyCond := expression.Key(AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID)))
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID)))
 	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -77,7 +78,7 @@ func (s *Store) GetWorkspace(ctx context.Context, id string) (workspace.Workspac
 
 // ListWorkspaces returns every workspace, oldest first.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, error) {
-	in, err := s.partition(GSI1, AttrGSI1PK, workspacesPK)
+	in, err := s.partition(schema.GSI1, schema.AttrGSI1PK, workspacesPK)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 )
 
 // RequireEmulators skips t when no emulator endpoint is configured, or fails
@@ -130,7 +131,7 @@ func CheckKeyLayout(t testing.TB, table string) {
 	items := Items(t, table)
 	workspaces := map[string]bool{}
 	for _, it := range items {
-		if pk := stringAttr(it, dynamo.AttrPK); strings.HasSuffix(pk, "#WORKSPACE") {
+		if pk := stringAttr(it, schema.AttrPK); strings.HasSuffix(pk, "#WORKSPACE") {
 			workspaces[strings.TrimSuffix(strings.TrimPrefix(pk, "WS#"), "#WORKSPACE")] = true
 		}
 	}
@@ -139,13 +140,13 @@ func CheckKeyLayout(t testing.TB, table string) {
 		return strings.HasPrefix(key, "WS#") && ok && workspaces[id]
 	}
 	for _, it := range items {
-		pk := stringAttr(it, dynamo.AttrPK)
+		pk := stringAttr(it, schema.AttrPK)
 		if !inWorkspace(pk) && !strings.HasPrefix(pk, "APIKEY#") && !strings.HasPrefix(pk, "DOMAINCLAIM#") {
-			t.Errorf("item %s / %s is outside every workspace", pk, stringAttr(it, dynamo.AttrSK))
+			t.Errorf("item %s / %s is outside every workspace", pk, stringAttr(it, schema.AttrSK))
 		}
-		if _, ok := it[dynamo.AttrGSI1PK]; ok {
-			if k := stringAttr(it, dynamo.AttrGSI1PK); !inWorkspace(k) && k != "WORKSPACES" {
-				t.Errorf("item %s / %s is on the index under %s, outside every workspace", pk, stringAttr(it, dynamo.AttrSK), k)
+		if _, ok := it[schema.AttrGSI1PK]; ok {
+			if k := stringAttr(it, schema.AttrGSI1PK); !inWorkspace(k) && k != "WORKSPACES" {
+				t.Errorf("item %s / %s is on the index under %s, outside every workspace", pk, stringAttr(it, schema.AttrSK), k)
 			}
 		}
 	}

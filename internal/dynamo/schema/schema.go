@@ -1,7 +1,8 @@
-// Package dynamo holds Sesame's single-table schema and the repositories that
-// read and write it. The schema is defined once here and used both by the CDK
-// stack (infra/) and by the local setup (EnsureTable).
-package dynamo
+// Package schema is the single table's definition: key attributes, indexes
+// and TTL. It is a leaf package so the CDK stack (infra/) uses the same
+// definition as the local setup (dynamo.EnsureTable) without compiling the
+// repositories.
+package schema
 
 import "slices"
 
