@@ -26,7 +26,7 @@ import (
 type consoleTable struct {
 	t     *testing.T
 	name  string
-	store *dynamo.Store // the same table, read directly
+	store *dynamo.Repositories // the same table, read directly
 }
 
 func newConsoleTable(t *testing.T) *consoleTable {
@@ -35,7 +35,7 @@ func newConsoleTable(t *testing.T) *consoleTable {
 	t.Setenv("SESAME_TABLE", "")
 	t.Setenv("SESAME_WORKSPACE_ID", "")
 	name := dynamotest.NewTable(t)
-	return &consoleTable{t: t, name: name, store: &dynamo.Store{DB: dynamotest.Client(t), Table: name}}
+	return &consoleTable{t: t, name: name, store: repositoriesOf(t, name)}
 }
 
 // run executes one console command in process and returns what it printed.
@@ -166,7 +166,7 @@ func TestWorkspaceCommandErrors(t *testing.T) {
 			checkFails(t, tc.args, out, err, tc.wantIs, tc.wantMsg)
 		})
 	}
-	if all, err := c.store.ListWorkspaces(context.Background()); err != nil || len(all) != 0 {
+	if all, err := c.store.Workspaces.ListWorkspaces(context.Background()); err != nil || len(all) != 0 {
 		t.Errorf("failed commands left workspaces %v (err %v)", all, err)
 	}
 }
@@ -209,7 +209,7 @@ func TestKeysLifecycle(t *testing.T) {
 	if !strings.HasPrefix(testKey, "ps_test_") {
 		t.Fatalf("key %q lacks the ps_test_ prefix", testKey)
 	}
-	p, err := c.store.Authenticate(ctx, testKey, apikey.Test)
+	p, err := c.store.Keys.Authenticate(ctx, testKey, apikey.Test)
 	if err != nil {
 		t.Fatalf("the printed key does not authenticate: %v", err)
 	}
@@ -271,10 +271,10 @@ func TestKeysLifecycle(t *testing.T) {
 	if fresh == testKey || freshID != testID {
 		t.Fatalf("regenerate printed key %q id %s; want a new key for id %s", fresh, freshID, testID)
 	}
-	if _, err := c.store.Authenticate(ctx, testKey, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
+	if _, err := c.store.Keys.Authenticate(ctx, testKey, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
 		t.Errorf("old key after regenerate: err = %v, want ErrUnknownKey", err)
 	}
-	p, err = c.store.Authenticate(ctx, fresh, apikey.Test)
+	p, err = c.store.Keys.Authenticate(ctx, fresh, apikey.Test)
 	if err != nil {
 		t.Fatalf("regenerated key: %v", err)
 	}
@@ -287,10 +287,10 @@ func TestKeysLifecycle(t *testing.T) {
 	if out := c.must("keys", "revoke", testID, "--workspace", ws); strings.TrimSpace(out) != "revoked "+testID {
 		t.Errorf("keys revoke printed %q", out)
 	}
-	if _, err := c.store.Authenticate(ctx, fresh, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
+	if _, err := c.store.Keys.Authenticate(ctx, fresh, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
 		t.Errorf("revoked key: err = %v, want ErrUnknownKey", err)
 	}
-	if _, err := c.store.Authenticate(ctx, live.Key, apikey.Live); err != nil {
+	if _, err := c.store.Keys.Authenticate(ctx, live.Key, apikey.Live); err != nil {
 		t.Errorf("revoking one key broke another: %v", err)
 	}
 	for _, k := range checkList(t, []string{apikey.Hint(fresh), apikey.Hint(live.Key)}, secrets(testKey, fresh, live.Key)) {
@@ -320,7 +320,7 @@ func TestKeysCreateCustomScopes(t *testing.T) {
 	if !slices.Equal(created.Record.Scopes, want) {
 		t.Errorf("scopes = %v, want %v", created.Record.Scopes, want)
 	}
-	p, err := c.store.Authenticate(context.Background(), created.Key, apikey.Test)
+	p, err := c.store.Keys.Authenticate(context.Background(), created.Key, apikey.Test)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,8 +360,14 @@ func TestKeysCommandErrors(t *testing.T) {
 		})
 	}
 	for _, id := range []string{ws, absent} {
-		if keys, err := c.store.ListKeys(context.Background(), id); err != nil || len(keys) != 0 {
+		if keys, err := c.store.Keys.ListKeys(context.Background(), id); err != nil || len(keys) != 0 {
 			t.Errorf("failed commands left keys in workspace %s: %v (err %v)", id, keys, err)
 		}
 	}
+}
+
+// repositoriesOf reads table directly, without a recorder.
+func repositoriesOf(t *testing.T, table string) *dynamo.Repositories {
+	repos := dynamo.NewRepositories(&dynamo.Table{DB: dynamotest.Client(t), Name: table})
+	return &repos
 }

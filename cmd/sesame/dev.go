@@ -69,7 +69,7 @@ func (c *console) devCommand() *cobra.Command {
 			logger := api.NewLogger(cfg.LogLevel)
 			clients := api.NewClients(awsCfg, disableChecksum)
 			deps := api.NewDeps(cfg, clients, logger)
-			demo, err := devstack.Seed(ctx, deps.Store, prev)
+			demo, err := devstack.Seed(ctx, deps.Repos, prev)
 			if err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ func (c *console) devCommand() *cobra.Command {
 			}
 			deps.Sending.Transport = sesEvents
 			stack := &devstack.Stack{Deps: deps, Logger: logger,
-				DevRoutes: devstack.Engagement{Emails: deps.Store, Events: sesEvents}.Routes()}
+				DevRoutes: devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes()}
 			for c, consume := range api.Consumers(deps) {
 				stack.Pollers = append(stack.Pollers, &queue.Poller{
 					SQS: sqsClient, QueueURL: queueURLs[c.Queue.Name], Consume: consume, Logger: logger,

@@ -21,12 +21,12 @@ func TestInvoke(t *testing.T) {
 	c := newConsoleTable(t)
 	t.Setenv("SESAME_CURSOR_SECRET", "invoke-test")
 	ws := c.createWorkspace("Acme")
-	key, _, err := c.store.CreateKey(ctx, ws, apikey.Test, "", apikey.FullAccess)
+	key, _, err := c.store.Keys.CreateKey(ctx, ws, apikey.Test, "", apikey.FullAccess)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := uuid.Must(uuid.NewV7()).String()
-	err = c.store.PutEmail(ctx, email.Email{ID: id, WorkspaceID: ws, To: "ann@example.org", Subject: "Hi",
+	err = c.store.Emails.PutEmail(ctx, email.Email{ID: id, WorkspaceID: ws, To: "ann@example.org", Subject: "Hi",
 		Status: email.StatusSent, Type: email.TypeTransactional, Environment: apikey.Test, SentAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestInvoke(t *testing.T) {
 	if !strings.Contains(out, `"batchItemFailures": null`) {
 		t.Errorf("invoke status printed:\n%s", out)
 	}
-	if e, err := c.store.GetEmail(ctx, ws, id); err != nil || e.Status != email.StatusDelivered {
+	if e, err := c.store.Emails.GetEmail(ctx, ws, id); err != nil || e.Status != email.StatusDelivered {
 		t.Errorf("after the Delivery event the email is %+v (err %v), want delivered", e, err)
 	}
 

@@ -47,7 +47,7 @@ func (c *console) keysCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			plain, k, err := store.CreateKey(cmd.Context(), workspaceID, e, name, resolved)
+			plain, k, err := store.Keys.CreateKey(cmd.Context(), workspaceID, e, name, resolved)
 			if err != nil {
 				return err
 			}
@@ -68,7 +68,7 @@ func (c *console) keysCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			keys, err := store.ListKeys(cmd.Context(), workspaceID)
+			keys, err := store.Keys.ListKeys(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -96,7 +96,7 @@ func (c *console) keysCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			plain, k, err := store.RegenerateKey(cmd.Context(), workspaceID, args[0])
+			plain, k, err := store.Keys.RegenerateKey(cmd.Context(), workspaceID, args[0])
 			if err != nil {
 				return err
 			}
@@ -112,7 +112,7 @@ func (c *console) keysCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := store.RevokeKey(cmd.Context(), workspaceID, args[0]); err != nil {
+			if err := store.Keys.RevokeKey(cmd.Context(), workspaceID, args[0]); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"revoked": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", args[0]) })

@@ -25,7 +25,7 @@ type console struct {
 	out    io.Writer
 
 	awsCfg *aws.Config
-	store  *dynamo.Store
+	store  *dynamo.Repositories
 	// sesAPI, when set, replaces the SES client built from the AWS
 	// configuration (tests inject a fake).
 	sesAPI ses.API
@@ -80,7 +80,7 @@ func (c *console) aws(ctx context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-func (c *console) dynamo(ctx context.Context) (*dynamo.Store, error) {
+func (c *console) dynamo(ctx context.Context) (*dynamo.Repositories, error) {
 	if c.store != nil {
 		return c.store, nil
 	}
@@ -88,7 +88,8 @@ func (c *console) dynamo(ctx context.Context) (*dynamo.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, disableChecksumIfLocal()), Table: c.table}
+	repos := dynamo.NewRepositories(&dynamo.Table{DB: dynamodb.NewFromConfig(cfg, disableChecksumIfLocal()), Name: c.table})
+	c.store = &repos
 	return c.store, nil
 }
 

@@ -64,7 +64,7 @@ func requireWorkspace(id string) error {
 }
 
 // workspaceStore is the store, once --workspace is known to be given.
-func (c *console) workspaceStore(ctx context.Context, workspaceID string) (*dynamo.Store, error) {
+func (c *console) workspaceStore(ctx context.Context, workspaceID string) (*dynamo.Repositories, error) {
 	if err := requireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (c *console) domainsCommand() *cobra.Command {
 				return err
 			}
 			// Refuse before touching SES: its identities are account-wide.
-			if err := store.CanAddDomain(cmd.Context(), workspaceID, args[0]); err != nil {
+			if err := store.Domains.CanAddDomain(cmd.Context(), workspaceID, args[0]); err != nil {
 				return err
 			}
 			sesClient, err := c.ses(cmd.Context())
@@ -96,7 +96,7 @@ func (c *console) domainsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, err := store.AddDomain(cmd.Context(), workspaceID, args[0], toIdentityRecords(records))
+			d, err := store.Domains.AddDomain(cmd.Context(), workspaceID, args[0], toIdentityRecords(records))
 			if err != nil {
 				return err
 			}
@@ -134,7 +134,7 @@ func (c *console) domainsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, err := store.SetDomainStatus(cmd.Context(), workspaceID, args[0], state, toIdentityRecords(st.Records))
+			d, err := store.Domains.SetDomainStatus(cmd.Context(), workspaceID, args[0], state, toIdentityRecords(st.Records))
 			if err != nil {
 				return err
 			}
@@ -152,7 +152,7 @@ func (c *console) domainsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			domains, _, _, err := store.ListDomains(cmd.Context(), workspaceID, "", 100)
+			domains, _, _, err := store.Domains.ListDomains(cmd.Context(), workspaceID, "", 100)
 			if err != nil {
 				return err
 			}
@@ -213,10 +213,10 @@ func (c *console) sendersCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := store.GetDomain(cmd.Context(), workspaceID, identity.DomainOf(addr.Address)); err != nil {
+			if _, err := store.Domains.GetDomain(cmd.Context(), workspaceID, identity.DomainOf(addr.Address)); err != nil {
 				return fmt.Errorf("%s is not a domain of this workspace; add it with `sesame domains add`: %w", identity.DomainOf(addr.Address), err)
 			}
-			s, err := store.AddSender(cmd.Context(), workspaceID, identity.Sender{Name: addr.Name, Email: addr.Address, ReplyTo: replyTo}, makeDefault)
+			s, err := store.Senders.AddSender(cmd.Context(), workspaceID, identity.Sender{Name: addr.Name, Email: addr.Address, ReplyTo: replyTo}, makeDefault)
 			if err != nil {
 				return err
 			}
@@ -235,11 +235,11 @@ func (c *console) sendersCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			senders, err := store.ListSenders(cmd.Context(), workspaceID)
+			senders, err := store.Senders.ListSenders(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
-			ws, err := store.GetWorkspace(cmd.Context(), workspaceID)
+			ws, err := store.Workspaces.GetWorkspace(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -331,7 +331,7 @@ func (c *console) listEmails(cmd *cobra.Command, workspaceID string, f email.Fil
 	views := []email.View{}
 	for after, more := "", true; more; {
 		var emails []email.Email
-		emails, after, more, err = store.ListEmails(cmd.Context(), workspaceID, f, after, 100)
+		emails, after, more, err = store.Emails.ListEmails(cmd.Context(), workspaceID, f, after, 100)
 		if err != nil {
 			return err
 		}
@@ -374,7 +374,7 @@ func (c *console) suppressionsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := store.AddSuppression(cmd.Context(), workspaceID, addr.Address, reason); err != nil {
+			if err := store.Suppressions.AddSuppression(cmd.Context(), workspaceID, addr.Address, reason); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"suppressed": addr.Address}, func(w io.Writer) { fmt.Fprintf(w, "suppressed %s\n", addr.Address) })

@@ -21,8 +21,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/config"
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/emulatortest"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
@@ -104,7 +104,7 @@ func identityAnswers(states map[string]sestypes.DkimStatus) func(*sesv2.GetEmail
 
 func (c *consoleTable) workspace(id string) workspace.Workspace {
 	c.t.Helper()
-	ws, err := c.store.GetWorkspace(context.Background(), id)
+	ws, err := c.store.Workspaces.GetWorkspace(context.Background(), id)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestDomainsCommands(t *testing.T) {
 	if n := strings.Count(out, "CNAME"); n != 3 {
 		t.Errorf("domains add printed %d CNAME records, want 3:\n%s", n, out)
 	}
-	d, err := c.store.GetDomain(ctx, ws, "example.com")
+	d, err := c.store.Domains.GetDomain(ctx, ws, "example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,10 +186,10 @@ func TestDomainsCommands(t *testing.T) {
 	if failed.Name != "mail.example.net" || failed.Status != identity.DomainFailed || failed.VerifiedAt != nil {
 		t.Errorf("domains status --output json = %+v, want failed", failed)
 	}
-	if d, err := c.store.GetDomain(ctx, ws, "example.com"); err != nil || d.Status != identity.DomainVerified || d.VerifiedAt == nil {
+	if d, err := c.store.Domains.GetDomain(ctx, ws, "example.com"); err != nil || d.Status != identity.DomainVerified || d.VerifiedAt == nil {
 		t.Errorf("example.com = %+v (err %v), want verified", d, err)
 	}
-	if d, err := c.store.GetDomain(ctx, ws, "mail.example.net"); err != nil || d.Status != identity.DomainFailed {
+	if d, err := c.store.Domains.GetDomain(ctx, ws, "mail.example.net"); err != nil || d.Status != identity.DomainFailed {
 		t.Errorf("mail.example.net = %+v (err %v), want failed", d, err)
 	}
 	if v := c.workspace(ws).VerifiedDomains; !slices.Equal(v, []string{"example.com"}) {
@@ -228,7 +228,7 @@ func TestDomainsCommandErrors(t *testing.T) {
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
 	other := c.createWorkspace("Other")
-	if _, err := c.store.AddDomain(ctx, ws, "taken.example", nil); err != nil {
+	if _, err := c.store.Domains.AddDomain(ctx, ws, "taken.example", nil); err != nil {
 		t.Fatal(err)
 	}
 	denied := func(*sesv2.CreateEmailIdentityInput) (*sesv2.CreateEmailIdentityOutput, error) {
@@ -277,7 +277,7 @@ func TestDomainsCommandErrors(t *testing.T) {
 			}
 		})
 	}
-	domains, _, _, err := c.store.ListDomains(ctx, ws, "", 10)
+	domains, _, _, err := c.store.Domains.ListDomains(ctx, ws, "", 10)
 	if err != nil || len(domains) != 1 || domains[0].Name != "taken.example" || domains[0].Status != identity.DomainPending {
 		t.Errorf("after the failures the domains are %+v (err %v), want taken.example pending alone", domains, err)
 	}
@@ -290,7 +290,7 @@ func TestSendersCommands(t *testing.T) {
 	ctx := context.Background()
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
-	if _, err := c.store.AddDomain(ctx, ws, "example.com", nil); err != nil {
+	if _, err := c.store.Domains.AddDomain(ctx, ws, "example.com", nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -299,7 +299,7 @@ func TestSendersCommands(t *testing.T) {
 	if _, err := uuid.Parse(id); err != nil || strings.Count(out, "\n") != 1 {
 		t.Fatalf("senders add printed %q, want just the new id", out)
 	}
-	s, err := c.store.GetSender(ctx, ws, id)
+	s, err := c.store.Senders.GetSender(ctx, ws, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestSendersCommands(t *testing.T) {
 
 	// An unquoted line break in --reply-to never reaches a stored address.
 	if out, err := c.run("senders", "add", "--workspace", ws, "--from", "crlf@example.com", "--reply-to", "help@example.com\r\nBcc: x@example.org"); err == nil {
-		s, err := c.store.GetSender(ctx, ws, strings.TrimSpace(out))
+		s, err := c.store.Senders.GetSender(ctx, ws, strings.TrimSpace(out))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,7 +367,7 @@ func TestSendersCommandErrors(t *testing.T) {
 	ws := c.createWorkspace("Acme")
 	other := c.createWorkspace("Other")
 	for _, d := range []struct{ ws, name string }{{ws, "example.com"}, {other, "other.example"}} {
-		if _, err := c.store.AddDomain(ctx, d.ws, d.name, nil); err != nil {
+		if _, err := c.store.Domains.AddDomain(ctx, d.ws, d.name, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -405,7 +405,7 @@ func TestSendersCommandErrors(t *testing.T) {
 		})
 	}
 	for _, id := range []string{ws, other} {
-		if senders, err := c.store.ListSenders(ctx, id); err != nil || len(senders) != 0 {
+		if senders, err := c.store.Senders.ListSenders(ctx, id); err != nil || len(senders) != 0 {
 			t.Errorf("failed commands left senders in %s: %+v (err %v)", id, senders, err)
 		}
 		if def := c.workspace(id).DefaultSender; def != nil {
@@ -472,7 +472,7 @@ func TestWorkspaceSet(t *testing.T) {
 		after.TrackingOffProvisioned != before.TrackingOffProvisioned || !slices.Equal(after.Brands, before.Brands) {
 		t.Errorf("failed commands changed the workspace: %+v, was %+v", after, before)
 	}
-	if all, err := c.store.ListWorkspaces(context.Background()); err != nil || len(all) != 2 {
+	if all, err := c.store.Workspaces.ListWorkspaces(context.Background()); err != nil || len(all) != 2 {
 		t.Errorf("workspaces = %+v (err %v), want the two created", all, err)
 	}
 }
@@ -484,7 +484,7 @@ func TestSuppressionsAdd(t *testing.T) {
 	other := c.createWorkspace("Other")
 	suppressed := func(t *testing.T, workspaceID, recipient string) bool {
 		t.Helper()
-		sc, err := c.store.LoadContext(ctx, sending.ContextQuery{WorkspaceID: workspaceID, Recipient: recipient, Fingerprint: "x", Month: "2026-11"})
+		sc, err := c.store.Sends.LoadContext(ctx, sending.ContextQuery{WorkspaceID: workspaceID, Recipient: recipient, Fingerprint: "x", Month: "2026-11"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -563,7 +563,7 @@ func (h *heldEmails) hold(subject, html string) string {
 		From:        `"Acme" <hello@example.com>`,
 		ReplyTo:     []string{"help@example.com"},
 	}
-	if _, err := h.c.store.HoldEmail(context.Background(), he, !h.seen[fp], nil); err != nil {
+	if _, err := h.c.store.Sends.HoldEmail(context.Background(), he, !h.seen[fp], nil); err != nil {
 		h.t.Fatal(err)
 	}
 	h.seen[fp] = true
@@ -572,7 +572,7 @@ func (h *heldEmails) hold(subject, html string) string {
 
 func (h *heldEmails) email(id string) email.Email {
 	h.t.Helper()
-	e, err := h.c.store.GetEmail(context.Background(), h.ws, id)
+	e, err := h.c.store.Emails.GetEmail(context.Background(), h.ws, id)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -595,7 +595,7 @@ func emulatedSubjects(t *testing.T) map[string]int {
 
 func TestHeldCommands(t *testing.T) {
 	ctx := context.Background()
-	dynamotest.RequireEmulators(t, "AWS_ENDPOINT_URL_SESV2")
+	emulatortest.Require(t, "AWS_ENDPOINT_URL_SESV2")
 	c := newConsoleTable(t)
 	// The console records the owner's decision and queues the review of
 	// each email held with the template, as it does against a deployed
@@ -611,7 +611,7 @@ func TestHeldCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	clients := api.NewClients(awsCfg)
-	clients.DynamoDB, clients.SQS = c.store.DB, queuetest.Client(t)
+	clients.DynamoDB, clients.SQS = c.store.Table.DB, queuetest.Client(t)
 	deps := api.NewDeps(config.API{Table: c.name, ReviewQueueURL: queues.URL(t, queue.Review.Name)}, clients, api.NewLogger(8))
 	reviews := queues.Poller(t, queue.Review.Name, deps.Reviewer.Handle)
 	reviewAll := func() {
@@ -637,7 +637,7 @@ func TestHeldCommands(t *testing.T) {
 	// the email the owner cleared by hand skips the brand check.
 	foreign := h.hold("Your PayPal order", strings.Replace(clearHTML, "%s", "PayPal customer", 1))
 	live := uuid.Must(uuid.NewV7()).String()
-	if err := c.store.PutEmail(ctx, email.Email{ID: live, WorkspaceID: ws, To: "zed@example.org", Subject: "Not held",
+	if err := c.store.Emails.PutEmail(ctx, email.Email{ID: live, WorkspaceID: ws, To: "zed@example.org", Subject: "Not held",
 		Status: email.StatusSent, Type: email.TypeTransactional, Environment: apikey.Live, SentAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
@@ -671,10 +671,10 @@ func TestHeldCommands(t *testing.T) {
 	if e := h.email(denied); e.Status != email.StatusFailed || !strings.Contains(e.Error, "denied by the workspace owner") {
 		t.Errorf("denied email = status %s, error %q; want failed naming the owner", e.Status, e.Error)
 	}
-	if tpl, err := c.store.GetTemplate(ctx, ws, review.Fingerprint(denyHTML)); err != nil || tpl.State != sending.TemplateDenied {
+	if tpl, err := c.store.Held.GetTemplate(ctx, ws, review.Fingerprint(denyHTML)); err != nil || tpl.State != sending.TemplateDenied {
 		t.Errorf("denied template = %+v (err %v)", tpl, err)
 	}
-	if _, err := c.store.GetHeld(ctx, ws, denied); !errors.Is(err, sending.ErrNotHeld) {
+	if _, err := c.store.Held.GetHeld(ctx, ws, denied); !errors.Is(err, sending.ErrNotHeld) {
 		t.Errorf("denied email's held content: err = %v, want ErrNotHeld", err)
 	}
 	if e := h.email(cleared); e.Status != email.StatusHeld {
@@ -698,7 +698,7 @@ func TestHeldCommands(t *testing.T) {
 	if e := h.email(foreign); e.Status != email.StatusHeld {
 		t.Errorf("email naming a foreign brand after clear = status %s, error %q; want still held", e.Status, e.Error)
 	}
-	if tpl, err := c.store.GetTemplate(ctx, ws, review.Fingerprint(clearHTML)); err != nil || tpl.State != sending.TemplateCleared {
+	if tpl, err := c.store.Held.GetTemplate(ctx, ws, review.Fingerprint(clearHTML)); err != nil || tpl.State != sending.TemplateCleared {
 		t.Errorf("cleared template = %+v (err %v)", tpl, err)
 	}
 	got := emulatedSubjects(t)
@@ -716,7 +716,7 @@ func TestHeldCommands(t *testing.T) {
 	if e := h.email(foreign); e.Status != email.StatusFailed || !strings.Contains(e.Error, "denied by the workspace owner") {
 		t.Errorf("denied foreign-brand email = status %s, error %q", e.Status, e.Error)
 	}
-	if tpl, err := c.store.GetTemplate(ctx, ws, review.Fingerprint(clearHTML)); err != nil || tpl.State != sending.TemplateCleared {
+	if tpl, err := c.store.Held.GetTemplate(ctx, ws, review.Fingerprint(clearHTML)); err != nil || tpl.State != sending.TemplateCleared {
 		t.Errorf("denying one email changed its cleared template: %+v (err %v)", tpl, err)
 	}
 	if e := h.email(live); e.Status != email.StatusSent {
@@ -759,7 +759,7 @@ func TestCapturedList(t *testing.T) {
 	put := func(workspaceID string, env apikey.Environment, status email.Status, subject string) string {
 		t.Helper()
 		id := uuid.Must(uuid.NewV7()).String()
-		if err := c.store.PutEmail(ctx, email.Email{ID: id, WorkspaceID: workspaceID, To: "bob@example.org", Subject: subject,
+		if err := c.store.Emails.PutEmail(ctx, email.Email{ID: id, WorkspaceID: workspaceID, To: "bob@example.org", Subject: subject,
 			Status: status, Type: email.TypeTransactional, Environment: env, SentAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}

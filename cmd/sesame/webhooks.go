@@ -52,7 +52,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := store.CreateEndpoint(cmd.Context(), ep); err != nil {
+			if err := store.Webhooks.CreateEndpoint(cmd.Context(), ep); err != nil {
 				return err
 			}
 			return c.print(webhookCreated{Endpoint: ep, Secret: ep.Secret}, func(w io.Writer) {
@@ -74,7 +74,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ep, err := store.GetEndpoint(cmd.Context(), workspaceID, args[0])
+			ep, err := store.Webhooks.GetEndpoint(cmd.Context(), workspaceID, args[0])
 			if err != nil {
 				return fmt.Errorf("endpoint %s: %w", args[0], err)
 			}
@@ -91,7 +91,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			eps, err := store.ListEndpoints(cmd.Context(), workspaceID)
+			eps, err := store.Webhooks.ListEndpoints(cmd.Context(), workspaceID)
 			if err != nil {
 				return err
 			}
@@ -121,7 +121,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				ep, err := store.SetEndpointEnabled(cmd.Context(), workspaceID, args[0], enabled, webhook.OwnerDisableReason)
+				ep, err := store.Webhooks.SetEndpointEnabled(cmd.Context(), workspaceID, args[0], enabled, webhook.OwnerDisableReason)
 				if err != nil {
 					return fmt.Errorf("endpoint %s: %w", args[0], err)
 				}
@@ -139,7 +139,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := store.DeleteEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
+			if err := store.Webhooks.DeleteEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
 				return fmt.Errorf("endpoint %s: %w", args[0], err)
 			}
 			return c.print(map[string]string{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
@@ -162,10 +162,10 @@ func (c *console) webhooksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := store.GetEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
+			if _, err := store.Webhooks.GetEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
 				return fmt.Errorf("endpoint %s: %w", args[0], err)
 			}
-			attempts, err := store.ListAttempts(cmd.Context(), workspaceID, args[0], limit)
+			attempts, err := store.Webhooks.ListAttempts(cmd.Context(), workspaceID, args[0], limit)
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,7 @@ func TestWebhooksCommands(t *testing.T) {
 	if strings.Count(out, secret) != 1 || !strings.Contains(out, "sesame webhooks secret "+id) {
 		t.Errorf("add should print the secret once and name `webhooks secret`:\n%s", out)
 	}
-	stored, err := c.store.GetEndpoint(ctx, ws, id)
+	stored, err := c.store.Webhooks.GetEndpoint(ctx, ws, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,20 +80,20 @@ func TestWebhooksCommands(t *testing.T) {
 
 	// disable and enable; enable clears the failure count and reason.
 	for range 2 {
-		if err := c.store.EndpointFailed(ctx, ws, id); err != nil {
+		if err := c.store.Webhooks.EndpointFailed(ctx, ws, id); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if out := c.mustWebhooks("disable", id); !strings.Contains(out, "disabled ("+webhook.OwnerDisableReason+") "+id) {
 		t.Errorf("disable printed %q", out)
 	}
-	if ep, _ := c.store.GetEndpoint(ctx, ws, id); ep.Enabled || ep.DisabledReason != webhook.OwnerDisableReason {
+	if ep, _ := c.store.Webhooks.GetEndpoint(ctx, ws, id); ep.Enabled || ep.DisabledReason != webhook.OwnerDisableReason {
 		t.Errorf("after disable: %+v", ep)
 	}
 	if out := c.mustWebhooks("enable", id); strings.TrimSpace(out) != "enabled "+id {
 		t.Errorf("enable printed %q", out)
 	}
-	if ep, _ := c.store.GetEndpoint(ctx, ws, id); !ep.Enabled || ep.DisabledReason != "" || ep.ConsecutiveFailures != 0 {
+	if ep, _ := c.store.Webhooks.GetEndpoint(ctx, ws, id); !ep.Enabled || ep.DisabledReason != "" || ep.ConsecutiveFailures != 0 {
 		t.Errorf("after enable: %+v", ep)
 	}
 
@@ -104,7 +104,7 @@ func TestWebhooksCommands(t *testing.T) {
 		{EventID: "evt_new", Number: 2, At: base, StatusCode: 200, LatencyMS: 42},
 	} {
 		a.WorkspaceID, a.EndpointID, a.EventType = ws, id, event.Delivered
-		if err := c.store.RecordAttempt(ctx, a); err != nil {
+		if err := c.store.Webhooks.RecordAttempt(ctx, a); err != nil {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestWebhooksCommands(t *testing.T) {
 	if out := c.mustWebhooks("remove", id); strings.TrimSpace(out) != "removed "+id {
 		t.Errorf("remove printed %q", out)
 	}
-	if _, err := c.store.GetEndpoint(ctx, ws, id); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if _, err := c.store.Webhooks.GetEndpoint(ctx, ws, id); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("after remove: err = %v", err)
 	}
 	if _, err := c.webhooks("secret", id); !errors.Is(err, webhook.ErrEndpointNotFound) {
@@ -170,7 +170,7 @@ func TestWebhooksAddRefusals(t *testing.T) {
 			checkFails(t, append([]string{"webhooks"}, args...), out, err, tc.wantIs, tc.wantMsg)
 		})
 	}
-	if eps, err := c.store.ListEndpoints(context.Background(), ws); err != nil || len(eps) != 0 {
+	if eps, err := c.store.Webhooks.ListEndpoints(context.Background(), ws); err != nil || len(eps) != 0 {
 		t.Errorf("refused adds stored %v (err %v)", eps, err)
 	}
 }

@@ -25,7 +25,7 @@ func (c *console) workspaceCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ws, err := store.CreateWorkspace(cmd.Context(), name)
+			ws, err := store.Workspaces.CreateWorkspace(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
@@ -42,7 +42,7 @@ func (c *console) workspaceCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			all, err := store.ListWorkspaces(cmd.Context())
+			all, err := store.Workspaces.ListWorkspaces(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ func (c *console) workspaceCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ws, err := store.GetWorkspace(cmd.Context(), args[0])
+			ws, err := store.Workspaces.GetWorkspace(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -116,7 +116,7 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ws, err := store.UpdateWorkspace(cmd.Context(), args[0], change)
+			ws, err := store.Workspaces.UpdateWorkspace(cmd.Context(), args[0], change)
 			if err != nil {
 				return err
 			}

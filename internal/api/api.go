@@ -37,7 +37,7 @@ import (
 
 // Deps is what the handlers and consumers need, built once per process.
 type Deps struct {
-	Store    *dynamo.Store
+	Repos    dynamo.Repositories
 	Cursors  httpapi.Cursors
 	Logger   *slog.Logger
 	Sending  *sending.Service
@@ -72,26 +72,26 @@ func NewClients(awsCfg aws.Config, dynamoOpts ...func(*dynamodb.Options)) Client
 
 // NewDeps wires the domain services over the clients.
 func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
-	store := &dynamo.Store{DB: c.DynamoDB, Table: cfg.Table}
+	repos := dynamo.NewRepositories(&dynamo.Table{DB: c.DynamoDB, Name: cfg.Table})
 	svc := &sending.Service{
-		Store:       store,
+		Store:       repos.Sends,
 		Transport:   &ses.Client{API: c.SES},
 		Attachments: attachment.NewFetcher(attachment.FetcherOptions{}),
 		Review:      &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
 		ConfigSets:  sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
 		Logger:      logger,
 	}
-	fanout := &webhook.Fanout{Endpoints: store, SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}
-	statusProcessor := &status.Processor{Store: store, Publisher: fanout, Logger: logger}
+	fanout := &webhook.Fanout{Endpoints: repos.Webhooks, SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}
+	statusProcessor := &status.Processor{Store: repos.Statuses, Publisher: fanout, Logger: logger}
 	svc.Failures = statusProcessor
 	return Deps{
-		Store:    store,
+		Repos:    repos,
 		Cursors:  httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
 		Logger:   logger,
 		Sending:  svc,
-		Reviewer: &sending.Reviewer{Held: store, Workspaces: store, Service: svc},
+		Reviewer: &sending.Reviewer{Held: repos.Held, Workspaces: repos.Workspaces, Service: svc},
 		Status:   statusProcessor,
-		Webhooks: webhook.NewDispatcher(store, c.SQS, cfg.WebhooksQueueURL, webhook.DispatcherOptions{
+		Webhooks: webhook.NewDispatcher(repos.Webhooks, c.SQS, cfg.WebhooksQueueURL, webhook.DispatcherOptions{
 			Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes, Logger: logger,
 		}),
 	}
@@ -100,11 +100,11 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 // Routes returns every implemented route with its handler.
 func Routes(d Deps) []httpapi.Route {
 	var all []httpapi.Route
-	all = append(all, email.Handlers{Store: d.Store, ClickStore: d.Store, Cursors: d.Cursors}.Routes()...)
-	all = append(all, event.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
-	all = append(all, metrics.Handlers{Store: d.Store}.Routes()...)
+	all = append(all, email.Handlers{Store: d.Repos.Emails, ClickStore: d.Repos.Clicks, Cursors: d.Cursors}.Routes()...)
+	all = append(all, event.Handlers{Store: d.Repos.Events, Cursors: d.Cursors}.Routes()...)
+	all = append(all, metrics.Handlers{Store: d.Repos.Metrics}.Routes()...)
 	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
-	all = append(all, identity.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, identity.Handlers{Store: d.Repos.Domains, Cursors: d.Cursors}.Routes()...)
 	return all
 }
 
@@ -120,7 +120,7 @@ func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 // Handler serves the given routes (all of them when none is named) through
 // the API core: request id, auth, scopes, rate limit, errors, logs.
 func Handler(d Deps, only ...routes.Route) (http.Handler, error) {
-	srv := &httpapi.Server{Auth: d.Store, Logger: d.Logger}
+	srv := &httpapi.Server{Auth: d.Repos.Keys, Logger: d.Logger}
 	all := Routes(d)
 	if len(only) == 0 {
 		return srv.Handler(all...), nil

@@ -54,23 +54,23 @@ func TestEveryRouteIsWired(t *testing.T) {
 func TestLambdaEvents(t *testing.T) {
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
-	ws, err := store.CreateWorkspace(ctx, "Lambda")
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Lambda")
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, _, err := store.CreateKey(ctx, ws.ID, apikey.Test, "", apikey.FullAccess)
+	key, _, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Test, "", apikey.FullAccess)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := uuid.Must(uuid.NewV7()).String()
-	err = store.PutEmail(ctx, email.Email{
+	err = store.Emails.PutEmail(ctx, email.Email{
 		ID: id, WorkspaceID: ws.ID, To: "a@example.com", Subject: "Hello",
 		Status: email.StatusSent, Type: email.TypeTransactional, Environment: apikey.Test, SentAt: time.Now(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := api.Deps{Store: store, Cursors: httpapi.Cursors{Secret: []byte("s")}, Logger: api.NewLogger(8)}
+	deps := api.Deps{Repos: store, Cursors: httpapi.Cursors{Secret: []byte("s")}, Logger: api.NewLogger(8)}
 	vars := map[string]string{"SESAME_TEST_KEY": key, "EMAIL_ID": id}
 	cases := map[string]struct {
 		route   routes.Route

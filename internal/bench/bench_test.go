@@ -72,8 +72,8 @@ func newRig(b *testing.B) *rig {
 	deps := api.NewDeps(cfg, clients, slog.New(slog.DiscardHandler))
 	timed := &timedSES{Next: deps.Sending.Transport}
 	deps.Sending.Transport = timed
-	store := deps.Store
-	ws, err := store.CreateWorkspace(ctx, "Bench")
+	store := deps.Repos
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Bench")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,15 +82,15 @@ func newRig(b *testing.B) *rig {
 			b.Fatal(err)
 		}
 	}
-	_, err = store.AddDomain(ctx, ws.ID, "bench.example", nil)
+	_, err = store.Domains.AddDomain(ctx, ws.ID, "bench.example", nil)
 	must(err)
-	_, err = store.SetDomainStatus(ctx, ws.ID, "bench.example", identity.DomainVerified, nil)
+	_, err = store.Domains.SetDomainStatus(ctx, ws.ID, "bench.example", identity.DomainVerified, nil)
 	must(err)
-	_, err = store.AddSender(ctx, ws.ID, identity.Sender{Name: "Bench", Email: "hi@bench.example"}, true)
+	_, err = store.Senders.AddSender(ctx, ws.ID, identity.Sender{Name: "Bench", Email: "hi@bench.example"}, true)
 	must(err)
-	_, err = store.DecideTemplate(ctx, ws.ID, review.Fingerprint(html), sending.TemplateCleared, nil, false)
+	_, err = store.Held.DecideTemplate(ctx, ws.ID, review.Fingerprint(html), sending.TemplateCleared, nil, false)
 	must(err)
-	key, _, err := store.CreateKey(ctx, ws.ID, apikey.Live, "bench", apikey.FullAccess)
+	key, _, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Live, "bench", apikey.FullAccess)
 	must(err)
 	h, err := api.Handler(deps)
 	must(err)
@@ -163,7 +163,7 @@ func BenchmarkStatusEvent(b *testing.B) {
 		id := uuid.Must(uuid.NewV7()).String()
 		e := email.Email{ID: id, WorkspaceID: r.ws, To: "ann@example.org", Subject: "Receipt", Status: email.StatusSent,
 			Type: email.TypeTransactional, Environment: apikey.Live, SentAt: time.Now(), TrackingMode: email.TrackingFull}
-		if err := r.deps.Store.PutEmail(ctx, e); err != nil {
+		if err := r.deps.Repos.Emails.PutEmail(ctx, e); err != nil {
 			b.Fatal(err)
 		}
 		mail := status.Mail{

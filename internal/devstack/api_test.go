@@ -39,7 +39,7 @@ type env struct {
 	t      *testing.T
 	url    string
 	deps   api.Deps
-	store  *dynamo.Store
+	store  dynamo.Repositories
 	rec    *dynamotest.Recorder
 	queues *queuetest.Set
 	ses    *fakeTransport
@@ -94,7 +94,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	store, rec := dynamotest.NewStore(t)
 	// Runs after the server stops: whatever the test did, the table holds
 	// only keys the data model allows.
-	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table) })
+	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
 	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks)
 	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
@@ -104,7 +104,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	clients.DynamoDB = rec
 	clients.SQS = queuetest.Client(t)
 	cfg := config.API{
-		Table: store.Table, CursorSecret: "test-secret",
+		Table: store.Table.Name, CursorSecret: "test-secret",
 		ReviewQueueURL: queues.URL(t, queue.Review.Name),
 		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
 		WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name),
@@ -132,7 +132,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return &env{t: t, url: "http://" + ln.Addr().String(), deps: deps, store: deps.Store, rec: rec, queues: queues, ses: transport}
+	return &env{t: t, url: "http://" + ln.Addr().String(), deps: deps, store: deps.Repos, rec: rec, queues: queues, ses: transport}
 }
 
 func startDev(t *testing.T) *env {
@@ -145,7 +145,7 @@ func startDevAt(t *testing.T, clock *dynamotest.Clock) *env {
 	t.Helper()
 	return newEnv(t, func(deps api.Deps, _ *queuetest.Set) (api.Deps, []httpapi.Route) {
 		deps.Sending.Now = clock.Now
-		deps.Store.Now = clock.Now
+		deps.Repos.Table.Now = clock.Now
 		return deps, nil
 	})
 }
@@ -155,14 +155,14 @@ func startDevAt(t *testing.T, clock *dynamotest.Clock) *env {
 func (e *env) workspace(envName apikey.Environment, scopes ...apikey.Scope) (string, string) {
 	e.t.Helper()
 	ctx := context.Background()
-	ws, err := e.store.CreateWorkspace(ctx, "ws")
+	ws, err := e.store.Workspaces.CreateWorkspace(ctx, "ws")
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	if len(scopes) == 0 {
 		scopes = apikey.FullAccess
 	}
-	key, _, err := e.store.CreateKey(ctx, ws.ID, envName, "", scopes)
+	key, _, err := e.store.Keys.CreateKey(ctx, ws.ID, envName, "", scopes)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func (e *env) putEmail(workspaceID string, mutate func(*email.Email)) email.Emai
 	if mutate != nil {
 		mutate(&m)
 	}
-	if err := e.store.PutEmail(context.Background(), m); err != nil {
+	if err := e.store.Emails.PutEmail(context.Background(), m); err != nil {
 		e.t.Fatal(err)
 	}
 	return m
@@ -256,18 +256,18 @@ func TestAuthFailures(t *testing.T) {
 	e := startDev(t)
 	ctx := context.Background()
 	wsID, _ := e.workspace(apikey.Live)
-	revoked, k, err := e.store.CreateKey(ctx, wsID, apikey.Live, "", nil)
+	revoked, k, err := e.store.Keys.CreateKey(ctx, wsID, apikey.Live, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.RevokeKey(ctx, wsID, k.ID); err != nil {
+	if err := e.store.Keys.RevokeKey(ctx, wsID, k.ID); err != nil {
 		t.Fatal(err)
 	}
-	old, k2, err := e.store.CreateKey(ctx, wsID, apikey.Test, "", nil)
+	old, k2, err := e.store.Keys.CreateKey(ctx, wsID, apikey.Test, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.store.RegenerateKey(ctx, wsID, k2.ID); err != nil {
+	if _, _, err := e.store.Keys.RegenerateKey(ctx, wsID, k2.ID); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]string{
@@ -319,7 +319,7 @@ func TestKeyStoreFaultIs503(t *testing.T) {
 func TestRateLimitOverHTTP(t *testing.T) {
 	e := startDev(t)
 	clock := dynamotest.NewClock(time.Date(2026, 11, 22, 9, 0, 10, 0, time.UTC))
-	e.store.Now = clock.Now
+	e.store.Table.Now = clock.Now
 	_, key := e.workspace(apikey.Live)
 	h, err := api.Handler(e.deps)
 	if err != nil {
@@ -635,7 +635,7 @@ func TestSeedReusesDemoWorkspace(t *testing.T) {
 	if again != first {
 		t.Errorf("restart seeded %+v, want the same demo %+v", again, first)
 	}
-	all, err := store.ListWorkspaces(ctx)
+	all, err := store.Workspaces.ListWorkspaces(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

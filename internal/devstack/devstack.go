@@ -85,51 +85,51 @@ type Demo struct {
 // Seed returns the demo workspace recorded in prev when it still exists and
 // its keys still work (a restart of `sesame dev` against running emulators);
 // otherwise it creates a new one with a live and a test full-access key.
-func Seed(ctx context.Context, store *dynamo.Store, prev Env) (Demo, error) {
+func Seed(ctx context.Context, store dynamo.Repositories, prev Env) (Demo, error) {
 	demo := Demo{WorkspaceID: prev["SESAME_WORKSPACE_ID"], LiveKey: prev["SESAME_LIVE_KEY"], TestKey: prev["SESAME_TEST_KEY"]}
 	if demo.WorkspaceID != "" && keyWorks(ctx, store, demo.LiveKey, demo.WorkspaceID) && keyWorks(ctx, store, demo.TestKey, demo.WorkspaceID) {
 		return demo, nil
 	}
-	ws, err := store.CreateWorkspace(ctx, "Demo")
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Demo")
 	if err != nil {
 		return Demo{}, err
 	}
 	// The SES emulator has no identity API: the demo domain is recorded as
 	// verified directly, as `sesame domains status` would after DNS checks.
-	if _, err := store.AddDomain(ctx, ws.ID, DemoDomain, nil); err != nil {
+	if _, err := store.Domains.AddDomain(ctx, ws.ID, DemoDomain, nil); err != nil {
 		return Demo{}, err
 	}
-	if _, err := store.SetDomainStatus(ctx, ws.ID, DemoDomain, identity.DomainVerified, nil); err != nil {
+	if _, err := store.Domains.SetDomainStatus(ctx, ws.ID, DemoDomain, identity.DomainVerified, nil); err != nil {
 		return Demo{}, err
 	}
 	sender := identity.Sender{Name: "Sesame Demo", Email: "hello@" + DemoDomain}
-	if _, err := store.AddSender(ctx, ws.ID, sender, true); err != nil {
+	if _, err := store.Senders.AddSender(ctx, ws.ID, sender, true); err != nil {
 		return Demo{}, err
 	}
 	scopes, err := apikey.Resolve(apikey.PresetFull, nil)
 	if err != nil {
 		return Demo{}, err
 	}
-	live, _, err := store.CreateKey(ctx, ws.ID, apikey.Live, "demo live", scopes)
+	live, _, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Live, "demo live", scopes)
 	if err != nil {
 		return Demo{}, err
 	}
-	test, _, err := store.CreateKey(ctx, ws.ID, apikey.Test, "demo test", scopes)
+	test, _, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Test, "demo test", scopes)
 	if err != nil {
 		return Demo{}, err
 	}
 	return Demo{WorkspaceID: ws.ID, LiveKey: live, TestKey: test}, nil
 }
 
-func keyWorks(ctx context.Context, store *dynamo.Store, key, workspaceID string) bool {
+func keyWorks(ctx context.Context, store dynamo.Repositories, key, workspaceID string) bool {
 	env, ok := apikey.Parse(key)
 	if !ok {
 		return false
 	}
-	if _, err := store.GetWorkspace(ctx, workspaceID); errors.Is(err, workspace.ErrNotFound) || err != nil {
+	if _, err := store.Workspaces.GetWorkspace(ctx, workspaceID); errors.Is(err, workspace.ErrNotFound) || err != nil {
 		return false
 	}
-	p, err := store.Authenticate(ctx, key, env)
+	p, err := store.Keys.Authenticate(ctx, key, env)
 	return err == nil && p.WorkspaceID == workspaceID
 }
 

@@ -58,7 +58,7 @@ func startPipeline(t *testing.T) *pipeline {
 			Now:   clock.Now,
 		}
 		deps.Sending.Transport = sesEvents
-		return deps, devstack.Engagement{Emails: deps.Store, Events: sesEvents}.Routes()
+		return deps, devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes()
 	})
 	consume := func(ctx context.Context, b events.SQSEvent) (events.SQSEventResponse, error) {
 		resp, err := e.deps.Status.Handle(ctx, b)
@@ -234,7 +234,7 @@ func TestPipelineDelivered(t *testing.T) {
 	}
 
 	// The live send counts toward the monthly allowance, once.
-	c, err := p.store.LoadContext(context.Background(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11"})
+	c, err := p.store.Sends.LoadContext(context.Background(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,11 +547,11 @@ func TestPipelineScopes(t *testing.T) {
 					others = append(others, s)
 				}
 			}
-			without, _, err := p.store.CreateKey(context.Background(), wsID, apikey.Live, "", others)
+			without, _, err := p.store.Keys.CreateKey(context.Background(), wsID, apikey.Live, "", others)
 			if err != nil {
 				t.Fatal(err)
 			}
-			only, _, err := p.store.CreateKey(context.Background(), wsID, apikey.Live, "", []apikey.Scope{tc.scope})
+			only, _, err := p.store.Keys.CreateKey(context.Background(), wsID, apikey.Live, "", []apikey.Scope{tc.scope})
 			if err != nil {
 				t.Fatal(err)
 			}

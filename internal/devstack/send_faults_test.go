@@ -55,7 +55,7 @@ func TestSendCleansUpAfterItsDeadline(t *testing.T) {
 		t.Fatal("send succeeded although its context ended during the SES call")
 	}
 	e.ses.setFail(nil)
-	emails, _, _, err := e.store.ListEmails(context.Background(), s.id, email.Filter{}, "", 10)
+	emails, _, _, err := e.store.Emails.ListEmails(context.Background(), s.id, email.Filter{}, "", 10)
 	if err != nil || len(emails) != 0 {
 		t.Fatalf("emails after the failed send = %+v (err %v), want none", emails, err)
 	}
@@ -203,7 +203,7 @@ func TestDenyWaitsForTheSendingReviewer(t *testing.T) {
 	req := msg("leased", map[string]any{"html": "<aside><p>Layout under review</p></aside>"})
 	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
 	now := time.Now()
-	if err := e.store.LeaseHeld(ctx, s.id, held.ID, now, now.Add(time.Minute)); err != nil {
+	if err := e.store.Held.LeaseHeld(ctx, s.id, held.ID, now, now.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	m := sending.ReviewMessage{WorkspaceID: s.id, EmailID: held.ID, Denied: true}
@@ -248,7 +248,7 @@ func TestReleaseAfterSESIsNotSentTwice(t *testing.T) {
 	if n := len(e.ses.sendsTo(req["to"].(string))); n != 1 {
 		t.Errorf("%d SES sends after the retried review, want still 1", n)
 	}
-	if _, err := e.store.GetHeld(ctx, s.id, held.ID); !errors.Is(err, sending.ErrNotHeld) {
+	if _, err := e.store.Held.GetHeld(ctx, s.id, held.ID); !errors.Is(err, sending.ErrNotHeld) {
 		t.Errorf("held content left behind: err = %v", err)
 	}
 }
@@ -294,7 +294,7 @@ func TestRecordFailureTwiceIsOneEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	events, _, _, err := e.store.ListEvents(ctx, s.id, "", 10)
+	events, _, _, err := e.store.Events.ListEvents(ctx, s.id, "", 10)
 	if err != nil || len(events) != 1 {
 		t.Errorf("feed has %d items (err %v), want one email.failed", len(events), err)
 	}

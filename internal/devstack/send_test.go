@@ -144,15 +144,15 @@ const sendDomain = "acme.test"
 func newSendWS(t *testing.T, e *env, defaultSender identity.Sender) *sendWS {
 	t.Helper()
 	ctx := context.Background()
-	ws, err := e.store.CreateWorkspace(ctx, "Acme")
+	ws, err := e.store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, _, err := e.store.CreateKey(ctx, ws.ID, apikey.Live, "", apikey.FullAccess)
+	key, _, err := e.store.Keys.CreateKey(ctx, ws.ID, apikey.Live, "", apikey.FullAccess)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testKey, _, err := e.store.CreateKey(ctx, ws.ID, apikey.Test, "", apikey.FullAccess)
+	testKey, _, err := e.store.Keys.CreateKey(ctx, ws.ID, apikey.Test, "", apikey.FullAccess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,15 +162,15 @@ func newSendWS(t *testing.T, e *env, defaultSender identity.Sender) *sendWS {
 		domain = fmt.Sprintf("ws%d.%s", n, sendDomain)
 		defaultSender.Email = strings.Replace(defaultSender.Email, "@"+sendDomain, "@"+domain, 1)
 	}
-	if _, err := e.store.AddDomain(ctx, ws.ID, domain, nil); err != nil {
+	if _, err := e.store.Domains.AddDomain(ctx, ws.ID, domain, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.SetDomainStatus(ctx, ws.ID, domain, identity.DomainVerified, nil); err != nil {
+	if _, err := e.store.Domains.SetDomainStatus(ctx, ws.ID, domain, identity.DomainVerified, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := &sendWS{id: ws.ID, key: key, testKey: testKey}
 	if defaultSender.Email != "" {
-		if s.sender, err = e.store.AddSender(ctx, ws.ID, defaultSender, true); err != nil {
+		if s.sender, err = e.store.Senders.AddSender(ctx, ws.ID, defaultSender, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,21 +184,21 @@ func defaultSender() identity.Sender {
 
 func clearTemplate(t *testing.T, e *env, workspaceID, html string) {
 	t.Helper()
-	if _, err := e.store.DecideTemplate(context.Background(), workspaceID, review.Fingerprint(html), sending.TemplateCleared, nil, false); err != nil {
+	if _, err := e.store.Held.DecideTemplate(context.Background(), workspaceID, review.Fingerprint(html), sending.TemplateCleared, nil, false); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (s *sendWS) update(t *testing.T, e *env, set workspace.Settings) {
 	t.Helper()
-	if _, err := e.store.UpdateWorkspace(context.Background(), s.id, set); err != nil {
+	if _, err := e.store.Workspaces.UpdateWorkspace(context.Background(), s.id, set); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (s *sendWS) scopedKey(t *testing.T, e *env, scopes ...apikey.Scope) string {
 	t.Helper()
-	k, _, err := e.store.CreateKey(context.Background(), s.id, apikey.Live, "", scopes)
+	k, _, err := e.store.Keys.CreateKey(context.Background(), s.id, apikey.Live, "", scopes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -604,7 +604,7 @@ func TestSendSuppressed(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	to := rcpt("Suppressed")
-	if err := e.store.AddSuppression(context.Background(), s.id, to, "bounced"); err != nil {
+	if err := e.store.Suppressions.AddSuppression(context.Background(), s.id, to, "bounced"); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]string{
@@ -1036,22 +1036,22 @@ func TestSendSender(t *testing.T) {
 	e := startDev(t)
 	ctx := context.Background()
 	s := newSendWS(t, e, defaultSender())
-	billing, err := e.store.AddSender(ctx, s.id, identity.Sender{Name: "Acme Billing", Email: "billing@" + sendDomain}, false)
+	billing, err := e.store.Senders.AddSender(ctx, s.id, identity.Sender{Name: "Acme Billing", Email: "billing@" + sendDomain}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.AddDomain(ctx, s.id, "pending.test", nil); err != nil {
+	if _, err := e.store.Domains.AddDomain(ctx, s.id, "pending.test", nil); err != nil {
 		t.Fatal(err)
 	}
-	unverified, err := e.store.AddSender(ctx, s.id, identity.Sender{Name: "Pending", Email: "news@pending.test"}, false)
+	unverified, err := e.store.Senders.AddSender(ctx, s.id, identity.Sender{Name: "Pending", Email: "news@pending.test"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := newSendWS(t, e, identity.Sender{Name: "Other", Email: "hi@other.test"})
-	if _, err := e.store.AddDomain(ctx, other.id, "other.test", nil); err != nil {
+	if _, err := e.store.Domains.AddDomain(ctx, other.id, "other.test", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.SetDomainStatus(ctx, other.id, "other.test", identity.DomainVerified, nil); err != nil {
+	if _, err := e.store.Domains.SetDomainStatus(ctx, other.id, "other.test", identity.DomainVerified, nil); err != nil {
 		t.Fatal(err)
 	}
 	noDefault := newSendWS(t, e, identity.Sender{})
@@ -1113,11 +1113,11 @@ func TestSendReplyTo(t *testing.T) {
 	e := startDev(t)
 	ctx := context.Background()
 	s := newSendWS(t, e, identity.Sender{Name: "Acme", Email: "hello@acme.test", ReplyTo: []string{"support@acme.test"}})
-	billing, err := e.store.AddSender(ctx, s.id, identity.Sender{Name: "Billing", Email: "billing@acme.test", ReplyTo: []string{"billing-replies@acme.test", "ar@acme.test"}}, false)
+	billing, err := e.store.Senders.AddSender(ctx, s.id, identity.Sender{Name: "Billing", Email: "billing@acme.test", ReplyTo: []string{"billing-replies@acme.test", "ar@acme.test"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := e.store.AddSender(ctx, s.id, identity.Sender{Name: "News", Email: "news@acme.test"}, false)
+	plain, err := e.store.Senders.AddSender(ctx, s.id, identity.Sender{Name: "News", Email: "news@acme.test"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1198,7 +1198,7 @@ func TestSendBadInput(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	other := newSendWS(t, e, defaultSender())
-	if _, err := e.store.AddDomain(context.Background(), s.id, "pending.test", nil); err != nil {
+	if _, err := e.store.Domains.AddDomain(context.Background(), s.id, "pending.test", nil); err != nil {
 		t.Fatal(err)
 	}
 	readOnly := s.scopedKey(t, e, apikey.EmailsRead)
@@ -1543,14 +1543,14 @@ func TestListDomains(t *testing.T) {
 	otherWS, otherKey := e.workspace(apikey.Live, apikey.DomainsRead)
 	_, sendOnly := e.workspace(apikey.Live, apikey.EmailSend)
 	for _, name := range []string{"a.test", "b.test", "c.test"} {
-		if _, err := e.store.AddDomain(ctx, wsID, name, []identity.DNSRecord{{Type: "CNAME", Name: "x._domainkey." + name, Value: "x.dkim.amazonses.com"}}); err != nil {
+		if _, err := e.store.Domains.AddDomain(ctx, wsID, name, []identity.DNSRecord{{Type: "CNAME", Name: "x._domainkey." + name, Value: "x.dkim.amazonses.com"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.store.SetDomainStatus(ctx, wsID, "b.test", identity.DomainVerified, nil); err != nil {
+	if _, err := e.store.Domains.SetDomainStatus(ctx, wsID, "b.test", identity.DomainVerified, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.AddDomain(ctx, otherWS, "theirs.test", nil); err != nil {
+	if _, err := e.store.Domains.AddDomain(ctx, otherWS, "theirs.test", nil); err != nil {
 		t.Fatal(err)
 	}
 	list := func(t *testing.T, key, query string) domainList {

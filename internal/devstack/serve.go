@@ -27,7 +27,7 @@ type Stack struct {
 
 // Serve serves every route on ln and runs the pollers until ctx ends.
 func (s *Stack) Serve(ctx context.Context, ln net.Listener) error {
-	core := &httpapi.Server{Auth: s.Deps.Store, Logger: s.Deps.Logger}
+	core := &httpapi.Server{Auth: s.Deps.Repos.Keys, Logger: s.Deps.Logger}
 	h := core.Handler(append(api.Routes(s.Deps), s.DevRoutes...)...)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	g, ctx := errgroup.WithContext(ctx)

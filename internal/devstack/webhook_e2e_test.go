@@ -99,7 +99,7 @@ func TestPipelineWebhookEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.store.CreateEndpoint(ctx, ep); err != nil {
+	if err := p.store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
 		t.Fatal(err)
 	}
 	// An endpoint of another workspace hears nothing of this one.
@@ -109,7 +109,7 @@ func TestPipelineWebhookEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.store.CreateEndpoint(ctx, otherEP); err != nil {
+	if err := p.store.Webhooks.CreateEndpoint(ctx, otherEP); err != nil {
 		t.Fatal(err)
 	}
 
@@ -163,7 +163,7 @@ func TestPipelineWebhookEndToEnd(t *testing.T) {
 	if n := len(otherRcv.received()); n != 0 {
 		t.Errorf("another workspace's endpoint got %d requests", n)
 	}
-	attempts, err := p.store.ListAttempts(ctx, s.id, ep.ID, 10)
+	attempts, err := p.store.Webhooks.ListAttempts(ctx, s.id, ep.ID, 10)
 	if err != nil || len(attempts) != 1 || !attempts[0].Succeeded() || attempts[0].EventID != env.ID {
 		t.Errorf("attempt log = %+v (err %v), want one successful attempt for %s", attempts, err, env.ID)
 	}

@@ -9,18 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 )
-
-// Emails live under WS#<ws>#EMAIL with their UUIDv7 id as sort key, so a
-// reverse Query is newest first. There is deliberately no status index: an
-// index projecting the email would double the write cost of every status
-// change the pipeline makes; filters read within the Query instead, under
-// a read budget.
-func emailPK(workspaceID string) string { return wsPK(workspaceID, "EMAIL") }
 
 type emailItem struct {
 	PK           string     `dynamodbav:"pk"`
@@ -69,7 +63,7 @@ func (it emailItem) email() email.Email {
 }
 
 // PutEmail stores a new email; an existing id is an error.
-func (s *Store) PutEmail(ctx context.Context, e email.Email) error {
+func (s *Emails) PutEmail(ctx context.Context, e email.Email) error {
 	if err := s.putItem(ctx, newEmailItem(e), itemAbsent()); err != nil {
 		return fmt.Errorf("put email: %w", err)
 	}
@@ -77,10 +71,10 @@ func (s *Store) PutEmail(ctx context.Context, e email.Email) error {
 }
 
 // GetEmail reads one email of the workspace.
-func (s *Store) GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
+func (s *Emails) GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
 	// Strongly consistent: the status pipeline must see an email the send
 	// path has just written, or it would drop the email's first event.
-	return getAs(ctx, s, "email", key(emailPK(workspaceID), id), emailItem.email, email.ErrNotFound)
+	return getAs(ctx, s.Table, "email", key(emailPK(workspaceID), id), emailItem.email, email.ErrNotFound)
 }
 
 // listReadBudget bounds the items one filtered list request examines, so a
@@ -90,7 +84,7 @@ const listReadBudget = 1000
 
 // ListEmails returns emails newest first through a reverse Query of the
 // workspace's emails; status, type and environment filter within it.
-func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
+func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
 	b := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrPK).Equal(expression.Value(emailPK(workspaceID))))
 	var filters []expression.ConditionBuilder
 	for name, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "environment": string(f.Environment)} {
@@ -110,7 +104,7 @@ func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filt
 		return nil, "", false, err
 	}
 	in := &dynamodb.QueryInput{
-		TableName: &s.Table, ScanIndexForward: aws.Bool(false),
+		TableName: &s.Name, ScanIndexForward: aws.Bool(false),
 		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
@@ -145,4 +139,13 @@ func (s *Store) ListEmails(ctx context.Context, workspaceID string, f email.Filt
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+// emailStatusUpdate moves an email to status; cond guards the move.
+func (s *Table) emailStatusUpdate(workspaceID, id string, status email.Status, reason string, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
+	update := expression.Set(expression.Name("status"), expression.Value(string(status)))
+	if reason != "" {
+		update = update.Set(expression.Name("error"), expression.Value(reason))
+	}
+	return s.updateOf(key(emailPK(workspaceID), id), update, cond)
 }

@@ -69,7 +69,7 @@ func TestListEmailsReadBudget(t *testing.T) {
 		if slices.Contains(bounced, j) {
 			e.Status = email.StatusBounced
 		}
-		return store.PutEmail(ctx, e)
+		return store.Emails.PutEmail(ctx, e)
 	})
 
 	type page struct {
@@ -97,9 +97,8 @@ func TestListEmailsReadBudget(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			counter := &scanCounter{DB: store.DB}
-			s := *store
-			s.DB = counter
+			counter := &scanCounter{DB: store.Table.DB}
+			s := dynamo.Emails{Table: &dynamo.Table{DB: counter, Name: store.Table.Name}}
 			after := ""
 			for n, p := range tc.pages {
 				got, next, more, err := s.ListEmails(ctx, ws, tc.filter, after, tc.limit)

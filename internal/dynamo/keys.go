@@ -19,15 +19,9 @@ import (
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// An API key is two items: the secret record, keyed by the key's hash, read
-// on every request (it also holds the rate-limit counters), and the
-// description, under the workspace, listed by the console.
-const (
-	secretSK       = "APIKEY"
-	rateAttrPrefix = "rl_"
-)
-
-func secretPK(hash string) string { return "APIKEY#" + hash }
+// rateAttrPrefix names the attribute of the API key's secret record that
+// counts one rate-limit window.
+const rateAttrPrefix = "rl_"
 
 type keySecretItem struct {
 	PK          string   `dynamodbav:"pk"`
@@ -86,7 +80,7 @@ func fromScopes(scopes []apikey.Scope) []string {
 // key's per-minute window, in one conditional UpdateItem: the item must
 // exist and the window's counter must be under the limit. The counter of a
 // window lives in an attribute named after it; the previous one is removed.
-func (s *Store) Authenticate(ctx context.Context, apiKey string, env apikey.Environment) (apikey.Principal, error) {
+func (s *Keys) Authenticate(ctx context.Context, apiKey string, env apikey.Environment) (apikey.Principal, error) {
 	now := s.now()
 	window := now.Unix() / 60
 	cur := fmt.Sprintf("%s%d", rateAttrPrefix, window)
@@ -101,8 +95,8 @@ func (s *Store) Authenticate(ctx context.Context, apiKey string, env apikey.Envi
 		return apikey.Principal{}, err
 	}
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           &s.Table,
-		Key:                                 key(secretPK(apikey.Hash(apiKey)), secretSK),
+		TableName:                           &s.Name,
+		Key:                                 key(apiKeySecretPK(apikey.Hash(apiKey)), apiKeySecretSK),
 		UpdateExpression:                    expr.Update(),
 		ConditionExpression:                 expr.Condition(),
 		ExpressionAttributeNames:            expr.Names(),
@@ -138,7 +132,7 @@ func (s *Store) Authenticate(ctx context.Context, apiKey string, env apikey.Envi
 // pruneRateWindows removes counters of windows older than the previous one,
 // left when a key was idle for a while. It runs only when such counters
 // exist, so at most once per idle gap; failing it only leaves them longer.
-func (s *Store) pruneRateWindows(ctx context.Context, item map[string]ddbtypes.AttributeValue, cur string) {
+func (s *Keys) pruneRateWindows(ctx context.Context, item map[string]ddbtypes.AttributeValue, cur string) {
 	var stale []string
 	for name := range item {
 		if strings.HasPrefix(name, rateAttrPrefix) && name != cur {
@@ -152,7 +146,7 @@ func (s *Store) pruneRateWindows(ctx context.Context, item map[string]ddbtypes.A
 	for _, name := range stale[1:] {
 		update = update.Remove(expression.Name(name))
 	}
-	_ = s.updateItem(ctx, key(aws.ToString(stringAttr(item, schema.AttrPK)), secretSK), update, noCondition, nil)
+	_ = s.updateItem(ctx, key(aws.ToString(stringAttr(item, schema.AttrPK)), apiKeySecretSK), update, noCondition, nil)
 }
 
 func stringAttr(item map[string]ddbtypes.AttributeValue, name string) *string {
@@ -165,14 +159,14 @@ func stringAttr(item map[string]ddbtypes.AttributeValue, name string) *string {
 // CreateKey mints a key for the workspace and returns it in plain text, the
 // only time it is ever available. Scopes nil stores a key without scopes,
 // as keys created before scopes existed were.
-func (s *Store) CreateKey(ctx context.Context, workspaceID string, env apikey.Environment, name string, scopes []apikey.Scope) (string, apikey.Key, error) {
+func (s *Keys) CreateKey(ctx context.Context, workspaceID string, env apikey.Environment, name string, scopes []apikey.Scope) (string, apikey.Key, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return "", apikey.Key{}, err
 	}
 	plain := apikey.Generate(env)
 	meta := keyItem{
-		PK: wsPK(workspaceID, "KEYS"), SK: id.String(),
+		PK: keysPK(workspaceID), SK: id.String(),
 		ID: id.String(), WorkspaceID: workspaceID, Name: name, Environment: string(env),
 		Scopes: fromScopes(scopes), Hint: apikey.Hint(plain), Hash: apikey.Hash(plain),
 		CreatedAt: s.now().UTC(),
@@ -197,9 +191,9 @@ func (s *Store) CreateKey(ctx context.Context, workspaceID string, env apikey.En
 
 // keyPuts writes a key's new secret record and its description, the
 // latter under metaCond.
-func (s *Store) keyPuts(meta keyItem, metaCond expression.ConditionBuilder) ([]ddbtypes.TransactWriteItem, error) {
+func (s *Keys) keyPuts(meta keyItem, metaCond expression.ConditionBuilder) ([]ddbtypes.TransactWriteItem, error) {
 	secret, err := s.putOf(keySecretItem{
-		PK: secretPK(meta.Hash), SK: secretSK, WorkspaceID: meta.WorkspaceID,
+		PK: apiKeySecretPK(meta.Hash), SK: apiKeySecretSK, WorkspaceID: meta.WorkspaceID,
 		KeyID: meta.ID, Environment: meta.Environment, Scopes: meta.Scopes,
 	}, itemAbsent())
 	if err != nil {
@@ -213,13 +207,13 @@ func (s *Store) keyPuts(meta keyItem, metaCond expression.ConditionBuilder) ([]d
 }
 
 // ListKeys returns the workspace's keys, oldest first, without secrets.
-func (s *Store) ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
-	return listAs(ctx, s, "keys", wsPK(workspaceID, "KEYS"), keyItem.key)
+func (s *Keys) ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
+	return listAs(ctx, s.Table, "keys", keysPK(workspaceID), keyItem.key)
 }
 
-func (s *Store) getKeyItem(ctx context.Context, workspaceID, keyID string) (keyItem, error) {
+func (s *Keys) getKeyItem(ctx context.Context, workspaceID, keyID string) (keyItem, error) {
 	var it keyItem
-	found, err := s.getItem(ctx, key(wsPK(workspaceID, "KEYS"), keyID), &it)
+	found, err := s.getItem(ctx, key(keysPK(workspaceID), keyID), &it)
 	switch {
 	case err != nil:
 		return keyItem{}, fmt.Errorf("get key: %w", err)
@@ -234,7 +228,7 @@ func (s *Store) getKeyItem(ctx context.Context, workspaceID, keyID string) (keyI
 // RegenerateKey replaces a key's secret: the old key stops working at once
 // (its secret record is deleted in the same transaction) and the new one
 // keeps the environment and scopes.
-func (s *Store) RegenerateKey(ctx context.Context, workspaceID, keyID string) (string, apikey.Key, error) {
+func (s *Keys) RegenerateKey(ctx context.Context, workspaceID, keyID string) (string, apikey.Key, error) {
 	meta, err := s.getKeyItem(ctx, workspaceID, keyID)
 	if err != nil {
 		return "", apikey.Key{}, err
@@ -248,7 +242,7 @@ func (s *Store) RegenerateKey(ctx context.Context, workspaceID, keyID string) (s
 		return "", apikey.Key{}, err
 	}
 	items := append(puts, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{
-		TableName: &s.Table, Key: key(secretPK(oldHash), secretSK),
+		TableName: &s.Name, Key: key(apiKeySecretPK(oldHash), apiKeySecretSK),
 	}})
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if isTransactionConditionFailed(err) {
@@ -262,7 +256,7 @@ func (s *Store) RegenerateKey(ctx context.Context, workspaceID, keyID string) (s
 
 // RevokeKey deletes a key's secret record, so the key stops working at once,
 // and marks its description revoked.
-func (s *Store) RevokeKey(ctx context.Context, workspaceID, keyID string) error {
+func (s *Keys) RevokeKey(ctx context.Context, workspaceID, keyID string) error {
 	meta, err := s.getKeyItem(ctx, workspaceID, keyID)
 	if err != nil {
 		return err
@@ -276,7 +270,7 @@ func (s *Store) RevokeKey(ctx context.Context, workspaceID, keyID string) error 
 	}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
 		{Update: u},
-		{Delete: &ddbtypes.Delete{TableName: &s.Table, Key: key(secretPK(meta.Hash), secretSK)}},
+		{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(apiKeySecretPK(meta.Hash), apiKeySecretSK)}},
 	}})
 	if isTransactionConditionFailed(err) {
 		return fmt.Errorf("key %s changed meanwhile; retry", keyID)

@@ -18,37 +18,37 @@ import (
 func TestKeyLifecycle(t *testing.T) {
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
-	ws, err := store.CreateWorkspace(ctx, "Acme")
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
 	scopes := []apikey.Scope{apikey.EmailsRead, apikey.EmailSendBulk}
-	plain, k, err := store.CreateKey(ctx, ws.ID, apikey.Test, "ci", scopes)
+	plain, k, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Test, "ci", scopes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := store.Authenticate(ctx, plain, apikey.Test)
+	p, err := store.Keys.Authenticate(ctx, plain, apikey.Test)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.WorkspaceID != ws.ID || p.KeyID != k.ID || p.Environment != apikey.Test || len(p.Scopes) != 2 {
 		t.Fatalf("principal = %+v", p)
 	}
-	if _, err := store.Authenticate(ctx, plain, apikey.Live); !errors.Is(err, apikey.ErrUnknownKey) {
+	if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); !errors.Is(err, apikey.ErrUnknownKey) {
 		t.Errorf("key used with the other environment: err = %v", err)
 	}
 
-	fresh, k2, err := store.RegenerateKey(ctx, ws.ID, k.ID)
+	fresh, k2, err := store.Keys.RegenerateKey(ctx, ws.ID, k.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fresh == plain || k2.ID != k.ID {
 		t.Fatalf("regenerate gave %q (id %s)", fresh, k2.ID)
 	}
-	if _, err := store.Authenticate(ctx, plain, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
+	if _, err := store.Keys.Authenticate(ctx, plain, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
 		t.Errorf("old key after regenerate: err = %v, want ErrUnknownKey", err)
 	}
-	p2, err := store.Authenticate(ctx, fresh, apikey.Test)
+	p2, err := store.Keys.Authenticate(ctx, fresh, apikey.Test)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,19 +56,19 @@ func TestKeyLifecycle(t *testing.T) {
 		t.Errorf("regenerated key scopes = %v, want the original ones", p2.Scopes)
 	}
 
-	if err := store.RevokeKey(ctx, ws.ID, k.ID); err != nil {
+	if err := store.Keys.RevokeKey(ctx, ws.ID, k.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Authenticate(ctx, fresh, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
+	if _, err := store.Keys.Authenticate(ctx, fresh, apikey.Test); !errors.Is(err, apikey.ErrUnknownKey) {
 		t.Errorf("revoked key: err = %v, want ErrUnknownKey", err)
 	}
-	if err := store.RevokeKey(ctx, ws.ID, k.ID); !errors.Is(err, apikey.ErrRevoked) {
+	if err := store.Keys.RevokeKey(ctx, ws.ID, k.ID); !errors.Is(err, apikey.ErrRevoked) {
 		t.Errorf("revoke twice: err = %v, want ErrRevoked", err)
 	}
-	if _, _, err := store.RegenerateKey(ctx, ws.ID, k.ID); !errors.Is(err, apikey.ErrRevoked) {
+	if _, _, err := store.Keys.RegenerateKey(ctx, ws.ID, k.ID); !errors.Is(err, apikey.ErrRevoked) {
 		t.Errorf("regenerate revoked: err = %v, want ErrRevoked", err)
 	}
-	keys, err := store.ListKeys(ctx, ws.ID)
+	keys, err := store.Keys.ListKeys(ctx, ws.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,29 +80,29 @@ func TestKeyLifecycle(t *testing.T) {
 func TestKeyErrors(t *testing.T) {
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
-	if _, _, err := store.CreateKey(ctx, "no-such-workspace", apikey.Live, "", nil); !errors.Is(err, workspace.ErrNotFound) {
+	if _, _, err := store.Keys.CreateKey(ctx, "no-such-workspace", apikey.Live, "", nil); !errors.Is(err, workspace.ErrNotFound) {
 		t.Errorf("key for absent workspace: err = %v", err)
 	}
-	ws, err := store.CreateWorkspace(ctx, "A")
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "A")
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := store.CreateWorkspace(ctx, "B")
+	other, err := store.Workspaces.CreateWorkspace(ctx, "B")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, k, err := store.CreateKey(ctx, ws.ID, apikey.Live, "", nil)
+	_, k, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Live, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A key id is only reachable through its own workspace.
-	if _, _, err := store.RegenerateKey(ctx, other.ID, k.ID); !errors.Is(err, apikey.ErrKeyNotFound) {
+	if _, _, err := store.Keys.RegenerateKey(ctx, other.ID, k.ID); !errors.Is(err, apikey.ErrKeyNotFound) {
 		t.Errorf("regenerate through another workspace: err = %v", err)
 	}
-	if err := store.RevokeKey(ctx, other.ID, k.ID); !errors.Is(err, apikey.ErrKeyNotFound) {
+	if err := store.Keys.RevokeKey(ctx, other.ID, k.ID); !errors.Is(err, apikey.ErrKeyNotFound) {
 		t.Errorf("revoke through another workspace: err = %v", err)
 	}
-	if _, err := store.Authenticate(ctx, apikey.Generate(apikey.Live), apikey.Live); !errors.Is(err, apikey.ErrUnknownKey) {
+	if _, err := store.Keys.Authenticate(ctx, apikey.Generate(apikey.Live), apikey.Live); !errors.Is(err, apikey.ErrUnknownKey) {
 		t.Errorf("unknown key: err = %v", err)
 	}
 }
@@ -110,15 +110,15 @@ func TestKeyErrors(t *testing.T) {
 func TestLegacyKeyHasFullAccess(t *testing.T) {
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
-	ws, err := store.CreateWorkspace(ctx, "Old")
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Old")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, _, err := store.CreateKey(ctx, ws.ID, apikey.Live, "pre-scopes", nil)
+	plain, _, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Live, "pre-scopes", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := store.Authenticate(ctx, plain, apikey.Live)
+	p, err := store.Keys.Authenticate(ctx, plain, apikey.Live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,18 +136,18 @@ func TestRateLimitWindow(t *testing.T) {
 	ctx := context.Background()
 	store, rec := dynamotest.NewStore(t)
 	clock := dynamotest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	store.Now = clock.Now
-	ws, err := store.CreateWorkspace(ctx, "Busy")
+	store.Table.Now = clock.Now
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Busy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, _, err := store.CreateKey(ctx, ws.ID, apikey.Live, "", nil)
+	plain, _, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Live, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec.Reset()
 	for i := 1; i <= apikey.RequestsPerMinute; i++ {
-		if _, err := store.Authenticate(ctx, plain, apikey.Live); err != nil {
+		if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
@@ -155,7 +155,7 @@ func TestRateLimitWindow(t *testing.T) {
 		t.Errorf("%d requests took %d DynamoDB calls, want one each", apikey.RequestsPerMinute, got)
 	}
 	clock.Set(clock.Now().Add(45 * time.Second))
-	_, err = store.Authenticate(ctx, plain, apikey.Live)
+	_, err = store.Keys.Authenticate(ctx, plain, apikey.Live)
 	var limited *apikey.RateLimitedError
 	if !errors.As(err, &limited) {
 		t.Fatalf("request 1001: err = %v, want rate limited", err)
@@ -164,20 +164,20 @@ func TestRateLimitWindow(t *testing.T) {
 		t.Errorf("RetryAfter = %v, want the 15s left in the window", limited.RetryAfter)
 	}
 	clock.Set(time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC))
-	if _, err := store.Authenticate(ctx, plain, apikey.Live); err != nil {
+	if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); err != nil {
 		t.Errorf("first request of the next window: %v", err)
 	}
 	// After an idle gap the old window counters are pruned from the item.
 	clock.Set(time.Date(2026, 11, 22, 10, 30, 0, 0, time.UTC))
 	rec.Reset()
-	if _, err := store.Authenticate(ctx, plain, apikey.Live); err != nil {
+	if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.Calls("UpdateItem"); got != 2 {
 		t.Errorf("first request after a gap made %d UpdateItem calls, want 2 (count + prune)", got)
 	}
 	rec.Reset()
-	if _, err := store.Authenticate(ctx, plain, apikey.Live); err != nil {
+	if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.Total(); got != 1 {
@@ -200,28 +200,28 @@ func TestKeysStoredOnlyAsHashes(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			store, _ := dynamotest.NewStore(t)
-			ws, err := store.CreateWorkspace(ctx, "Acme")
+			ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
 			if err != nil {
 				t.Fatal(err)
 			}
-			plain, k, err := store.CreateKey(ctx, ws.ID, tc.env, "ci", tc.scopes)
+			plain, k, err := store.Keys.CreateKey(ctx, ws.ID, tc.env, "ci", tc.scopes)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := store.Authenticate(ctx, plain, tc.env); err != nil {
+			if _, err := store.Keys.Authenticate(ctx, plain, tc.env); err != nil {
 				t.Fatal(err)
 			}
-			strs := tableStrings(t, store.Table)
+			strs := tableStrings(t, store.Table.Name)
 			assertOnlyHashStored(t, "after CreateKey", strs, plain, true)
 
-			fresh, _, err := store.RegenerateKey(ctx, ws.ID, k.ID)
+			fresh, _, err := store.Keys.RegenerateKey(ctx, ws.ID, k.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := store.Authenticate(ctx, fresh, tc.env); err != nil {
+			if _, err := store.Keys.Authenticate(ctx, fresh, tc.env); err != nil {
 				t.Fatal(err)
 			}
-			strs = tableStrings(t, store.Table)
+			strs = tableStrings(t, store.Table.Name)
 			assertOnlyHashStored(t, "after RegenerateKey", strs, fresh, true)
 			// The replaced key leaves nothing behind, not even its hash.
 			assertOnlyHashStored(t, "after RegenerateKey (old key)", strs, plain, false)
@@ -304,40 +304,40 @@ func TestRegenerateStartsFreshWindow(t *testing.T) {
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
 	clock := dynamotest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	store.Now = clock.Now
-	ws, err := store.CreateWorkspace(ctx, "Busy")
+	store.Table.Now = clock.Now
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Busy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, k, err := store.CreateKey(ctx, ws.ID, apikey.Live, "", nil)
+	plain, k, err := store.Keys.CreateKey(ctx, ws.ID, apikey.Live, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	each(t, 0, apikey.RequestsPerMinute, func(i int) error {
-		if _, err := store.Authenticate(ctx, plain, apikey.Live); err != nil {
+		if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); err != nil {
 			return fmt.Errorf("request %d: %w", i+1, err)
 		}
 		return nil
 	})
 	clock.Set(clock.Now().Add(20 * time.Second))
 	var limited *apikey.RateLimitedError
-	if _, err := store.Authenticate(ctx, plain, apikey.Live); !errors.As(err, &limited) {
+	if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); !errors.As(err, &limited) {
 		t.Fatalf("request %d: err = %v, want rate limited", apikey.RequestsPerMinute+1, err)
 	}
 
-	fresh, _, err := store.RegenerateKey(ctx, ws.ID, k.ID)
+	fresh, _, err := store.Keys.RegenerateKey(ctx, ws.ID, k.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock.Set(clock.Now().Add(10 * time.Second)) // still 10:00
-	p, err := store.Authenticate(ctx, fresh, apikey.Live)
+	p, err := store.Keys.Authenticate(ctx, fresh, apikey.Live)
 	if err != nil {
 		t.Fatalf("regenerated key in the same minute: err = %v, want accepted (a fresh window)", err)
 	}
 	if p.KeyID != k.ID || p.WorkspaceID != ws.ID {
 		t.Errorf("principal = %+v, want key %s of workspace %s", p, k.ID, ws.ID)
 	}
-	if _, err := store.Authenticate(ctx, plain, apikey.Live); !errors.Is(err, apikey.ErrUnknownKey) {
+	if _, err := store.Keys.Authenticate(ctx, plain, apikey.Live); !errors.Is(err, apikey.ErrUnknownKey) {
 		t.Errorf("old key after regenerate: err = %v, want ErrUnknownKey", err)
 	}
 }

@@ -17,19 +17,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// Webhook data of a workspace: its endpoints (sk = endpoint id), per
-// endpoint the delivery outcome of each event (sk = event id; the
-// dispatcher's dedupe record) and the attempt log (sk = fixed-width UTC
-// time, then the event id, so a reverse Query is newest first). Outcomes
-// and attempts expire after webhook.RecordTTL.
-func webhookPK(ws string) string { return wsPK(ws, "WEBHOOK") }
-func webhookDeliveryPK(ws, endpointID string) string {
-	return wsPK(ws, "WHDELIVERY#"+endpointID)
-}
-func webhookAttemptPK(ws, endpointID string) string {
-	return wsPK(ws, "WHATTEMPT#"+endpointID)
-}
-
 type webhookItem struct {
 	PK             string    `dynamodbav:"pk"`
 	SK             string    `dynamodbav:"sk"`
@@ -87,7 +74,7 @@ type webhookAttemptItem struct {
 
 // CreateEndpoint stores a new endpoint of an existing workspace
 // (workspace.ErrNotFound otherwise).
-func (s *Store) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
+func (s *Webhooks) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
 	it := webhookItem{
 		PK: webhookPK(ep.WorkspaceID), SK: ep.ID, ID: ep.ID, WorkspaceID: ep.WorkspaceID,
 		URL: ep.URL, Secret: ep.Secret, Enabled: ep.Enabled, DisabledReason: ep.DisabledReason,
@@ -117,17 +104,17 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error {
 }
 
 // GetEndpoint reads an endpoint, secret included.
-func (s *Store) GetEndpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
-	return getAs(ctx, s, "webhook endpoint", key(webhookPK(workspaceID), id), webhookItem.endpoint, webhook.ErrEndpointNotFound)
+func (s *Webhooks) GetEndpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+	return getAs(ctx, s.Table, "webhook endpoint", key(webhookPK(workspaceID), id), webhookItem.endpoint, webhook.ErrEndpointNotFound)
 }
 
 // ListEndpoints returns the workspace's endpoints, oldest first.
-func (s *Store) ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
-	return listAs(ctx, s, "webhook endpoints", webhookPK(workspaceID), webhookItem.endpoint)
+func (s *Webhooks) ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
+	return listAs(ctx, s.Table, "webhook endpoints", webhookPK(workspaceID), webhookItem.endpoint)
 }
 
 // updateEndpoint applies update to an existing endpoint and returns it.
-func (s *Store) updateEndpoint(ctx context.Context, workspaceID, id string, update expression.UpdateBuilder, cond expression.ConditionBuilder) (webhook.Endpoint, error) {
+func (s *Webhooks) updateEndpoint(ctx context.Context, workspaceID, id string, update expression.UpdateBuilder, cond expression.ConditionBuilder) (webhook.Endpoint, error) {
 	var it webhookItem
 	if err := s.updateItem(ctx, key(webhookPK(workspaceID), id), update, cond, &it); err != nil {
 		return webhook.Endpoint{}, err
@@ -137,7 +124,7 @@ func (s *Store) updateEndpoint(ctx context.Context, workspaceID, id string, upda
 
 // SetEndpointEnabled enables an endpoint (clearing its failure count and
 // disabled reason) or disables it with reason.
-func (s *Store) SetEndpointEnabled(ctx context.Context, workspaceID, id string, enabled bool, reason string) (webhook.Endpoint, error) {
+func (s *Webhooks) SetEndpointEnabled(ctx context.Context, workspaceID, id string, enabled bool, reason string) (webhook.Endpoint, error) {
 	update := expression.Set(expression.Name("enabled"), expression.Value(enabled))
 	if enabled {
 		update = update.Set(expression.Name("consecutive_failures"), expression.Value(0)).
@@ -157,13 +144,13 @@ func (s *Store) SetEndpointEnabled(ctx context.Context, workspaceID, id string, 
 
 // DeleteEndpoint removes an endpoint; its queued jobs are then dropped and
 // its records expire.
-func (s *Store) DeleteEndpoint(ctx context.Context, workspaceID, id string) error {
+func (s *Webhooks) DeleteEndpoint(ctx context.Context, workspaceID, id string) error {
 	expr, err := conditionExpr(itemExists())
 	if err != nil {
 		return err
 	}
 	_, err = s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.Table, Key: key(webhookPK(workspaceID), id),
+		TableName: &s.Name, Key: key(webhookPK(workspaceID), id),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
 	})
 	if isConditionFailed(err) {
@@ -177,7 +164,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, workspaceID, id string) erro
 
 // EndpointSucceeded resets the endpoint's failure count and records its
 // last success; a removed endpoint is left removed.
-func (s *Store) EndpointSucceeded(ctx context.Context, workspaceID, id string, at time.Time) error {
+func (s *Webhooks) EndpointSucceeded(ctx context.Context, workspaceID, id string, at time.Time) error {
 	update := expression.Set(expression.Name("consecutive_failures"), expression.Value(0)).
 		Set(expression.Name("last_success_ms"), expression.Value(at.UnixMilli()))
 	_, err := s.updateEndpoint(ctx, workspaceID, id, update, itemExists())
@@ -189,7 +176,7 @@ func (s *Store) EndpointSucceeded(ctx context.Context, workspaceID, id string, a
 
 // EndpointFailed counts a failed attempt; a removed endpoint is left
 // removed.
-func (s *Store) EndpointFailed(ctx context.Context, workspaceID, id string) error {
+func (s *Webhooks) EndpointFailed(ctx context.Context, workspaceID, id string) error {
 	update := expression.Add(expression.Name("consecutive_failures"), expression.Value(1))
 	_, err := s.updateEndpoint(ctx, workspaceID, id, update, itemExists())
 	if err != nil && !isConditionFailed(err) {
@@ -201,7 +188,7 @@ func (s *Store) EndpointFailed(ctx context.Context, workspaceID, id string) erro
 // DisableFailingEndpoint disables an enabled endpoint with reason unless
 // it succeeded at or after since, in one conditional write; it reports
 // whether it disabled it.
-func (s *Store) DisableFailingEndpoint(ctx context.Context, workspaceID, id, reason string, since time.Time) (bool, error) {
+func (s *Webhooks) DisableFailingEndpoint(ctx context.Context, workspaceID, id, reason string, since time.Time) (bool, error) {
 	update := expression.Set(expression.Name("enabled"), expression.Value(false)).
 		Set(expression.Name("disabled_reason"), expression.Value(reason))
 	cond := expression.Name("enabled").Equal(expression.Value(true)).And(expression.Or(
@@ -220,9 +207,9 @@ func (s *Store) DisableFailingEndpoint(ctx context.Context, workspaceID, id, rea
 
 // GetDelivery reads the outcome of an event for an endpoint; Status is
 // empty when there is none yet.
-func (s *Store) GetDelivery(ctx context.Context, workspaceID, endpointID, eventID string) (webhook.Delivery, error) {
+func (s *Webhooks) GetDelivery(ctx context.Context, workspaceID, endpointID, eventID string) (webhook.Delivery, error) {
 	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Table, Key: key(webhookDeliveryPK(workspaceID, endpointID), eventID), ConsistentRead: aws.Bool(true),
+		TableName: &s.Name, Key: key(webhookDeliveryPK(workspaceID, endpointID), eventID), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return webhook.Delivery{}, fmt.Errorf("get webhook delivery: %w", err)
@@ -242,7 +229,7 @@ func (s *Store) GetDelivery(ctx context.Context, workspaceID, endpointID, eventI
 	return d, nil
 }
 
-func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond expression.ConditionBuilder) error {
+func (s *Webhooks) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond expression.ConditionBuilder) error {
 	return s.putItem(ctx, webhookDeliveryItem{
 		PK: webhookDeliveryPK(workspaceID, endpointID), SK: eventID, Status: string(status),
 		At: at.UTC(), ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
@@ -250,7 +237,7 @@ func (s *Store) putDelivery(ctx context.Context, workspaceID, endpointID, eventI
 }
 
 // MarkDelivered records the event delivered to the endpoint.
-func (s *Store) MarkDelivered(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
+func (s *Webhooks) MarkDelivered(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
 	if err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Delivered, at, noCondition); err != nil {
 		return fmt.Errorf("record webhook delivered: %w", err)
 	}
@@ -259,7 +246,7 @@ func (s *Store) MarkDelivered(ctx context.Context, workspaceID, endpointID, even
 
 // MarkFailed records the event failed for the endpoint, unless a
 // duplicate job delivered it meanwhile.
-func (s *Store) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
+func (s *Webhooks) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
 	cond := itemAbsent().
 		Or(expression.Name("status").NotEqual(expression.Value(string(webhook.Delivered))))
 	err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Failed, at, cond)
@@ -270,7 +257,7 @@ func (s *Store) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID
 }
 
 // RecordAttempt adds an attempt to the endpoint's delivery log.
-func (s *Store) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
+func (s *Webhooks) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	at := a.At.UTC()
 	err := s.putItem(ctx, webhookAttemptItem{
 		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: timeKey(at) + "#" + a.EventID,
@@ -285,14 +272,14 @@ func (s *Store) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 }
 
 // ListAttempts returns up to limit attempts of an endpoint, newest first.
-func (s *Store) ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error) {
+func (s *Webhooks) ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error) {
 	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID)))
 	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
 	if err != nil {
 		return nil, err
 	}
 	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(), ScanIndexForward: aws.Bool(false),
+		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), ScanIndexForward: aws.Bool(false),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		Limit: aws.Int32(int32(min(max(limit, 1), 1000))),
 	})
@@ -319,8 +306,3 @@ func (s *Store) ListAttempts(ctx context.Context, workspaceID, endpointID string
 	}
 	return out, nil
 }
-
-var (
-	_ webhook.DispatchStore  = (*Store)(nil)
-	_ webhook.EndpointLister = (*Store)(nil)
-)

@@ -20,11 +20,11 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
-	acme, err := store.CreateWorkspace(ctx, "Acme")
+	acme, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	beta, err := store.CreateWorkspace(ctx, "Beta")
+	beta, err := store.Workspaces.CreateWorkspace(ctx, "Beta")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,10 +32,10 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateEndpoint(ctx, ep); err != nil {
+	if err := store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
 		t.Fatal(err)
 	}
-	got, err := store.GetEndpoint(ctx, acme.ID, ep.ID)
+	got, err := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,36 +45,36 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 	}
 
 	// Another workspace cannot see, change or remove it.
-	if _, err := store.GetEndpoint(ctx, beta.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if _, err := store.Webhooks.GetEndpoint(ctx, beta.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("get from another workspace: err = %v", err)
 	}
-	if _, err := store.SetEndpointEnabled(ctx, beta.ID, ep.ID, false, "x"); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if _, err := store.Webhooks.SetEndpointEnabled(ctx, beta.ID, ep.ID, false, "x"); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("disable from another workspace: err = %v", err)
 	}
-	if err := store.DeleteEndpoint(ctx, beta.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if err := store.Webhooks.DeleteEndpoint(ctx, beta.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("remove from another workspace: err = %v", err)
 	}
-	if l, err := store.ListEndpoints(ctx, beta.ID); err != nil || len(l) != 0 {
+	if l, err := store.Webhooks.ListEndpoints(ctx, beta.ID); err != nil || len(l) != 0 {
 		t.Errorf("another workspace lists %v (err %v)", l, err)
 	}
-	if err := store.CreateEndpoint(ctx, webhook.Endpoint{ID: uuid.NewString(), WorkspaceID: uuid.NewString(), URL: "https://x.example.com"}); !errors.Is(err, workspace.ErrNotFound) {
+	if err := store.Webhooks.CreateEndpoint(ctx, webhook.Endpoint{ID: uuid.NewString(), WorkspaceID: uuid.NewString(), URL: "https://x.example.com"}); !errors.Is(err, workspace.ErrNotFound) {
 		t.Errorf("create in a missing workspace: err = %v", err)
 	}
 
 	// Failures count up; success resets them; owner disable and enable.
 	for range 3 {
-		if err := store.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
+		if err := store.Webhooks.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	disabled, err := store.SetEndpointEnabled(ctx, acme.ID, ep.ID, false, webhook.OwnerDisableReason)
+	disabled, err := store.Webhooks.SetEndpointEnabled(ctx, acme.ID, ep.ID, false, webhook.OwnerDisableReason)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if disabled.Enabled || disabled.DisabledReason != webhook.OwnerDisableReason || disabled.ConsecutiveFailures != 3 {
 		t.Errorf("after disable: %+v", disabled)
 	}
-	enabled, err := store.SetEndpointEnabled(ctx, acme.ID, ep.ID, true, "")
+	enabled, err := store.Webhooks.SetEndpointEnabled(ctx, acme.ID, ep.ID, true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,25 +82,25 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 		t.Errorf("after enable: %+v, want enabled, no reason, failures cleared", enabled)
 	}
 	at := time.Now().UTC().Truncate(time.Millisecond)
-	if err := store.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
+	if err := store.Webhooks.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.EndpointSucceeded(ctx, acme.ID, ep.ID, at); err != nil {
+	if err := store.Webhooks.EndpointSucceeded(ctx, acme.ID, ep.ID, at); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = store.GetEndpoint(ctx, acme.ID, ep.ID)
+	got, _ = store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID)
 	if got.ConsecutiveFailures != 0 || got.LastSuccessAt == nil || !got.LastSuccessAt.Equal(at) {
 		t.Errorf("after a success: %+v, want last success %v", got, at)
 	}
 
 	second, _ := webhook.NewEndpoint(acme.ID, "https://other.example.com/", nil, false)
-	if err := store.CreateEndpoint(ctx, second); err != nil {
+	if err := store.Webhooks.CreateEndpoint(ctx, second); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CreateEndpoint(ctx, second); err == nil {
+	if err := store.Webhooks.CreateEndpoint(ctx, second); err == nil {
 		t.Error("the same endpoint id was created twice")
 	}
-	list, err := store.ListEndpoints(ctx, acme.ID)
+	list, err := store.Webhooks.ListEndpoints(ctx, acme.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,23 +108,23 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 		t.Errorf("list = %+v, want both, oldest first", list)
 	}
 
-	if err := store.DeleteEndpoint(ctx, acme.ID, ep.ID); err != nil {
+	if err := store.Webhooks.DeleteEndpoint(ctx, acme.ID, ep.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.GetEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if _, err := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("get after remove: err = %v", err)
 	}
-	if err := store.DeleteEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if err := store.Webhooks.DeleteEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("remove twice: err = %v", err)
 	}
 	// Bookkeeping of a job in flight does not resurrect a removed endpoint.
-	if err := store.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
+	if err := store.Webhooks.EndpointFailed(ctx, acme.ID, ep.ID); err != nil {
 		t.Errorf("failure on a removed endpoint: %v", err)
 	}
-	if err := store.EndpointSucceeded(ctx, acme.ID, ep.ID, at); err != nil {
+	if err := store.Webhooks.EndpointSucceeded(ctx, acme.ID, ep.ID, at); err != nil {
 		t.Errorf("success on a removed endpoint: %v", err)
 	}
-	if _, err := store.GetEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if _, err := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("the removed endpoint came back: err = %v", err)
 	}
 }
@@ -133,7 +133,7 @@ func TestWebhookDisableFailingEndpoint(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
-	ws, err := store.CreateWorkspace(ctx, "Acme")
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,24 +152,24 @@ func TestWebhookDisableFailingEndpoint(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ep, _ := webhook.NewEndpoint(ws.ID, "https://hooks.example.com/", nil, false)
-			if err := store.CreateEndpoint(ctx, ep); err != nil {
+			if err := store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
 				t.Fatal(err)
 			}
 			if tc.lastSuccess != nil {
-				if err := store.EndpointSucceeded(ctx, ws.ID, ep.ID, *tc.lastSuccess); err != nil {
+				if err := store.Webhooks.EndpointSucceeded(ctx, ws.ID, ep.ID, *tc.lastSuccess); err != nil {
 					t.Fatal(err)
 				}
 			}
 			if tc.disabled {
-				if _, err := store.SetEndpointEnabled(ctx, ws.ID, ep.ID, false, webhook.OwnerDisableReason); err != nil {
+				if _, err := store.Webhooks.SetEndpointEnabled(ctx, ws.ID, ep.ID, false, webhook.OwnerDisableReason); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got, err := store.DisableFailingEndpoint(ctx, ws.ID, ep.ID, webhook.AutoDisableReason, since)
+			got, err := store.Webhooks.DisableFailingEndpoint(ctx, ws.ID, ep.ID, webhook.AutoDisableReason, since)
 			if err != nil || got != tc.want {
 				t.Fatalf("DisableFailingEndpoint = %v, %v; want %v", got, err, tc.want)
 			}
-			after, _ := store.GetEndpoint(ctx, ws.ID, ep.ID)
+			after, _ := store.Webhooks.GetEndpoint(ctx, ws.ID, ep.ID)
 			switch {
 			case tc.want && (after.Enabled || after.DisabledReason != webhook.AutoDisableReason):
 				t.Errorf("endpoint = %+v, want disabled with the automatic reason", after)
@@ -180,7 +180,7 @@ func TestWebhookDisableFailingEndpoint(t *testing.T) {
 			}
 		})
 	}
-	if ok, err := store.DisableFailingEndpoint(ctx, ws.ID, uuid.NewString(), "x", since); ok || err != nil {
+	if ok, err := store.Webhooks.DisableFailingEndpoint(ctx, ws.ID, uuid.NewString(), "x", since); ok || err != nil {
 		t.Errorf("absent endpoint: %v, %v", ok, err)
 	}
 }
@@ -193,37 +193,37 @@ func TestWebhookDeliveriesAndAttempts(t *testing.T) {
 	endpointID := uuid.NewString()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 
-	d, err := store.GetDelivery(ctx, ws, endpointID, "evt_1")
+	d, err := store.Webhooks.GetDelivery(ctx, ws, endpointID, "evt_1")
 	if err != nil || d.Status != "" {
 		t.Fatalf("no delivery yet: %+v, %v", d, err)
 	}
-	if err := store.MarkFailed(ctx, ws, endpointID, "evt_1", now); err != nil {
+	if err := store.Webhooks.MarkFailed(ctx, ws, endpointID, "evt_1", now); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := store.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Failed || !d.At.Equal(now) {
+	if d, _ := store.Webhooks.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Failed || !d.At.Equal(now) {
 		t.Errorf("after MarkFailed: %+v", d)
 	}
-	if err := store.MarkDelivered(ctx, ws, endpointID, "evt_1", now.Add(time.Second)); err != nil {
+	if err := store.Webhooks.MarkDelivered(ctx, ws, endpointID, "evt_1", now.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	// A late failure of a duplicate job does not undo a delivery.
-	if err := store.MarkFailed(ctx, ws, endpointID, "evt_1", now.Add(2*time.Second)); err != nil {
+	if err := store.Webhooks.MarkFailed(ctx, ws, endpointID, "evt_1", now.Add(2*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := store.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Delivered {
+	if d, _ := store.Webhooks.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Delivered {
 		t.Errorf("delivered then failed: %+v, want delivered", d)
 	}
 	// Records are per endpoint and per workspace.
 	for _, k := range [][2]string{{ws, uuid.NewString()}, {uuid.NewString(), endpointID}} {
-		if d, _ := store.GetDelivery(ctx, k[0], k[1], "evt_1"); d.Status != "" {
+		if d, _ := store.Webhooks.GetDelivery(ctx, k[0], k[1], "evt_1"); d.Status != "" {
 			t.Errorf("delivery visible under %v: %+v", k, d)
 		}
 	}
 	// An expired record (TTL deletes lazily) no longer dedupes.
-	if err := store.MarkDelivered(ctx, ws, endpointID, "evt_old", now.Add(-webhook.RecordTTL-time.Hour)); err != nil {
+	if err := store.Webhooks.MarkDelivered(ctx, ws, endpointID, "evt_old", now.Add(-webhook.RecordTTL-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := store.GetDelivery(ctx, ws, endpointID, "evt_old"); d.Status != "" {
+	if d, _ := store.Webhooks.GetDelivery(ctx, ws, endpointID, "evt_old"); d.Status != "" {
 		t.Errorf("expired record still read: %+v", d)
 	}
 
@@ -236,11 +236,11 @@ func TestWebhookDeliveriesAndAttempts(t *testing.T) {
 			WorkspaceID: ws, EndpointID: endpointID, EventID: fmt.Sprintf("evt_%d", i), EventType: event.Delivered,
 			Number: i + 1, At: at, StatusCode: 500, LatencyMS: int64(10 * i), Error: "HTTP 500",
 		}
-		if err := store.RecordAttempt(ctx, a); err != nil {
+		if err := store.Webhooks.RecordAttempt(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := store.ListAttempts(ctx, ws, endpointID, 100)
+	got, err := store.Webhooks.ListAttempts(ctx, ws, endpointID, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +255,10 @@ func TestWebhookDeliveriesAndAttempts(t *testing.T) {
 		a.EventType != event.Delivered || !a.At.Equal(times[4]) || a.EndpointID != endpointID {
 		t.Errorf("attempt read back as %+v", a)
 	}
-	if two, _ := store.ListAttempts(ctx, ws, endpointID, 2); len(two) != 2 || two[0].EventID != "evt_4" {
+	if two, _ := store.Webhooks.ListAttempts(ctx, ws, endpointID, 2); len(two) != 2 || two[0].EventID != "evt_4" {
 		t.Errorf("limit 2 gave %+v", two)
 	}
-	if none, _ := store.ListAttempts(ctx, uuid.NewString(), endpointID, 10); len(none) != 0 {
+	if none, _ := store.Webhooks.ListAttempts(ctx, uuid.NewString(), endpointID, 10); len(none) != 0 {
 		t.Errorf("another workspace reads %d attempts", len(none))
 	}
 }

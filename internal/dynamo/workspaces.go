@@ -14,9 +14,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// workspacesPK lists every workspace on GSI1, for the operator console only.
-const workspacesPK = "WORKSPACES"
-
 type workspaceItem struct {
 	PK                     string      `dynamodbav:"pk"`
 	SK                     string      `dynamodbav:"sk"`
@@ -50,19 +47,15 @@ func (it workspaceItem) defaultSender() *identity.Sender {
 	return &s
 }
 
-func workspaceKey(id string) map[string]ddbtypes.AttributeValue {
-	return key(wsPK(id, "WORKSPACE"), "WORKSPACE")
-}
-
 // CreateWorkspace stores a new workspace named name.
-func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Workspace, error) {
+func (s *Workspaces) CreateWorkspace(ctx context.Context, name string) (workspace.Workspace, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return workspace.Workspace{}, err
 	}
 	it := workspaceItem{
-		PK: wsPK(id.String(), "WORKSPACE"), SK: "WORKSPACE",
-		GSI1PK: workspacesPK, GSI1SK: id.String(),
+		PK: workspacePK(id.String()), SK: kindWorkspace,
+		GSI1PK: workspacesListPK, GSI1SK: id.String(),
 		ID: id.String(), Name: name, CreatedAt: s.now().UTC(),
 	}
 	if err := s.putItem(ctx, it, itemAbsent()); err != nil {
@@ -72,13 +65,13 @@ func (s *Store) CreateWorkspace(ctx context.Context, name string) (workspace.Wor
 }
 
 // GetWorkspace reads one workspace.
-func (s *Store) GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error) {
-	return getAs(ctx, s, "workspace", workspaceKey(id), workspaceItem.workspace, workspace.ErrNotFound)
+func (s *Workspaces) GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error) {
+	return getAs(ctx, s.Table, "workspace", workspaceKey(id), workspaceItem.workspace, workspace.ErrNotFound)
 }
 
 // ListWorkspaces returns every workspace, oldest first.
-func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, error) {
-	in, err := s.partition(schema.GSI1, schema.AttrGSI1PK, workspacesPK)
+func (s *Workspaces) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, error) {
+	in, err := s.partition(schema.GSI1, schema.AttrGSI1PK, workspacesListPK)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +87,7 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]workspace.Workspace, erro
 }
 
 // UpdateWorkspace applies the settings that are set in change.
-func (s *Store) UpdateWorkspace(ctx context.Context, id string, change workspace.Settings) (workspace.Workspace, error) {
+func (s *Workspaces) UpdateWorkspace(ctx context.Context, id string, change workspace.Settings) (workspace.Workspace, error) {
 	var update expression.UpdateBuilder
 	set := func(name string, v any) { update = update.Set(expression.Name(name), expression.Value(v)) }
 	if change.DefaultTracking != nil {
@@ -113,7 +106,7 @@ func (s *Store) UpdateWorkspace(ctx context.Context, id string, change workspace
 }
 
 // setVerifiedDomain adds or removes name in the workspace's verified domains.
-func (s *Store) setVerifiedDomain(ctx context.Context, id, name string, verified bool) error {
+func (s *Table) setVerifiedDomain(ctx context.Context, id, name string, verified bool) error {
 	set := &ddbtypes.AttributeValueMemberSS{Value: []string{name}}
 	var update expression.UpdateBuilder
 	if verified {
@@ -125,7 +118,7 @@ func (s *Store) setVerifiedDomain(ctx context.Context, id, name string, verified
 	return err
 }
 
-func (s *Store) updateWorkspace(ctx context.Context, id string, update expression.UpdateBuilder) (workspace.Workspace, error) {
+func (s *Table) updateWorkspace(ctx context.Context, id string, update expression.UpdateBuilder) (workspace.Workspace, error) {
 	var it workspaceItem
 	err := s.updateItem(ctx, workspaceKey(id), update, itemExists(), &it)
 	if isConditionFailed(err) {

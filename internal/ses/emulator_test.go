@@ -16,14 +16,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/compose"
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/emulatortest"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // TestEmulatorSendRaw sends a composed message through the real SDK to
 // aws-ses-v2-local and reads it back from the emulator's store.
 func TestEmulatorSendRaw(t *testing.T) {
-	endpoint := dynamotest.RequireEmulators(t, "AWS_ENDPOINT_URL_SESV2")
+	endpoint := emulatortest.Require(t, "AWS_ENDPOINT_URL_SESV2")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cfg, err := awsconfig.LoadDefaultConfig(ctx)

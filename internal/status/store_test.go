@@ -24,7 +24,7 @@ import (
 
 // world is a processor over a fresh table, with a recording publisher.
 type world struct {
-	store *dynamo.Store
+	store dynamo.Repositories
 	rec   *dynamotest.Recorder
 	pub   *fakePublisher
 	p     *status.Processor
@@ -33,22 +33,22 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	store, rec := dynamotest.NewStore(t)
-	store.Now = dynamotest.NewClock(at(10, 30, 0, 0)).Now
+	store.Table.Now = dynamotest.NewClock(at(10, 30, 0, 0)).Now
 	pub := &fakePublisher{}
-	return &world{store: store, rec: rec, pub: pub, p: &status.Processor{Store: store, Publisher: pub, Logger: quiet()}}
+	return &world{store: store, rec: rec, pub: pub, p: &status.Processor{Store: store.Statuses, Publisher: pub, Logger: quiet()}}
 }
 
 // newEmail stores a sent email (see sentEmail) in a workspace of its own,
 // so counters and the feed are the email's alone.
 func (w *world) newEmail(t *testing.T, mutate ...func(*email.Email)) email.Email {
 	t.Helper()
-	ws, err := w.store.CreateWorkspace(context.Background(), "Acme")
+	ws, err := w.store.Workspaces.CreateWorkspace(context.Background(), "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := uuid.Must(uuid.NewV7()).String()
 	e := sentEmail(append([]func(*email.Email){func(e *email.Email) { e.ID, e.WorkspaceID = id, ws.ID }}, mutate...)...)
-	if err := w.store.PutEmail(context.Background(), e); err != nil {
+	if err := w.store.Emails.PutEmail(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -75,10 +75,10 @@ func (w *world) snapshot(t *testing.T, e email.Email) snapshot {
 	ctx := context.Background()
 	var s snapshot
 	var err error
-	if s.Email, err = w.store.GetEmail(ctx, e.WorkspaceID, e.ID); err != nil {
+	if s.Email, err = w.store.Emails.GetEmail(ctx, e.WorkspaceID, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	bodies, _, _, err := w.store.ListEvents(ctx, e.WorkspaceID, "", 100)
+	bodies, _, _, err := w.store.Events.ListEvents(ctx, e.WorkspaceID, "", 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +89,13 @@ func (w *world) snapshot(t *testing.T, e email.Email) snapshot {
 		}
 		s.Feed = append(s.Feed, env)
 	}
-	if s.Clicks, _, err = w.store.ListClicks(ctx, e.WorkspaceID, e.ID, 100); err != nil {
+	if s.Clicks, _, err = w.store.Clicks.ListClicks(ctx, e.WorkspaceID, e.ID, 100); err != nil {
 		t.Fatal(err)
 	}
-	if s.Metrics, err = w.store.DailyMetrics(ctx, e.WorkspaceID, "2026-11-01", "2026-11-30"); err != nil {
+	if s.Metrics, err = w.store.Metrics.DailyMetrics(ctx, e.WorkspaceID, "2026-11-01", "2026-11-30"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := w.store.LoadContext(ctx, sending.ContextQuery{WorkspaceID: e.WorkspaceID, Recipient: e.To, Fingerprint: "none", Month: "2026-11"})
+	c, err := w.store.Sends.LoadContext(ctx, sending.ContextQuery{WorkspaceID: e.WorkspaceID, Recipient: e.To, Fingerprint: "none", Month: "2026-11"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func (f *fakePublisher) publishedFor(id string) []event.Event {
 func TestEventForAnEmailNotOursIsDropped(t *testing.T) {
 	w := newWorld(t)
 	mine := w.newEmail(t)
-	other, err := w.store.CreateWorkspace(context.Background(), "Other")
+	other, err := w.store.Workspaces.CreateWorkspace(context.Background(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestFaultAtEachWriteIsRetriedThenAppliedOnce(t *testing.T) {
 		t.Run(fmt.Sprintf("write %d of %d fails", k, calls), func(t *testing.T) {
 			e := w.newEmail(t)
 			pub := &fakePublisher{}
-			p := &status.Processor{Store: w.store, Publisher: pub, Logger: quiet()}
+			p := &status.Processor{Store: w.store.Statuses, Publisher: pub, Logger: quiet()}
 			n := 0
 			failing(w.rec, func(op string) bool {
 				if writeOps[op] {
@@ -407,7 +407,7 @@ func TestPublishFaultIsRetried(t *testing.T) {
 				}
 				return nil
 			}
-			p := &status.Processor{Store: w.store, Publisher: pub, Logger: quiet()}
+			p := &status.Processor{Store: w.store.Statuses, Publisher: pub, Logger: quiet()}
 			if failed := handle(t, p, body(t, tc.fixture, e)); !slices.Equal(failed, []string{"m1"}) {
 				t.Fatalf("batch item failures = %v, want [m1]: the event is not out yet", failed)
 			}
@@ -473,15 +473,15 @@ func TestWriteBudget(t *testing.T) {
 func TestConcurrentFirstOpensCountOnce(t *testing.T) {
 	w := newWorld(t)
 	e := w.newEmail(t, func(e *email.Email) { e.Status, e.ClickedAt = email.StatusClicked, ptr(at(10, 5, 0, 0)) })
-	read, err := w.store.GetEmail(context.Background(), e.WorkspaceID, e.ID)
+	read, err := w.store.Emails.GetEmail(context.Background(), e.WorkspaceID, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	open1 := parsed(t, body(t, "open", e))
 	open2 := parsed(t, edited(t, "open", func(m map[string]any) { obj(t, m, "open")["timestamp"] = "2026-11-22T10:11:00.000Z" }))
 	open2.Mail = open1.Mail
-	err1 := w.store.Apply(context.Background(), *status.Plan(read, open1))
-	err2 := w.store.Apply(context.Background(), *status.Plan(read, open2))
+	err1 := w.store.Statuses.Apply(context.Background(), *status.Plan(read, open1))
+	err2 := w.store.Statuses.Apply(context.Background(), *status.Plan(read, open2))
 	if err1 != nil {
 		t.Fatalf("first open: %v", err1)
 	}

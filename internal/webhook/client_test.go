@@ -71,7 +71,7 @@ func TestDispatcherDefaultTimeout(t *testing.T) {
 			f := newFixture(t)
 			ep := f.endpoint("https://hooks.example.com/in")
 			tr := &deadlineTransport{}
-			d := webhook.NewDispatcher(f.store, &fakeSQS{}, "https://sqs.test/000000000000/webhooks", webhook.DispatcherOptions{
+			d := webhook.NewDispatcher(f.store.Webhooks, &fakeSQS{}, "https://sqs.test/000000000000/webhooks", webhook.DispatcherOptions{
 				Timeout: tc.timeout, Client: &http.Client{Transport: tr}, Logger: queuetest.Logger(t),
 			})
 			rec := message(t, job(t, ep, testEvent(f.ws, event.Delivered)), 1, time.Now())

@@ -67,13 +67,13 @@ func newPipeline(t *testing.T, schedule []time.Duration) *pipeline {
 	f := newFixture(t)
 	qs := queuetest.New(t, queuetest.Def(queue.Webhooks.Name, queue.Webhooks.MaxReceives))
 	url := qs.URL(t, queue.Webhooks.Name)
-	d := webhook.NewDispatcher(f.store, qs.SQS, url, webhook.DispatcherOptions{
+	d := webhook.NewDispatcher(f.store.Webhooks, qs.SQS, url, webhook.DispatcherOptions{
 		Schedule: schedule, Jitter: identity, Timeout: 5 * time.Second,
 		AllowedPrefixes: testPrefixes, Logger: queuetest.Logger(t),
 	})
 	return &pipeline{
 		fixture: f, queues: qs,
-		fanout: &webhook.Fanout{Endpoints: f.store, SQS: qs.SQS, QueueURL: url},
+		fanout: &webhook.Fanout{Endpoints: f.store.Webhooks, SQS: qs.SQS, QueueURL: url},
 		poller: qs.Poller(t, queue.Webhooks.Name, d.Handle),
 	}
 }

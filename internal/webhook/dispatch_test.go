@@ -35,7 +35,7 @@ func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.Dispatch
 		opts.Timeout = 5 * time.Second
 	}
 	opts.Logger = queuetest.Logger(t)
-	return webhook.NewDispatcher(f.store, sqsAPI, "https://sqs.test/000000000000/webhooks", opts)
+	return webhook.NewDispatcher(f.store.Webhooks, sqsAPI, "https://sqs.test/000000000000/webhooks", opts)
 }
 
 func handle(t *testing.T, d *webhook.Dispatcher, recs ...events.SQSMessage) []string {
@@ -164,19 +164,19 @@ func TestDroppedJobs(t *testing.T) {
 	t.Parallel()
 	cases := map[string]func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage{
 		"already delivered": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
-			if err := f.store.MarkDelivered(context.Background(), f.ws, ep.ID, e.ID, time.Now()); err != nil {
+			if err := f.store.Webhooks.MarkDelivered(context.Background(), f.ws, ep.ID, e.ID, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
 		"disabled endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
-			if _, err := f.store.SetEndpointEnabled(context.Background(), f.ws, ep.ID, false, "test"); err != nil {
+			if _, err := f.store.Webhooks.SetEndpointEnabled(context.Background(), f.ws, ep.ID, false, "test"); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
 		"removed endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
-			if err := f.store.DeleteEndpoint(context.Background(), f.ws, ep.ID); err != nil {
+			if err := f.store.Webhooks.DeleteEndpoint(context.Background(), f.ws, ep.ID); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
@@ -242,7 +242,7 @@ func TestFinalAttempt(t *testing.T) {
 			rc := newReceiver(t, "127.0.0.2:0", status(http.StatusBadGateway))
 			ep := f.endpoint(rc.URL)
 			if tc.lastSuccess != nil {
-				if err := f.store.EndpointSucceeded(context.Background(), f.ws, ep.ID, *tc.lastSuccess); err != nil {
+				if err := f.store.Webhooks.EndpointSucceeded(context.Background(), f.ws, ep.ID, *tc.lastSuccess); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -431,7 +431,7 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 	if got := sqsAPI.visibility(); !slices.Equal(got, []int32{900}) {
 		t.Errorf("visibility = %v, want the schedule's last step (900 s)", got)
 	}
-	got, err := f.store.GetEndpoint(context.Background(), f.ws, ep.ID)
+	got, err := f.store.Webhooks.GetEndpoint(context.Background(), f.ws, ep.ID)
 	if err != nil || !got.Enabled {
 		t.Errorf("endpoint = %+v (err %v), want still enabled", got, err)
 	}
@@ -440,7 +440,7 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 	if failed := handle(t, d, late); len(failed) != 0 {
 		t.Fatalf("batch item failures = %v, want the message dropped after its last attempt", failed)
 	}
-	if got, err := f.store.GetEndpoint(context.Background(), f.ws, ep.ID); err != nil || got.Enabled {
+	if got, err := f.store.Webhooks.GetEndpoint(context.Background(), f.ws, ep.ID); err != nil || got.Enabled {
 		t.Errorf("endpoint = %+v (err %v), want disabled after every attempt failed", got, err)
 	}
 }

@@ -27,7 +27,7 @@ func TestFanoutEnqueuesForSubscribedEndpoints(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
-	other, err := f.store.CreateWorkspace(ctx, "Other")
+	other, err := f.store.Workspaces.CreateWorkspace(ctx, "Other")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +35,13 @@ func TestFanoutEnqueuesForSubscribedEndpoints(t *testing.T) {
 	delivered := f.endpoint("https://b.example.com/", event.Delivered, event.Bounced)
 	f.endpoint("https://c.example.com/", event.Bounced)
 	disabled := f.endpoint("https://d.example.com/")
-	if _, err := f.store.SetEndpointEnabled(ctx, f.ws, disabled.ID, false, "test"); err != nil {
+	if _, err := f.store.Webhooks.SetEndpointEnabled(ctx, f.ws, disabled.ID, false, "test"); err != nil {
 		t.Fatal(err)
 	}
 	f.endpointIn(other.ID, "https://e.example.com/")
 
 	qs := queuetest.New(t, queuetest.Def(queue.Webhooks.Name, 5))
-	fan := &webhook.Fanout{Endpoints: f.store, SQS: qs.SQS, QueueURL: qs.URL(t, queue.Webhooks.Name)}
+	fan := &webhook.Fanout{Endpoints: f.store.Webhooks, SQS: qs.SQS, QueueURL: qs.URL(t, queue.Webhooks.Name)}
 	e := testEvent(f.ws, event.Delivered)
 	body, _ := e.Body()
 	for range 2 { // publishing again enqueues again; the dispatcher dedupes

@@ -4,7 +4,7 @@ package dynamotest
 
 import (
 	"context"
-	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,22 +17,8 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
+	"github.com/sesame-mail/sesame/internal/emulatortest"
 )
-
-// RequireEmulators skips t when no emulator endpoint is configured, or fails
-// it when SESAME_REQUIRE_EMULATORS is set (as `make test` does), so CI can
-// never pass by skipping.
-func RequireEmulators(t testing.TB, envVar string) string {
-	t.Helper()
-	endpoint := os.Getenv(envVar)
-	if endpoint == "" {
-		if os.Getenv("SESAME_REQUIRE_EMULATORS") != "" {
-			t.Fatalf("%s is not set; run the tests with `make test`", envVar)
-		}
-		t.Skipf("%s is not set; run `make test` to start the emulators", envVar)
-	}
-	return endpoint
-}
 
 var (
 	clientOnce sync.Once
@@ -43,7 +29,7 @@ var (
 // Client returns a DynamoDB client for DynamoDB Local.
 func Client(t testing.TB) *dynamodb.Client {
 	t.Helper()
-	RequireEmulators(t, "AWS_ENDPOINT_URL_DYNAMODB")
+	emulatortest.Require(t, "AWS_ENDPOINT_URL_DYNAMODB")
 	clientOnce.Do(func() {
 		cfg, err := awsconfig.LoadDefaultConfig(context.Background())
 		if err != nil {
@@ -75,12 +61,13 @@ func NewTable(t testing.TB) string {
 	return name
 }
 
-// NewStore returns a store over a fresh table, reached through a Recorder.
-func NewStore(t testing.TB) (*dynamo.Store, *Recorder) {
+// NewStore returns every repository over a fresh table, reached through a
+// Recorder.
+func NewStore(t testing.TB) (dynamo.Repositories, *Recorder) {
 	t.Helper()
 	// Capacity is measured so tests can hold the write-unit budget.
 	rec := &Recorder{DB: Client(t), MeasureCapacity: true}
-	return &dynamo.Store{DB: rec, Table: NewTable(t)}, rec
+	return dynamo.NewRepositories(&dynamo.Table{DB: rec, Name: NewTable(t)}), rec
 }
 
 // Clock is a settable clock for Store.Now.
@@ -121,32 +108,35 @@ func Items(t testing.TB, table string) []map[string]ddbtypes.AttributeValue {
 	return out
 }
 
-// CheckKeyLayout fails t unless every item of table is keyed as the data
-// model promises: workspace data under WS#<id># of an existing workspace,
-// and only API-key records (APIKEY#) and domain claims (DOMAINCLAIM#)
-// outside every workspace; on the index, only the console's workspace
-// list (WORKSPACES) is outside one.
+// CheckKeyLayout fails t unless every item of table is keyed as
+// dynamo's layout promises: workspace data under WS#<id>#<kind> of an
+// existing workspace and a kind the layout lists, and only the global
+// prefixes (API-key secrets, domain claims) outside every workspace; on
+// the index, only the global index keys (the console's workspace list).
 func CheckKeyLayout(t testing.TB, table string) {
 	t.Helper()
 	items := Items(t, table)
 	workspaces := map[string]bool{}
 	for _, it := range items {
-		if pk := stringAttr(it, schema.AttrPK); strings.HasSuffix(pk, "#WORKSPACE") {
-			workspaces[strings.TrimSuffix(strings.TrimPrefix(pk, "WS#"), "#WORKSPACE")] = true
+		if ws, ok := dynamo.IsWorkspaceRecord(stringAttr(it, schema.AttrPK)); ok {
+			workspaces[ws] = true
 		}
 	}
 	inWorkspace := func(key string) bool {
-		id, _, ok := strings.Cut(strings.TrimPrefix(key, "WS#"), "#")
-		return strings.HasPrefix(key, "WS#") && ok && workspaces[id]
+		ws, kind, ok := dynamo.WorkspaceOf(key)
+		return ok && workspaces[ws] && slices.Contains(dynamo.WorkspaceKinds, kind)
+	}
+	hasPrefix := func(key string, prefixes []string) bool {
+		return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) })
 	}
 	for _, it := range items {
-		pk := stringAttr(it, schema.AttrPK)
-		if !inWorkspace(pk) && !strings.HasPrefix(pk, "APIKEY#") && !strings.HasPrefix(pk, "DOMAINCLAIM#") {
-			t.Errorf("item %s / %s is outside every workspace", pk, stringAttr(it, schema.AttrSK))
+		pk, sk := stringAttr(it, schema.AttrPK), stringAttr(it, schema.AttrSK)
+		if !inWorkspace(pk) && !hasPrefix(pk, dynamo.GlobalPrefixes) {
+			t.Errorf("item %s / %s is outside every workspace and every listed prefix", pk, sk)
 		}
 		if _, ok := it[schema.AttrGSI1PK]; ok {
-			if k := stringAttr(it, schema.AttrGSI1PK); !inWorkspace(k) && k != "WORKSPACES" {
-				t.Errorf("item %s / %s is on the index under %s, outside every workspace", pk, stringAttr(it, schema.AttrSK), k)
+			if k := stringAttr(it, schema.AttrGSI1PK); !inWorkspace(k) && !slices.Contains(dynamo.GlobalIndexKeys, k) {
+				t.Errorf("item %s / %s is on the index under %s, outside every workspace", pk, sk, k)
 			}
 		}
 	}

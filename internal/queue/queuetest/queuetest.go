@@ -18,7 +18,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
 
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/emulatortest"
 	"github.com/sesame-mail/sesame/internal/queue"
 )
 
@@ -32,7 +32,7 @@ var (
 // under SESAME_REQUIRE_EMULATORS) when AWS_ENDPOINT_URL_SQS is unset.
 func Client(t testing.TB) *sqs.Client {
 	t.Helper()
-	dynamotest.RequireEmulators(t, "AWS_ENDPOINT_URL_SQS")
+	emulatortest.Require(t, "AWS_ENDPOINT_URL_SQS")
 	clientOnce.Do(func() {
 		cfg, err := awsconfig.LoadDefaultConfig(context.Background())
 		if err != nil {

@@ -15,15 +15,15 @@ import (
 func TestDomainIsClaimedByOneWorkspace(t *testing.T) {
 	ctx := context.Background()
 	store, _ := dynamotest.NewStore(t)
-	a, err := store.CreateWorkspace(ctx, "A")
+	a, err := store.Workspaces.CreateWorkspace(ctx, "A")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := store.CreateWorkspace(ctx, "B")
+	b, err := store.Workspaces.CreateWorkspace(ctx, "B")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.AddDomain(ctx, a.ID, "Acme.Example", nil); err != nil {
+	if _, err := store.Domains.AddDomain(ctx, a.ID, "Acme.Example", nil); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]struct {
@@ -36,18 +36,18 @@ func TestDomainIsClaimedByOneWorkspace(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if err := store.CanAddDomain(ctx, tc.ws, "acme.example"); !errors.Is(err, tc.want) {
+			if err := store.Domains.CanAddDomain(ctx, tc.ws, "acme.example"); !errors.Is(err, tc.want) {
 				t.Errorf("CanAddDomain = %v, want %v", err, tc.want)
 			}
-			if _, err := store.AddDomain(ctx, tc.ws, "ACME.example", nil); !errors.Is(err, tc.want) {
+			if _, err := store.Domains.AddDomain(ctx, tc.ws, "ACME.example", nil); !errors.Is(err, tc.want) {
 				t.Errorf("AddDomain = %v, want %v", err, tc.want)
 			}
 		})
 	}
-	if _, err := store.SetDomainStatus(ctx, b.ID, "acme.example", identity.DomainVerified, nil); !errors.Is(err, identity.ErrDomainNotFound) {
+	if _, err := store.Domains.SetDomainStatus(ctx, b.ID, "acme.example", identity.DomainVerified, nil); !errors.Is(err, identity.ErrDomainNotFound) {
 		t.Errorf("verify through another workspace: err = %v", err)
 	}
-	if ws, err := store.GetWorkspace(ctx, b.ID); err != nil || len(ws.VerifiedDomains) != 0 {
+	if ws, err := store.Workspaces.GetWorkspace(ctx, b.ID); err != nil || len(ws.VerifiedDomains) != 0 {
 		t.Errorf("workspace B verified domains = %v (err %v)", ws.VerifiedDomains, err)
 	}
 }

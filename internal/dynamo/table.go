@@ -28,33 +28,21 @@ type DB interface {
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 }
 
-// Store is Sesame's repository over the single table.
-type Store struct {
-	DB    DB
-	Table string
+// Table is the one table every repository reads and writes: the client,
+// the table's name and the clock. Each repository (Emails, Keys, …) embeds
+// it and adds the methods of its entity.
+type Table struct {
+	DB   DB
+	Name string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
-func (s *Store) now() time.Time {
+func (s *Table) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
 	}
 	return time.Now()
-}
-
-// key builds a primary key value.
-func key(pk, sk string) map[string]ddbtypes.AttributeValue {
-	return map[string]ddbtypes.AttributeValue{
-		schema.AttrPK: &ddbtypes.AttributeValueMemberS{Value: pk},
-		schema.AttrSK: &ddbtypes.AttributeValueMemberS{Value: sk},
-	}
-}
-
-// wsPK is the partition key of one kind of workspace data: every key of
-// workspace data starts with the workspace id, so a foreign id never reads.
-func wsPK(workspaceID, kind string) string {
-	return "WS#" + workspaceID + "#" + kind
 }
 
 // isConditionFailed reports whether err is a failed condition check.
@@ -140,8 +128,8 @@ func EnsureTable(ctx context.Context, db TableAdmin, name string) error {
 
 // getItem reads the item at k into dst, strongly consistent; false when
 // there is none.
-func (s *Store) getItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, dst any) (bool, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Table, Key: k, ConsistentRead: aws.Bool(true)})
+func (s *Table) getItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, dst any) (bool, error) {
+	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return false, err
 	}
@@ -153,13 +141,13 @@ func (s *Store) getItem(ctx context.Context, k map[string]ddbtypes.AttributeValu
 
 // partition is the Query of every item whose key attribute name equals
 // value, on index ("" for the table), oldest first.
-func (s *Store) partition(index, name, value string) (*dynamodb.QueryInput, error) {
+func (s *Table) partition(index, name, value string) (*dynamodb.QueryInput, error) {
 	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(name).Equal(expression.Value(value))).Build()
 	if err != nil {
 		return nil, err
 	}
 	in := &dynamodb.QueryInput{
-		TableName: &s.Table, KeyConditionExpression: expr.KeyCondition(),
+		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
 	if index != "" {
@@ -187,7 +175,7 @@ func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, 
 }
 
 // listPartition reads a whole partition of the table as T items.
-func listPartition[T any](ctx context.Context, s *Store, pk string) ([]T, error) {
+func listPartition[T any](ctx context.Context, s *Table, pk string) ([]T, error) {
 	in, err := s.partition("", schema.AttrPK, pk)
 	if err != nil {
 		return nil, err
@@ -197,7 +185,7 @@ func listPartition[T any](ctx context.Context, s *Store, pk string) ([]T, error)
 
 // getAs reads the item at k and converts it, or returns notFound; other
 // errors are wrapped with what was being read.
-func getAs[I, T any](ctx context.Context, s *Store, what string, k map[string]ddbtypes.AttributeValue, conv func(I) T, notFound error) (T, error) {
+func getAs[I, T any](ctx context.Context, s *Table, what string, k map[string]ddbtypes.AttributeValue, conv func(I) T, notFound error) (T, error) {
 	var it I
 	var zero T
 	found, err := s.getItem(ctx, k, &it)
@@ -211,7 +199,7 @@ func getAs[I, T any](ctx context.Context, s *Store, what string, k map[string]dd
 }
 
 // listAs reads a whole partition of the table and converts every item.
-func listAs[I, T any](ctx context.Context, s *Store, what, pk string, conv func(I) T) ([]T, error) {
+func listAs[I, T any](ctx context.Context, s *Table, what, pk string, conv func(I) T) ([]T, error) {
 	items, err := listPartition[I](ctx, s, pk)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", what, err)
@@ -225,12 +213,12 @@ func listAs[I, T any](ctx context.Context, s *Store, what, pk string, conv func(
 
 // putOf is the write of item, under cond when it is set; run it with put,
 // or put it in a transaction.
-func (s *Store) putOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put, error) {
+func (s *Table) putOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put, error) {
 	av, err := attributevalue.MarshalMap(item)
 	if err != nil {
 		return nil, err
 	}
-	p := &ddbtypes.Put{TableName: &s.Table, Item: av}
+	p := &ddbtypes.Put{TableName: &s.Name, Item: av}
 	if cond.IsSet() {
 		expr, err := conditionExpr(cond)
 		if err != nil {
@@ -242,7 +230,7 @@ func (s *Store) putOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put
 }
 
 // put runs p on its own.
-func (s *Store) put(ctx context.Context, p *ddbtypes.Put) error {
+func (s *Table) put(ctx context.Context, p *ddbtypes.Put) error {
 	_, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
 		ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
@@ -252,7 +240,7 @@ func (s *Store) put(ctx context.Context, p *ddbtypes.Put) error {
 }
 
 // putItem writes item, under cond when it is set (see putOf and put).
-func (s *Store) putItem(ctx context.Context, item any, cond expression.ConditionBuilder) error {
+func (s *Table) putItem(ctx context.Context, item any, cond expression.ConditionBuilder) error {
 	p, err := s.putOf(item, cond)
 	if err != nil {
 		return err
@@ -262,13 +250,13 @@ func (s *Store) putItem(ctx context.Context, item any, cond expression.Condition
 
 // workspaceCheck is the transaction item that fails unless the workspace
 // exists.
-func (s *Store) workspaceCheck(workspaceID string) (ddbtypes.TransactWriteItem, error) {
+func (s *Table) workspaceCheck(workspaceID string) (ddbtypes.TransactWriteItem, error) {
 	expr, err := conditionExpr(itemExists())
 	if err != nil {
 		return ddbtypes.TransactWriteItem{}, err
 	}
 	return ddbtypes.TransactWriteItem{ConditionCheck: &ddbtypes.ConditionCheck{
-		TableName: &s.Table, Key: workspaceKey(workspaceID),
+		TableName: &s.Name, Key: workspaceKey(workspaceID),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
 	}}, nil
 }
@@ -279,7 +267,7 @@ func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error)
 
 // updateOf is the update of the item at k, under cond when it is set; run
 // it with update, or put it in a transaction.
-func (s *Store) updateOf(k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
+func (s *Table) updateOf(k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
 	b := expression.NewBuilder().WithUpdate(update)
 	if cond.IsSet() {
 		b = b.WithCondition(cond)
@@ -289,7 +277,7 @@ func (s *Store) updateOf(k map[string]ddbtypes.AttributeValue, update expression
 		return nil, err
 	}
 	return &ddbtypes.Update{
-		TableName: &s.Table, Key: k, UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		TableName: &s.Name, Key: k, UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}, nil
 }
@@ -297,7 +285,7 @@ func (s *Store) updateOf(k map[string]ddbtypes.AttributeValue, update expression
 // update runs u; when after is not nil it receives the item as it is after
 // the update. A failed condition comes back as DynamoDB's exception
 // (isConditionFailed).
-func (s *Store) update(ctx context.Context, u *ddbtypes.Update, after any) error {
+func (s *Table) update(ctx context.Context, u *ddbtypes.Update, after any) error {
 	in := &dynamodb.UpdateItemInput{
 		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
@@ -314,7 +302,7 @@ func (s *Store) update(ctx context.Context, u *ddbtypes.Update, after any) error
 }
 
 // updateItem applies update to the item at k (see updateOf and update).
-func (s *Store) updateItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder, after any) error {
+func (s *Table) updateItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder, after any) error {
 	u, err := s.updateOf(k, update, cond)
 	if err != nil {
 		return err

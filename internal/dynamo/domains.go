@@ -19,12 +19,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// Domains are keyed by name under WS#<ws>#DOMAIN (the send path and the
-// console look them up by name) and listed newest first on GSI1 by id.
-func domainPK(workspaceID string) string     { return wsPK(workspaceID, "DOMAIN") }
-func domainListPK(workspaceID string) string { return wsPK(workspaceID, "DOMAINS") }
-func domainClaimPK(name string) string       { return "DOMAINCLAIM#" + name }
-
 type domainItem struct {
 	PK          string               `dynamodbav:"pk"`
 	SK          string               `dynamodbav:"sk"`
@@ -39,6 +33,13 @@ type domainItem struct {
 	VerifiedAt  *time.Time           `dynamodbav:"verified_at,omitempty"`
 }
 
+// domainClaimItem says which workspace a domain belongs to.
+type domainClaimItem struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+}
+
 func (it domainItem) domain() identity.Domain {
 	return identity.Domain{
 		ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name,
@@ -48,7 +49,7 @@ func (it domainItem) domain() identity.Domain {
 }
 
 // AddDomain records a sending domain of the workspace as pending.
-func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records []identity.DNSRecord) (identity.Domain, error) {
+func (s *Domains) AddDomain(ctx context.Context, workspaceID, name string, records []identity.DNSRecord) (identity.Domain, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return identity.Domain{}, err
@@ -73,8 +74,8 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 	// An SES identity belongs to the whole AWS account, so a domain is
 	// claimed by one workspace: a claim item outside every workspace, the
 	// one key of this kind besides API keys, keyed by the domain.
-	claim, err := s.putOf(map[string]any{
-		schema.AttrPK: domainClaimPK(name), schema.AttrSK: "CLAIM", "workspace_id": workspaceID,
+	claim, err := s.putOf(domainClaimItem{
+		PK: domainClaimPK(name), SK: domainClaimSK, WorkspaceID: workspaceID,
 	}, itemAbsent().Or(expression.Name("workspace_id").Equal(expression.Value(workspaceID))))
 	if err != nil {
 		return identity.Domain{}, err
@@ -102,18 +103,16 @@ func (s *Store) AddDomain(ctx context.Context, workspaceID, name string, records
 // CanAddDomain reports, before anything is created, why the workspace
 // cannot add the domain: it does not exist, has the domain already, or
 // another workspace claimed it. AddDomain checks the same atomically.
-func (s *Store) CanAddDomain(ctx context.Context, workspaceID, name string) error {
-	if _, err := s.GetWorkspace(ctx, workspaceID); err != nil {
+func (s *Domains) CanAddDomain(ctx context.Context, workspaceID, name string) error {
+	if _, err := (&Workspaces{s.Table}).GetWorkspace(ctx, workspaceID); err != nil {
 		return err
 	}
 	name, err := identity.NormalizeDomain(name)
 	if err != nil {
 		return err
 	}
-	var claim struct {
-		WorkspaceID string `dynamodbav:"workspace_id"`
-	}
-	found, err := s.getItem(ctx, key(domainClaimPK(name), "CLAIM"), &claim)
+	var claim domainClaimItem
+	found, err := s.getItem(ctx, key(domainClaimPK(name), domainClaimSK), &claim)
 	switch {
 	case err != nil:
 		return fmt.Errorf("read domain claim: %w", err)
@@ -129,17 +128,17 @@ func (s *Store) CanAddDomain(ctx context.Context, workspaceID, name string) erro
 }
 
 // GetDomain reads a domain of the workspace by name.
-func (s *Store) GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error) {
+func (s *Domains) GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error) {
 	name, err := identity.NormalizeDomain(name)
 	if err != nil {
 		return identity.Domain{}, identity.ErrDomainNotFound
 	}
-	return getAs(ctx, s, "domain", key(domainPK(workspaceID), name), domainItem.domain, identity.ErrDomainNotFound)
+	return getAs(ctx, s.Table, "domain", key(domainPK(workspaceID), name), domainItem.domain, identity.ErrDomainNotFound)
 }
 
 // SetDomainStatus records a domain's verification state, and keeps the
 // workspace's list of verified domains (read by every send) in step.
-func (s *Store) SetDomainStatus(ctx context.Context, workspaceID, name string, status identity.DomainStatus, records []identity.DNSRecord) (identity.Domain, error) {
+func (s *Domains) SetDomainStatus(ctx context.Context, workspaceID, name string, status identity.DomainStatus, records []identity.DNSRecord) (identity.Domain, error) {
 	name, err := identity.NormalizeDomain(name)
 	if err != nil {
 		return identity.Domain{}, identity.ErrDomainNotFound
@@ -167,14 +166,14 @@ func (s *Store) SetDomainStatus(ctx context.Context, workspaceID, name string, s
 
 // ListDomains returns the workspace's domains newest first after position
 // after ("" for the first page).
-func (s *Store) ListDomains(ctx context.Context, workspaceID, after string, limit int) ([]identity.Domain, string, bool, error) {
+func (s *Domains) ListDomains(ctx context.Context, workspaceID, after string, limit int) ([]identity.Domain, string, bool, error) {
 	keyCond := expression.Key(schema.AttrGSI1PK).Equal(expression.Value(domainListPK(workspaceID)))
 	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
 	if err != nil {
 		return nil, "", false, err
 	}
 	in := &dynamodb.QueryInput{
-		TableName: &s.Table, IndexName: aws.String(schema.GSI1), ScanIndexForward: aws.Bool(false),
+		TableName: &s.Name, IndexName: aws.String(schema.GSI1), ScanIndexForward: aws.Bool(false),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(),
 		ExpressionAttributeValues: expr.Values(), Limit: aws.Int32(int32(limit + 1)),
 	}
@@ -205,70 +204,4 @@ func (s *Store) ListDomains(ctx context.Context, workspaceID, after string, limi
 		return domains[:limit], last.ID + " " + last.Name, true, nil
 	}
 	return domains, "", false, nil
-}
-
-func senderPK(workspaceID string) string { return wsPK(workspaceID, "SENDER") }
-
-type senderItem struct {
-	PK          string    `dynamodbav:"pk"`
-	SK          string    `dynamodbav:"sk"`
-	ID          string    `dynamodbav:"id"`
-	WorkspaceID string    `dynamodbav:"workspace_id"`
-	Name        string    `dynamodbav:"name"`
-	Email       string    `dynamodbav:"email"`
-	ReplyTo     []string  `dynamodbav:"reply_to,omitempty"`
-	CreatedAt   time.Time `dynamodbav:"created_at"`
-}
-
-func (it senderItem) sender() identity.Sender {
-	return identity.Sender{
-		ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, Email: it.Email,
-		ReplyTo: it.ReplyTo, CreatedAt: it.CreatedAt,
-	}
-}
-
-// AddSender stores a sender of the workspace; makeDefault also makes it
-// the workspace default sender.
-func (s *Store) AddSender(ctx context.Context, workspaceID string, sender identity.Sender, makeDefault bool) (identity.Sender, error) {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return identity.Sender{}, err
-	}
-	it := senderItem{
-		PK: senderPK(workspaceID), SK: id.String(), ID: id.String(), WorkspaceID: workspaceID,
-		Name: sender.Name, Email: sender.Email, ReplyTo: sender.ReplyTo, CreatedAt: s.now().UTC(),
-	}
-	put, err := s.putOf(it, noCondition)
-	if err != nil {
-		return identity.Sender{}, err
-	}
-	wsUpdate := expression.Set(expression.Name("updated_at"), expression.Value(s.now().UTC()))
-	if makeDefault {
-		// A copy on the workspace lets a send read it with the workspace.
-		wsUpdate = wsUpdate.Set(expression.Name("default_sender"), expression.Value(it))
-	}
-	u, err := s.updateOf(workspaceKey(workspaceID), wsUpdate, itemExists())
-	if err != nil {
-		return identity.Sender{}, err
-	}
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
-		{Put: put}, {Update: u},
-	}})
-	if isTransactionConditionFailed(err) {
-		return identity.Sender{}, workspace.ErrNotFound
-	}
-	if err != nil {
-		return identity.Sender{}, fmt.Errorf("add sender: %w", err)
-	}
-	return it.sender(), nil
-}
-
-// GetSender reads one sender of the workspace.
-func (s *Store) GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error) {
-	return getAs(ctx, s, "sender", key(senderPK(workspaceID), id), senderItem.sender, identity.ErrSenderNotFound)
-}
-
-// ListSenders returns the workspace's senders, oldest first.
-func (s *Store) ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error) {
-	return listAs(ctx, s, "senders", senderPK(workspaceID), senderItem.sender)
 }

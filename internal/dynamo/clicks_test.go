@@ -28,7 +28,7 @@ func TestListClicksTruncated(t *testing.T) {
 	clickAt := func(i int) time.Time { return base.Add(time.Duration(i) * time.Second) }
 	recordClicks(t, store, ws, emailID, 0, email.MaxClicks, clickAt)
 
-	clicks, truncated, err := store.ListClicks(ctx, ws, emailID, email.MaxClicks)
+	clicks, truncated, err := store.Clicks.ListClicks(ctx, ws, emailID, email.MaxClicks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestListClicksTruncated(t *testing.T) {
 	}
 
 	recordClicks(t, store, ws, emailID, email.MaxClicks, email.MaxClicks+1, clickAt)
-	clicks, truncated, err = store.ListClicks(ctx, ws, emailID, email.MaxClicks)
+	clicks, truncated, err = store.Clicks.ListClicks(ctx, ws, emailID, email.MaxClicks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +56,10 @@ func clickURL(i int) string { return fmt.Sprintf("https://example.com/link/%d", 
 
 // recordClicks records clicks from..to-1 of the email through Apply, as
 // the status pipeline does.
-func recordClicks(t *testing.T, store *dynamo.Store, ws, emailID string, from, to int, at func(int) time.Time) {
+func recordClicks(t *testing.T, store dynamo.Repositories, ws, emailID string, from, to int, at func(int) time.Time) {
 	t.Helper()
 	each(t, from, to, func(i int) error {
-		return store.Apply(context.Background(), status.Change{
+		return store.Statuses.Apply(context.Background(), status.Change{
 			WorkspaceID: ws, EmailID: emailID, DedupeID: fmt.Sprintf("click-%d", i), OccurredAt: at(i),
 			Click: &status.ClickRecord{ID: fmt.Sprintf("c%d", i), EmailID: emailID, URL: clickURL(i), UserAgent: "test", ClickedAt: at(i)},
 		})

@@ -1,0 +1,153 @@
+package dynamo
+
+import (
+	"strings"
+
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
+)
+
+// The table's key layout, every prefix in one place. Workspace data lives
+// under WS#<workspace id>#<kind>[#<sub id>], so a foreign id is
+// structurally unreadable; only API-key secrets and domain claims live
+// outside every workspace, and only the console's workspace list is outside
+// one on GSI1.
+const (
+	workspacePrefix = "WS#"
+
+	// The workspace record itself (sk WORKSPACE).
+	kindWorkspace = "WORKSPACE"
+	// API key descriptions (sk = key id); the secrets are apiKeyPrefix items.
+	kindKeys = "KEYS"
+	// Domains by name; DOMAINS is their GSI1 list, newest first by id.
+	kindDomain     = "DOMAIN"
+	kindDomainList = "DOMAINS"
+	// Senders (sk = sender id).
+	kindSender = "SENDER"
+	// Emails (sk = UUIDv7 id, so a reverse Query is newest first). There is
+	// deliberately no status index: it would double the write cost of
+	// every status change; filters read within the Query, under a budget.
+	kindEmail = "EMAIL"
+	// Idempotency-Key records (sk = environment-scoped key), TTL 24 h.
+	kindIdempotency = "IDEM"
+	// Template verdicts of the security review (sk = fingerprint).
+	kindTemplate = "TEMPLATE"
+	// Held email content in chunks (HELD#<email id>, sk = chunk number),
+	// and on GSI1 the held emails of one template (HELDTPL#<fingerprint>).
+	kindHeld           = "HELD"
+	kindHeldByTemplate = "HELDTPL"
+	// The do-not-send list (sk = lowercased address).
+	kindSuppression = "SUPPRESSION"
+	// Monthly usage against the allowance (sk = YYYY-MM).
+	kindUsage = "USAGE"
+	// The events feed (sk = event time, then id) and the dedupe records of
+	// SES events the feed does not show (sk = SES event id, TTL 14 days).
+	kindEvent  = "EVENT"
+	kindDedupe = "SESEVENT"
+	// Daily counters (sk = YYYY-MM-DD).
+	kindMetrics = "METRICS"
+	// Clicks of one email (CLICK#<email id>, sk = click time, then id).
+	kindClick = "CLICK"
+	// Webhook endpoints (sk = id); per endpoint the delivery outcome of each
+	// event (WHDELIVERY#<endpoint>, sk = event id) and the attempt log
+	// (WHATTEMPT#<endpoint>, sk = time, then event id), both with a TTL.
+	kindWebhook         = "WEBHOOK"
+	kindWebhookDelivery = "WHDELIVERY"
+	kindWebhookAttempt  = "WHATTEMPT"
+
+	// Outside every workspace: the API key secret record, keyed by the
+	// key's hash and read on every request (it holds the rate-limit
+	// counters), and the claim of a domain by one workspace (SES
+	// identities are account-wide).
+	apiKeyPrefix      = "APIKEY#"
+	apiKeySecretSK    = "APIKEY"
+	domainClaimPrefix = "DOMAINCLAIM#"
+	domainClaimSK     = "CLAIM"
+
+	// On GSI1 outside every workspace: the console's list of workspaces.
+	workspacesListPK = "WORKSPACES"
+)
+
+// WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
+var WorkspaceKinds = []string{
+	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
+	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindUsage, kindEvent, kindDedupe,
+	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
+}
+
+// GlobalPrefixes are the partition key prefixes outside every workspace,
+// and GlobalIndexKeys the GSI1 partitions outside every workspace.
+var (
+	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix}
+	GlobalIndexKeys = []string{workspacesListPK}
+)
+
+// WorkspaceOf splits a key of workspace data into the workspace id and the
+// kind; ok is false for a key outside every workspace.
+func WorkspaceOf(key string) (workspaceID, kind string, ok bool) {
+	rest, found := strings.CutPrefix(key, workspacePrefix)
+	if !found {
+		return "", "", false
+	}
+	workspaceID, rest, found = strings.Cut(rest, "#")
+	if !found {
+		return "", "", false
+	}
+	kind, _, _ = strings.Cut(rest, "#")
+	return workspaceID, kind, true
+}
+
+// IsWorkspaceRecord reports whether key is the partition key of a
+// workspace's own record, and of which workspace.
+func IsWorkspaceRecord(key string) (workspaceID string, ok bool) {
+	ws, kind, ok := WorkspaceOf(key)
+	return ws, ok && kind == kindWorkspace
+}
+
+// wsPK is the partition key of one kind of workspace data.
+func wsPK(workspaceID, kind string) string {
+	return workspacePrefix + workspaceID + "#" + kind
+}
+
+// wsSubPK is the partition key of one kind of data about one thing (an
+// email's clicks, an endpoint's deliveries).
+func wsSubPK(workspaceID, kind, id string) string { return wsPK(workspaceID, kind+"#"+id) }
+
+// key builds a primary key value.
+func key(pk, sk string) map[string]ddbtypes.AttributeValue {
+	return map[string]ddbtypes.AttributeValue{
+		schema.AttrPK: &ddbtypes.AttributeValueMemberS{Value: pk},
+		schema.AttrSK: &ddbtypes.AttributeValueMemberS{Value: sk},
+	}
+}
+
+func workspacePK(id string) string { return wsPK(id, kindWorkspace) }
+func workspaceKey(id string) map[string]ddbtypes.AttributeValue {
+	return key(workspacePK(id), kindWorkspace)
+}
+func keysPK(ws string) string           { return wsPK(ws, kindKeys) }
+func apiKeySecretPK(hash string) string { return apiKeyPrefix + hash }
+func domainPK(ws string) string         { return wsPK(ws, kindDomain) }
+func domainListPK(ws string) string     { return wsPK(ws, kindDomainList) }
+func domainClaimPK(name string) string  { return domainClaimPrefix + name }
+func senderPK(ws string) string         { return wsPK(ws, kindSender) }
+func emailPK(ws string) string          { return wsPK(ws, kindEmail) }
+func idempotencyPK(ws string) string    { return wsPK(ws, kindIdempotency) }
+func templatePK(ws string) string       { return wsPK(ws, kindTemplate) }
+func heldPK(ws, emailID string) string  { return wsSubPK(ws, kindHeld, emailID) }
+func heldByTemplatePK(ws, fingerprint string) string {
+	return wsSubPK(ws, kindHeldByTemplate, fingerprint)
+}
+func suppressionPK(ws string) string    { return wsPK(ws, kindSuppression) }
+func usagePK(ws string) string          { return wsPK(ws, kindUsage) }
+func feedPK(ws string) string           { return wsPK(ws, kindEvent) }
+func dedupePK(ws string) string         { return wsPK(ws, kindDedupe) }
+func metricsPK(ws string) string        { return wsPK(ws, kindMetrics) }
+func clickPK(ws, emailID string) string { return wsSubPK(ws, kindClick, emailID) }
+func webhookPK(ws string) string        { return wsPK(ws, kindWebhook) }
+func webhookDeliveryPK(ws, endpointID string) string {
+	return wsSubPK(ws, kindWebhookDelivery, endpointID)
+}
+func webhookAttemptPK(ws, endpointID string) string {
+	return wsSubPK(ws, kindWebhookAttempt, endpointID)
+}

@@ -1,0 +1,28 @@
+package dynamo_test
+
+import (
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+// Each repository has the interface its domain package declares.
+var (
+	_ httpapi.Authenticator  = (*dynamo.Keys)(nil)
+	_ email.Store            = (*dynamo.Emails)(nil)
+	_ email.ClickStore       = (*dynamo.Clicks)(nil)
+	_ event.Store            = (*dynamo.Events)(nil)
+	_ metrics.Store          = (*dynamo.Metrics)(nil)
+	_ identity.DomainStore   = (*dynamo.Domains)(nil)
+	_ sending.Store          = (*dynamo.Sends)(nil)
+	_ sending.HeldStore      = (*dynamo.Held)(nil)
+	_ status.Store           = (*dynamo.Statuses)(nil)
+	_ webhook.DispatchStore  = (*dynamo.Webhooks)(nil)
+	_ webhook.EndpointLister = (*dynamo.Webhooks)(nil)
+)

@@ -1,0 +1,316 @@
+package dynamo
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/sending"
+)
+
+type usageItem struct {
+	Sent int `dynamodbav:"sent"`
+}
+
+type idempotencyItem struct {
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	RequestHash string    `dynamodbav:"request_hash"`
+	StatusCode  int       `dynamodbav:"status_code"`
+	Body        []byte    `dynamodbav:"body"`
+	Pending     bool      `dynamodbav:"pending,omitempty"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+	ExpiresAt   int64     `dynamodbav:"expires_at"`
+}
+
+func newIdempotencyItem(workspaceID string, rec sending.IdempotencyRecord) idempotencyItem {
+	return idempotencyItem{
+		PK: idempotencyPK(workspaceID), SK: rec.Key, RequestHash: rec.RequestHash,
+		StatusCode: rec.StatusCode, Body: rec.Body, Pending: rec.Pending,
+		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt.Unix(),
+	}
+}
+
+func (it idempotencyItem) record() *sending.IdempotencyRecord {
+	return &sending.IdempotencyRecord{
+		Key: it.SK, RequestHash: it.RequestHash, StatusCode: it.StatusCode, Body: it.Body,
+		Pending: it.Pending, CreatedAt: it.CreatedAt, ExpiresAt: time.Unix(it.ExpiresAt, 0),
+	}
+}
+
+// claimable is the condition of claiming an Idempotency-Key: no record, or
+// one past its 24 hours (TTL deletes lazily).
+func (s *Sends) claimable() expression.ConditionBuilder {
+	return itemAbsent().Or(expression.Name(schema.AttrExpiresAt).LessThan(expression.Value(s.now().Unix())))
+}
+
+// LoadContext reads everything a send decides on in one BatchGetItem: the
+// workspace (with its verified domains and default sender), the requested
+// sender, the recipient's suppression, the template, the month's usage and
+// the Idempotency-Key record.
+func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sending.Context, error) {
+	keys := []map[string]ddbtypes.AttributeValue{
+		workspaceKey(q.WorkspaceID),
+		key(suppressionPK(q.WorkspaceID), strings.ToLower(q.Recipient)),
+		key(templatePK(q.WorkspaceID), q.Fingerprint),
+		key(usagePK(q.WorkspaceID), q.Month),
+	}
+	if q.SenderID != "" {
+		keys = append(keys, key(senderPK(q.WorkspaceID), q.SenderID))
+	}
+	if q.IdempotencyKey != "" {
+		keys = append(keys, key(idempotencyPK(q.WorkspaceID), q.IdempotencyKey))
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return sending.Context{}, err
+	}
+	var c sending.Context
+	found := false
+	for _, item := range items {
+		pk := aws.ToString(stringAttr(item, schema.AttrPK))
+		var err error
+		switch pk {
+		case workspacePK(q.WorkspaceID):
+			var it workspaceItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			c.Workspace, found = it.workspace(), true
+		case suppressionPK(q.WorkspaceID):
+			c.Suppressed = true
+		case templatePK(q.WorkspaceID):
+			var it templateItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			c.Template = &sending.Template{Fingerprint: it.SK, State: sending.TemplateState(it.State), Reasons: it.Reasons}
+		case usagePK(q.WorkspaceID):
+			var it usageItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			c.MonthlySent = it.Sent
+		case senderPK(q.WorkspaceID):
+			var it senderItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			sender := it.sender()
+			c.Sender = &sender
+		case idempotencyPK(q.WorkspaceID):
+			var it idempotencyItem
+			err = attributevalue.UnmarshalMap(item, &it)
+			if time.Unix(it.ExpiresAt, 0).After(s.now()) { // TTL deletes lazily
+				c.Idempotency = it.record()
+			}
+		}
+		if err != nil {
+			return sending.Context{}, err
+		}
+	}
+	if !found {
+		return sending.Context{}, sending.ErrWorkspaceNotFound
+	}
+	return c, nil
+}
+
+// batchGet reads keys with strong consistency, retrying unprocessed keys.
+func (s *Sends) batchGet(ctx context.Context, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
+	req := map[string]ddbtypes.KeysAndAttributes{s.Name: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	var out []map[string]ddbtypes.AttributeValue
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
+			}
+		}
+		if attempt == 5 {
+			return nil, errors.New("batch get: keys left unprocessed")
+		}
+		res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, fmt.Errorf("batch get: %w", err)
+		}
+		out = append(out, res.Responses[s.Name]...)
+		req = res.UnprocessedKeys
+	}
+	return out, nil
+}
+
+// takenBy returns the record that holds a key, with ErrIdempotencyTaken.
+func takenBy(item map[string]ddbtypes.AttributeValue) (*sending.IdempotencyRecord, error) {
+	var old idempotencyItem
+	if err := attributevalue.UnmarshalMap(item, &old); err != nil {
+		return nil, err
+	}
+	return old.record(), sending.ErrIdempotencyTaken
+}
+
+// CreateEmail stores a new email; with a claim, the Idempotency-Key record
+// and the email are written in one transaction, so of concurrent requests
+// with one key exactly one records (and sends) an email.
+func (s *Sends) CreateEmail(ctx context.Context, e email.Email, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+	if claim == nil {
+		return nil, (&Emails{s.Table}).PutEmail(ctx, e)
+	}
+	put, err := s.claimPut(e.WorkspaceID, *claim)
+	if err != nil {
+		return nil, err
+	}
+	emailPut, err := s.putOf(newEmailItem(e), noCondition)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeClaimed(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Put: emailPut}}, true, "create email")
+}
+
+// claimPut is the conditional write of a claimed Idempotency-Key.
+func (s *Sends) claimPut(workspaceID string, claim sending.IdempotencyRecord) (*ddbtypes.Put, error) {
+	p, err := s.putOf(newIdempotencyItem(workspaceID, claim), s.claimable())
+	if err != nil {
+		return nil, err
+	}
+	p.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+	return p, nil
+}
+
+// writeClaimed runs a transaction whose first item, when claimed, claims
+// an Idempotency-Key: a key held by another request answers
+// ErrIdempotencyTaken with its record, and a concurrent twin's conflicting
+// transaction answers it as still in progress.
+func (s *Sends) writeClaimed(ctx context.Context, items []ddbtypes.TransactWriteItem, claimed bool, what string) (*sending.IdempotencyRecord, error) {
+	_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	var tce *ddbtypes.TransactionCanceledException
+	if claimed && errors.As(err, &tce) && len(tce.CancellationReasons) > 0 {
+		switch aws.ToString(tce.CancellationReasons[0].Code) {
+		case "ConditionalCheckFailed":
+			return takenBy(tce.CancellationReasons[0].Item)
+		case "TransactionConflict":
+			claim := items[0].Put
+			var it idempotencyItem
+			if err := attributevalue.UnmarshalMap(claim.Item, &it); err != nil {
+				return nil, err
+			}
+			it.Pending, it.CreatedAt = true, s.now().UTC()
+			return it.record(), sending.ErrIdempotencyTaken
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return nil, nil
+}
+
+// FinishIdempotency stores the final answer of a claimed key.
+func (s *Sends) FinishIdempotency(ctx context.Context, workspaceID string, rec sending.IdempotencyRecord) error {
+	update := expression.Set(expression.Name("status_code"), expression.Value(rec.StatusCode)).
+		Set(expression.Name("body"), expression.Value(rec.Body)).
+		Remove(expression.Name("pending"))
+	if err := s.updateItem(ctx, key(idempotencyPK(workspaceID), rec.Key), update, itemExists(), nil); err != nil {
+		return fmt.Errorf("finish idempotency key: %w", err)
+	}
+	return nil
+}
+
+// ReleaseIdempotency forgets a key whose request did not complete.
+func (s *Sends) ReleaseIdempotency(ctx context.Context, workspaceID, k string) error {
+	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(idempotencyPK(workspaceID), k)})
+	if err != nil {
+		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
+}
+
+// FailEmail moves an email to failed with a reason.
+func (s *Sends) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
+	u, err := s.emailStatusUpdate(workspaceID, id, email.StatusFailed, reason, itemExists())
+	if err != nil {
+		return err
+	}
+	if err := s.update(ctx, u, nil); err != nil {
+		return fmt.Errorf("fail email: %w", err)
+	}
+	return nil
+}
+
+// DeleteEmail removes an email that was never sent.
+func (s *Sends) DeleteEmail(ctx context.Context, workspaceID, id string) error {
+	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID), id)})
+	if err != nil {
+		return fmt.Errorf("delete email: %w", err)
+	}
+	return nil
+}
+
+// HoldEmail stores a held email, its content (gzip, in chunks) indexed by
+// template, and a new template as pending.
+func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate bool, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+	ws := h.Email.WorkspaceID
+	if newTemplate {
+		err := s.putItem(ctx, templateItem{PK: templatePK(ws), SK: h.Fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()}, itemAbsent())
+		if err != nil && !isConditionFailed(err) { // a concurrent first email created it
+			return nil, fmt.Errorf("put template: %w", err)
+		}
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(h); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	emailPut, err := s.putOf(newEmailItem(h.Email), noCondition)
+	if err != nil {
+		return nil, err
+	}
+	var items []ddbtypes.TransactWriteItem
+	if claim != nil {
+		put, err := s.claimPut(ws, *claim)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Put: put})
+	}
+	items = append(items, ddbtypes.TransactWriteItem{Put: emailPut})
+	data := buf.Bytes()
+	for i := 0; len(data) > 0 || i == 0; i++ {
+		n := min(len(data), heldChunkBytes)
+		chunk := heldChunk{PK: heldPK(ws, h.Email.ID), SK: heldChunkKey(i), Data: data[:n]}
+		if i == 0 {
+			chunk.GSI1PK, chunk.GSI1SK = heldByTemplatePK(ws, h.Fingerprint), h.Email.ID
+		}
+		data = data[n:]
+		put, err := s.putOf(chunk, noCondition)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Put: put})
+	}
+	return s.writeClaimed(ctx, items, claim != nil, "hold email")
+}
+
+// DeleteHeld removes a held email and its content, for a hold whose review
+// could not be queued: the client is told nothing was accepted.
+func (s *Sends) DeleteHeld(ctx context.Context, workspaceID, emailID string) error {
+	chunks, err := (&Held{s.Table}).heldChunks(ctx, workspaceID, emailID)
+	if err != nil {
+		return err
+	}
+	items := []ddbtypes.TransactWriteItem{{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(emailPK(workspaceID), emailID)}}}
+	for _, c := range chunks {
+		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(c.PK, c.SK)}})
+	}
+	if _, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		return fmt.Errorf("delete held email: %w", err)
+	}
+	return nil
+}
