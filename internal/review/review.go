@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 )
@@ -61,27 +62,86 @@ var impersonated = []string{
 	"steam", "yahoo", "norton", "mcafee", "stripe", "venmo", "zelle",
 }
 
-var brandPatterns = func() map[string]*regexp.Regexp {
-	out := map[string]*regexp.Regexp{}
+// brandsByFirstWord indexes the brands by their first word, so one pass
+// over the text's words finds every brand it names.
+var brandsByFirstWord = func() map[string][][]string {
+	out := map[string][][]string{}
 	for _, b := range impersonated {
-		out[b] = regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(b) + `\b`)
+		words := strings.Fields(b)
+		out[words[0]] = append(out[words[0]], words)
 	}
 	return out
 }()
 
 // ForeignBrands returns the impersonation-prone brands that subject or the
 // visible text of body name and that are not among own (the workspace's
-// name, brands and domains).
+// name, brands and domains), in the order of the impersonated list.
 func ForeignBrands(subject, body string, own []string) []string {
-	text := subject + "\n" + visibleText(body)
+	named := namedBrands(subject + "\n" + visibleText(body))
 	var found []string
 	for _, b := range impersonated {
-		if !brandPatterns[b].MatchString(text) || ownsBrand(own, b) {
-			continue
+		if named[b] && !ownsBrand(own, b) {
+			found = append(found, b)
 		}
-		found = append(found, b)
 	}
 	return found
+}
+
+// namedBrands scans text once, word by word (a word is a run of ASCII
+// letters, digits and underscores, as regexp's \b sees it), and returns
+// the brands it names; a brand of several words matches only with single
+// spaces between them. Linear in the text, whatever the list's length.
+func namedBrands(text string) map[string]bool {
+	named := map[string]bool{}
+	words := asciiWords(text)
+	for i, w := range words {
+		for _, brand := range brandsByFirstWord[strings.ToLower(text[w[0]:w[1]])] {
+			if wordsFollow(text, words[i:], brand) {
+				named[strings.Join(brand, " ")] = true
+			}
+		}
+	}
+	return named
+}
+
+// wordsFollow reports whether words (offsets into text) start with want,
+// separated by exactly one space each.
+func wordsFollow(text string, words [][2]int, want []string) bool {
+	if len(words) < len(want) {
+		return false
+	}
+	for j, w := range want {
+		if !strings.EqualFold(text[words[j][0]:words[j][1]], w) {
+			return false
+		}
+		if j > 0 && text[words[j-1][1]:words[j][0]] != " " {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiWords returns the start and end of every word of text.
+func asciiWords(text string) [][2]int {
+	var words [][2]int
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isWordByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, [2]int{start, i})
+			start = -1
+		}
+	}
+	return words
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 func ownsBrand(own []string, brand string) bool {
@@ -245,13 +305,17 @@ func linkProblem(href string) string {
 	return ""
 }
 
-var domainLike = regexp.MustCompile(`(?i)^(https?://)?([a-z0-9-]+\.)+[a-z]{2,}(/\S*)?$`)
+// domainLike is compiled on first use: only the review and the send path's
+// link check need it, not every binary's init.
+var domainLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(https?://)?([a-z0-9-]+\.)+[a-z]{2,}(/\S*)?$`)
+})
 
 // deceptive reports whether a link's visible text is itself an address on
 // another host than the link goes to.
 func deceptive(text, href string) bool {
 	text = strings.TrimSpace(text)
-	if !domainLike.MatchString(text) {
+	if !domainLike().MatchString(text) {
 		return false
 	}
 	if !strings.Contains(text, "://") {

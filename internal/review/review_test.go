@@ -1,6 +1,7 @@
 package review
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -85,4 +86,22 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzNamedBrands holds the one-pass scanner to what a case-insensitive
+// `\b<brand>\b` regular expression per brand finds.
+func FuzzNamedBrands(f *testing.F) {
+	for _, seed := range []string{"Your PayPal account", "Bank of America", "bank  of america", "wells_fargo",
+		"office 365!", "ups-dhl", "Pineapple", "icloud.com", "é Apple é", "AMAZON\nprime"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := namedBrands(text)
+		for _, b := range impersonated {
+			want := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(b) + `\b`).MatchString(text)
+			if got[b] != want {
+				t.Errorf("%q: brand %q named = %v, the regexp says %v", text, b, got[b], want)
+			}
+		}
+	})
 }
