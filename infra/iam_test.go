@@ -1,0 +1,162 @@
+package main
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+func TestNoWildcardActions(t *testing.T) {
+	s := synth(t)
+	stmts := policyStatements(s.doc)
+	if len(s.doc.ofType("AWS::IAM::Policy")) == 0 {
+		t.Fatal("no AWS::IAM::Policy in the template")
+	}
+	for id, sts := range stmts {
+		for _, st := range sts {
+			if _, ok := st["NotAction"]; ok {
+				t.Errorf("%s: NotAction grants everything else: %v", id, st)
+			}
+			if _, ok := st["NotResource"]; ok {
+				t.Errorf("%s: NotResource grants everything else: %v", id, st)
+			}
+			ses := false
+			for _, a := range actions(st) {
+				if a == "*" || strings.HasSuffix(a, ":*") {
+					t.Errorf("%s: wildcard action %q", id, a)
+				}
+				ses = ses || strings.HasPrefix(a, "ses:")
+			}
+			if !ses {
+				continue
+			}
+			for _, r := range resources(st) {
+				if r == "*" || !strings.HasPrefix(r, sesArnPrefix) {
+					t.Errorf("%s: SES actions %v on %q, want only this account's and region's SES resources", id, actions(st), r)
+				}
+			}
+		}
+	}
+}
+
+// Every function gets exactly what its functionAccess entry says, on the
+// stack's own resources, plus (for a consumer) consuming its own queue.
+func TestFunctionGrantsMatchTable(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	queues := queueIDs(s.doc)
+	sets := configSetIDs(s.doc)
+	consumerQueue := map[string]string{}
+	for _, c := range routes.Consumers {
+		consumerQueue[c.Function] = "${" + queues[c.Queue.Name] + ".Arn}"
+	}
+
+	for name, id := range functionIDs(t, s.doc) {
+		a := functionAccess[name]
+		want := map[string]bool{}
+		for _, act := range a.table {
+			want[act+" on "+tableArn] = true
+		}
+		if a.queryIndexes {
+			want["dynamodb:Query on "+tableArn+"/index/*"] = true
+		}
+		if a.apiKeys {
+			want["dynamodb:UpdateItem on "+tableArn+" (API keys only)"] = true
+		}
+		for _, q := range a.sendTo {
+			want["sqs:SendMessage on ${"+queues[q.Name]+".Arn}"] = true
+		}
+		if a.sendEmail {
+			for _, act := range sesSendActions {
+				want[act+" on "+sesArnPrefix+"identity/*"] = true
+				for _, m := range trackingModes {
+					want[act+" on "+sesArnPrefix+"configuration-set/${"+sets[m.mode]+"}"] = true
+				}
+			}
+		}
+		got := functionGrants(t, s.doc, id)
+		if q, ok := consumerQueue[name]; ok {
+			for _, act := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage"} {
+				if !got[act+" on "+q] {
+					t.Errorf("%s: no %s on its queue", name, act)
+				}
+			}
+			for _, act := range sqsConsumeActions {
+				delete(got, act+" on "+q)
+			}
+		}
+		for g := range got {
+			if !want[g] {
+				t.Errorf("%s: grant %s is not in its functionAccess entry", name, g)
+			}
+		}
+		for w := range want {
+			if !got[w] {
+				t.Errorf("%s: missing grant %s", name, w)
+			}
+		}
+	}
+}
+
+// The send routes' policy, spelled out rather than read back from the table.
+func TestSendRoutesPolicy(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	reviewQueue := "${" + queueIDs(s.doc)[queue.Review.Name] + ".Arn}"
+	sets := configSetIDs(s.doc)
+	webhooksQueue := "${" + queueIDs(s.doc)[queue.Webhooks.Name] + ".Arn}"
+	want := map[string]bool{"sqs:SendMessage on " + reviewQueue: true, "sqs:SendMessage on " + webhooksQueue: true}
+	for _, act := range []string{"BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "Query"} {
+		want["dynamodb:"+act+" on "+tableArn] = true
+	}
+	for _, r := range []string{"identity/*", "configuration-set/${" + sets["full"] + "}",
+		"configuration-set/${" + sets["essential"] + "}", "configuration-set/${" + sets["off"] + "}"} {
+		want["ses:SendRawEmail on "+sesArnPrefix+r] = true
+	}
+	ids := functionIDs(t, s.doc)
+	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		got := functionGrants(t, s.doc, ids[r.Function])
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: grants\n%v\nwant\n%v", r.Function, sortedKeys(got), sortedKeys(want))
+		}
+	}
+}
+
+func TestEveryFunctionHasAccessEntry(t *testing.T) {
+	if p := accessTableProblems(); len(p) > 0 {
+		t.Errorf("permission table: %v", p)
+	}
+	for _, fn := range functionNames() {
+		if _, ok := functionAccess[fn]; !ok {
+			t.Errorf("function %s has no functionAccess entry", fn)
+		}
+	}
+}
+
+func TestReadRoutesGrants(t *testing.T) {
+	s := synth(t)
+	allowed := []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
+	ids := functionIDs(t, s.doc)
+	for _, r := range routes.API {
+		if r.Method != "GET" {
+			continue
+		}
+		var got []string
+		for g := range functionGrants(t, s.doc, ids[r.Function]) {
+			got = append(got, strings.SplitN(g, " on ", 2)[0])
+		}
+		for _, a := range got {
+			if !slices.Contains(allowed, a) {
+				t.Errorf("%s (GET route): action %s beyond %v", r.Function, a, allowed)
+			}
+		}
+		// The rate limit updates the API key item on every request.
+		if !slices.Contains(got, "dynamodb:UpdateItem") {
+			t.Errorf("%s: no dynamodb:UpdateItem for the rate limit (actions %v)", r.Function, got)
+		}
+	}
+}
