@@ -194,3 +194,34 @@ func TestStageAndOutputs(t *testing.T) {
 		check(t, func() { s.template.HasOutput(jsii.String(name), map[string]any{}) })
 	}
 }
+
+// Each route function has one invoke permission, whatever the number of
+// methods it serves, limited to this API; queue consumers have none.
+func TestOneInvokePermissionPerRouteFunction(t *testing.T) {
+	s := synth(t)
+	apiID := onlyID(t, s.doc, "AWS::ApiGateway::RestApi")
+	wantSource := "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${" + apiID + "}/*/*/*"
+	perFunction := map[string]int{}
+	for id, p := range s.doc.ofType("AWS::Lambda::Permission") {
+		props := p.Properties
+		fn := getAttTarget(props["FunctionName"], "Arn")
+		perFunction[fn]++
+		if props["Action"] != "lambda:InvokeFunction" || props["Principal"] != "apigateway.amazonaws.com" {
+			t.Errorf("%s: %v by %v, want lambda:InvokeFunction by apigateway.amazonaws.com", id, props["Action"], props["Principal"])
+		}
+		if got := render(props["SourceArn"]); got != wantSource {
+			t.Errorf("%s: SourceArn %s, want %s", id, got, wantSource)
+		}
+	}
+	ids := functionIDs(t, s.doc)
+	for _, r := range routes.API {
+		if n := perFunction[ids[r.Function]]; n != 1 {
+			t.Errorf("%s: %d invoke permissions, want 1", r.Function, n)
+		}
+	}
+	for _, c := range routes.Consumers {
+		if n := perFunction[ids[c.Function]]; n != 0 {
+			t.Errorf("%s: %d invoke permissions, want none (a queue consumer)", c.Function, n)
+		}
+	}
+}
