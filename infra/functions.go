@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -32,9 +33,13 @@ const (
 	ddbDeleteItem   = "dynamodb:DeleteItem"
 )
 
-// access is what one function may do besides writing its own logs (and,
-// for a queue consumer, consuming its queue, which the event source grants).
+// access is an access profile: what a function may do besides writing its
+// own logs (and, for a queue consumer, consuming its queue, which the event
+// source grants).
 type access struct {
+	// name identifies the profile in the stack (accessTableProblems: one
+	// profile per name).
+	name string
 	// table lists the item actions allowed on the table itself.
 	table []string
 	// queryIndexes allows Query on the table's global secondary indexes.
@@ -62,6 +67,7 @@ type access struct {
 // counts it in the key's rate-limit window (apiKeys), then the route reads
 // (GetItem, or a Query on the table or an index).
 var readRoute = access{
+	name:         "read-route",
 	table:        []string{ddbGetItem, ddbQuery},
 	queryIndexes: true,
 	apiKeys:      true,
@@ -76,6 +82,7 @@ var readRoute = access{
 // pipeline records events: the feed item, the failed count, and the
 // webhook fan-out (the workspace's endpoints, a Query on the table).
 var sendRoute = access{
+	name:      "send-route",
 	table:     []string{ddbBatchGetItem, ddbPutItem, ddbUpdateItem, ddbDeleteItem, ddbQuery},
 	sendTo:    []queue.Def{queue.Review, queue.Webhooks},
 	sendEmail: true,
@@ -101,46 +108,53 @@ var functionAccess = map[string]access{
 	routes.Send.Function:       sendRoute,
 	routes.SendBatch.Function:  sendRoute,
 
-	// The review of held email: a held email's content chunks (Query on
-	// the table) and the emails held with a template (Query on an index);
-	// the template and the workspace (GetItem); the template's verdict, the
-	// release lease and a failed email (UpdateItem); the release
-	// transaction (Update of the email, Delete of its content chunks).
-	// Cleared email is sent through SES; an email not cleared is recorded
-	// as failed (feed item, count, webhook fan-out).
-	routes.Review.Function: {
-		table:        []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
-		queryIndexes: true,
-		sendTo:       []queue.Def{queue.Webhooks},
-		sendEmail:    true,
-	},
+	routes.Review.Function:          reviewConsumer,
+	routes.Status.Function:          statusConsumer,
+	routes.WebhookDispatch.Function: webhookDispatchConsumer,
+}
 
-	// The status pipeline: the email (GetItem); per SES event the feed or
-	// dedupe record, click record and suppression (PutItem) and the email,
-	// daily counter and monthly usage (UpdateItem), written in an order that
-	// needs no transaction; the workspace's webhook endpoints (Query).
-	// The webhook fan-out sends one message per subscribed endpoint to the
-	// webhooks queue (SendMessageBatch).
-	routes.Status.Function: {
-		table:  []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
-		sendTo: []queue.Def{queue.Webhooks},
-	},
+// reviewConsumer is the review of held email: a held email's content
+// chunks (Query on the table) and the emails held with a template (Query on
+// an index); the template and the workspace (GetItem); the template's
+// verdict, the release lease and a failed email (UpdateItem); the release
+// transaction (Update of the email, Delete of its content chunks). Cleared
+// email is sent through SES; an email not cleared is recorded as failed
+// (feed item, count, webhook fan-out).
+var reviewConsumer = access{
+	name:         "review",
+	table:        []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
+	queryIndexes: true,
+	sendTo:       []queue.Def{queue.Webhooks},
+	sendEmail:    true,
+}
 
-	// Webhook delivery (internal/dynamo/webhooks.go, the DispatchStore
-	// methods): the endpoint and the delivery record (GetItem); the attempt
-	// log and delivery record (PutItem); the endpoint's success and failure
-	// counters and auto-disable (UpdateItem). Listing attempts (Query) is
-	// the console's, not the dispatcher's. A retry is scheduled with
-	// ChangeMessageVisibility on its own queue, hence its URL.
-	//
-	// It POSTs to customer endpoints over the internet: no VPC. The SSRF
-	// guard runs in the code, at dial time (internal/webhook/client.go);
-	// SESAME_WEBHOOK_ALLOWED_PREFIXES, which lets the local stack reach
-	// loopback, is never set by this stack.
-	routes.WebhookDispatch.Function: {
-		table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
-		ownQueueURL: true,
-	},
+// statusConsumer is the status pipeline: the email (GetItem); per SES
+// event the feed or dedupe record, click record and suppression (PutItem)
+// and the email, daily counter and monthly usage (UpdateItem), written in
+// an order that needs no transaction; the workspace's webhook endpoints
+// (Query). The webhook fan-out sends one message per subscribed endpoint to
+// the webhooks queue (SendMessageBatch).
+var statusConsumer = access{
+	name:   "status",
+	table:  []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
+	sendTo: []queue.Def{queue.Webhooks},
+}
+
+// webhookDispatchConsumer is webhook delivery (internal/dynamo/webhooks.go,
+// the DispatchStore methods): the endpoint and the delivery record
+// (GetItem); the attempt log and delivery record (PutItem); the endpoint's
+// success and failure counters and auto-disable (UpdateItem). Listing
+// attempts (Query) is the console's, not the dispatcher's. A retry is
+// scheduled with ChangeMessageVisibility on its own queue, hence its URL.
+//
+// It POSTs to customer endpoints over the internet: no VPC. The SSRF guard
+// runs in the code, at dial time (internal/webhook/client.go);
+// SESAME_WEBHOOK_ALLOWED_PREFIXES, which lets the local stack reach
+// loopback, is never set by this stack.
+var webhookDispatchConsumer = access{
+	name:        "webhook-dispatch",
+	table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
+	ownQueueURL: true,
 }
 
 // sizing is a function's memory and timeout.
@@ -365,10 +379,17 @@ func accessTableProblems() []string {
 			problems = append(problems, fmt.Sprintf("function %q has no entry in functionAccess", fn))
 		}
 	}
+	profiles := map[string]access{}
 	for fn, a := range functionAccess {
 		if !names[fn] {
 			problems = append(problems, fmt.Sprintf("functionAccess entry %q names no route or consumer", fn))
 		}
+		if a.name == "" {
+			problems = append(problems, fmt.Sprintf("%s: its access profile has no name", fn))
+		} else if p, ok := profiles[a.name]; ok && !reflect.DeepEqual(p, a) {
+			problems = append(problems, fmt.Sprintf("two different access profiles are named %q", a.name))
+		}
+		profiles[a.name] = a
 		for _, q := range a.sendTo {
 			if _, ok := queueURLVars[q.Name]; !ok {
 				problems = append(problems, fmt.Sprintf("%s sends to queue %s, which has no entry in queueURLVars", fn, q.Name))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -158,5 +159,28 @@ func TestReadRoutesGrants(t *testing.T) {
 		if !slices.Contains(got, "dynamodb:UpdateItem") {
 			t.Errorf("%s: no dynamodb:UpdateItem for the rate limit (actions %v)", r.Function, got)
 		}
+	}
+}
+
+// A profile is known by its name, so a second profile of the same name
+// fails before synth.
+func TestAccessProfileNames(t *testing.T) {
+	saved := functionAccess
+	t.Cleanup(func() { functionAccess = saved })
+
+	functionAccess = maps.Clone(saved)
+	renamed := readRoute
+	renamed.table = []string{ddbGetItem}
+	functionAccess[routes.GetEmail.Function] = renamed
+	if p := accessTableProblems(); !slices.Contains(p, `two different access profiles are named "read-route"`) {
+		t.Errorf("two read-route profiles: problems %v", p)
+	}
+
+	functionAccess = maps.Clone(saved)
+	unnamed := sendRoute
+	unnamed.name = ""
+	functionAccess[routes.Send.Function] = unnamed
+	if p := accessTableProblems(); !slices.Contains(p, routes.Send.Function+": its access profile has no name") {
+		t.Errorf("a profile without a name: problems %v", p)
 	}
 }
