@@ -234,6 +234,34 @@ type functionDeps struct {
 	cursorSecret *string
 	// env is what every function reads (config.API).
 	env map[string]*string
+	// profiles holds what the functions of one access profile share, by
+	// profile name; the profile's first function creates it.
+	profiles map[string]*profileResources
+}
+
+// profileResources are shared by the functions of one access profile.
+type profileResources struct {
+	// logs receives the logs of every function of the profile. Lambda names
+	// each stream after its function (YYYY/MM/DD/<function>[<version>]…),
+	// so functions can share a group; one group per profile rather than
+	// one per function saves a resource per function. An explicit group,
+	// rather than LogRetention, avoids the custom resource Lambda that CDK
+	// would add to set the retention.
+	logs awslogs.LogGroup
+}
+
+// profile is the shared resources of profile a, created on first use.
+func (d functionDeps) profile(a access) *profileResources {
+	if p, ok := d.profiles[a.name]; ok {
+		return p
+	}
+	p := &profileResources{
+		logs: awslogs.NewLogGroup(d.stack, jsii.String("Logs-"+a.name), &awslogs.LogGroupProps{
+			Retention: logRetention,
+		}),
+	}
+	d.profiles[a.name] = p
+	return p
 }
 
 // accessOf is the permission-table entry of a function; a function without
@@ -247,8 +275,8 @@ func accessOf(function string) access {
 }
 
 // newFunction creates the Lambda function of binDir/<function>/bootstrap
-// with its log group, environment and grants. consumes is the queue a
-// consumer reads, nil for a route.
+// with its environment and grants, logging to its profile's log group.
+// consumes is the queue a consumer reads, nil for a route.
 func (d functionDeps) newFunction(function, description string, size sizing, consumes *queue.Def) awslambda.Function {
 	a := accessOf(function)
 	id := "Fn-" + function
@@ -276,11 +304,6 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		env["SESAME_CURSOR_SECRET"] = d.cursorSecret
 	}
 
-	// An explicit log group, rather than LogRetention, avoids the custom
-	// resource Lambda that CDK would add to set the retention.
-	logs := awslogs.NewLogGroup(d.stack, jsii.String(id+"-Logs"), &awslogs.LogGroupProps{
-		Retention: logRetention,
-	})
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
 		// Names the route or queue in the console; the tests find functions by it.
 		Description:  jsii.String(description),
@@ -291,7 +314,7 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		MemorySize:   jsii.Number(size.memoryMB),
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
 		Environment:  &env,
-		LogGroup:     logs,
+		LogGroup:     d.profile(a).logs,
 	})
 	d.grant(fn, a)
 	return fn

@@ -349,3 +349,26 @@ func TestNoWebhookAllowedPrefixes(t *testing.T) {
 		t.Error("SESAME_WEBHOOK_ALLOWED_PREFIXES appears in the template")
 	}
 }
+
+// The functions of one access profile log to one group, the profile's own.
+func TestLogGroupPerAccessProfile(t *testing.T) {
+	s := synth(t)
+	groupOfProfile := map[string]string{} // profile name → log group id
+	profileOfGroup := map[string]string{} // log group id → profile name
+	for name, id := range functionIDs(t, s.doc) {
+		profile := functionAccess[name].name
+		lg := refTarget(s.doc.Resources[id].Properties["LoggingConfig"].(map[string]any)["LogGroup"])
+		if s.doc.Resources[lg].Type != "AWS::Logs::LogGroup" {
+			t.Errorf("%s: logs to %q, want a log group of the stack", name, lg)
+			continue
+		}
+		if g, ok := groupOfProfile[profile]; ok && g != lg {
+			t.Errorf("%s: logs to %s, other functions of profile %s to %s", name, lg, profile, g)
+		}
+		if p, ok := profileOfGroup[lg]; ok && p != profile {
+			t.Errorf("%s (profile %s): logs to %s, the group of profile %s", name, profile, lg, p)
+		}
+		groupOfProfile[profile] = lg
+		profileOfGroup[lg] = profile
+	}
+}
