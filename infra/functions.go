@@ -97,7 +97,10 @@ var queueURLVars = map[string]string{
 
 // functionAccess is the permission table: one entry per function of
 // routes.API and routes.Consumers, by function name. A function without an
-// entry fails synth (and the tests); nothing falls back to a default.
+// entry fails synth (and the tests); nothing falls back to a default. The
+// functions of one profile share one IAM role that grants exactly the
+// profile, so they must consume the same queue, or none
+// (accessTableProblems).
 var functionAccess = map[string]access{
 	routes.ListEmails.Function: readRoute,
 	routes.GetEmail.Function:   readRoute,
@@ -248,6 +251,10 @@ type profileResources struct {
 	// rather than LogRetention, avoids the custom resource Lambda that CDK
 	// would add to set the retention.
 	logs awslogs.LogGroup
+	// role is the execution role of the profile's functions. One role per
+	// profile rather than per function saves a role and a policy per
+	// function; a function still gets exactly its profile's grants.
+	role awsiam.Role
 }
 
 // profile is the shared resources of profile a, created on first use.
@@ -255,14 +262,36 @@ func (d functionDeps) profile(a access) *profileResources {
 	if p, ok := d.profiles[a.name]; ok {
 		return p
 	}
-	p := &profileResources{
-		logs: awslogs.NewLogGroup(d.stack, jsii.String("Logs-"+a.name), &awslogs.LogGroupProps{
-			Retention: logRetention,
-		}),
-	}
+	logs := awslogs.NewLogGroup(d.stack, jsii.String("Logs-"+a.name), &awslogs.LogGroupProps{
+		Retention: logRetention,
+	})
+	p := &profileResources{logs: logs, role: d.newRole(a, logs)}
 	d.profiles[a.name] = p
 	return p
 }
+
+// newRole creates the role of profile a, its functions writing to logs.
+// The grants are inline: no separate AWS::IAM::Policy, and no
+// AWSLambdaBasicExecutionRole, which would let the functions write to every
+// log group. A consumer's event source adds its consume grant to the
+// role's default policy.
+func (d functionDeps) newRole(a access, logs awslogs.LogGroup) awsiam.Role {
+	statements := append(d.statements(a), awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(logsWriteActions...),
+		Resources: &[]*string{logs.LogGroupArn()}, // the group and its streams
+	}))
+	return awsiam.NewRole(d.stack, jsii.String("Role-"+a.name), &awsiam.RoleProps{
+		Description: jsii.String("Sesame functions of access profile " + a.name),
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		InlinePolicies: &map[string]awsiam.PolicyDocument{
+			"access": awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{Statements: &statements}),
+		},
+	})
+}
+
+// logsWriteActions are what a function needs to write its logs to an
+// existing log group.
+var logsWriteActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
 
 // accessOf is the permission-table entry of a function; a function without
 // one is a programming error caught by synth and the tests.
@@ -275,8 +304,9 @@ func accessOf(function string) access {
 }
 
 // newFunction creates the Lambda function of binDir/<function>/bootstrap
-// with its environment and grants, logging to its profile's log group.
-// consumes is the queue a consumer reads, nil for a route.
+// with its environment, running as its profile's role and logging to its
+// profile's log group. consumes is the queue a consumer reads, nil for a
+// route.
 func (d functionDeps) newFunction(function, description string, size sizing, consumes *queue.Def) awslambda.Function {
 	a := accessOf(function)
 	id := "Fn-" + function
@@ -315,8 +345,8 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
 		Environment:  &env,
 		LogGroup:     d.profile(a).logs,
+		Role:         d.profile(a).role,
 	})
-	d.grant(fn, a)
 	return fn
 }
 
@@ -339,10 +369,11 @@ func queueURLVar(q queue.Def) string {
 	return v
 }
 
-// grant adds the statements of a to fn's role.
-func (d functionDeps) grant(fn awslambda.Function, a access) {
+// statements are the policy statements that grant a.
+func (d functionDeps) statements(a access) []awsiam.PolicyStatement {
+	var out []awsiam.PolicyStatement
 	allow := func(actions []string, resources ...*string) {
-		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings(actions...),
 			Resources: &resources,
 		}))
@@ -354,7 +385,7 @@ func (d functionDeps) grant(fn awslambda.Function, a access) {
 		allow([]string{ddbQuery}, jsii.String(*d.table.TableArn()+"/index/*"))
 	}
 	if a.apiKeys {
-		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings(ddbUpdateItem),
 			Resources: &[]*string{d.table.TableArn()},
 			Conditions: &map[string]any{
@@ -372,6 +403,7 @@ func (d functionDeps) grant(fn awslambda.Function, a access) {
 		}
 		allow(sesSendActions, resources...)
 	}
+	return out
 }
 
 // newConsumer creates the function of queue consumer c, fed by its queue.
@@ -418,6 +450,21 @@ func accessTableProblems() []string {
 				problems = append(problems, fmt.Sprintf("%s sends to queue %s, which has no entry in queueURLVars", fn, q.Name))
 			}
 		}
+	}
+	// A consumer's event source grants consuming its queue to its role,
+	// which every function of its profile shares.
+	consumes := map[string]string{} // function → the queue it consumes
+	for _, c := range routes.Consumers {
+		consumes[c.Function] = c.Queue.Name
+	}
+	queueOfProfile := map[string]string{}
+	for _, fn := range functionNames() {
+		name := functionAccess[fn].name
+		q, seen := queueOfProfile[name]
+		if seen && q != consumes[fn] {
+			problems = append(problems, fmt.Sprintf("access profile %q is shared by functions that consume different queues (or none)", name))
+		}
+		queueOfProfile[name] = consumes[fn]
 	}
 	for _, c := range routes.Consumers {
 		if _, ok := queueURLVars[c.Queue.Name]; functionAccess[c.Function].ownQueueURL && !ok {

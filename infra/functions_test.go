@@ -80,7 +80,7 @@ func TestRouteFunctions(t *testing.T) {
 			!strings.Contains(string(secret), `{"Ref":"`+secretID+`"}`) {
 			t.Errorf("%s: SESAME_CURSOR_SECRET = %s, want a dynamic reference to %s", id, secret, secretID)
 		}
-		lg := refTarget(fn.Properties["LoggingConfig"].(map[string]any)["LogGroup"])
+		lg := logGroupOf(s.doc, id)
 		if got := logGroups[lg].Properties["RetentionInDays"]; got == nil {
 			t.Errorf("%s: log group %q has no retention", id, lg)
 		}
@@ -353,22 +353,7 @@ func TestNoWebhookAllowedPrefixes(t *testing.T) {
 // The functions of one access profile log to one group, the profile's own.
 func TestLogGroupPerAccessProfile(t *testing.T) {
 	s := synth(t)
-	groupOfProfile := map[string]string{} // profile name → log group id
-	profileOfGroup := map[string]string{} // log group id → profile name
-	for name, id := range functionIDs(t, s.doc) {
-		profile := functionAccess[name].name
-		lg := refTarget(s.doc.Resources[id].Properties["LoggingConfig"].(map[string]any)["LogGroup"])
-		if s.doc.Resources[lg].Type != "AWS::Logs::LogGroup" {
-			t.Errorf("%s: logs to %q, want a log group of the stack", name, lg)
-			continue
-		}
-		if g, ok := groupOfProfile[profile]; ok && g != lg {
-			t.Errorf("%s: logs to %s, other functions of profile %s to %s", name, lg, profile, g)
-		}
-		if p, ok := profileOfGroup[lg]; ok && p != profile {
-			t.Errorf("%s (profile %s): logs to %s, the group of profile %s", name, profile, lg, p)
-		}
-		groupOfProfile[profile] = lg
-		profileOfGroup[lg] = profile
-	}
+	onePerProfile(t, s.doc, "AWS::Logs::LogGroup", func(fnID string) string {
+		return logGroupOf(s.doc, fnID)
+	})
 }

@@ -378,6 +378,47 @@ func functionGrants(t *testing.T, doc cfnTemplate, fnID string) map[string]bool 
 	return out
 }
 
+// logGroupOf is the logical id of the log group function fnID logs to.
+func logGroupOf(doc cfnTemplate, fnID string) string {
+	cfg, _ := doc.Resources[fnID].Properties["LoggingConfig"].(map[string]any)
+	return refTarget(cfg["LogGroup"])
+}
+
+// ownLogsGrants are the grants that let function fnID write to its own log
+// group: create streams in it and put events in them.
+func ownLogsGrants(doc cfnTemplate, fnID string) map[string]bool {
+	group := "${" + logGroupOf(doc, fnID) + ".Arn}"
+	return map[string]bool{
+		"logs:CreateLogStream on " + group: true,
+		"logs:PutLogEvents on " + group:    true,
+	}
+}
+
+// onePerProfile checks that the resource of each function (by of, a
+// logical id of type typ) is shared by the functions of its access profile
+// and by no other function.
+func onePerProfile(t *testing.T, doc cfnTemplate, typ string, of func(fnID string) string) {
+	t.Helper()
+	byProfile := map[string]string{}  // profile name → resource id
+	byResource := map[string]string{} // resource id → profile name
+	for name, fnID := range functionIDs(t, doc) {
+		profile := functionAccess[name].name
+		id := of(fnID)
+		if doc.Resources[id].Type != typ {
+			t.Errorf("%s: %q is not an %s of the stack", name, id, typ)
+			continue
+		}
+		if other, ok := byProfile[profile]; ok && other != id {
+			t.Errorf("%s: %s, other functions of profile %s have %s", name, id, profile, other)
+		}
+		if other, ok := byResource[id]; ok && other != profile {
+			t.Errorf("%s (profile %s): %s, which belongs to profile %s", name, profile, id, other)
+		}
+		byProfile[profile] = id
+		byResource[id] = profile
+	}
+}
+
 // apiKeyCondition limits a statement to API-key items of the table.
 var apiKeyCondition = map[string]any{
 	"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []any{"APIKEY#*"}},

@@ -14,8 +14,8 @@ import (
 func TestNoWildcardActions(t *testing.T) {
 	s := synth(t)
 	stmts := policyStatements(s.doc)
-	if len(s.doc.ofType("AWS::IAM::Policy")) == 0 {
-		t.Fatal("no AWS::IAM::Policy in the template")
+	if len(stmts) == 0 {
+		t.Fatal("no policy statements in the template")
 	}
 	for id, sts := range stmts {
 		for _, st := range sts {
@@ -79,6 +79,7 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 				}
 			}
 		}
+		maps.Copy(want, ownLogsGrants(s.doc, id))
 		got := functionGrants(t, s.doc, id)
 		if q, ok := consumerQueue[name]; ok {
 			for _, act := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage"} {
@@ -120,6 +121,8 @@ func TestSendRoutesPolicy(t *testing.T) {
 	}
 	ids := functionIDs(t, s.doc)
 	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		want := maps.Clone(want)
+		maps.Copy(want, ownLogsGrants(s.doc, ids[r.Function]))
 		got := functionGrants(t, s.doc, ids[r.Function])
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: grants\n%v\nwant\n%v", r.Function, sortedKeys(got), sortedKeys(want))
@@ -147,8 +150,11 @@ func TestReadRoutesGrants(t *testing.T) {
 			continue
 		}
 		var got []string
+		ownLogs := ownLogsGrants(s.doc, ids[r.Function])
 		for g := range functionGrants(t, s.doc, ids[r.Function]) {
-			got = append(got, strings.SplitN(g, " on ", 2)[0])
+			if !ownLogs[g] {
+				got = append(got, strings.SplitN(g, " on ", 2)[0])
+			}
 		}
 		for _, a := range got {
 			if !slices.Contains(allowed, a) {
@@ -182,5 +188,60 @@ func TestAccessProfileNames(t *testing.T) {
 	functionAccess[routes.Send.Function] = unnamed
 	if p := accessTableProblems(); !slices.Contains(p, routes.Send.Function+": its access profile has no name") {
 		t.Errorf("a profile without a name: problems %v", p)
+	}
+}
+
+// The functions of one access profile run as one role, the profile's own,
+// which only Lambda assumes. It has no managed policy: the AWS-managed
+// AWSLambdaBasicExecutionRole would let them write to every log group.
+// TestFunctionGrantsMatchTable checks what each function's role grants.
+func TestRolePerAccessProfile(t *testing.T) {
+	s := synth(t)
+	roleOf := func(fnID string) string {
+		return getAttTarget(s.doc.Resources[fnID].Properties["Role"], "Arn")
+	}
+	onePerProfile(t, s.doc, "AWS::IAM::Role", roleOf)
+
+	wantTrust := map[string]any{
+		"Version": "2012-10-17",
+		"Statement": []any{map[string]any{
+			"Action":    "sts:AssumeRole",
+			"Effect":    "Allow",
+			"Principal": map[string]any{"Service": "lambda.amazonaws.com"},
+		}},
+	}
+	for name, fnID := range functionIDs(t, s.doc) {
+		p := s.doc.Resources[roleOf(fnID)].Properties
+		if got := p["AssumeRolePolicyDocument"]; !reflect.DeepEqual(got, wantTrust) {
+			t.Errorf("%s: role trust policy %v, want Lambda only", name, got)
+		}
+		if got := p["ManagedPolicyArns"]; got != nil {
+			t.Errorf("%s: role has managed policies %v, want none", name, got)
+		}
+	}
+}
+
+// Functions of one profile share its role, and so a consumer's grant to
+// consume its queue: a profile serves consumers of one queue, or routes.
+func TestAccessProfileSharedAcrossQueues(t *testing.T) {
+	saved := functionAccess
+	t.Cleanup(func() { functionAccess = saved })
+	const want = `access profile "review" is shared by functions that consume different queues (or none)`
+
+	functionAccess = maps.Clone(saved)
+	functionAccess[routes.Status.Function] = reviewConsumer
+	if p := accessTableProblems(); !slices.Contains(p, want) {
+		t.Errorf("review and status consumers sharing a profile: problems %v", p)
+	}
+
+	functionAccess = maps.Clone(saved)
+	functionAccess[routes.Send.Function] = reviewConsumer
+	if p := accessTableProblems(); !slices.Contains(p, want) {
+		t.Errorf("a route sharing the review consumer's profile: problems %v", p)
+	}
+
+	functionAccess = saved
+	if p := accessTableProblems(); len(p) > 0 {
+		t.Errorf("permission table: %v", p)
 	}
 }
