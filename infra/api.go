@@ -79,9 +79,12 @@ func accessLogFormat() string {
 func addRoute(api awsapigateway.RestApi, r routes.Route, fn awslambda.Function) {
 	integration := awsapigateway.NewLambdaIntegration(fn, &awsapigateway.LambdaIntegrationOptions{
 		Proxy: jsii.Bool(true),
-		// One invoke permission per route instead of two keeps the stack
-		// far from CloudFormation's 500-resource limit as routes grow.
-		AllowTestInvoke: jsii.Bool(false),
+		// One invoke permission per function, for any stage, method and
+		// path of this API (console test invokes included), rather than one
+		// per method (a route and its path's ANY): the stack stays far from
+		// CloudFormation's 500-resource limit as routes grow. CDK adds it
+		// once however many methods fn serves.
+		ScopePermissionToMethod: jsii.Bool(false),
 	})
 	api.Root().ResourceForPath(jsii.String(strings.TrimPrefix(r.Path, "/"))).
 		AddMethod(jsii.String(r.Method), integration, nil)

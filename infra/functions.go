@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -32,9 +33,13 @@ const (
 	ddbDeleteItem   = "dynamodb:DeleteItem"
 )
 
-// access is what one function may do besides writing its own logs (and,
-// for a queue consumer, consuming its queue, which the event source grants).
+// access is an access profile: what a function may do besides writing its
+// own logs (and, for a queue consumer, consuming its queue, which the event
+// source grants).
 type access struct {
+	// name identifies the profile in the stack (accessTableProblems: one
+	// profile per name).
+	name string
 	// table lists the item actions allowed on the table itself.
 	table []string
 	// queryIndexes allows Query on the table's global secondary indexes.
@@ -62,6 +67,7 @@ type access struct {
 // counts it in the key's rate-limit window (apiKeys), then the route reads
 // (GetItem, or a Query on the table or an index).
 var readRoute = access{
+	name:         "read-route",
 	table:        []string{ddbGetItem, ddbQuery},
 	queryIndexes: true,
 	apiKeys:      true,
@@ -76,6 +82,7 @@ var readRoute = access{
 // pipeline records events: the feed item, the failed count, and the
 // webhook fan-out (the workspace's endpoints, a Query on the table).
 var sendRoute = access{
+	name:      "send-route",
 	table:     []string{ddbBatchGetItem, ddbPutItem, ddbUpdateItem, ddbDeleteItem, ddbQuery},
 	sendTo:    []queue.Def{queue.Review, queue.Webhooks},
 	sendEmail: true,
@@ -90,7 +97,10 @@ var queueURLVars = map[string]string{
 
 // functionAccess is the permission table: one entry per function of
 // routes.API and routes.Consumers, by function name. A function without an
-// entry fails synth (and the tests); nothing falls back to a default.
+// entry fails synth (and the tests); nothing falls back to a default. The
+// functions of one profile share one IAM role that grants exactly the
+// profile, so they must consume the same queue, or none
+// (accessTableProblems).
 var functionAccess = map[string]access{
 	routes.ListEmails.Function: readRoute,
 	routes.GetEmail.Function:   readRoute,
@@ -101,46 +111,53 @@ var functionAccess = map[string]access{
 	routes.Send.Function:       sendRoute,
 	routes.SendBatch.Function:  sendRoute,
 
-	// The review of held email: a held email's content chunks (Query on
-	// the table) and the emails held with a template (Query on an index);
-	// the template and the workspace (GetItem); the template's verdict, the
-	// release lease and a failed email (UpdateItem); the release
-	// transaction (Update of the email, Delete of its content chunks).
-	// Cleared email is sent through SES; an email not cleared is recorded
-	// as failed (feed item, count, webhook fan-out).
-	routes.Review.Function: {
-		table:        []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
-		queryIndexes: true,
-		sendTo:       []queue.Def{queue.Webhooks},
-		sendEmail:    true,
-	},
+	routes.Review.Function:          reviewConsumer,
+	routes.Status.Function:          statusConsumer,
+	routes.WebhookDispatch.Function: webhookDispatchConsumer,
+}
 
-	// The status pipeline: the email (GetItem); per SES event the feed or
-	// dedupe record, click record and suppression (PutItem) and the email,
-	// daily counter and monthly usage (UpdateItem), written in an order that
-	// needs no transaction; the workspace's webhook endpoints (Query).
-	// The webhook fan-out sends one message per subscribed endpoint to the
-	// webhooks queue (SendMessageBatch).
-	routes.Status.Function: {
-		table:  []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
-		sendTo: []queue.Def{queue.Webhooks},
-	},
+// reviewConsumer is the review of held email: a held email's content
+// chunks (Query on the table) and the emails held with a template (Query on
+// an index); the template and the workspace (GetItem); the template's
+// verdict, the release lease and a failed email (UpdateItem); the release
+// transaction (Update of the email, Delete of its content chunks). Cleared
+// email is sent through SES; an email not cleared is recorded as failed
+// (feed item, count, webhook fan-out).
+var reviewConsumer = access{
+	name:         "review",
+	table:        []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
+	queryIndexes: true,
+	sendTo:       []queue.Def{queue.Webhooks},
+	sendEmail:    true,
+}
 
-	// Webhook delivery (internal/dynamo/webhooks.go, the DispatchStore
-	// methods): the endpoint and the delivery record (GetItem); the attempt
-	// log and delivery record (PutItem); the endpoint's success and failure
-	// counters and auto-disable (UpdateItem). Listing attempts (Query) is
-	// the console's, not the dispatcher's. A retry is scheduled with
-	// ChangeMessageVisibility on its own queue, hence its URL.
-	//
-	// It POSTs to customer endpoints over the internet: no VPC. The SSRF
-	// guard runs in the code, at dial time (internal/webhook/client.go);
-	// SESAME_WEBHOOK_ALLOWED_PREFIXES, which lets the local stack reach
-	// loopback, is never set by this stack.
-	routes.WebhookDispatch.Function: {
-		table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
-		ownQueueURL: true,
-	},
+// statusConsumer is the status pipeline: the email (GetItem); per SES
+// event the feed or dedupe record, click record and suppression (PutItem)
+// and the email, daily counter and monthly usage (UpdateItem), written in
+// an order that needs no transaction; the workspace's webhook endpoints
+// (Query). The webhook fan-out sends one message per subscribed endpoint to
+// the webhooks queue (SendMessageBatch).
+var statusConsumer = access{
+	name:   "status",
+	table:  []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
+	sendTo: []queue.Def{queue.Webhooks},
+}
+
+// webhookDispatchConsumer is webhook delivery (internal/dynamo/webhooks.go,
+// the DispatchStore methods): the endpoint and the delivery record
+// (GetItem); the attempt log and delivery record (PutItem); the endpoint's
+// success and failure counters and auto-disable (UpdateItem). Listing
+// attempts (Query) is the console's, not the dispatcher's. A retry is
+// scheduled with ChangeMessageVisibility on its own queue, hence its URL.
+//
+// It POSTs to customer endpoints over the internet: no VPC. The SSRF guard
+// runs in the code, at dial time (internal/webhook/client.go);
+// SESAME_WEBHOOK_ALLOWED_PREFIXES, which lets the local stack reach
+// loopback, is never set by this stack.
+var webhookDispatchConsumer = access{
+	name:        "webhook-dispatch",
+	table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
+	ownQueueURL: true,
 }
 
 // sizing is a function's memory and timeout.
@@ -220,7 +237,61 @@ type functionDeps struct {
 	cursorSecret *string
 	// env is what every function reads (config.API).
 	env map[string]*string
+	// profiles holds what the functions of one access profile share, by
+	// profile name; the profile's first function creates it.
+	profiles map[string]*profileResources
 }
+
+// profileResources are shared by the functions of one access profile.
+type profileResources struct {
+	// logs receives the logs of every function of the profile. Lambda names
+	// each stream after its function (YYYY/MM/DD/<function>[<version>]…),
+	// so functions can share a group; one group per profile rather than
+	// one per function saves a resource per function. An explicit group,
+	// rather than LogRetention, avoids the custom resource Lambda that CDK
+	// would add to set the retention.
+	logs awslogs.LogGroup
+	// role is the execution role of the profile's functions. One role per
+	// profile rather than per function saves a role and a policy per
+	// function; a function still gets exactly its profile's grants.
+	role awsiam.Role
+}
+
+// profile is the shared resources of profile a, created on first use.
+func (d functionDeps) profile(a access) *profileResources {
+	if p, ok := d.profiles[a.name]; ok {
+		return p
+	}
+	logs := awslogs.NewLogGroup(d.stack, jsii.String("Logs-"+a.name), &awslogs.LogGroupProps{
+		Retention: logRetention,
+	})
+	p := &profileResources{logs: logs, role: d.newRole(a, logs)}
+	d.profiles[a.name] = p
+	return p
+}
+
+// newRole creates the role of profile a, its functions writing to logs.
+// The grants are inline: no separate AWS::IAM::Policy, and no
+// AWSLambdaBasicExecutionRole, which would let the functions write to every
+// log group. A consumer's event source adds its consume grant to the
+// role's default policy.
+func (d functionDeps) newRole(a access, logs awslogs.LogGroup) awsiam.Role {
+	statements := append(d.statements(a), awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(logsWriteActions...),
+		Resources: &[]*string{logs.LogGroupArn()}, // the group and its streams
+	}))
+	return awsiam.NewRole(d.stack, jsii.String("Role-"+a.name), &awsiam.RoleProps{
+		Description: jsii.String("Sesame functions of access profile " + a.name),
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		InlinePolicies: &map[string]awsiam.PolicyDocument{
+			"access": awsiam.NewPolicyDocument(&awsiam.PolicyDocumentProps{Statements: &statements}),
+		},
+	})
+}
+
+// logsWriteActions are what a function needs to write its logs to an
+// existing log group.
+var logsWriteActions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
 
 // accessOf is the permission-table entry of a function; a function without
 // one is a programming error caught by synth and the tests.
@@ -233,8 +304,9 @@ func accessOf(function string) access {
 }
 
 // newFunction creates the Lambda function of binDir/<function>/bootstrap
-// with its log group, environment and grants. consumes is the queue a
-// consumer reads, nil for a route.
+// with its environment, running as its profile's role and logging to its
+// profile's log group. consumes is the queue a consumer reads, nil for a
+// route.
 func (d functionDeps) newFunction(function, description string, size sizing, consumes *queue.Def) awslambda.Function {
 	a := accessOf(function)
 	id := "Fn-" + function
@@ -262,11 +334,6 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		env["SESAME_CURSOR_SECRET"] = d.cursorSecret
 	}
 
-	// An explicit log group, rather than LogRetention, avoids the custom
-	// resource Lambda that CDK would add to set the retention.
-	logs := awslogs.NewLogGroup(d.stack, jsii.String(id+"-Logs"), &awslogs.LogGroupProps{
-		Retention: logRetention,
-	})
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
 		// Names the route or queue in the console; the tests find functions by it.
 		Description:  jsii.String(description),
@@ -277,9 +344,9 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		MemorySize:   jsii.Number(size.memoryMB),
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
 		Environment:  &env,
-		LogGroup:     logs,
+		LogGroup:     d.profile(a).logs,
+		Role:         d.profile(a).role,
 	})
-	d.grant(fn, a)
 	return fn
 }
 
@@ -302,10 +369,11 @@ func queueURLVar(q queue.Def) string {
 	return v
 }
 
-// grant adds the statements of a to fn's role.
-func (d functionDeps) grant(fn awslambda.Function, a access) {
+// statements are the policy statements that grant a.
+func (d functionDeps) statements(a access) []awsiam.PolicyStatement {
+	var out []awsiam.PolicyStatement
 	allow := func(actions []string, resources ...*string) {
-		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings(actions...),
 			Resources: &resources,
 		}))
@@ -317,7 +385,7 @@ func (d functionDeps) grant(fn awslambda.Function, a access) {
 		allow([]string{ddbQuery}, jsii.String(*d.table.TableArn()+"/index/*"))
 	}
 	if a.apiKeys {
-		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings(ddbUpdateItem),
 			Resources: &[]*string{d.table.TableArn()},
 			Conditions: &map[string]any{
@@ -335,6 +403,7 @@ func (d functionDeps) grant(fn awslambda.Function, a access) {
 		}
 		allow(sesSendActions, resources...)
 	}
+	return out
 }
 
 // newConsumer creates the function of queue consumer c, fed by its queue.
@@ -365,15 +434,37 @@ func accessTableProblems() []string {
 			problems = append(problems, fmt.Sprintf("function %q has no entry in functionAccess", fn))
 		}
 	}
+	profiles := map[string]access{}
 	for fn, a := range functionAccess {
 		if !names[fn] {
 			problems = append(problems, fmt.Sprintf("functionAccess entry %q names no route or consumer", fn))
 		}
+		if a.name == "" {
+			problems = append(problems, fmt.Sprintf("%s: its access profile has no name", fn))
+		} else if p, ok := profiles[a.name]; ok && !reflect.DeepEqual(p, a) {
+			problems = append(problems, fmt.Sprintf("two different access profiles are named %q", a.name))
+		}
+		profiles[a.name] = a
 		for _, q := range a.sendTo {
 			if _, ok := queueURLVars[q.Name]; !ok {
 				problems = append(problems, fmt.Sprintf("%s sends to queue %s, which has no entry in queueURLVars", fn, q.Name))
 			}
 		}
+	}
+	// A consumer's event source grants consuming its queue to its role,
+	// which every function of its profile shares.
+	consumes := map[string]string{} // function → the queue it consumes
+	for _, c := range routes.Consumers {
+		consumes[c.Function] = c.Queue.Name
+	}
+	queueOfProfile := map[string]string{}
+	for _, fn := range functionNames() {
+		name := functionAccess[fn].name
+		q, seen := queueOfProfile[name]
+		if seen && q != consumes[fn] {
+			problems = append(problems, fmt.Sprintf("access profile %q is shared by functions that consume different queues (or none)", name))
+		}
+		queueOfProfile[name] = consumes[fn]
 	}
 	for _, c := range routes.Consumers {
 		if _, ok := queueURLVars[c.Queue.Name]; functionAccess[c.Function].ownQueueURL && !ok {

@@ -64,6 +64,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 			"SESAME_TABLE": table.TableName(),
 			"LOG_LEVEL":    jsii.String("info"),
 		},
+		profiles: map[string]*profileResources{},
 	}
 
 	api := newRestAPI(stack)

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+// wantSizing is the memory (MB) and timeout (s) each function must have.
+func wantSizing() map[string][2]float64 {
+	out := map[string][2]float64{}
+	for _, r := range routes.API {
+		s := sizingOf(r)
+		out[r.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+	}
+	for _, c := range routes.Consumers {
+		s := consumerSizing(c)
+		out[c.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+	}
+	return out
+}
+
+func TestRouteFunctions(t *testing.T) {
+	s := synth(t)
+	fns := s.doc.routeFunctions()
+	if want := len(routes.API) + len(routes.Consumers); len(fns) != want {
+		t.Fatalf("%d bootstrap functions, want one per route and consumer (%d)", len(fns), want)
+	}
+	check(t, func() {
+		s.template.ResourcePropertiesCountIs(jsii.String("AWS::Lambda::Function"), map[string]any{
+			"Handler":       "bootstrap",
+			"Runtime":       "provided.al2023",
+			"Architectures": []any{"arm64"},
+		}, jsii.Number(len(fns)))
+	})
+
+	ids := functionIDs(t, s.doc)
+	for name, want := range wantSizing() {
+		p := fns[ids[name]].Properties
+		if p["MemorySize"] != want[0] || p["Timeout"] != want[1] {
+			t.Errorf("%s: MemorySize %v, Timeout %v; want %v MB, %v s", name, p["MemorySize"], p["Timeout"], want[0], want[1])
+		}
+	}
+
+	tableID := onlyID(t, s.doc, "AWS::DynamoDB::Table")
+	secretID := onlyID(t, s.doc, "AWS::SecretsManager::Secret")
+	logGroups := s.doc.ofType("AWS::Logs::LogGroup")
+	consumerFunctions := map[string]bool{}
+	for name, id := range functionIDs(t, s.doc) {
+		for _, c := range routes.Consumers {
+			if c.Function == name {
+				consumerFunctions[id] = true
+			}
+		}
+	}
+	for id, fn := range fns {
+		vars, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+		if vars["LOG_LEVEL"] != "info" {
+			t.Errorf("%s: LOG_LEVEL = %v, want info", id, vars["LOG_LEVEL"])
+		}
+		if refTarget(vars["SESAME_TABLE"]) != tableID {
+			t.Errorf("%s: SESAME_TABLE = %v, want Ref %s", id, vars["SESAME_TABLE"], tableID)
+		}
+		// Routes get a dynamic reference to the secret, never a value in
+		// the template; queue consumers page through nothing and get none.
+		secret, _ := json.Marshal(vars["SESAME_CURSOR_SECRET"])
+		if consumerFunctions[id] {
+			if vars["SESAME_CURSOR_SECRET"] != nil {
+				t.Errorf("%s: a consumer has SESAME_CURSOR_SECRET", id)
+			}
+		} else if !strings.Contains(string(secret), "{{resolve:secretsmanager:") ||
+			!strings.Contains(string(secret), `{"Ref":"`+secretID+`"}`) {
+			t.Errorf("%s: SESAME_CURSOR_SECRET = %s, want a dynamic reference to %s", id, secret, secretID)
+		}
+		lg := logGroupOf(s.doc, id)
+		if got := logGroups[lg].Properties["RetentionInDays"]; got == nil {
+			t.Errorf("%s: log group %q has no retention", id, lg)
+		}
+	}
+}
+
+// The send routes' sizing, pinned in numbers (API Gateway's 29 s limit,
+// 20 MB messages in memory) rather than read back from the table.
+func TestSendRoutesSizing(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		p := s.doc.Resources[ids[r.Function]].Properties
+		if p["Timeout"] != 28.0 || p["MemorySize"] != 1024.0 {
+			t.Errorf("%s: Timeout %v, MemorySize %v; want 28 s, 1024 MB", r.Function, p["Timeout"], p["MemorySize"])
+		}
+	}
+}
+
+// The consumers' sizing, pinned in numbers: review rebuilds 20 MB
+// messages; every consumer ends within half its queue's 60 s visibility
+// (webhook-dispatch: 10 POSTs of up to 10 s at once per batch).
+func TestConsumersSizing(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	want := map[string][2]float64{
+		routes.Review.Function:          {1024, 30},
+		routes.Status.Function:          {256, 30},
+		routes.WebhookDispatch.Function: {256, 30},
+	}
+	for fn, w := range want {
+		p := s.doc.Resources[ids[fn]].Properties
+		if p["MemorySize"] != w[0] || p["Timeout"] != w[1] {
+			t.Errorf("%s: MemorySize %v, Timeout %v; want %v MB, %v s", fn, p["MemorySize"], p["Timeout"], w[0], w[1])
+		}
+	}
+}
+
+// consumedQueue is the queue function fn consumes, if it is a consumer.
+func consumedQueue(fn string) (queue.Def, bool) {
+	for _, c := range routes.Consumers {
+		if c.Function == fn {
+			return c.Queue, true
+		}
+	}
+	return queue.Def{}, false
+}
+
+// queueURLVarSet is every variable that passes a queue URL.
+func queueURLVarSet() map[string]bool {
+	out := map[string]bool{}
+	for _, v := range queueURLVars {
+		out[v] = true
+	}
+	return out
+}
+
+func TestFunctionEnvironment(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	queues := queueIDs(s.doc)
+	sets := configSetIDs(s.doc)
+	urlVars := queueURLVarSet()
+	for name, id := range ids {
+		a := functionAccess[name]
+		vars, _ := s.doc.Resources[id].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+		want := map[string]string{} // variable → Ref target
+		for _, q := range a.sendTo {
+			want[queueURLVars[q.Name]] = queues[q.Name]
+		}
+		if q, ok := consumedQueue(name); ok && a.ownQueueURL {
+			want[queueURLVars[q.Name]] = queues[q.Name]
+		}
+		if a.sendEmail {
+			for _, m := range trackingModes {
+				want[m.envVar] = sets[m.mode]
+			}
+		}
+		for v, target := range want {
+			if got := refTarget(vars[v]); got == "" || got != target {
+				t.Errorf("%s: %s = %v, want Ref %s", name, v, vars[v], target)
+			}
+		}
+		for v := range vars {
+			if strings.HasPrefix(v, "SESAME_CONFIG_SET_") || urlVars[v] {
+				if _, ok := want[v]; !ok {
+					t.Errorf("%s: %s set, but the function has no grant that uses it", name, v)
+				}
+			}
+		}
+	}
+	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		a := functionAccess[r.Function]
+		if !slices.Equal(a.sendTo, []queue.Def{queue.Review, queue.Webhooks}) || !a.sendEmail {
+			t.Errorf("%s: want the review and webhooks queue URLs and the configuration sets", r.Function)
+		}
+	}
+	if !functionAccess[routes.Review.Function].sendEmail {
+		t.Errorf("review: want the configuration sets")
+	}
+}
+
+func TestConsumersEventSources(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	queues := queueIDs(s.doc)
+	mappings := s.doc.ofType("AWS::Lambda::EventSourceMapping")
+	if len(mappings) != len(routes.Consumers) {
+		t.Errorf("%d event source mappings, want one per consumer (%d)", len(mappings), len(routes.Consumers))
+	}
+	for _, c := range routes.Consumers {
+		found := 0
+		for id, m := range mappings {
+			p := m.Properties
+			if refTarget(p["FunctionName"]) != ids[c.Function] {
+				continue
+			}
+			found++
+			if got := getAttTarget(p["EventSourceArn"], "Arn"); got != queues[c.Queue.Name] {
+				t.Errorf("%s (%s): event source %v, want queue %s", c.Function, id, p["EventSourceArn"], c.Queue.Name)
+			}
+			// A review may take most of its timeout, so it runs alone.
+			want := 10.0
+			if c == routes.Review {
+				want = 1
+			}
+			if p["BatchSize"] != want {
+				t.Errorf("%s: BatchSize = %v, want %v", c.Function, p["BatchSize"], want)
+			}
+			if !reflect.DeepEqual(p["FunctionResponseTypes"], []any{"ReportBatchItemFailures"}) {
+				t.Errorf("%s: FunctionResponseTypes = %v, want [ReportBatchItemFailures]", c.Function, p["FunctionResponseTypes"])
+			}
+		}
+		if found != 1 {
+			t.Errorf("%s: %d event source mappings, want 1", c.Function, found)
+		}
+		// A message must not come back while the batch that holds it runs.
+		timeout := s.doc.Resources[ids[c.Function]].Properties["Timeout"].(float64)
+		if timeout >= c.Queue.VisibilityTimeout.Seconds() {
+			t.Errorf("%s: timeout %v s, want below the visibility timeout %v", c.Function, timeout, c.Queue.VisibilityTimeout)
+		}
+	}
+}
+
+func TestMissingBinaries(t *testing.T) {
+	dir := t.TempDir()
+	want := len(routes.API) + len(routes.Consumers)
+	if got := missingBinaries(dir); len(got) != want {
+		t.Errorf("empty bin dir: %d missing, want %d", len(got), want)
+	}
+	if err := writeDummyBinaries(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := missingBinaries(dir); len(got) != 0 {
+		t.Errorf("complete bin dir: missing %v", got)
+	}
+}
+
+// The variables that carry queue URLs are the ones config.API reads.
+func TestQueueURLVarsAreConfig(t *testing.T) {
+	tags := map[string]bool{}
+	typ := reflect.TypeOf(config.API{})
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("env"), ",")
+		tags[name] = true
+	}
+	want := map[string]string{
+		queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
+		queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
+	}
+	if !reflect.DeepEqual(queueURLVars, want) {
+		t.Errorf("queueURLVars = %v, want %v", queueURLVars, want)
+	}
+	for q, v := range queueURLVars {
+		if !tags[v] {
+			t.Errorf("queue %s: %s is not a variable of config.API", q, v)
+		}
+	}
+}
+
+func TestStatusSendsOnlyToWebhooks(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	queues := queueIDs(s.doc)
+	own := "${" + queues[queue.SESEvents.Name] + ".Arn}"
+	var sends []string
+	for _, g := range sqsGrants(t, s.doc, ids[routes.Status.Function]) {
+		if strings.HasSuffix(g, " on "+own) {
+			continue // consuming its own queue
+		}
+		sends = append(sends, g)
+	}
+	want := []string{"sqs:SendMessage on ${" + queues[queue.Webhooks.Name] + ".Arn}"}
+	if !slices.Equal(sends, want) {
+		t.Errorf("status SQS grants besides its own queue: %v, want %v", sends, want)
+	}
+	vars := s.doc.Resources[ids[routes.Status.Function]].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+	if got := refTarget(vars["SESAME_WEBHOOKS_QUEUE_URL"]); got != queues[queue.Webhooks.Name] {
+		t.Errorf("status: SESAME_WEBHOOKS_QUEUE_URL = %v, want Ref of the webhooks queue", vars["SESAME_WEBHOOKS_QUEUE_URL"])
+	}
+}
+
+func TestWebhookDispatch(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	queues := queueIDs(s.doc)
+	fnID := ids[routes.WebhookDispatch.Function]
+	webhooks := queues[queue.Webhooks.Name]
+
+	mappings := 0
+	for _, m := range s.doc.ofType("AWS::Lambda::EventSourceMapping") {
+		if refTarget(m.Properties["FunctionName"]) == fnID &&
+			getAttTarget(m.Properties["EventSourceArn"], "Arn") == webhooks {
+			mappings++
+		}
+	}
+	if mappings != 1 {
+		t.Errorf("webhook-dispatch: %d event source mappings from the webhooks queue, want 1", mappings)
+	}
+
+	vars := s.doc.Resources[fnID].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+	if got := refTarget(vars["SESAME_WEBHOOKS_QUEUE_URL"]); got != webhooks {
+		t.Errorf("webhook-dispatch: SESAME_WEBHOOKS_QUEUE_URL = %v, want Ref %s", vars["SESAME_WEBHOOKS_QUEUE_URL"], webhooks)
+	}
+
+	// Retries are scheduled with ChangeMessageVisibility on its own queue;
+	// it sends nothing, and touches no other queue.
+	own := "${" + webhooks + ".Arn}"
+	got := sqsGrants(t, s.doc, fnID)
+	if !slices.Contains(got, "sqs:ChangeMessageVisibility on "+own) {
+		t.Errorf("webhook-dispatch: no sqs:ChangeMessageVisibility on its queue (SQS grants %v)", got)
+	}
+	for _, g := range got {
+		act, res, _ := strings.Cut(g, " on ")
+		if res != own || !slices.Contains(sqsConsumeActions, act) {
+			t.Errorf("webhook-dispatch: unexpected SQS grant %s", g)
+		}
+	}
+
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	var ddb []string
+	for g := range functionGrants(t, s.doc, fnID) {
+		if strings.HasPrefix(g, "dynamodb:") {
+			ddb = append(ddb, g)
+		}
+	}
+	slices.Sort(ddb)
+	wantDDB := []string{
+		"dynamodb:GetItem on " + tableArn,
+		"dynamodb:PutItem on " + tableArn,
+		"dynamodb:UpdateItem on " + tableArn,
+	}
+	if !slices.Equal(ddb, wantDDB) {
+		t.Errorf("webhook-dispatch DynamoDB grants %v, want %v", ddb, wantDDB)
+	}
+}
+
+// The SSRF guard's escape hatch is for the local stack only.
+func TestNoWebhookAllowedPrefixes(t *testing.T) {
+	s := synth(t)
+	b, err := json.Marshal(s.template.ToJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "SESAME_WEBHOOK_ALLOWED_PREFIXES") {
+		t.Error("SESAME_WEBHOOK_ALLOWED_PREFIXES appears in the template")
+	}
+}
+
+// The functions of one access profile log to one group, the profile's own.
+func TestLogGroupPerAccessProfile(t *testing.T) {
+	s := synth(t)
+	onePerProfile(t, s.doc, "AWS::Logs::LogGroup", func(fnID string) string {
+		return logGroupOf(s.doc, fnID)
+	})
+}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+func TestNoWildcardActions(t *testing.T) {
+	s := synth(t)
+	stmts := policyStatements(s.doc)
+	if len(stmts) == 0 {
+		t.Fatal("no policy statements in the template")
+	}
+	for id, sts := range stmts {
+		for _, st := range sts {
+			if _, ok := st["NotAction"]; ok {
+				t.Errorf("%s: NotAction grants everything else: %v", id, st)
+			}
+			if _, ok := st["NotResource"]; ok {
+				t.Errorf("%s: NotResource grants everything else: %v", id, st)
+			}
+			ses := false
+			for _, a := range actions(st) {
+				if a == "*" || strings.HasSuffix(a, ":*") {
+					t.Errorf("%s: wildcard action %q", id, a)
+				}
+				ses = ses || strings.HasPrefix(a, "ses:")
+			}
+			if !ses {
+				continue
+			}
+			for _, r := range resources(st) {
+				if r == "*" || !strings.HasPrefix(r, sesArnPrefix) {
+					t.Errorf("%s: SES actions %v on %q, want only this account's and region's SES resources", id, actions(st), r)
+				}
+			}
+		}
+	}
+}
+
+// Every function gets exactly what its functionAccess entry says, on the
+// stack's own resources, plus (for a consumer) consuming its own queue.
+func TestFunctionGrantsMatchTable(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	queues := queueIDs(s.doc)
+	sets := configSetIDs(s.doc)
+	consumerQueue := map[string]string{}
+	for _, c := range routes.Consumers {
+		consumerQueue[c.Function] = "${" + queues[c.Queue.Name] + ".Arn}"
+	}
+
+	for name, id := range functionIDs(t, s.doc) {
+		a := functionAccess[name]
+		want := map[string]bool{}
+		for _, act := range a.table {
+			want[act+" on "+tableArn] = true
+		}
+		if a.queryIndexes {
+			want["dynamodb:Query on "+tableArn+"/index/*"] = true
+		}
+		if a.apiKeys {
+			want["dynamodb:UpdateItem on "+tableArn+" (API keys only)"] = true
+		}
+		for _, q := range a.sendTo {
+			want["sqs:SendMessage on ${"+queues[q.Name]+".Arn}"] = true
+		}
+		if a.sendEmail {
+			for _, act := range sesSendActions {
+				want[act+" on "+sesArnPrefix+"identity/*"] = true
+				for _, m := range trackingModes {
+					want[act+" on "+sesArnPrefix+"configuration-set/${"+sets[m.mode]+"}"] = true
+				}
+			}
+		}
+		maps.Copy(want, ownLogsGrants(s.doc, id))
+		got := functionGrants(t, s.doc, id)
+		if q, ok := consumerQueue[name]; ok {
+			for _, act := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage"} {
+				if !got[act+" on "+q] {
+					t.Errorf("%s: no %s on its queue", name, act)
+				}
+			}
+			for _, act := range sqsConsumeActions {
+				delete(got, act+" on "+q)
+			}
+		}
+		for g := range got {
+			if !want[g] {
+				t.Errorf("%s: grant %s is not in its functionAccess entry", name, g)
+			}
+		}
+		for w := range want {
+			if !got[w] {
+				t.Errorf("%s: missing grant %s", name, w)
+			}
+		}
+	}
+}
+
+// The send routes' policy, spelled out rather than read back from the table.
+func TestSendRoutesPolicy(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	reviewQueue := "${" + queueIDs(s.doc)[queue.Review.Name] + ".Arn}"
+	sets := configSetIDs(s.doc)
+	webhooksQueue := "${" + queueIDs(s.doc)[queue.Webhooks.Name] + ".Arn}"
+	want := map[string]bool{"sqs:SendMessage on " + reviewQueue: true, "sqs:SendMessage on " + webhooksQueue: true}
+	for _, act := range []string{"BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "Query"} {
+		want["dynamodb:"+act+" on "+tableArn] = true
+	}
+	for _, r := range []string{"identity/*", "configuration-set/${" + sets["full"] + "}",
+		"configuration-set/${" + sets["essential"] + "}", "configuration-set/${" + sets["off"] + "}"} {
+		want["ses:SendRawEmail on "+sesArnPrefix+r] = true
+	}
+	ids := functionIDs(t, s.doc)
+	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
+		want := maps.Clone(want)
+		maps.Copy(want, ownLogsGrants(s.doc, ids[r.Function]))
+		got := functionGrants(t, s.doc, ids[r.Function])
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: grants\n%v\nwant\n%v", r.Function, sortedKeys(got), sortedKeys(want))
+		}
+	}
+}
+
+func TestEveryFunctionHasAccessEntry(t *testing.T) {
+	if p := accessTableProblems(); len(p) > 0 {
+		t.Errorf("permission table: %v", p)
+	}
+	for _, fn := range functionNames() {
+		if _, ok := functionAccess[fn]; !ok {
+			t.Errorf("function %s has no functionAccess entry", fn)
+		}
+	}
+}
+
+func TestReadRoutesGrants(t *testing.T) {
+	s := synth(t)
+	allowed := []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
+	ids := functionIDs(t, s.doc)
+	for _, r := range routes.API {
+		if r.Method != "GET" {
+			continue
+		}
+		var got []string
+		ownLogs := ownLogsGrants(s.doc, ids[r.Function])
+		for g := range functionGrants(t, s.doc, ids[r.Function]) {
+			if !ownLogs[g] {
+				got = append(got, strings.SplitN(g, " on ", 2)[0])
+			}
+		}
+		for _, a := range got {
+			if !slices.Contains(allowed, a) {
+				t.Errorf("%s (GET route): action %s beyond %v", r.Function, a, allowed)
+			}
+		}
+		// The rate limit updates the API key item on every request.
+		if !slices.Contains(got, "dynamodb:UpdateItem") {
+			t.Errorf("%s: no dynamodb:UpdateItem for the rate limit (actions %v)", r.Function, got)
+		}
+	}
+}
+
+// A profile is known by its name, so a second profile of the same name
+// fails before synth.
+func TestAccessProfileNames(t *testing.T) {
+	saved := functionAccess
+	t.Cleanup(func() { functionAccess = saved })
+
+	functionAccess = maps.Clone(saved)
+	renamed := readRoute
+	renamed.table = []string{ddbGetItem}
+	functionAccess[routes.GetEmail.Function] = renamed
+	if p := accessTableProblems(); !slices.Contains(p, `two different access profiles are named "read-route"`) {
+		t.Errorf("two read-route profiles: problems %v", p)
+	}
+
+	functionAccess = maps.Clone(saved)
+	unnamed := sendRoute
+	unnamed.name = ""
+	functionAccess[routes.Send.Function] = unnamed
+	if p := accessTableProblems(); !slices.Contains(p, routes.Send.Function+": its access profile has no name") {
+		t.Errorf("a profile without a name: problems %v", p)
+	}
+}
+
+// The functions of one access profile run as one role, the profile's own,
+// which only Lambda assumes. It has no managed policy: the AWS-managed
+// AWSLambdaBasicExecutionRole would let them write to every log group.
+// TestFunctionGrantsMatchTable checks what each function's role grants.
+func TestRolePerAccessProfile(t *testing.T) {
+	s := synth(t)
+	roleOf := func(fnID string) string {
+		return getAttTarget(s.doc.Resources[fnID].Properties["Role"], "Arn")
+	}
+	onePerProfile(t, s.doc, "AWS::IAM::Role", roleOf)
+
+	wantTrust := map[string]any{
+		"Version": "2012-10-17",
+		"Statement": []any{map[string]any{
+			"Action":    "sts:AssumeRole",
+			"Effect":    "Allow",
+			"Principal": map[string]any{"Service": "lambda.amazonaws.com"},
+		}},
+	}
+	for name, fnID := range functionIDs(t, s.doc) {
+		p := s.doc.Resources[roleOf(fnID)].Properties
+		if got := p["AssumeRolePolicyDocument"]; !reflect.DeepEqual(got, wantTrust) {
+			t.Errorf("%s: role trust policy %v, want Lambda only", name, got)
+		}
+		if got := p["ManagedPolicyArns"]; got != nil {
+			t.Errorf("%s: role has managed policies %v, want none", name, got)
+		}
+	}
+}
+
+// Functions of one profile share its role, and so a consumer's grant to
+// consume its queue: a profile serves consumers of one queue, or routes.
+func TestAccessProfileSharedAcrossQueues(t *testing.T) {
+	saved := functionAccess
+	t.Cleanup(func() { functionAccess = saved })
+	const want = `access profile "review" is shared by functions that consume different queues (or none)`
+
+	functionAccess = maps.Clone(saved)
+	functionAccess[routes.Status.Function] = reviewConsumer
+	if p := accessTableProblems(); !slices.Contains(p, want) {
+		t.Errorf("review and status consumers sharing a profile: problems %v", p)
+	}
+
+	functionAccess = maps.Clone(saved)
+	functionAccess[routes.Send.Function] = reviewConsumer
+	if p := accessTableProblems(); !slices.Contains(p, want) {
+		t.Errorf("a route sharing the review consumer's profile: problems %v", p)
+	}
+
+	functionAccess = saved
+	if p := accessTableProblems(); len(p) > 0 {
+		t.Errorf("permission table: %v", p)
+	}
+}
