@@ -50,16 +50,23 @@ func (c *consoleTable) must(args ...string) string {
 	return c.mustSES(nil, args...)
 }
 
-// runSES runs one console command in process with api as its SES client
-// (nil: the console builds its own).
+// runSES runs one console command on the table in process with api as
+// its SES client (nil: the console builds its own).
 func (c *consoleTable) runSES(api ses.API, args ...string) (string, error) {
 	c.t.Helper()
+	return execute(c.t, api, append([]string{"--table", c.name}, args...)...)
+}
+
+// execute runs the console on args as given, in process, and returns what
+// it printed.
+func execute(t *testing.T, api ses.API, args ...string) (string, error) {
+	t.Helper()
 	root := (&console{out: os.Stdout, sesAPI: api}).rootCommand()
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&out)
-	root.SetArgs(append([]string{"--table", c.name}, args...))
-	err := root.ExecuteContext(context.Background())
+	root.SetArgs(args)
+	err := root.ExecuteContext(t.Context())
 	return out.String(), err
 }
 
@@ -363,5 +370,37 @@ func TestKeysCommandErrors(t *testing.T) {
 		if keys, err := c.store.ListKeys(context.Background(), id); err != nil || len(keys) != 0 {
 			t.Errorf("failed commands left keys in workspace %s: %v (err %v)", id, keys, err)
 		}
+	}
+}
+
+// The table comes from --table or SESAME_TABLE, the flag first; with
+// neither the console says what to set instead of guessing a name.
+func TestConsoleTableSetting(t *testing.T) {
+	c := newConsoleTable(t)
+	cases := map[string]struct {
+		env     string
+		args    []string
+		wantMsg string // "" when the command succeeds
+	}{
+		"neither":                {args: []string{"workspace", "list"}, wantMsg: "no table: set SESAME_TABLE or pass --table (the stack's TableName output)"},
+		"--table given empty":    {env: c.name, args: []string{"--table", "", "workspace", "list"}, wantMsg: "no table"},
+		"SESAME_TABLE":           {env: c.name, args: []string{"workspace", "list"}},
+		"--table":                {args: []string{"--table", c.name, "workspace", "list"}},
+		"--table over the env":   {env: "absent-" + c.name, args: []string{"--table", c.name, "workspace", "list"}},
+		"the env's absent table": {env: "absent-" + c.name, args: []string{"workspace", "list"}, wantMsg: "non-existent table"},
+		"a table-less command":   {args: []string{"workspace", "create"}, wantMsg: "--name is required"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("SESAME_TABLE", tc.env)
+			out, err := execute(t, nil, tc.args...)
+			if tc.wantMsg == "" {
+				if err != nil {
+					t.Fatalf("sesame %s: %v\n%s", strings.Join(tc.args, " "), err, out)
+				}
+				return
+			}
+			checkFails(t, tc.args, out, err, nil, tc.wantMsg)
+		})
 	}
 }

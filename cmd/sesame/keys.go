@@ -19,8 +19,7 @@ type keyCreated struct {
 
 func (c *console) keysCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (shown once, stored as hashes)"}
-	var workspaceID string
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 
 	var env, preset, scopes, name string
 	create := &cobra.Command{
@@ -28,7 +27,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Create a key and print it once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
 				return err
 			}
 			e := apikey.Environment(env)
@@ -47,7 +46,7 @@ func (c *console) keysCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			plain, k, err := store.CreateKey(cmd.Context(), workspaceID, e, name, resolved)
+			plain, k, err := store.CreateKey(cmd.Context(), c.cfg.WorkspaceID, e, name, resolved)
 			if err != nil {
 				return err
 			}
@@ -64,11 +63,11 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "List keys (no secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			keys, err := store.ListKeys(cmd.Context(), workspaceID)
+			keys, err := store.ListKeys(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
@@ -92,11 +91,11 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Replace a key's secret; the old key stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			plain, k, err := store.RegenerateKey(cmd.Context(), workspaceID, args[0])
+			plain, k, err := store.RegenerateKey(cmd.Context(), c.cfg.WorkspaceID, args[0])
 			if err != nil {
 				return err
 			}
@@ -108,11 +107,11 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Revoke a key; it stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			if err := store.RevokeKey(cmd.Context(), workspaceID, args[0]); err != nil {
+			if err := store.RevokeKey(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"revoked": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", args[0]) })

@@ -13,14 +13,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
 
+	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
-// console holds the global flags and the clients built from them.
+// console holds the settings and the clients built from them.
 type console struct {
-	table  string
-	region string
+	// cfg is the environment, overridden by the flags given; loaded
+	// before each command runs.
+	cfg    config.Console
 	output string
 	out    io.Writer
 
@@ -46,22 +48,41 @@ func (c *console) rootCommand() *cobra.Command {
 				return fmt.Errorf("--output must be text or json")
 			}
 			c.out = cmd.OutOrStdout()
-			return nil
+			return c.loadConfig(cmd)
 		},
 	}
-	root.PersistentFlags().StringVar(&c.table, "table", envOr("SESAME_TABLE", "sesame"), "DynamoDB table of the stack (env SESAME_TABLE)")
-	root.PersistentFlags().StringVar(&c.region, "region", "", "AWS region (default: from the AWS environment)")
+	root.PersistentFlags().String("table", "", "DynamoDB table of the stack, its TableName output (env SESAME_TABLE)")
+	root.PersistentFlags().String("region", "", "AWS region (env AWS_REGION; default: from the AWS profile)")
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
 	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
 		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.webhooksCommand(), c.invokeCommand(), c.devCommand())
 	return root
 }
 
-func envOr(name, fallback string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
+// flagVariables maps each flag that stands for a config.Console variable
+// to that variable.
+var flagVariables = map[string]string{
+	"table":             "SESAME_TABLE",
+	"region":            "AWS_REGION",
+	"workspace":         "SESAME_WORKSPACE_ID",
+	"configuration-set": "SESAME_CONFIG_SET_FULL",
+}
+
+// loadConfig reads the console's settings from the environment, with the
+// flags given on cmd's command line in place of their variables.
+func (c *console) loadConfig(cmd *cobra.Command) error {
+	overrides := map[string]string{}
+	for flag, variable := range flagVariables {
+		if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
+			overrides[variable] = f.Value.String()
+		}
 	}
-	return fallback
+	return config.LoadOverriding(cmd.Context(), overrides, &c.cfg)
+}
+
+// workspaceFlag adds the --workspace flag; the commands read it from c.cfg.
+func workspaceFlag(cmd *cobra.Command) {
+	cmd.PersistentFlags().String("workspace", "", "workspace id (env SESAME_WORKSPACE_ID)")
 }
 
 func (c *console) aws(ctx context.Context) (aws.Config, error) {
@@ -69,8 +90,8 @@ func (c *console) aws(ctx context.Context) (aws.Config, error) {
 		return *c.awsCfg, nil
 	}
 	var opts []func(*awsconfig.LoadOptions) error
-	if c.region != "" {
-		opts = append(opts, awsconfig.WithRegion(c.region))
+	if c.cfg.Region != "" {
+		opts = append(opts, awsconfig.WithRegion(c.cfg.Region))
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
@@ -84,11 +105,15 @@ func (c *console) dynamo(ctx context.Context) (*dynamo.Store, error) {
 	if c.store != nil {
 		return c.store, nil
 	}
+	table, err := c.cfg.RequireTable()
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := c.aws(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, disableChecksumIfLocal()), Table: c.table}
+	c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, disableChecksumIfLocal()), Table: table}
 	return c.store, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/mail"
-	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
@@ -21,22 +20,18 @@ import (
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
-// deps builds the same services the functions use, for console actions
-// that send (clearing held email). Queue URLs and configuration sets come
-// from the environment, as the functions get them.
+// deps builds the services the functions use, for the held decisions,
+// which queue the review of held email.
 func (c *console) deps(ctx context.Context) (api.Deps, error) {
+	table, err := c.cfg.RequireTable()
+	if err != nil {
+		return api.Deps{}, err
+	}
 	awsCfg, err := c.aws(ctx)
 	if err != nil {
 		return api.Deps{}, err
 	}
-	cfg := config.API{
-		Table:              c.table,
-		ReviewQueueURL:     os.Getenv("SESAME_REVIEW_QUEUE_URL"),
-		ConfigSetFull:      os.Getenv("SESAME_CONFIG_SET_FULL"),
-		ConfigSetEssential: os.Getenv("SESAME_CONFIG_SET_ESSENTIAL"),
-		ConfigSetOff:       os.Getenv("SESAME_CONFIG_SET_OFF"),
-		WebhooksQueueURL:   os.Getenv("SESAME_WEBHOOKS_QUEUE_URL"),
-	}
+	cfg := config.API{Table: table, ReviewQueueURL: c.cfg.ReviewQueueURL}
 	return api.NewDeps(cfg, api.NewClients(awsCfg), api.NewLogger(slog.LevelWarn)), nil
 }
 
@@ -49,11 +44,6 @@ func (c *console) ses(ctx context.Context) (*ses.Client, error) {
 		return nil, err
 	}
 	return &ses.Client{API: sesv2.NewFromConfig(awsCfg)}, nil
-}
-
-// workspaceFlag adds the --workspace flag (default $SESAME_WORKSPACE_ID).
-func workspaceFlag(cmd *cobra.Command, target *string) {
-	cmd.PersistentFlags().StringVar(target, "workspace", envOr("SESAME_WORKSPACE_ID", ""), "workspace id (env SESAME_WORKSPACE_ID)")
 }
 
 func requireWorkspace(id string) error {
@@ -73,30 +63,29 @@ func (c *console) workspaceStore(ctx context.Context, workspaceID string) (*dyna
 
 func (c *console) domainsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "domains", Short: "Sending domains: add, verify, list"}
-	var workspaceID, configSet string
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 	add := &cobra.Command{
 		Use:   "add DOMAIN",
 		Short: "Create the SES identity (Easy DKIM) and print the DNS records to publish",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
 			// Refuse before touching SES: its identities are account-wide.
-			if err := store.CanAddDomain(cmd.Context(), workspaceID, args[0]); err != nil {
+			if err := store.CanAddDomain(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
 				return err
 			}
 			sesClient, err := c.ses(cmd.Context())
 			if err != nil {
 				return err
 			}
-			records, err := sesClient.CreateDomain(cmd.Context(), args[0], configSet)
+			records, err := sesClient.CreateDomain(cmd.Context(), args[0], c.cfg.ConfigSetFull)
 			if err != nil {
 				return err
 			}
-			d, err := store.AddDomain(cmd.Context(), workspaceID, args[0], toIdentityRecords(records))
+			d, err := store.AddDomain(cmd.Context(), c.cfg.WorkspaceID, args[0], toIdentityRecords(records))
 			if err != nil {
 				return err
 			}
@@ -106,13 +95,13 @@ func (c *console) domainsCommand() *cobra.Command {
 			})
 		},
 	}
-	add.Flags().StringVar(&configSet, "configuration-set", os.Getenv("SESAME_CONFIG_SET_FULL"), "default SES configuration set of the identity")
+	add.Flags().String("configuration-set", "", "default SES configuration set of the identity (env SESAME_CONFIG_SET_FULL)")
 	status := &cobra.Command{
 		Use:   "status DOMAIN",
 		Short: "Read the domain's verification from SES and store it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
 				return err
 			}
 			sesClient, err := c.ses(cmd.Context())
@@ -134,7 +123,7 @@ func (c *console) domainsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, err := store.SetDomainStatus(cmd.Context(), workspaceID, args[0], state, toIdentityRecords(st.Records))
+			d, err := store.SetDomainStatus(cmd.Context(), c.cfg.WorkspaceID, args[0], state, toIdentityRecords(st.Records))
 			if err != nil {
 				return err
 			}
@@ -148,11 +137,11 @@ func (c *console) domainsCommand() *cobra.Command {
 		Short: "List the workspace's domains",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			domains, _, _, err := store.ListDomains(cmd.Context(), workspaceID, "", 100)
+			domains, _, _, err := store.ListDomains(cmd.Context(), c.cfg.WorkspaceID, "", 100)
 			if err != nil {
 				return err
 			}
@@ -188,16 +177,16 @@ func printRecords(w io.Writer, records []identity.DNSRecord) {
 
 func (c *console) sendersCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "senders", Short: "From addresses of the workspace"}
-	var workspaceID, from string
+	var from string
 	var replyTo []string
 	var makeDefault bool
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 	add := &cobra.Command{
 		Use:   "add",
 		Short: "Add a sender (an address on a domain of the workspace)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
 				return err
 			}
 			addr, err := parseAddress(from)
@@ -213,10 +202,10 @@ func (c *console) sendersCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := store.GetDomain(cmd.Context(), workspaceID, identity.DomainOf(addr.Address)); err != nil {
+			if _, err := store.GetDomain(cmd.Context(), c.cfg.WorkspaceID, identity.DomainOf(addr.Address)); err != nil {
 				return fmt.Errorf("%s is not a domain of this workspace; add it with `sesame domains add`: %w", identity.DomainOf(addr.Address), err)
 			}
-			s, err := store.AddSender(cmd.Context(), workspaceID, identity.Sender{Name: addr.Name, Email: addr.Address, ReplyTo: replyTo}, makeDefault)
+			s, err := store.AddSender(cmd.Context(), c.cfg.WorkspaceID, identity.Sender{Name: addr.Name, Email: addr.Address, ReplyTo: replyTo}, makeDefault)
 			if err != nil {
 				return err
 			}
@@ -231,15 +220,15 @@ func (c *console) sendersCommand() *cobra.Command {
 		Short: "List the workspace's senders",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			senders, err := store.ListSenders(cmd.Context(), workspaceID)
+			senders, err := store.ListSenders(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			ws, err := store.GetWorkspace(cmd.Context(), workspaceID)
+			ws, err := store.GetWorkspace(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
@@ -264,14 +253,13 @@ func (c *console) sendersCommand() *cobra.Command {
 
 func (c *console) heldCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "held", Short: "Emails held for the security review"}
-	var workspaceID string
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List held emails",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.listEmails(cmd, workspaceID, email.Filter{Status: email.StatusHeld})
+			return c.listEmails(cmd, email.Filter{Status: email.StatusHeld})
 		},
 	}
 	decide := func(use, short string, cleared bool) *cobra.Command {
@@ -280,17 +268,17 @@ func (c *console) heldCommand() *cobra.Command {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if err := requireWorkspace(workspaceID); err != nil {
+				if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
 					return err
 				}
 				deps, err := c.deps(cmd.Context())
 				if err != nil {
 					return err
 				}
-				if os.Getenv("SESAME_REVIEW_QUEUE_URL") == "" {
+				if c.cfg.ReviewQueueURL == "" {
 					return fmt.Errorf("SESAME_REVIEW_QUEUE_URL is not set: the review function releases held email (stack output ReviewQueueUrl, or .sesame/dev.env)")
 				}
-				if err := deps.Reviewer.OwnerDecision(cmd.Context(), workspaceID, args[0], cleared); err != nil {
+				if err := deps.Reviewer.OwnerDecision(cmd.Context(), c.cfg.WorkspaceID, args[0], cleared); err != nil {
 					return fmt.Errorf("email %s: %w", args[0], err)
 				}
 				verb := map[bool]string{true: "cleared", false: "denied"}[cleared]
@@ -308,20 +296,20 @@ func (c *console) heldCommand() *cobra.Command {
 
 func (c *console) capturedCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "captured", Short: "Emails captured by test keys"}
-	var workspaceID string
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List emails captured in test mode (newest first)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.listEmails(cmd, workspaceID, email.Filter{Environment: apikey.Test})
+			return c.listEmails(cmd, email.Filter{Environment: apikey.Test})
 		},
 	})
 	return cmd
 }
 
-func (c *console) listEmails(cmd *cobra.Command, workspaceID string, f email.Filter) error {
+func (c *console) listEmails(cmd *cobra.Command, f email.Filter) error {
+	workspaceID := c.cfg.WorkspaceID
 	store, err := c.workspaceStore(cmd.Context(), workspaceID)
 	if err != nil {
 		return err
@@ -356,14 +344,14 @@ func parseAddress(s string) (*mail.Address, error) {
 
 func (c *console) suppressionsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "suppressions", Short: "The workspace's do-not-send list"}
-	var workspaceID, reason string
-	workspaceFlag(cmd, &workspaceID)
+	var reason string
+	workspaceFlag(cmd)
 	add := &cobra.Command{
 		Use:   "add ADDRESS",
 		Short: "Put an address on the do-not-send list",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
 				return err
 			}
 			addr, err := parseAddress(args[0])
@@ -374,7 +362,7 @@ func (c *console) suppressionsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := store.AddSuppression(cmd.Context(), workspaceID, addr.Address, reason); err != nil {
+			if err := store.AddSuppression(cmd.Context(), c.cfg.WorkspaceID, addr.Address, reason); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"suppressed": addr.Address}, func(w io.Writer) { fmt.Fprintf(w, "suppressed %s\n", addr.Address) })

@@ -27,8 +27,7 @@ type webhookSecret struct {
 
 func (c *console) webhooksCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "webhooks", Short: "Webhook endpoints: add, list, secrets, enable/disable, delivery log"}
-	var workspaceID string
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 
 	var rawURL string
 	var types []string
@@ -38,13 +37,13 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Add an endpoint and print its id and signing secret",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
 				return err
 			}
 			if rawURL == "" {
 				return fmt.Errorf("--url is required")
 			}
-			ep, err := webhook.NewEndpoint(workspaceID, rawURL, types, allowInsecure)
+			ep, err := webhook.NewEndpoint(c.cfg.WorkspaceID, rawURL, types, allowInsecure)
 			if err != nil {
 				return err
 			}
@@ -70,11 +69,11 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Print an endpoint's signing secret",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			ep, err := store.GetEndpoint(cmd.Context(), workspaceID, args[0])
+			ep, err := store.GetEndpoint(cmd.Context(), c.cfg.WorkspaceID, args[0])
 			if err != nil {
 				return fmt.Errorf("endpoint %s: %w", args[0], err)
 			}
@@ -87,11 +86,11 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "List the workspace's endpoints (no secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			eps, err := store.ListEndpoints(cmd.Context(), workspaceID)
+			eps, err := store.ListEndpoints(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
@@ -117,11 +116,11 @@ func (c *console) webhooksCommand() *cobra.Command {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				store, err := c.workspaceStore(cmd.Context(), workspaceID)
+				store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 				if err != nil {
 					return err
 				}
-				ep, err := store.SetEndpointEnabled(cmd.Context(), workspaceID, args[0], enabled, webhook.OwnerDisableReason)
+				ep, err := store.SetEndpointEnabled(cmd.Context(), c.cfg.WorkspaceID, args[0], enabled, webhook.OwnerDisableReason)
 				if err != nil {
 					return fmt.Errorf("endpoint %s: %w", args[0], err)
 				}
@@ -135,11 +134,11 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Remove an endpoint; its pending deliveries are dropped",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			if err := store.DeleteEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
+			if err := store.DeleteEndpoint(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
 				return fmt.Errorf("endpoint %s: %w", args[0], err)
 			}
 			return c.print(map[string]string{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
@@ -152,7 +151,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Show an endpoint's delivery attempts, newest first",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
 				return err
 			}
 			if limit < 1 || limit > 1000 {
@@ -162,10 +161,10 @@ func (c *console) webhooksCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := store.GetEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
+			if _, err := store.GetEndpoint(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
 				return fmt.Errorf("endpoint %s: %w", args[0], err)
 			}
-			attempts, err := store.ListAttempts(cmd.Context(), workspaceID, args[0], limit)
+			attempts, err := store.ListAttempts(cmd.Context(), c.cfg.WorkspaceID, args[0], limit)
 			if err != nil {
 				return err
 			}
