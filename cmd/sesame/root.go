@@ -15,6 +15,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -28,6 +29,7 @@ type console struct {
 
 	awsCfg *aws.Config
 	store  *dynamo.Store
+	svc    *owner.Service
 	// sesAPI, when set, replaces the SES client built from the AWS
 	// configuration (tests inject a fake).
 	sesAPI ses.API
@@ -35,6 +37,13 @@ type console struct {
 
 func newRootCommand() *cobra.Command {
 	return (&console{out: os.Stdout}).rootCommand()
+}
+
+// execute runs the command line of root; an input the owner service
+// refused is named by its flag.
+func execute(ctx context.Context, root *cobra.Command) error {
+	cmd, err := root.ExecuteContextC(ctx)
+	return flagged(cmd, err)
 }
 
 func (c *console) rootCommand() *cobra.Command {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/owner"
+)
+
+// ownerClients are the AWS clients the owner service reaches.
+type ownerClients struct {
+	DynamoDB dynamo.DB
+}
+
+// newOwner builds the owner service over the stack's table: the one place
+// that says which repository serves which concern.
+func newOwner(table string, c ownerClients) *owner.Service {
+	store := &dynamo.Store{DB: c.DynamoDB, Table: table}
+	return &owner.Service{
+		Workspaces: &owner.Workspaces{Store: store},
+	}
+}
+
+// owner is the owner service over the clients of the console's AWS
+// configuration, built once.
+func (c *console) owner(ctx context.Context) (*owner.Service, error) {
+	if c.svc != nil {
+		return c.svc, nil
+	}
+	table, err := c.cfg.RequireTable()
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := c.aws(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.svc = newOwner(table, ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal())})
+	return c.svc, nil
+}
+
+// flagged names the flag an input refused by the owner service came from
+// (the service names inputs as the console's flags do); an input that is
+// a positional argument keeps the service's reason alone.
+func flagged(cmd *cobra.Command, err error) error {
+	var input *owner.InputError
+	if cmd == nil || !errors.As(err, &input) {
+		return err
+	}
+	if cmd.Flags().Lookup(input.Field) != nil {
+		return fmt.Errorf("--%w", input)
+	}
+	if input.Err != nil {
+		return input.Err
+	}
+	return err
+}
