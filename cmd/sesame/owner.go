@@ -23,6 +23,7 @@ func newOwner(table string, c ownerClients) *owner.Service {
 	store := &dynamo.Store{DB: c.DynamoDB, Table: table}
 	return &owner.Service{
 		Workspaces: &owner.Workspaces{Store: store},
+		Keys:       &owner.Keys{Store: store},
 	}
 }
 

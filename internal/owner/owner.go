@@ -13,6 +13,7 @@ import (
 // Service is every owner action, one concern per field.
 type Service struct {
 	Workspaces *Workspaces
+	Keys       *Keys
 }
 
 // InputError refuses an input of an owner action. Field is the input's
