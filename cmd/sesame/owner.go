@@ -6,24 +6,29 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // ownerClients are the AWS clients the owner service reaches.
 type ownerClients struct {
 	DynamoDB dynamo.DB
+	SES      ses.API
 }
 
 // newOwner builds the owner service over the stack's table: the one place
 // that says which repository serves which concern.
 func newOwner(table string, c ownerClients) *owner.Service {
 	store := &dynamo.Store{DB: c.DynamoDB, Table: table}
+	identities := &ses.Client{API: c.SES}
 	return &owner.Service{
 		Workspaces: &owner.Workspaces{Store: store},
 		Keys:       &owner.Keys{Store: store},
+		Domains:    &owner.Domains{Store: store, Identities: identities},
 	}
 }
 
@@ -41,7 +46,11 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.svc = newOwner(table, ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal())})
+	clients := ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI}
+	if clients.SES == nil {
+		clients.SES = sesv2.NewFromConfig(awsCfg)
+	}
+	c.svc = newOwner(table, clients)
 	return c.svc, nil
 }
 

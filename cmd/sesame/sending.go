@@ -8,7 +8,6 @@ import (
 	"net/mail"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/api"
@@ -17,7 +16,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // deps builds the services the functions use, for the held decisions,
@@ -35,17 +33,6 @@ func (c *console) deps(ctx context.Context) (api.Deps, error) {
 	return api.NewDeps(cfg, api.NewClients(awsCfg), api.NewLogger(slog.LevelWarn)), nil
 }
 
-func (c *console) ses(ctx context.Context) (*ses.Client, error) {
-	if c.sesAPI != nil {
-		return &ses.Client{API: c.sesAPI}, nil
-	}
-	awsCfg, err := c.aws(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &ses.Client{API: sesv2.NewFromConfig(awsCfg)}, nil
-}
-
 func requireWorkspace(id string) error {
 	if id == "" {
 		return fmt.Errorf("--workspace is required")
@@ -59,120 +46,6 @@ func (c *console) workspaceStore(ctx context.Context, workspaceID string) (*dyna
 		return nil, err
 	}
 	return c.dynamo(ctx)
-}
-
-func (c *console) domainsCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "domains", Short: "Sending domains: add, verify, list"}
-	workspaceFlag(cmd)
-	add := &cobra.Command{
-		Use:   "add DOMAIN",
-		Short: "Create the SES identity (Easy DKIM) and print the DNS records to publish",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
-			if err != nil {
-				return err
-			}
-			// Refuse before touching SES: its identities are account-wide.
-			if err := store.CanAddDomain(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
-				return err
-			}
-			sesClient, err := c.ses(cmd.Context())
-			if err != nil {
-				return err
-			}
-			records, err := sesClient.CreateDomain(cmd.Context(), args[0], c.cfg.ConfigSetFull)
-			if err != nil {
-				return err
-			}
-			d, err := store.AddDomain(cmd.Context(), c.cfg.WorkspaceID, args[0], toIdentityRecords(records))
-			if err != nil {
-				return err
-			}
-			return c.print(d, func(w io.Writer) {
-				fmt.Fprintf(w, "Added %s (pending). Publish these DNS records, then run `sesame domains status %s`:\n\n", d.Name, d.Name)
-				printRecords(w, d.Records)
-			})
-		},
-	}
-	add.Flags().String("configuration-set", "", "default SES configuration set of the identity (env SESAME_CONFIG_SET_FULL)")
-	status := &cobra.Command{
-		Use:   "status DOMAIN",
-		Short: "Read the domain's verification from SES and store it",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
-				return err
-			}
-			sesClient, err := c.ses(cmd.Context())
-			if err != nil {
-				return err
-			}
-			st, err := sesClient.DomainStatus(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			state := identity.DomainPending
-			switch {
-			case st.Verified:
-				state = identity.DomainVerified
-			case st.DKIMStatus == "FAILED" || st.DKIMStatus == "TEMPORARY_FAILURE":
-				state = identity.DomainFailed
-			}
-			store, err := c.dynamo(cmd.Context())
-			if err != nil {
-				return err
-			}
-			d, err := store.SetDomainStatus(cmd.Context(), c.cfg.WorkspaceID, args[0], state, toIdentityRecords(st.Records))
-			if err != nil {
-				return err
-			}
-			return c.print(d, func(w io.Writer) {
-				fmt.Fprintf(w, "%s\t%s\t(DKIM %s)\n", d.Name, d.Status, st.DKIMStatus)
-			})
-		},
-	}
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the workspace's domains",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
-			if err != nil {
-				return err
-			}
-			domains, _, _, err := store.ListDomains(cmd.Context(), c.cfg.WorkspaceID, "", 100)
-			if err != nil {
-				return err
-			}
-			if domains == nil {
-				domains = []identity.Domain{}
-			}
-			return c.print(domains, func(w io.Writer) {
-				fmt.Fprintln(w, "DOMAIN\tSTATUS\tADDED")
-				for _, d := range domains {
-					fmt.Fprintf(w, "%s\t%s\t%s\n", d.Name, d.Status, d.CreatedAt.Format("2006-01-02"))
-				}
-			})
-		},
-	}
-	cmd.AddCommand(add, status, list)
-	return cmd
-}
-
-func toIdentityRecords(in []ses.DNSRecord) []identity.DNSRecord {
-	out := make([]identity.DNSRecord, len(in))
-	for i, r := range in {
-		out[i] = identity.DNSRecord{Type: r.Type, Name: r.Name, Value: r.Value}
-	}
-	return out
-}
-
-func printRecords(w io.Writer, records []identity.DNSRecord) {
-	fmt.Fprintln(w, "TYPE\tNAME\tVALUE")
-	for _, r := range records {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Type, r.Name, r.Value)
-	}
 }
 
 func (c *console) sendersCommand() *cobra.Command {

@@ -209,6 +209,13 @@ func TestDomainsCommands(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^example\.com\s+failed\s`).MatchString(text) || !regexp.MustCompile(`(?m)^mail\.example\.net\s+failed\s`).MatchString(text) {
 		t.Errorf("domains list after status:\n%s", text)
 	}
+
+	// Without --configuration-set, the identity takes SESAME_CONFIG_SET_FULL.
+	t.Setenv("SESAME_CONFIG_SET_FULL", "sesame-env-full")
+	c.mustSES(fake, "domains", "add", "third.example", "--workspace", ws)
+	if in := fake.creates[len(fake.creates)-1]; aws.ToString(in.ConfigurationSetName) != "sesame-env-full" {
+		t.Errorf("configuration set = %q, want SESAME_CONFIG_SET_FULL's", aws.ToString(in.ConfigurationSetName))
+	}
 }
 
 // sesJSON runs a command with --output json and the fake SES, and decodes

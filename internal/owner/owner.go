@@ -14,6 +14,7 @@ import (
 type Service struct {
 	Workspaces *Workspaces
 	Keys       *Keys
+	Domains    *Domains
 }
 
 // InputError refuses an input of an owner action. Field is the input's
