@@ -29,6 +29,7 @@ func newOwner(table string, c ownerClients) *owner.Service {
 		Workspaces: &owner.Workspaces{Store: store},
 		Keys:       &owner.Keys{Store: store},
 		Domains:    &owner.Domains{Store: store, Identities: identities},
+		Senders:    &owner.Senders{Store: store, Domains: store, Workspaces: store},
 	}
 }
 

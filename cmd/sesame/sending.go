@@ -15,7 +15,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/identity"
 )
 
 // deps builds the services the functions use, for the held decisions,
@@ -46,82 +45,6 @@ func (c *console) workspaceStore(ctx context.Context, workspaceID string) (*dyna
 		return nil, err
 	}
 	return c.dynamo(ctx)
-}
-
-func (c *console) sendersCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "senders", Short: "From addresses of the workspace"}
-	var from string
-	var replyTo []string
-	var makeDefault bool
-	workspaceFlag(cmd)
-	add := &cobra.Command{
-		Use:   "add",
-		Short: "Add a sender (an address on a domain of the workspace)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(c.cfg.WorkspaceID); err != nil {
-				return err
-			}
-			addr, err := parseAddress(from)
-			if err != nil {
-				return fmt.Errorf("--from: %w", err)
-			}
-			for _, r := range replyTo {
-				if _, err := parseAddress(r); err != nil {
-					return fmt.Errorf("--reply-to %q: %w", r, err)
-				}
-			}
-			store, err := c.dynamo(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if _, err := store.GetDomain(cmd.Context(), c.cfg.WorkspaceID, identity.DomainOf(addr.Address)); err != nil {
-				return fmt.Errorf("%s is not a domain of this workspace; add it with `sesame domains add`: %w", identity.DomainOf(addr.Address), err)
-			}
-			s, err := store.AddSender(cmd.Context(), c.cfg.WorkspaceID, identity.Sender{Name: addr.Name, Email: addr.Address, ReplyTo: replyTo}, makeDefault)
-			if err != nil {
-				return err
-			}
-			return c.print(s, func(w io.Writer) { fmt.Fprintln(w, s.ID) })
-		},
-	}
-	add.Flags().StringVar(&from, "from", "", `sender, e.g. "Acme <hello@acme.com>"`)
-	add.Flags().StringSliceVar(&replyTo, "reply-to", nil, "default reply-to address(es)")
-	add.Flags().BoolVar(&makeDefault, "default", false, "make it the workspace default sender")
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the workspace's senders",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), c.cfg.WorkspaceID)
-			if err != nil {
-				return err
-			}
-			senders, err := store.ListSenders(cmd.Context(), c.cfg.WorkspaceID)
-			if err != nil {
-				return err
-			}
-			ws, err := store.GetWorkspace(cmd.Context(), c.cfg.WorkspaceID)
-			if err != nil {
-				return err
-			}
-			if senders == nil {
-				senders = []identity.Sender{}
-			}
-			return c.print(senders, func(w io.Writer) {
-				fmt.Fprintln(w, "ID\tFROM\tREPLY-TO\tDEFAULT")
-				for _, s := range senders {
-					def := ""
-					if ws.DefaultSender != nil && ws.DefaultSender.ID == s.ID {
-						def = "yes"
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, addressText(s), strings.Join(s.ReplyTo, ","), def)
-				}
-			})
-		},
-	}
-	cmd.AddCommand(add, list)
-	return cmd
 }
 
 func (c *console) heldCommand() *cobra.Command {
@@ -244,9 +167,4 @@ func (c *console) suppressionsCommand() *cobra.Command {
 	add.Flags().StringVar(&reason, "reason", "manual", "why the address is suppressed")
 	cmd.AddCommand(add)
 	return cmd
-}
-
-func addressText(s identity.Sender) string {
-	a := s.Address()
-	return a.String()
 }

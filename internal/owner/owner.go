@@ -15,6 +15,7 @@ type Service struct {
 	Workspaces *Workspaces
 	Keys       *Keys
 	Domains    *Domains
+	Senders    *Senders
 }
 
 // InputError refuses an input of an owner action. Field is the input's
