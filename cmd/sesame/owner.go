@@ -7,10 +7,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/spf13/cobra"
 
+	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -18,18 +21,26 @@ import (
 type ownerClients struct {
 	DynamoDB dynamo.DB
 	SES      ses.API
+	SQS      queue.SendAPI
 }
 
-// newOwner builds the owner service over the stack's table: the one place
-// that says which repository serves which concern.
-func newOwner(table string, c ownerClients) *owner.Service {
+// newOwner builds the owner service over the stack's table, SES and the
+// review queue: the one place that says which repository serves which
+// concern.
+func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 	store := &dynamo.Store{DB: c.DynamoDB, Table: table}
 	identities := &ses.Client{API: c.SES}
+	var review owner.ReviewQueue // none: held clear and deny refuse
+	if cfg.ReviewQueueURL != "" {
+		review = &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL}
+	}
 	return &owner.Service{
 		Workspaces: &owner.Workspaces{Store: store},
 		Keys:       &owner.Keys{Store: store},
 		Domains:    &owner.Domains{Store: store, Identities: identities},
 		Senders:    &owner.Senders{Store: store, Domains: store, Workspaces: store},
+		Held:       &owner.Held{Emails: store, Store: store, Templates: store, Review: review},
+		Captured:   &owner.Captured{Emails: store},
 	}
 }
 
@@ -47,11 +58,11 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	clients := ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI}
+	clients := ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI, SQS: sqs.NewFromConfig(awsCfg)}
 	if clients.SES == nil {
 		clients.SES = sesv2.NewFromConfig(awsCfg)
 	}
-	c.svc = newOwner(table, clients)
+	c.svc = newOwner(c.cfg, table, clients)
 	return c.svc, nil
 }
 

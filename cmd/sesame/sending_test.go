@@ -750,6 +750,12 @@ func TestHeldCommands(t *testing.T) {
 			checkFails(t, tc.args, out, err, tc.wantIs, tc.wantMsg)
 		})
 	}
+	// Without the review queue nothing can release held email: the console
+	// says what to set.
+	t.Setenv("SESAME_REVIEW_QUEUE_URL", "")
+	noQueue := []string{"held", "clear", h.hold("Queued nowhere", "<p>Nowhere</p>"), "--workspace", ws}
+	out, err := c.run(noQueue...)
+	checkFails(t, noQueue, out, err, nil, "SESAME_REVIEW_QUEUE_URL is not set")
 	if n := emulatedSubjects(t)["Order shipped "+h.token]; n != 1 {
 		t.Errorf("after the failed commands the cleared email was sent %d times, want once", n)
 	}

@@ -16,6 +16,8 @@ type Service struct {
 	Keys       *Keys
 	Domains    *Domains
 	Senders    *Senders
+	Held       *Held
+	Captured   *Captured
 }
 
 // InputError refuses an input of an owner action. Field is the input's
