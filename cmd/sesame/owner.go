@@ -35,12 +35,13 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		review = &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL}
 	}
 	return &owner.Service{
-		Workspaces: &owner.Workspaces{Store: store},
-		Keys:       &owner.Keys{Store: store},
-		Domains:    &owner.Domains{Store: store, Identities: identities},
-		Senders:    &owner.Senders{Store: store, Domains: store, Workspaces: store},
-		Held:       &owner.Held{Emails: store, Store: store, Templates: store, Review: review},
-		Captured:   &owner.Captured{Emails: store},
+		Workspaces:   &owner.Workspaces{Store: store},
+		Keys:         &owner.Keys{Store: store},
+		Domains:      &owner.Domains{Store: store, Identities: identities},
+		Senders:      &owner.Senders{Store: store, Domains: store, Workspaces: store},
+		Held:         &owner.Held{Emails: store, Store: store, Templates: store, Review: review},
+		Captured:     &owner.Captured{Emails: store},
+		Suppressions: &owner.Suppressions{Store: store},
 	}
 }
 

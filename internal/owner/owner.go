@@ -12,12 +12,13 @@ import (
 
 // Service is every owner action, one concern per field.
 type Service struct {
-	Workspaces *Workspaces
-	Keys       *Keys
-	Domains    *Domains
-	Senders    *Senders
-	Held       *Held
-	Captured   *Captured
+	Workspaces   *Workspaces
+	Keys         *Keys
+	Domains      *Domains
+	Senders      *Senders
+	Held         *Held
+	Captured     *Captured
+	Suppressions *Suppressions
 }
 
 // InputError refuses an input of an owner action. Field is the input's
