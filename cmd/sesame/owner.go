@@ -42,6 +42,7 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Held:         &owner.Held{Emails: store, Store: store, Templates: store, Review: review},
 		Captured:     &owner.Captured{Emails: store},
 		Suppressions: &owner.Suppressions{Store: store},
+		Webhooks:     &owner.Webhooks{Endpoints: store, Attempts: store},
 	}
 }
 

@@ -10,11 +10,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/config"
-	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
@@ -28,7 +26,6 @@ type console struct {
 	out    io.Writer
 
 	awsCfg *aws.Config
-	store  *dynamo.Store
 	svc    *owner.Service
 	// sesAPI, when set, replaces the SES client built from the AWS
 	// configuration (tests inject a fake).
@@ -108,22 +105,6 @@ func (c *console) aws(ctx context.Context) (aws.Config, error) {
 	}
 	c.awsCfg = &cfg
 	return cfg, nil
-}
-
-func (c *console) dynamo(ctx context.Context) (*dynamo.Store, error) {
-	if c.store != nil {
-		return c.store, nil
-	}
-	table, err := c.cfg.RequireTable()
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := c.aws(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.store = &dynamo.Store{DB: dynamodb.NewFromConfig(cfg, disableChecksumIfLocal()), Table: table}
-	return c.store, nil
 }
 
 // print writes v as JSON with --output json, or calls text otherwise.

@@ -19,6 +19,7 @@ type Service struct {
 	Held         *Held
 	Captured     *Captured
 	Suppressions *Suppressions
+	Webhooks     *Webhooks
 }
 
 // InputError refuses an input of an owner action. Field is the input's
