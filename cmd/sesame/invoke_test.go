@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ import (
 // `sesame invoke` runs a route's handler on an API Gateway event and a
 // consumer's handler on an SES event, as Lambda would.
 func TestInvoke(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := newConsoleTable(t)
 	t.Setenv("SESAME_CURSOR_SECRET", "invoke-test")
 	ws := c.createWorkspace("Acme")
