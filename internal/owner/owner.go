@@ -6,9 +6,7 @@
 // methods it uses, so any repository with those methods serves it.
 package owner
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // Service is every owner action, one concern per field.
 type Service struct {
@@ -24,7 +22,8 @@ type Service struct {
 
 // InputError refuses an input of an owner action. Field is the input's
 // name, one name for the console (its flag) and the dashboard (its form
-// field), e.g. "monthly-allowance".
+// field), e.g. "monthly-allowance". The service returns it unwrapped, so
+// a surface can name the input its own way.
 type InputError struct {
 	Field string
 	// Value is the value refused, when the input takes several.
