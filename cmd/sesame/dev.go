@@ -24,6 +24,11 @@ import (
 // tables and seed keys in a real AWS account.
 var localEndpoints = []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_SESV2"}
 
+// devTable is the local stack's table when neither --table nor
+// SESAME_TABLE names one; `sesame dev` creates it and writes its name to
+// the env file for the console and scripts.
+const devTable = "sesame"
+
 func (c *console) devCommand() *cobra.Command {
 	var addr, envFile string
 	cmd := &cobra.Command{
@@ -37,12 +42,16 @@ func (c *console) devCommand() *cobra.Command {
 					return fmt.Errorf("%s must point at a local emulator (http://127.0.0.1:PORT); run `make dev`", name)
 				}
 			}
+			table := c.cfg.Table
+			if table == "" {
+				table = devTable
+			}
 			awsCfg, err := c.aws(ctx)
 			if err != nil {
 				return err
 			}
 			ddb := dynamodb.NewFromConfig(awsCfg, disableChecksum)
-			if err := dynamo.EnsureTable(ctx, ddb, c.table); err != nil {
+			if err := dynamo.EnsureTable(ctx, ddb, table); err != nil {
 				return err
 			}
 			sqsClient := sqs.NewFromConfig(awsCfg)
@@ -59,7 +68,7 @@ func (c *console) devCommand() *cobra.Command {
 				secret = devstack.NewSecret()
 			}
 			cfg := config.API{
-				Table: c.table, CursorSecret: secret, LogLevel: slog.LevelInfo,
+				Table: table, CursorSecret: secret, LogLevel: slog.LevelInfo,
 				ReviewQueueURL: queueURLs[queue.Review.Name],
 				ConfigSetFull:  "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off",
 				WebhooksQueueURL: queueURLs[queue.Webhooks.Name],
@@ -82,7 +91,7 @@ func (c *console) devCommand() *cobra.Command {
 				"SESAME_LIVE_KEY":      demo.LiveKey,
 				"SESAME_TEST_KEY":      demo.TestKey,
 				"SESAME_WORKSPACE_ID":  demo.WorkspaceID,
-				"SESAME_TABLE":         c.table,
+				"SESAME_TABLE":         table,
 				"SESAME_CURSOR_SECRET": secret,
 				"AWS_REGION":           awsCfg.Region,
 				// What the console needs to act like the functions (held clear).

@@ -30,11 +30,14 @@ func (c *console) invokeCommand() *cobra.Command {
 				return err
 			}
 			raw = []byte(os.ExpandEnv(string(raw)))
-			var cfg config.API
-			if err := config.Load(ctx, &cfg); err != nil {
+			table, err := c.cfg.RequireTable()
+			if err != nil {
 				return err
 			}
-			cfg.Table = c.table
+			var cfg config.API
+			if err := config.LoadOverriding(ctx, map[string]string{"SESAME_TABLE": table}, &cfg); err != nil {
+				return err
+			}
 			awsCfg, err := c.aws(ctx)
 			if err != nil {
 				return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ import (
 // `sesame invoke` runs a route's handler on an API Gateway event and a
 // consumer's handler on an SES event, as Lambda would.
 func TestInvoke(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := newConsoleTable(t)
 	t.Setenv("SESAME_CURSOR_SECRET", "invoke-test")
 	ws := c.createWorkspace("Acme")
@@ -35,6 +34,11 @@ func TestInvoke(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	repo := filepath.Join("..", "..")
+	// --table is enough: the function's own settings need no SESAME_TABLE.
+	t.Setenv("SESAME_TABLE", "") // restored after the test
+	if err := os.Unsetenv("SESAME_TABLE"); err != nil {
+		t.Fatal(err)
+	}
 
 	out := c.must("invoke", "get-email", filepath.Join(repo, "events", "apigw", "get-email.json"))
 	if !strings.Contains(out, `"statusCode": 200`) || !strings.Contains(out, id) {

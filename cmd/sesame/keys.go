@@ -8,19 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/owner"
 )
-
-// keyCreated is what `keys create` and `keys regenerate` print: the key in
-// plain text, shown this once and never again.
-type keyCreated struct {
-	Key    string     `json:"key"`
-	Record apikey.Key `json:"record"`
-}
 
 func (c *console) keysCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (shown once, stored as hashes)"}
-	var workspaceID string
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 
 	var env, preset, scopes, name string
 	create := &cobra.Command{
@@ -28,30 +21,19 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Create a key and print it once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
+			svc, err := c.owner(cmd.Context())
+			if err != nil {
 				return err
 			}
-			e := apikey.Environment(env)
-			if !e.Valid() {
-				return fmt.Errorf("--env must be live or test")
-			}
-			var custom []string
+			req := owner.KeyRequest{WorkspaceID: c.cfg.WorkspaceID, Environment: apikey.Environment(env), Preset: apikey.Preset(preset), Name: name}
 			if scopes != "" {
-				custom = strings.Split(scopes, ",")
+				req.Scopes = strings.Split(scopes, ",")
 			}
-			resolved, err := apikey.Resolve(apikey.Preset(preset), custom)
+			created, err := svc.Keys.Create(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
-			store, err := c.dynamo(cmd.Context())
-			if err != nil {
-				return err
-			}
-			plain, k, err := store.Keys.CreateKey(cmd.Context(), workspaceID, e, name, resolved)
-			if err != nil {
-				return err
-			}
-			return c.printKey(plain, k)
+			return c.printKey(created)
 		},
 	}
 	create.Flags().StringVar(&env, "env", "live", "live or test")
@@ -64,16 +46,13 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "List keys (no secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			keys, err := store.Keys.ListKeys(cmd.Context(), workspaceID)
+			keys, err := svc.Keys.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
-			}
-			if keys == nil {
-				keys = []apikey.Key{}
 			}
 			return c.print(keys, func(w io.Writer) {
 				fmt.Fprintln(w, "ID\tNAME\tENV\tKEY\tSCOPES\tSTATE")
@@ -92,15 +71,15 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Replace a key's secret; the old key stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			plain, k, err := store.Keys.RegenerateKey(cmd.Context(), workspaceID, args[0])
+			created, err := svc.Keys.Regenerate(cmd.Context(), c.cfg.WorkspaceID, args[0])
 			if err != nil {
 				return err
 			}
-			return c.printKey(plain, k)
+			return c.printKey(created)
 		},
 	}
 	revoke := &cobra.Command{
@@ -108,11 +87,11 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Revoke a key; it stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if err := store.Keys.RevokeKey(cmd.Context(), workspaceID, args[0]); err != nil {
+			if err := svc.Keys.Revoke(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"revoked": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", args[0]) })
@@ -122,9 +101,11 @@ func (c *console) keysCommand() *cobra.Command {
 	return cmd
 }
 
-func (c *console) printKey(plain string, k apikey.Key) error {
-	return c.print(keyCreated{Key: plain, Record: k}, func(w io.Writer) {
-		fmt.Fprintf(w, "%s\n\nid\t%s\nenv\t%s\nscopes\t%s\n\nStore the key now: it is shown only this once.\n", plain, k.ID, k.Environment, scopeText(k.Scopes))
+// printKey prints a key created or regenerated: the key in plain text,
+// shown this once and never again.
+func (c *console) printKey(k owner.CreatedKey) error {
+	return c.print(k, func(w io.Writer) {
+		fmt.Fprintf(w, "%s\n\nid\t%s\nenv\t%s\nscopes\t%s\n\nStore the key now: it is shown only this once.\n", k.Key, k.Record.ID, k.Record.Environment, scopeText(k.Record.Scopes))
 	})
 }
 

@@ -10,22 +10,23 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
 
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
-// console holds the global flags and the clients built from them.
+// console holds the settings and the clients built from them.
 type console struct {
-	table  string
-	region string
+	// cfg is the environment, overridden by the flags given; loaded
+	// before each command runs.
+	cfg    config.Console
 	output string
 	out    io.Writer
 
 	awsCfg *aws.Config
-	store  *dynamo.Repositories
+	svc    *owner.Service
 	// sesAPI, when set, replaces the SES client built from the AWS
 	// configuration (tests inject a fake).
 	sesAPI ses.API
@@ -33,6 +34,13 @@ type console struct {
 
 func newRootCommand() *cobra.Command {
 	return (&console{out: os.Stdout}).rootCommand()
+}
+
+// execute runs the command line of root; an input the owner service
+// refused is named by its flag.
+func execute(ctx context.Context, root *cobra.Command) error {
+	cmd, err := root.ExecuteContextC(ctx)
+	return flagged(cmd, err)
 }
 
 func (c *console) rootCommand() *cobra.Command {
@@ -46,22 +54,41 @@ func (c *console) rootCommand() *cobra.Command {
 				return fmt.Errorf("--output must be text or json")
 			}
 			c.out = cmd.OutOrStdout()
-			return nil
+			return c.loadConfig(cmd)
 		},
 	}
-	root.PersistentFlags().StringVar(&c.table, "table", envOr("SESAME_TABLE", "sesame"), "DynamoDB table of the stack (env SESAME_TABLE)")
-	root.PersistentFlags().StringVar(&c.region, "region", "", "AWS region (default: from the AWS environment)")
+	root.PersistentFlags().String("table", "", "DynamoDB table of the stack, its TableName output (env SESAME_TABLE)")
+	root.PersistentFlags().String("region", "", "AWS region (env AWS_REGION; default: from the AWS profile)")
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
 	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
 		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.webhooksCommand(), c.invokeCommand(), c.devCommand())
 	return root
 }
 
-func envOr(name, fallback string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
+// flagVariables maps each flag that stands for a config.Console variable
+// to that variable.
+var flagVariables = map[string]string{
+	"table":             "SESAME_TABLE",
+	"region":            "AWS_REGION",
+	"workspace":         "SESAME_WORKSPACE_ID",
+	"configuration-set": "SESAME_CONFIG_SET_FULL",
+}
+
+// loadConfig reads the console's settings from the environment, with the
+// flags given on cmd's command line in place of their variables.
+func (c *console) loadConfig(cmd *cobra.Command) error {
+	overrides := map[string]string{}
+	for flag, variable := range flagVariables {
+		if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
+			overrides[variable] = f.Value.String()
+		}
 	}
-	return fallback
+	return config.LoadOverriding(cmd.Context(), overrides, &c.cfg)
+}
+
+// workspaceFlag adds the --workspace flag; the commands read it from c.cfg.
+func workspaceFlag(cmd *cobra.Command) {
+	cmd.PersistentFlags().String("workspace", "", "workspace id (env SESAME_WORKSPACE_ID)")
 }
 
 func (c *console) aws(ctx context.Context) (aws.Config, error) {
@@ -69,8 +96,8 @@ func (c *console) aws(ctx context.Context) (aws.Config, error) {
 		return *c.awsCfg, nil
 	}
 	var opts []func(*awsconfig.LoadOptions) error
-	if c.region != "" {
-		opts = append(opts, awsconfig.WithRegion(c.region))
+	if c.cfg.Region != "" {
+		opts = append(opts, awsconfig.WithRegion(c.cfg.Region))
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
@@ -78,19 +105,6 @@ func (c *console) aws(ctx context.Context) (aws.Config, error) {
 	}
 	c.awsCfg = &cfg
 	return cfg, nil
-}
-
-func (c *console) dynamo(ctx context.Context) (*dynamo.Repositories, error) {
-	if c.store != nil {
-		return c.store, nil
-	}
-	cfg, err := c.aws(ctx)
-	if err != nil {
-		return nil, err
-	}
-	repos := dynamo.NewRepositories(&dynamo.Table{DB: dynamodb.NewFromConfig(cfg, disableChecksumIfLocal()), Name: c.table})
-	c.store = &repos
-	return c.store, nil
 }
 
 // print writes v as JSON with --output json, or calls text otherwise.

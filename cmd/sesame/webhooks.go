@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -27,8 +29,7 @@ type webhookSecret struct {
 
 func (c *console) webhooksCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "webhooks", Short: "Webhook endpoints: add, list, secrets, enable/disable, delivery log"}
-	var workspaceID string
-	workspaceFlag(cmd, &workspaceID)
+	workspaceFlag(cmd)
 
 	var rawURL string
 	var types []string
@@ -38,21 +39,14 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Add an endpoint and print its id and signing secret",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
-				return err
-			}
-			if rawURL == "" {
-				return fmt.Errorf("--url is required")
-			}
-			ep, err := webhook.NewEndpoint(workspaceID, rawURL, types, allowInsecure)
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			store, err := c.dynamo(cmd.Context())
+			ep, err := svc.Webhooks.Add(cmd.Context(), owner.EndpointRequest{
+				WorkspaceID: c.cfg.WorkspaceID, URL: rawURL, Events: types, AllowInsecureHTTP: allowInsecure,
+			})
 			if err != nil {
-				return err
-			}
-			if err := store.Webhooks.CreateEndpoint(cmd.Context(), ep); err != nil {
 				return err
 			}
 			return c.print(webhookCreated{Endpoint: ep, Secret: ep.Secret}, func(w io.Writer) {
@@ -70,15 +64,15 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Print an endpoint's signing secret",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ep, err := store.Webhooks.GetEndpoint(cmd.Context(), workspaceID, args[0])
+			secret, err := svc.Webhooks.Secret(cmd.Context(), c.cfg.WorkspaceID, args[0])
 			if err != nil {
-				return fmt.Errorf("endpoint %s: %w", args[0], err)
+				return err
 			}
-			return c.print(webhookSecret{ID: ep.ID, Secret: ep.Secret}, func(w io.Writer) { fmt.Fprintln(w, ep.Secret) })
+			return c.print(webhookSecret{ID: args[0], Secret: secret}, func(w io.Writer) { fmt.Fprintln(w, secret) })
 		},
 	}
 
@@ -87,16 +81,13 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "List the workspace's endpoints (no secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			eps, err := store.Webhooks.ListEndpoints(cmd.Context(), workspaceID)
+			eps, err := svc.Webhooks.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
-			}
-			if eps == nil {
-				eps = []webhook.Endpoint{}
 			}
 			return c.print(eps, func(w io.Writer) {
 				fmt.Fprintln(w, "ID\tURL\tEVENTS\tSTATE\tFAILURES\tLAST SUCCESS")
@@ -111,19 +102,19 @@ func (c *console) webhooksCommand() *cobra.Command {
 		},
 	}
 
-	setEnabled := func(use, short string, enabled bool) *cobra.Command {
+	setEnabled := func(use, short string, set func(w *owner.Webhooks, ctx context.Context, workspaceID, id string) (webhook.Endpoint, error)) *cobra.Command {
 		return &cobra.Command{
 			Use:   use + " ENDPOINT_ID",
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				store, err := c.workspaceStore(cmd.Context(), workspaceID)
+				svc, err := c.owner(cmd.Context())
 				if err != nil {
 					return err
 				}
-				ep, err := store.Webhooks.SetEndpointEnabled(cmd.Context(), workspaceID, args[0], enabled, webhook.OwnerDisableReason)
+				ep, err := set(svc.Webhooks, cmd.Context(), c.cfg.WorkspaceID, args[0])
 				if err != nil {
-					return fmt.Errorf("endpoint %s: %w", args[0], err)
+					return err
 				}
 				return c.print(ep, func(w io.Writer) { fmt.Fprintf(w, "%s %s\n", stateText(ep), ep.ID) })
 			},
@@ -135,12 +126,12 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Remove an endpoint; its pending deliveries are dropped",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.workspaceStore(cmd.Context(), workspaceID)
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if err := store.Webhooks.DeleteEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
-				return fmt.Errorf("endpoint %s: %w", args[0], err)
+			if err := svc.Webhooks.Remove(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
+				return err
 			}
 			return c.print(map[string]string{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
 		},
@@ -152,25 +143,13 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Show an endpoint's delivery attempts, newest first",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireWorkspace(workspaceID); err != nil {
-				return err
-			}
-			if limit < 1 || limit > 1000 {
-				return fmt.Errorf("--limit must be 1 to 1000")
-			}
-			store, err := c.dynamo(cmd.Context())
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if _, err := store.Webhooks.GetEndpoint(cmd.Context(), workspaceID, args[0]); err != nil {
-				return fmt.Errorf("endpoint %s: %w", args[0], err)
-			}
-			attempts, err := store.Webhooks.ListAttempts(cmd.Context(), workspaceID, args[0], limit)
+			attempts, err := svc.Webhooks.Deliveries(cmd.Context(), c.cfg.WorkspaceID, args[0], limit)
 			if err != nil {
 				return err
-			}
-			if attempts == nil {
-				attempts = []webhook.Attempt{}
 			}
 			return c.print(attempts, func(w io.Writer) {
 				fmt.Fprintln(w, "TIME\tEVENT\tATTEMPT\tSTATUS\tLATENCY\tERROR")
@@ -184,11 +163,11 @@ func (c *console) webhooksCommand() *cobra.Command {
 			})
 		},
 	}
-	deliveries.Flags().IntVar(&limit, "limit", 50, "how many attempts to show (1 to 1000)")
+	deliveries.Flags().IntVar(&limit, "limit", 50, fmt.Sprintf("how many attempts to show (1 to %d)", owner.MaxDeliveries))
 
 	cmd.AddCommand(add, secret, list,
-		setEnabled("enable", "Enable an endpoint again (clears its failure count)", true),
-		setEnabled("disable", "Disable an endpoint: its deliveries stop", false),
+		setEnabled("enable", "Enable an endpoint again (clears its failure count)", (*owner.Webhooks).Enable),
+		setEnabled("disable", "Disable an endpoint: its deliveries stop", (*owner.Webhooks).Disable),
 		remove, deliveries)
 	return cmd
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"regexp"
 	"slices"
@@ -15,32 +14,17 @@ import (
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
-// webhooks runs `sesame webhooks …` in process.
-func (c *consoleTable) webhooks(args ...string) (string, error) {
-	c.t.Helper()
-	return c.run(append([]string{"webhooks"}, args...)...)
-}
-
-// mustWebhooks runs a webhooks command that has to succeed.
-func (c *consoleTable) mustWebhooks(args ...string) string {
-	c.t.Helper()
-	return c.must(append([]string{"webhooks"}, args...)...)
-}
-
-var (
-	webhookIDLine     = regexp.MustCompile(`(?m)^id\s+(\S+)$`)
-	webhookSecretLine = regexp.MustCompile(`(?m)^secret\s+(whsec_\S+)$`)
-)
+var webhookSecretLine = regexp.MustCompile(`(?m)^secret\s+(whsec_\S+)$`)
 
 func TestWebhooksCommands(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
 	other := c.createWorkspace("Other")
 
 	// add prints the id and the secret once, and where to find it again.
-	out := c.mustWebhooks("add", "--workspace", ws, "--url", "https://hooks.example.com/in", "--events", "email.delivered,email.bounced")
-	idm, secm := webhookIDLine.FindStringSubmatch(out), webhookSecretLine.FindStringSubmatch(out)
+	out := c.must("webhooks", "add", "--workspace", ws, "--url", "https://hooks.example.com/in", "--events", "email.delivered,email.bounced")
+	idm, secm := idLine.FindStringSubmatch(out), webhookSecretLine.FindStringSubmatch(out)
 	if idm == nil || secm == nil {
 		t.Fatalf("add printed no id or secret:\n%s", out)
 	}
@@ -64,10 +48,10 @@ func TestWebhooksCommands(t *testing.T) {
 	}
 
 	// secret gives it back; list never shows secrets.
-	if got := strings.TrimSpace(c.mustWebhooks("secret", id)); got != secret {
+	if got := strings.TrimSpace(c.must("webhooks", "secret", id)); got != secret {
 		t.Errorf("secret printed %q, want %q", got, secret)
 	}
-	list := c.mustWebhooks("list")
+	list := c.must("webhooks", "list")
 	for _, want := range []string{"ID", "URL", "EVENTS", "STATE", id, "https://hooks.example.com/in", "email.delivered,email.bounced", "enabled", "never", local.Endpoint.ID, "all"} {
 		if !strings.Contains(list, want) {
 			t.Errorf("list lacks %q:\n%s", want, list)
@@ -84,13 +68,13 @@ func TestWebhooksCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if out := c.mustWebhooks("disable", id); !strings.Contains(out, "disabled ("+webhook.OwnerDisableReason+") "+id) {
+	if out := c.must("webhooks", "disable", id); !strings.Contains(out, "disabled ("+webhook.OwnerDisableReason+") "+id) {
 		t.Errorf("disable printed %q", out)
 	}
 	if ep, _ := c.store.Webhooks.GetEndpoint(ctx, ws, id); ep.Enabled || ep.DisabledReason != webhook.OwnerDisableReason {
 		t.Errorf("after disable: %+v", ep)
 	}
-	if out := c.mustWebhooks("enable", id); strings.TrimSpace(out) != "enabled "+id {
+	if out := c.must("webhooks", "enable", id); strings.TrimSpace(out) != "enabled "+id {
 		t.Errorf("enable printed %q", out)
 	}
 	if ep, _ := c.store.Webhooks.GetEndpoint(ctx, ws, id); !ep.Enabled || ep.DisabledReason != "" || ep.ConsecutiveFailures != 0 {
@@ -108,7 +92,7 @@ func TestWebhooksCommands(t *testing.T) {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
-	log := c.mustWebhooks("deliveries", id)
+	log := c.must("webhooks", "deliveries", id)
 	lines := strings.Split(strings.TrimSpace(log), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[0], "TIME") ||
 		!regexp.MustCompile(`evt_new\s+2\s+200\s+42ms`).MatchString(lines[1]) ||
@@ -121,23 +105,23 @@ func TestWebhooksCommands(t *testing.T) {
 	}
 
 	// Another workspace sees none of it.
-	for _, args := range [][]string{{"secret", id}, {"disable", id}, {"enable", id}, {"deliveries", id}, {"remove", id}} {
-		if _, err := c.webhooks(append(args, "--workspace", other)...); !errors.Is(err, webhook.ErrEndpointNotFound) {
-			t.Errorf("webhooks %s from another workspace: err = %v, want not found", args[0], err)
+	for _, verb := range []string{"secret", "disable", "enable", "deliveries", "remove"} {
+		if _, err := c.run("webhooks", verb, id, "--workspace", other); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Errorf("webhooks %s from another workspace: err = %v, want not found", verb, err)
 		}
 	}
-	if l := c.mustWebhooks("list", "--workspace", other); strings.Contains(l, id) {
+	if l := c.must("webhooks", "list", "--workspace", other); strings.Contains(l, id) {
 		t.Errorf("another workspace lists the endpoint:\n%s", l)
 	}
 
 	// remove.
-	if out := c.mustWebhooks("remove", id); strings.TrimSpace(out) != "removed "+id {
+	if out := c.must("webhooks", "remove", id); strings.TrimSpace(out) != "removed "+id {
 		t.Errorf("remove printed %q", out)
 	}
 	if _, err := c.store.Webhooks.GetEndpoint(ctx, ws, id); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("after remove: err = %v", err)
 	}
-	if _, err := c.webhooks("secret", id); !errors.Is(err, webhook.ErrEndpointNotFound) {
+	if _, err := c.run("webhooks", "secret", id); !errors.Is(err, webhook.ErrEndpointNotFound) {
 		t.Errorf("secret of a removed endpoint: err = %v", err)
 	}
 }
@@ -165,12 +149,12 @@ func TestWebhooksAddRefusals(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			args := append([]string{"add", "--workspace", ws}, tc.args...)
-			out, err := c.webhooks(args...)
-			checkFails(t, append([]string{"webhooks"}, args...), out, err, tc.wantIs, tc.wantMsg)
+			args := append([]string{"webhooks", "add", "--workspace", ws}, tc.args...)
+			out, err := c.run(args...)
+			checkFails(t, args, out, err, tc.wantIs, tc.wantMsg)
 		})
 	}
-	if eps, err := c.store.Webhooks.ListEndpoints(context.Background(), ws); err != nil || len(eps) != 0 {
+	if eps, err := c.store.Webhooks.ListEndpoints(t.Context(), ws); err != nil || len(eps) != 0 {
 		t.Errorf("refused adds stored %v (err %v)", eps, err)
 	}
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -18,14 +19,11 @@ func (c *console) workspaceCommand() *cobra.Command {
 		Short: "Create a workspace and print its id",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if name == "" {
-				return fmt.Errorf("--name is required")
-			}
-			store, err := c.dynamo(cmd.Context())
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ws, err := store.Workspaces.CreateWorkspace(cmd.Context(), name)
+			ws, err := svc.Workspaces.Create(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
@@ -38,16 +36,13 @@ func (c *console) workspaceCommand() *cobra.Command {
 		Short: "List workspaces",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := c.dynamo(cmd.Context())
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			all, err := store.Workspaces.ListWorkspaces(cmd.Context())
+			all, err := svc.Workspaces.List(cmd.Context())
 			if err != nil {
 				return err
-			}
-			if all == nil {
-				all = []workspace.Workspace{}
 			}
 			return c.print(all, func(w io.Writer) {
 				fmt.Fprintln(w, "ID\tNAME\tCREATED")
@@ -62,11 +57,11 @@ func (c *console) workspaceCommand() *cobra.Command {
 		Short: "Show one workspace",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := c.dynamo(cmd.Context())
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ws, err := store.Workspaces.GetWorkspace(cmd.Context(), args[0])
+			ws, err := svc.Workspaces.Get(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -92,31 +87,25 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 			var change workspace.Settings
 			flags := cmd.Flags()
 			if flags.Changed("monthly-allowance") {
-				if allowance < 0 {
-					return fmt.Errorf("--monthly-allowance must be 0 (no cap) or more")
-				}
 				change.MonthlyAllowance = &allowance
 			}
 			if flags.Changed("tracking-off-provisioned") {
 				change.TrackingOffProvisioned = &trackingOff
 			}
 			if flags.Changed("default-tracking") {
-				if !email.TrackingMode(defaultTracking).Valid() {
-					return fmt.Errorf("--default-tracking must be full, essential or off")
-				}
 				change.DefaultTracking = &defaultTracking
 			}
 			if flags.Changed("brands") {
 				change.Brands = &brands
 			}
-			if change == (workspace.Settings{}) {
-				return fmt.Errorf("nothing to change; see --help")
-			}
-			store, err := c.dynamo(cmd.Context())
+			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ws, err := store.Workspaces.UpdateWorkspace(cmd.Context(), args[0], change)
+			ws, err := svc.Workspaces.Update(cmd.Context(), args[0], change)
+			if errors.Is(err, owner.ErrNothingToChange) {
+				return fmt.Errorf("%w; see --help", err)
+			}
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -37,9 +38,51 @@ type API struct {
 	WebhookAllowedPrefixes []netip.Prefix `env:"SESAME_WEBHOOK_ALLOWED_PREFIXES"`
 }
 
+// Console configures the operator console (cmd/sesame). Each variable
+// has a flag of the same meaning, and a flag given wins.
+type Console struct {
+	// Table is the stack's DynamoDB table (its TableName output). No
+	// default: a guessed name would act on the wrong table. `sesame dev`
+	// names its own.
+	Table string `env:"SESAME_TABLE"`
+	// Region is the AWS region; empty leaves it to the AWS profile.
+	Region string `env:"AWS_REGION"`
+	// WorkspaceID is the workspace of the commands that act on one.
+	WorkspaceID string `env:"SESAME_WORKSPACE_ID"`
+	// ReviewQueueURL is where held clear/deny queue the owner's verdict:
+	// the review function releases held email (stack output ReviewQueueUrl).
+	ReviewQueueURL string `env:"SESAME_REVIEW_QUEUE_URL"`
+	// ConfigSetFull is the SES configuration set a new domain identity
+	// uses by default.
+	ConfigSetFull string `env:"SESAME_CONFIG_SET_FULL"`
+}
+
+// ErrNoTable is the console's answer to a command that needs the table
+// when none is named.
+var ErrNoTable = errors.New("no table: set SESAME_TABLE or pass --table (the stack's TableName output)")
+
+// RequireTable returns the table, or ErrNoTable.
+func (c Console) RequireTable() (string, error) {
+	if c.Table == "" {
+		return "", ErrNoTable
+	}
+	return c.Table, nil
+}
+
 // Load fills cfg from the process environment.
 func Load(ctx context.Context, cfg any) error {
 	return LoadFrom(ctx, envconfig.OsLookuper(), cfg)
+}
+
+// LoadOverriding fills cfg from the process environment, except that a
+// variable named in overrides takes that value instead (the console's
+// flags, keyed by the variable each stands for).
+func LoadOverriding(ctx context.Context, overrides map[string]string, cfg any) error {
+	return loadOverriding(ctx, overrides, envconfig.OsLookuper(), cfg)
+}
+
+func loadOverriding(ctx context.Context, overrides map[string]string, env envconfig.Lookuper, cfg any) error {
+	return LoadFrom(ctx, envconfig.MultiLookuper(envconfig.MapLookuper(overrides), env), cfg)
 }
 
 // LoadFrom fills cfg from l (tests pass a map).

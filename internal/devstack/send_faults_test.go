@@ -186,7 +186,7 @@ func TestClearedLayoutWithADeceptiveLinkIsHeld(t *testing.T) {
 	bad.want(t, true, "held")
 	e.reviewHeld(t, 1)
 	e.wantEmail(t, s.key, bad.ID, "held", "")
-	if err := e.deps.Reviewer.OwnerDecision(context.Background(), s.id, bad.ID, true); err != nil {
+	if err := e.held().Clear(t.Context(), s.id, bad.ID); err != nil {
 		t.Fatal(err)
 	}
 	e.reviewHeld(t, 1)

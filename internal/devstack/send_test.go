@@ -27,6 +27,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -94,6 +95,12 @@ func (e *env) postTo(t *testing.T, base, key, path string, body any, hdr ...stri
 		t.Fatal(err)
 	}
 	return r
+}
+
+// held is the owner's side of the review, as the console and the
+// dashboard reach it.
+func (e *env) held() *owner.Held {
+	return &owner.Held{Emails: e.deps.Repos.Emails, Store: e.deps.Repos.Held, Templates: e.deps.Repos.Held, Review: e.deps.Sending.Review}
 }
 
 // withService serves the env's routes on a second server whose send
@@ -543,7 +550,7 @@ func TestSendHeldNotCleared(t *testing.T) {
 			b.want(t, true, "held")
 			e.reviewHeld(t, 1)
 			e.wantEmail(t, s.key, b.ID, "held", "")
-			if err := e.deps.Reviewer.OwnerDecision(context.Background(), s.id, b.ID, false); err != nil {
+			if err := e.held().Deny(t.Context(), s.id, b.ID); err != nil {
 				t.Fatal(err)
 			}
 			e.reviewHeld(t, 1)

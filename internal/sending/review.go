@@ -121,47 +121,6 @@ func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 	return rv.send(ctx, h)
 }
 
-// OwnerDecision is the owner's verdict on a held email (`sesame held
-// clear` / `deny`). While its template is undecided (or when the owner
-// clears a denied one), the verdict is the template's, and every email held
-// with it is queued for review under it, the one the owner looked at
-// vouched for. Otherwise the email was held for reasons of its own, and the
-// verdict is about it alone.
-func (rv *Reviewer) OwnerDecision(ctx context.Context, workspaceID, emailID string, cleared bool) error {
-	h, err := rv.Held.GetHeld(ctx, workspaceID, emailID)
-	if err != nil {
-		return err
-	}
-	tpl, err := rv.Held.GetTemplate(ctx, workspaceID, h.Fingerprint)
-	if err != nil {
-		return err
-	}
-	one := ReviewMessage{WorkspaceID: workspaceID, EmailID: emailID, Fingerprint: h.Fingerprint, Vouched: cleared, Denied: !cleared}
-	if tpl.State == TemplateCleared || (tpl.State == TemplateDenied && !cleared) {
-		return rv.Service.Review.Enqueue(ctx, one)
-	}
-	state, reasons := TemplateCleared, []string(nil)
-	if !cleared {
-		state, reasons = TemplateDenied, []string{"denied by the workspace owner"}
-	}
-	if _, err := rv.Held.DecideTemplate(ctx, workspaceID, h.Fingerprint, state, reasons, false); err != nil {
-		return err
-	}
-	ids, err := rv.Held.ListHeld(ctx, workspaceID, h.Fingerprint)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, id := range ids {
-		m := ReviewMessage{WorkspaceID: workspaceID, EmailID: id, Fingerprint: h.Fingerprint}
-		if id == emailID {
-			m = one
-		}
-		errs = append(errs, rv.Service.Review.Enqueue(ctx, m))
-	}
-	return errors.Join(errs...)
-}
-
 // send releases a cleared held email. A lease keeps two reviewers (and a
 // concurrent deny) apart; the email leaves held only once SES has taken it,
 // and that is recorded first, so a release interrupted after the send

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,164 +10,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
-	"github.com/sesame-mail/sesame/internal/ses"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
-
-// consoleTable is a fresh table on DynamoDB Local that the console is
-// pointed at with --table; the console builds its own client from the AWS
-// environment, as it does for an operator.
-type consoleTable struct {
-	t     *testing.T
-	name  string
-	store *dynamo.Repositories // the same table, read directly
-}
-
-func newConsoleTable(t *testing.T) *consoleTable {
-	t.Helper()
-	// The console's defaults come from these; keep the tests hermetic.
-	t.Setenv("SESAME_TABLE", "")
-	t.Setenv("SESAME_WORKSPACE_ID", "")
-	name := dynamotest.NewTable(t)
-	return &consoleTable{t: t, name: name, store: repositoriesOf(t, name)}
-}
-
-// run executes one console command in process and returns what it printed.
-func (c *consoleTable) run(args ...string) (string, error) {
-	c.t.Helper()
-	return c.runSES(nil, args...)
-}
-
-// must runs a command that has to succeed.
-func (c *consoleTable) must(args ...string) string {
-	c.t.Helper()
-	return c.mustSES(nil, args...)
-}
-
-// runSES runs one console command in process with api as its SES client
-// (nil: the console builds its own).
-func (c *consoleTable) runSES(api ses.API, args ...string) (string, error) {
-	c.t.Helper()
-	root := (&console{out: os.Stdout, sesAPI: api}).rootCommand()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(append([]string{"--table", c.name}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
-}
-
-// mustSES runs a command that has to succeed.
-func (c *consoleTable) mustSES(api ses.API, args ...string) string {
-	c.t.Helper()
-	out, err := c.runSES(api, args...)
-	if err != nil {
-		c.t.Fatalf("sesame %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-// mustJSON runs a command with --output json and decodes what it printed.
-func mustJSON[T any](c *consoleTable, args ...string) (T, string) {
-	c.t.Helper()
-	out := c.must(append(args, "--output", "json")...)
-	var v T
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		c.t.Fatalf("sesame %s printed invalid JSON: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return v, out
-}
-
-// checkFails asserts a command failed with an error that is wantIs (when
-// set) and says wantMsg.
-func checkFails(t *testing.T, args []string, out string, err, wantIs error, wantMsg string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("sesame %s succeeded:\n%s", strings.Join(args, " "), out)
-	}
-	if wantIs != nil && !errors.Is(err, wantIs) {
-		t.Errorf("err = %v, want %v", err, wantIs)
-	}
-	if !strings.Contains(err.Error(), wantMsg) {
-		t.Errorf("err = %q, want it to say %q", err, wantMsg)
-	}
-}
-
-func (c *consoleTable) createWorkspace(name string) string {
-	c.t.Helper()
-	ws, _ := mustJSON[workspace.Workspace](c, "workspace", "create", "--name", name)
-	return ws.ID
-}
-
-func TestWorkspaceCommands(t *testing.T) {
-	c := newConsoleTable(t)
-
-	out := c.must("workspace", "create", "--name", "Acme")
-	acme := strings.TrimSpace(out)
-	if _, err := uuid.Parse(acme); err != nil || strings.Count(out, "\n") != 1 {
-		t.Fatalf("workspace create printed %q, want just the new id", out)
-	}
-	beta, _ := mustJSON[workspace.Workspace](c, "workspace", "create", "--name", "Beta")
-	if beta.Name != "Beta" || beta.ID == "" || beta.ID == acme || beta.CreatedAt.IsZero() {
-		t.Fatalf("workspace create --output json = %+v", beta)
-	}
-
-	list := c.must("workspace", "list")
-	for _, want := range []string{"ID", "NAME", "CREATED", acme, "Acme", beta.ID, "Beta"} {
-		if !strings.Contains(list, want) {
-			t.Errorf("workspace list lacks %q:\n%s", want, list)
-		}
-	}
-	all, _ := mustJSON[[]workspace.Workspace](c, "workspace", "list")
-	var names []string
-	for _, ws := range all {
-		names = append(names, ws.ID+"="+ws.Name)
-	}
-	slices.Sort(names)
-	want := []string{acme + "=Acme", beta.ID + "=Beta"}
-	slices.Sort(want)
-	if !slices.Equal(names, want) {
-		t.Errorf("workspace list --output json = %v, want %v", names, want)
-	}
-
-	show := c.must("workspace", "show", acme)
-	for _, re := range []string{`(?m)^id\s+` + acme + `$`, `(?m)^name\s+Acme$`, `(?m)^created\s+\d{4}-\d\d-\d\d `} {
-		if !regexp.MustCompile(re).MatchString(show) {
-			t.Errorf("workspace show does not match %s:\n%s", re, show)
-		}
-	}
-	shown, _ := mustJSON[workspace.Workspace](c, "workspace", "show", beta.ID)
-	if shown.ID != beta.ID || shown.Name != "Beta" || !shown.CreatedAt.Equal(beta.CreatedAt) {
-		t.Errorf("workspace show --output json = %+v, want %+v", shown, beta)
-	}
-}
-
-func TestWorkspaceCommandErrors(t *testing.T) {
-	c := newConsoleTable(t)
-	cases := map[string]struct {
-		args    []string
-		wantIs  error
-		wantMsg string
-	}{
-		"create without a name": {args: []string{"workspace", "create"}, wantMsg: "--name is required"},
-		"show an absent id":     {args: []string{"workspace", "show", uuid.NewString()}, wantIs: workspace.ErrNotFound},
-		"show without an id":    {args: []string{"workspace", "show"}, wantMsg: "accepts 1 arg"},
-		"unknown output format": {args: []string{"workspace", "list", "--output", "yaml"}, wantMsg: "--output must be"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			out, err := c.run(tc.args...)
-			checkFails(t, tc.args, out, err, tc.wantIs, tc.wantMsg)
-		})
-	}
-	if all, err := c.store.Workspaces.ListWorkspaces(context.Background()); err != nil || len(all) != 0 {
-		t.Errorf("failed commands left workspaces %v (err %v)", all, err)
-	}
-}
-
-var keyIDLine = regexp.MustCompile(`(?m)^id\s+(\S+)$`)
 
 // createdKey reads the text that `keys create` and `keys regenerate` print:
 // the key on the first line, then its id.
@@ -187,7 +28,7 @@ func createdKey(t *testing.T, out string, env apikey.Environment) (key, id strin
 	if !strings.Contains(out, "shown only this once") {
 		t.Errorf("no warning that the key is shown once:\n%s", out)
 	}
-	m := keyIDLine.FindStringSubmatch(out)
+	m := idLine.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no id line in:\n%s", out)
 	}
@@ -195,7 +36,7 @@ func createdKey(t *testing.T, out string, env apikey.Environment) (key, id strin
 }
 
 func TestKeysLifecycle(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
 	readScopes, err := apikey.Resolve(apikey.PresetRead, nil)
@@ -218,7 +59,7 @@ func TestKeysLifecycle(t *testing.T) {
 	}
 
 	// A live key with the send preset, printed as JSON.
-	live, raw := mustJSON[keyCreated](c, "keys", "create", "--workspace", ws, "--preset", "send", "--name", "ci")
+	live, raw := mustJSON[owner.CreatedKey](c, "keys", "create", "--workspace", ws, "--preset", "send", "--name", "ci")
 	if e, ok := apikey.Parse(live.Key); !ok || e != apikey.Live {
 		t.Fatalf("JSON key = %q, want a live key (the default env)", live.Key)
 	}
@@ -314,13 +155,13 @@ func TestKeysLifecycle(t *testing.T) {
 func TestKeysCreateCustomScopes(t *testing.T) {
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
-	created, _ := mustJSON[keyCreated](c, "keys", "create", "--workspace", ws, "--env", "test",
+	created, _ := mustJSON[owner.CreatedKey](c, "keys", "create", "--workspace", ws, "--env", "test",
 		"--preset", "custom", "--scopes", "email:send_bulk,emails:read")
 	want := []apikey.Scope{apikey.EmailSendBulk, apikey.EmailsRead}
 	if !slices.Equal(created.Record.Scopes, want) {
 		t.Errorf("scopes = %v, want %v", created.Record.Scopes, want)
 	}
-	p, err := c.store.Keys.Authenticate(context.Background(), created.Key, apikey.Test)
+	p, err := c.store.Keys.Authenticate(t.Context(), created.Key, apikey.Test)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,14 +201,8 @@ func TestKeysCommandErrors(t *testing.T) {
 		})
 	}
 	for _, id := range []string{ws, absent} {
-		if keys, err := c.store.Keys.ListKeys(context.Background(), id); err != nil || len(keys) != 0 {
+		if keys, err := c.store.Keys.ListKeys(t.Context(), id); err != nil || len(keys) != 0 {
 			t.Errorf("failed commands left keys in workspace %s: %v (err %v)", id, keys, err)
 		}
 	}
-}
-
-// repositoriesOf reads table directly, without a recorder.
-func repositoriesOf(t *testing.T, table string) *dynamo.Repositories {
-	repos := dynamo.NewRepositories(&dynamo.Table{DB: dynamotest.Client(t), Name: table})
-	return &repos
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/owner"
+)
+
+func (c *console) heldCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "held", Short: "Emails held for the security review"}
+	workspaceFlag(cmd)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List held emails",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := c.owner(cmd.Context())
+			if err != nil {
+				return err
+			}
+			held, err := svc.Held.List(cmd.Context(), c.cfg.WorkspaceID)
+			if err != nil {
+				return err
+			}
+			return c.printEmails(held)
+		},
+	}
+	decide := func(use, short, verb string, decision func(h *owner.Held, ctx context.Context, workspaceID, emailID string) error) *cobra.Command {
+		return &cobra.Command{
+			Use:   use + " EMAIL_ID",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				svc, err := c.owner(cmd.Context())
+				if err != nil {
+					return err
+				}
+				err = decision(svc.Held, cmd.Context(), c.cfg.WorkspaceID, args[0])
+				if errors.Is(err, owner.ErrNoReviewQueue) {
+					return fmt.Errorf("SESAME_REVIEW_QUEUE_URL is not set: the review function releases held email (stack output ReviewQueueUrl, or .sesame/dev.env)")
+				}
+				if err != nil {
+					return err
+				}
+				return c.print(map[string]string{verb: args[0]}, func(w io.Writer) {
+					fmt.Fprintf(w, "%s %s; the review function releases it (and any email waiting with its template) shortly\n", verb, args[0])
+				})
+			},
+		}
+	}
+	cmd.AddCommand(list,
+		decide("clear", "Clear the email's template: it is sent, and the emails waiting with it get their own check", "cleared", (*owner.Held).Clear),
+		decide("deny", "Deny the email's template: it and the emails waiting with it are not sent", "denied", (*owner.Held).Deny))
+	return cmd
+}
+
+func (c *console) capturedCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "captured", Short: "Emails captured by test keys"}
+	workspaceFlag(cmd)
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List emails captured in test mode (newest first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			svc, err := c.owner(cmd.Context())
+			if err != nil {
+				return err
+			}
+			captured, err := svc.Captured.List(cmd.Context(), c.cfg.WorkspaceID)
+			if err != nil {
+				return err
+			}
+			return c.printEmails(captured)
+		},
+	})
+	return cmd
+}
+
+// printEmails prints emails as the API shows them.
+func (c *console) printEmails(emails []email.Email) error {
+	views := make([]email.View, len(emails))
+	for i, e := range emails {
+		views[i] = e.View()
+	}
+	return c.print(views, func(w io.Writer) {
+		fmt.Fprintln(w, "ID\tSENT\tSTATUS\tENV\tTO\tSUBJECT")
+		for _, v := range views {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.SentAt, v.Status, v.Environment, v.To, v.Subject)
+		}
+	})
+}

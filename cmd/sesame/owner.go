@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/ses"
+)
+
+// ownerClients are the AWS clients the owner service reaches.
+type ownerClients struct {
+	DynamoDB dynamo.DB
+	SES      ses.API
+	SQS      queue.SendAPI
+}
+
+// newOwner builds the owner service over the stack's table, SES and the
+// review queue: the one place that says which repository serves which
+// concern.
+func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
+	repos := dynamo.NewRepositories(&dynamo.Table{DB: c.DynamoDB, Name: table})
+	identities := &ses.Client{API: c.SES}
+	var review owner.ReviewQueue // none: held clear and deny refuse
+	if cfg.ReviewQueueURL != "" {
+		review = &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL}
+	}
+	return &owner.Service{
+		Workspaces:   &owner.Workspaces{Store: repos.Workspaces},
+		Keys:         &owner.Keys{Store: repos.Keys},
+		Domains:      &owner.Domains{Store: repos.Domains, Identities: identities},
+		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
+		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Review: review},
+		Captured:     &owner.Captured{Emails: repos.Emails},
+		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
+		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
+	}
+}
+
+// owner is the owner service over the clients of the console's AWS
+// configuration, built once.
+func (c *console) owner(ctx context.Context) (*owner.Service, error) {
+	if c.svc != nil {
+		return c.svc, nil
+	}
+	table, err := c.cfg.RequireTable()
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := c.aws(ctx)
+	if err != nil {
+		return nil, err
+	}
+	clients := ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI, SQS: sqs.NewFromConfig(awsCfg)}
+	if clients.SES == nil {
+		clients.SES = sesv2.NewFromConfig(awsCfg)
+	}
+	c.svc = newOwner(c.cfg, table, clients)
+	return c.svc, nil
+}
+
+// flagged names the flag an input refused by the owner service came from
+// (the service names inputs as the console's flags do); an input that is
+// a positional argument keeps the service's reason alone.
+func flagged(cmd *cobra.Command, err error) error {
+	var input *owner.InputError
+	if cmd == nil || !errors.As(err, &input) {
+		return err
+	}
+	if cmd.Flags().Lookup(input.Field) != nil {
+		return fmt.Errorf("--%w", input)
+	}
+	if input.Err != nil {
+		return input.Err
+	}
+	return err
+}

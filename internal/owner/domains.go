@@ -1,0 +1,127 @@
+package owner
+
+import (
+	"context"
+
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/ses"
+)
+
+// DomainStore keeps a workspace's sending domains and the claims that give
+// each domain to one workspace.
+type DomainStore interface {
+	// CanAddDomain says why the workspace cannot add the domain, if it
+	// cannot: absent workspace, domain added already, or claimed by another.
+	CanAddDomain(ctx context.Context, workspaceID, name string) error
+	AddDomain(ctx context.Context, workspaceID, name string, records []identity.DNSRecord) (identity.Domain, error)
+	SetDomainStatus(ctx context.Context, workspaceID, name string, status identity.DomainStatus, records []identity.DNSRecord) (identity.Domain, error)
+	ListDomains(ctx context.Context, workspaceID, after string, limit int) ([]identity.Domain, string, bool, error)
+}
+
+// Identities is SES's side of a domain (ses.Client).
+type Identities interface {
+	// CreateDomain makes the domain an identity with Easy DKIM and returns
+	// the DNS records to publish; for an existing identity, its records.
+	CreateDomain(ctx context.Context, domain, configurationSet string) ([]ses.DNSRecord, error)
+	DomainStatus(ctx context.Context, domain string) (ses.DomainStatus, error)
+}
+
+// Domains adds a workspace's sending domains as SES identities and keeps
+// their verification in step with SES.
+type Domains struct {
+	Store      DomainStore
+	Identities Identities
+}
+
+// DomainRequest asks for a sending domain.
+type DomainRequest struct {
+	WorkspaceID string
+	Name        string
+	// ConfigurationSet is the identity's default SES configuration set;
+	// empty for none.
+	ConfigurationSet string
+}
+
+// DomainCheck is a domain after its verification was read from SES.
+type DomainCheck struct {
+	Domain identity.Domain
+	// DKIMStatus is SES's word: PENDING, SUCCESS, FAILED, TEMPORARY_FAILURE
+	// or NOT_STARTED.
+	DKIMStatus string
+}
+
+// domainsPage is how many domains one read lists.
+const domainsPage = 100
+
+// Add creates the domain's SES identity and records the domain as pending,
+// with the DNS records the owner publishes. A domain the workspace cannot
+// have is refused before SES is touched: SES identities belong to the
+// whole AWS account, so a domain belongs to one workspace.
+func (d *Domains) Add(ctx context.Context, req DomainRequest) (identity.Domain, error) {
+	if err := requireWorkspace(req.WorkspaceID); err != nil {
+		return identity.Domain{}, err
+	}
+	if err := d.Store.CanAddDomain(ctx, req.WorkspaceID, req.Name); err != nil {
+		return identity.Domain{}, err
+	}
+	records, err := d.Identities.CreateDomain(ctx, req.Name, req.ConfigurationSet)
+	if err != nil {
+		return identity.Domain{}, err
+	}
+	return d.Store.AddDomain(ctx, req.WorkspaceID, req.Name, identityRecords(records))
+}
+
+// Status reads the domain's verification from SES and records it: verified
+// puts the domain among those the workspace sends from, and a DKIM failure
+// takes it out again.
+func (d *Domains) Status(ctx context.Context, workspaceID, name string) (DomainCheck, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return DomainCheck{}, err
+	}
+	st, err := d.Identities.DomainStatus(ctx, name)
+	if err != nil {
+		return DomainCheck{}, err
+	}
+	dom, err := d.Store.SetDomainStatus(ctx, workspaceID, name, domainState(st), identityRecords(st.Records))
+	if err != nil {
+		return DomainCheck{}, err
+	}
+	return DomainCheck{Domain: dom, DKIMStatus: st.DKIMStatus}, nil
+}
+
+// domainState is what SES's answer means for sending from the domain.
+func domainState(st ses.DomainStatus) identity.DomainStatus {
+	switch {
+	case st.Verified:
+		return identity.DomainVerified
+	case st.DKIMStatus == "FAILED" || st.DKIMStatus == "TEMPORARY_FAILURE":
+		return identity.DomainFailed
+	}
+	return identity.DomainPending
+}
+
+// List returns the workspace's domains, newest first.
+func (d *Domains) List(ctx context.Context, workspaceID string) ([]identity.Domain, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	all := []identity.Domain{}
+	for after, more := "", true; more; {
+		var page []identity.Domain
+		var err error
+		page, after, more, err = d.Store.ListDomains(ctx, workspaceID, after, domainsPage)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+	}
+	return all, nil
+}
+
+func identityRecords(in []ses.DNSRecord) []identity.DNSRecord {
+	out := make([]identity.DNSRecord, len(in))
+	for i, r := range in {
+		out[i] = identity.DNSRecord{Type: r.Type, Name: r.Name, Value: r.Value}
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/sending"
+)
+
+// EmailLister lists a workspace's emails, newest first, a page at a time.
+type EmailLister interface {
+	ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error)
+}
+
+// HeldStore reads held emails and finds those held with a template.
+type HeldStore interface {
+	GetHeld(ctx context.Context, workspaceID, emailID string) (sending.HeldEmail, error)
+	ListHeld(ctx context.Context, workspaceID, fingerprint string) ([]string, error)
+}
+
+// TemplateStore keeps the security review's verdict on each template.
+type TemplateStore interface {
+	GetTemplate(ctx context.Context, workspaceID, fingerprint string) (sending.Template, error)
+	DecideTemplate(ctx context.Context, workspaceID, fingerprint string, state sending.TemplateState, reasons []string, onlyIfPending bool) (bool, error)
+}
+
+// ReviewQueue carries held emails to the review function, which sends or
+// fails them (queue.Publisher).
+type ReviewQueue interface {
+	Enqueue(ctx context.Context, body any) error
+}
+
+// ErrNoReviewQueue refuses a clear or deny when no review queue is wired:
+// the review function releases held email, not the owner's surface.
+var ErrNoReviewQueue = errors.New("no review queue to release held email")
+
+// Held is the owner's side of the security review: the emails it holds,
+// and the owner's clear or deny of one.
+type Held struct {
+	Emails    EmailLister
+	Store     HeldStore
+	Templates TemplateStore
+	// Review is nil where no review queue is configured.
+	Review ReviewQueue
+}
+
+// emailsPage is how many emails one read asks for; a filtered read
+// examines at most 1,000, so an old held email can be a few pages down.
+const emailsPage = 100
+
+// List returns every email the review holds, newest first.
+func (h *Held) List(ctx context.Context, workspaceID string) ([]email.Email, error) {
+	return listEmails(ctx, h.Emails, workspaceID, email.Filter{Status: email.StatusHeld})
+}
+
+// Clear sends the email: the owner vouches for it. See decide.
+func (h *Held) Clear(ctx context.Context, workspaceID, emailID string) error {
+	return h.decide(ctx, workspaceID, emailID, true)
+}
+
+// Deny fails the email: it is never sent. See decide.
+func (h *Held) Deny(ctx context.Context, workspaceID, emailID string) error {
+	return h.decide(ctx, workspaceID, emailID, false)
+}
+
+// decide records the owner's verdict and queues the review that carries
+// it out. While the email's template is undecided (or when the owner
+// clears a denied one), the verdict is the template's, and every email
+// held with it is queued for review under it, the one the owner looked at
+// vouched for (cleared) or denied. Otherwise the email was held for
+// reasons of its own (a foreign brand, a deceptive link), and the verdict
+// is about it alone; a denied template stays denied.
+func (h *Held) decide(ctx context.Context, workspaceID, emailID string, cleared bool) error {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return err
+	}
+	if h.Review == nil {
+		return ErrNoReviewQueue
+	}
+	held, err := h.Store.GetHeld(ctx, workspaceID, emailID)
+	if err != nil {
+		return fmt.Errorf("email %s: %w", emailID, err)
+	}
+	tpl, err := h.Templates.GetTemplate(ctx, workspaceID, held.Fingerprint)
+	if err != nil {
+		return fmt.Errorf("email %s: %w", emailID, err)
+	}
+	one := sending.ReviewMessage{WorkspaceID: workspaceID, EmailID: emailID, Fingerprint: held.Fingerprint, Vouched: cleared, Denied: !cleared}
+	if tpl.State == sending.TemplateCleared || (tpl.State == sending.TemplateDenied && !cleared) {
+		return h.Review.Enqueue(ctx, one)
+	}
+	state, reasons := sending.TemplateCleared, []string(nil)
+	if !cleared {
+		state, reasons = sending.TemplateDenied, []string{"denied by the workspace owner"}
+	}
+	if _, err := h.Templates.DecideTemplate(ctx, workspaceID, held.Fingerprint, state, reasons, false); err != nil {
+		return err
+	}
+	ids, err := h.Store.ListHeld(ctx, workspaceID, held.Fingerprint)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, id := range ids {
+		m := sending.ReviewMessage{WorkspaceID: workspaceID, EmailID: id, Fingerprint: held.Fingerprint}
+		if id == emailID {
+			m = one
+		}
+		errs = append(errs, h.Review.Enqueue(ctx, m))
+	}
+	return errors.Join(errs...)
+}
+
+// Captured lists what test keys sent: captured, never delivered.
+type Captured struct {
+	Emails EmailLister
+}
+
+// List returns every email captured in test mode, newest first.
+func (c *Captured) List(ctx context.Context, workspaceID string) ([]email.Email, error) {
+	return listEmails(ctx, c.Emails, workspaceID, email.Filter{Environment: apikey.Test})
+}
+
+// listEmails reads every page of the workspace's emails that pass f.
+func listEmails(ctx context.Context, emails EmailLister, workspaceID string, f email.Filter) ([]email.Email, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	all := []email.Email{}
+	for after, more := "", true; more; {
+		var page []email.Email
+		var err error
+		page, after, more, err = emails.ListEmails(ctx, workspaceID, f, after, emailsPage)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+	}
+	return all, nil
+}

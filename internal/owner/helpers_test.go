@@ -1,0 +1,34 @@
+package owner_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/owner"
+)
+
+// newStore is a store over a fresh table on DynamoDB Local; the owner
+// services under test and the test's own reads share it.
+func newStore(t *testing.T) dynamo.Repositories {
+	t.Helper()
+	return dynamo.NewRepositories(&dynamo.Table{DB: dynamotest.Client(t), Name: dynamotest.NewTable(t)})
+}
+
+// wantInput fails t unless err is an InputError about field.
+func wantInput(t *testing.T, err error, field string) {
+	t.Helper()
+	var ie *owner.InputError
+	if !errors.As(err, &ie) || ie.Field != field {
+		t.Errorf("err = %v, want an input error about %q", err, field)
+	}
+}
+
+// wantErr fails t unless err is target.
+func wantErr(t *testing.T, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Errorf("err = %v, want %v", err, target)
+	}
+}

@@ -1,0 +1,92 @@
+package owner
+
+import (
+	"context"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+)
+
+// KeyStore keeps API keys, only as hashes.
+type KeyStore interface {
+	CreateKey(ctx context.Context, workspaceID string, env apikey.Environment, name string, scopes []apikey.Scope) (string, apikey.Key, error)
+	ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error)
+	RegenerateKey(ctx context.Context, workspaceID, keyID string) (string, apikey.Key, error)
+	RevokeKey(ctx context.Context, workspaceID, keyID string) error
+}
+
+// Keys manages a workspace's API keys. A key is shown once, when created
+// or regenerated, and never again.
+type Keys struct {
+	Store KeyStore
+}
+
+// KeyRequest asks for a new key.
+type KeyRequest struct {
+	WorkspaceID string
+	Environment apikey.Environment // live or test
+	Preset      apikey.Preset      // empty is full
+	Scopes      []string           // the custom preset's scopes
+	Name        string             // a label
+}
+
+// CreatedKey is a key in plain text, shown this once, and its record.
+type CreatedKey struct {
+	Key    string     `json:"key"`
+	Record apikey.Key `json:"record"`
+}
+
+// Create makes a key with the scopes of the request's preset.
+func (k *Keys) Create(ctx context.Context, req KeyRequest) (CreatedKey, error) {
+	if err := requireWorkspace(req.WorkspaceID); err != nil {
+		return CreatedKey{}, err
+	}
+	if !req.Environment.Valid() {
+		return CreatedKey{}, &InputError{Field: "env", Reason: "must be live or test"}
+	}
+	scopes, err := apikey.Resolve(req.Preset, req.Scopes)
+	if err != nil {
+		return CreatedKey{}, err
+	}
+	plain, key, err := k.Store.CreateKey(ctx, req.WorkspaceID, req.Environment, req.Name, scopes)
+	if err != nil {
+		return CreatedKey{}, err
+	}
+	return CreatedKey{Key: plain, Record: key}, nil
+}
+
+// List returns the workspace's keys, revoked ones included; records carry
+// hints, never keys or hashes.
+func (k *Keys) List(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	keys, err := k.Store.ListKeys(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if keys == nil {
+		keys = []apikey.Key{}
+	}
+	return keys, nil
+}
+
+// Regenerate replaces a key's secret, keeping its id and scopes; the old
+// key stops working at once.
+func (k *Keys) Regenerate(ctx context.Context, workspaceID, keyID string) (CreatedKey, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return CreatedKey{}, err
+	}
+	plain, key, err := k.Store.RegenerateKey(ctx, workspaceID, keyID)
+	if err != nil {
+		return CreatedKey{}, err
+	}
+	return CreatedKey{Key: plain, Record: key}, nil
+}
+
+// Revoke stops a key at once, for good.
+func (k *Keys) Revoke(ctx context.Context, workspaceID, keyID string) error {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return err
+	}
+	return k.Store.RevokeKey(ctx, workspaceID, keyID)
+}

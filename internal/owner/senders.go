@@ -1,0 +1,120 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// SenderStore keeps a workspace's senders; a default sender is copied onto
+// the workspace, which every send reads.
+type SenderStore interface {
+	AddSender(ctx context.Context, workspaceID string, sender identity.Sender, makeDefault bool) (identity.Sender, error)
+	ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error)
+}
+
+// DomainReader reads a workspace's domain by name.
+type DomainReader interface {
+	GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error)
+}
+
+// WorkspaceReader reads one workspace.
+type WorkspaceReader interface {
+	GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error)
+}
+
+// Senders manages a workspace's from addresses.
+type Senders struct {
+	Store      SenderStore
+	Domains    DomainReader
+	Workspaces WorkspaceReader
+}
+
+// SenderRequest asks for a sender.
+type SenderRequest struct {
+	WorkspaceID string
+	From        string   // e.g. "Acme <hello@acme.com>"
+	ReplyTo     []string // default reply-to addresses
+	Default     bool     // make it the workspace's default sender
+}
+
+// SenderList is a workspace's senders and which one is the default.
+type SenderList struct {
+	Senders   []identity.Sender
+	DefaultID string // "" when there is no default
+}
+
+// ForeignDomainError refuses a sender on a domain the workspace has not
+// added.
+type ForeignDomainError struct {
+	Domain string
+	Err    error // identity.ErrDomainNotFound
+}
+
+func (e *ForeignDomainError) Error() string {
+	return e.Domain + " is not a domain of this workspace: " + e.Err.Error()
+}
+
+func (e *ForeignDomainError) Unwrap() error { return e.Err }
+
+// Add adds a sender on one of the workspace's domains (any status: it
+// sends once the domain is verified).
+func (s *Senders) Add(ctx context.Context, req SenderRequest) (identity.Sender, error) {
+	if err := requireWorkspace(req.WorkspaceID); err != nil {
+		return identity.Sender{}, err
+	}
+	from, err := parseAddress(req.From)
+	if err != nil {
+		return identity.Sender{}, &InputError{Field: "from", Err: err}
+	}
+	for _, r := range req.ReplyTo {
+		if _, err := parseAddress(r); err != nil {
+			return identity.Sender{}, &InputError{Field: "reply-to", Value: r, Err: err}
+		}
+	}
+	domain := identity.DomainOf(from.Address)
+	if _, err := s.Domains.GetDomain(ctx, req.WorkspaceID, domain); errors.Is(err, identity.ErrDomainNotFound) {
+		return identity.Sender{}, &ForeignDomainError{Domain: domain, Err: err}
+	} else if err != nil {
+		return identity.Sender{}, err
+	}
+	return s.Store.AddSender(ctx, req.WorkspaceID, identity.Sender{Name: from.Name, Email: from.Address, ReplyTo: req.ReplyTo}, req.Default)
+}
+
+// List returns the workspace's senders; workspace.ErrNotFound for an
+// absent workspace.
+func (s *Senders) List(ctx context.Context, workspaceID string) (SenderList, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return SenderList{}, err
+	}
+	senders, err := s.Store.ListSenders(ctx, workspaceID)
+	if err != nil {
+		return SenderList{}, err
+	}
+	ws, err := s.Workspaces.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return SenderList{}, err
+	}
+	list := SenderList{Senders: senders}
+	if list.Senders == nil {
+		list.Senders = []identity.Sender{}
+	}
+	if ws.DefaultSender != nil {
+		list.DefaultID = ws.DefaultSender.ID
+	}
+	return list, nil
+}
+
+// parseAddress reads one address. A line break, even one the mail parser
+// would take, never reaches a header.
+func parseAddress(s string) (*mail.Address, error) {
+	if strings.ContainsAny(s, "\r\n") {
+		return nil, fmt.Errorf("line breaks are not allowed")
+	}
+	return mail.ParseAddress(s)
+}

@@ -1,0 +1,153 @@
+package owner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+// EndpointStore keeps a workspace's webhook endpoints and their secrets.
+type EndpointStore interface {
+	CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error
+	GetEndpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error)
+	ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error)
+	// SetEndpointEnabled enables (clearing the failure count and reason)
+	// or disables an endpoint.
+	SetEndpointEnabled(ctx context.Context, workspaceID, id string, enabled bool, reason string) (webhook.Endpoint, error)
+	DeleteEndpoint(ctx context.Context, workspaceID, id string) error
+}
+
+// AttemptLister reads an endpoint's delivery attempts, newest first.
+type AttemptLister interface {
+	ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error)
+}
+
+// Webhooks manages a workspace's webhook endpoints.
+type Webhooks struct {
+	Endpoints EndpointStore
+	Attempts  AttemptLister
+}
+
+// EndpointRequest asks for an endpoint.
+type EndpointRequest struct {
+	WorkspaceID string
+	URL         string
+	Events      []string // event types; none is all of them
+	// AllowInsecureHTTP admits http:// and loopback URLs, for local
+	// development only.
+	AllowInsecureHTTP bool
+}
+
+// MaxDeliveries bounds one read of an endpoint's delivery log.
+const MaxDeliveries = 1000
+
+// Add creates an enabled endpoint with a fresh signing secret (in the
+// returned endpoint; it stays retrievable with Secret).
+func (w *Webhooks) Add(ctx context.Context, req EndpointRequest) (webhook.Endpoint, error) {
+	if err := requireWorkspace(req.WorkspaceID); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	if req.URL == "" {
+		return webhook.Endpoint{}, &InputError{Field: "url", Reason: "is required"}
+	}
+	ep, err := webhook.NewEndpoint(req.WorkspaceID, req.URL, req.Events, req.AllowInsecureHTTP)
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	if err := w.Endpoints.CreateEndpoint(ctx, ep); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	return ep, nil
+}
+
+// Secret returns an endpoint's signing secret.
+func (w *Webhooks) Secret(ctx context.Context, workspaceID, id string) (string, error) {
+	ep, err := w.get(ctx, workspaceID, id)
+	if err != nil {
+		return "", err
+	}
+	return ep.Secret, nil
+}
+
+// List returns the workspace's endpoints; callers show them without their
+// secrets.
+func (w *Webhooks) List(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	eps, err := w.Endpoints.ListEndpoints(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if eps == nil {
+		eps = []webhook.Endpoint{}
+	}
+	return eps, nil
+}
+
+// Enable enables an endpoint again and clears its failure count.
+func (w *Webhooks) Enable(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+	return w.setEnabled(ctx, workspaceID, id, true)
+}
+
+// Disable stops an endpoint's deliveries, the owner named as the reason.
+func (w *Webhooks) Disable(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+	return w.setEnabled(ctx, workspaceID, id, false)
+}
+
+func (w *Webhooks) setEnabled(ctx context.Context, workspaceID, id string, enabled bool) (webhook.Endpoint, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	ep, err := w.Endpoints.SetEndpointEnabled(ctx, workspaceID, id, enabled, webhook.OwnerDisableReason)
+	if err != nil {
+		return webhook.Endpoint{}, fmt.Errorf("endpoint %s: %w", id, err)
+	}
+	return ep, nil
+}
+
+// Remove deletes an endpoint; its pending deliveries are dropped.
+func (w *Webhooks) Remove(ctx context.Context, workspaceID, id string) error {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return err
+	}
+	if err := w.Endpoints.DeleteEndpoint(ctx, workspaceID, id); err != nil {
+		return fmt.Errorf("endpoint %s: %w", id, err)
+	}
+	return nil
+}
+
+// Deliveries returns up to limit (1 to MaxDeliveries) of the endpoint's
+// delivery attempts, newest first.
+func (w *Webhooks) Deliveries(ctx context.Context, workspaceID, id string, limit int) ([]webhook.Attempt, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > MaxDeliveries {
+		return nil, &InputError{Field: "limit", Reason: fmt.Sprintf("must be 1 to %d", MaxDeliveries)}
+	}
+	// Another workspace's endpoint (or none) is not found, never an empty log.
+	if _, err := w.get(ctx, workspaceID, id); err != nil {
+		return nil, err
+	}
+	attempts, err := w.Attempts.ListAttempts(ctx, workspaceID, id, limit)
+	if err != nil {
+		return nil, err
+	}
+	if attempts == nil {
+		attempts = []webhook.Attempt{}
+	}
+	return attempts, nil
+}
+
+func (w *Webhooks) get(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	ep, err := w.Endpoints.GetEndpoint(ctx, workspaceID, id)
+	if err != nil {
+		return webhook.Endpoint{}, fmt.Errorf("endpoint %s: %w", id, err)
+	}
+	return ep, nil
+}

@@ -1,0 +1,168 @@
+package owner_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+func TestWebhooks(t *testing.T) {
+	ctx := t.Context()
+	store := newStore(t)
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := store.Workspaces.CreateWorkspace(ctx, "Other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks}
+
+	if none, err := w.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
+		t.Errorf("List of no endpoints = %#v (err %v), want an empty list", none, err)
+	}
+	ep, err := w.Add(ctx, owner.EndpointRequest{WorkspaceID: ws.ID, URL: "https://hooks.example.com/in", Events: []string{"email.bounced", "email.delivered"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ep.Secret, webhook.SecretPrefix) || !ep.Enabled || ep.WorkspaceID != ws.ID ||
+		!slices.Equal(ep.Events, []event.Type{event.Delivered, event.Bounced}) {
+		t.Errorf("Add = %+v", ep)
+	}
+	local, err := w.Add(ctx, owner.EndpointRequest{WorkspaceID: ws.ID, URL: "http://localhost:9000/hook", AllowInsecureHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if secret, err := w.Secret(ctx, ws.ID, ep.ID); err != nil || secret != ep.Secret {
+		t.Errorf("Secret = %q (err %v), want the one Add made", secret, err)
+	}
+	if all, err := w.List(ctx, ws.ID); err != nil || len(all) != 2 {
+		t.Errorf("List = %+v (err %v), want both endpoints", all, err)
+	}
+
+	for range 2 {
+		if err := store.Webhooks.EndpointFailed(ctx, ws.ID, ep.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if off, err := w.Disable(ctx, ws.ID, ep.ID); err != nil || off.Enabled || off.DisabledReason != webhook.OwnerDisableReason {
+		t.Errorf("Disable = %+v (err %v), want disabled by the owner", off, err)
+	}
+	if on, err := w.Enable(ctx, ws.ID, ep.ID); err != nil || !on.Enabled || on.DisabledReason != "" || on.ConsecutiveFailures != 0 {
+		t.Errorf("Enable = %+v (err %v), want enabled with no failures", on, err)
+	}
+
+	base := time.Now().UTC().Truncate(time.Second)
+	for i := range 3 {
+		a := webhook.Attempt{WorkspaceID: ws.ID, EndpointID: ep.ID, EventID: "evt_" + string(rune('a'+i)), EventType: event.Delivered,
+			Number: 1, At: base.Add(time.Duration(i) * time.Second), StatusCode: 200, LatencyMS: 10}
+		if err := store.Webhooks.RecordAttempt(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attempts, err := w.Deliveries(ctx, ws.ID, ep.ID, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) != 2 || attempts[0].EventID != "evt_c" || attempts[1].EventID != "evt_b" {
+		t.Errorf("Deliveries(2) = %+v, want the two newest", attempts)
+	}
+	if none, err := w.Deliveries(ctx, ws.ID, local.ID, owner.MaxDeliveries); err != nil || none == nil || len(none) != 0 {
+		t.Errorf("Deliveries of an endpoint never called = %#v (err %v), want an empty list", none, err)
+	}
+
+	// Another workspace reaches none of it.
+	notFound := map[string]func() error{
+		"Secret":     func() error { _, err := w.Secret(ctx, other.ID, ep.ID); return err },
+		"Enable":     func() error { _, err := w.Enable(ctx, other.ID, ep.ID); return err },
+		"Disable":    func() error { _, err := w.Disable(ctx, other.ID, ep.ID); return err },
+		"Deliveries": func() error { _, err := w.Deliveries(ctx, other.ID, ep.ID, 10); return err },
+		"Remove":     func() error { return w.Remove(ctx, other.ID, ep.ID) },
+	}
+	for name, call := range notFound {
+		t.Run(name+" from another workspace", func(t *testing.T) {
+			err := call()
+			wantErr(t, err, webhook.ErrEndpointNotFound)
+			if err != nil && !strings.Contains(err.Error(), ep.ID) {
+				t.Errorf("err = %v, want it to name the endpoint", err)
+			}
+		})
+	}
+	if all, err := w.List(ctx, other.ID); err != nil || len(all) != 0 {
+		t.Errorf("another workspace lists %+v (err %v)", all, err)
+	}
+
+	if err := w.Remove(ctx, ws.ID, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Secret(ctx, ws.ID, ep.ID)
+	wantErr(t, err, webhook.ErrEndpointNotFound)
+}
+
+func TestWebhooksRefusals(t *testing.T) {
+	ctx := t.Context()
+	store := newStore(t)
+	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks}
+	add := func(url string, events ...string) owner.EndpointRequest {
+		return owner.EndpointRequest{WorkspaceID: ws.ID, URL: url, Events: events}
+	}
+	cases := map[string]struct {
+		req   owner.EndpointRequest
+		field string // the input refused, or
+		want  error
+	}{
+		"no workspace":          {req: owner.EndpointRequest{URL: "https://hooks.example.com/"}, field: "workspace"},
+		"no URL":                {req: add(""), field: "url"},
+		"absent workspace":      {req: owner.EndpointRequest{WorkspaceID: uuid.NewString(), URL: "https://hooks.example.com/"}, want: workspace.ErrNotFound},
+		"metadata address":      {req: add("http://169.254.169.254/"), want: webhook.ErrInvalidURL},
+		"http without the flag": {req: add("http://hooks.example.com/"), want: webhook.ErrInvalidURL},
+		"private address":       {req: add("https://192.168.1.10/"), want: webhook.ErrInvalidURL},
+		"unknown event type":    {req: add("https://hooks.example.com/", "email.delivered", "email.sent"), want: webhook.ErrUnknownEventType},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := w.Add(t.Context(), tc.req)
+			if tc.field != "" {
+				wantInput(t, err, tc.field)
+			} else {
+				wantErr(t, err, tc.want)
+			}
+		})
+	}
+	if eps, err := store.Webhooks.ListEndpoints(ctx, ws.ID); err != nil || len(eps) != 0 {
+		t.Errorf("refused adds stored %+v (err %v)", eps, err)
+	}
+
+	ep, err := w.Add(ctx, add("https://hooks.example.com/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{0, -1, owner.MaxDeliveries + 1} {
+		_, err := w.Deliveries(ctx, ws.ID, ep.ID, limit)
+		wantInput(t, err, "limit")
+	}
+	_, err = w.Deliveries(ctx, ws.ID, uuid.NewString(), 10)
+	wantErr(t, err, webhook.ErrEndpointNotFound)
+	for name, call := range map[string]func() error{
+		"Secret":     func() error { _, err := w.Secret(ctx, "", ep.ID); return err },
+		"List":       func() error { _, err := w.List(ctx, ""); return err },
+		"Enable":     func() error { _, err := w.Enable(ctx, "", ep.ID); return err },
+		"Remove":     func() error { return w.Remove(ctx, "", ep.ID) },
+		"Deliveries": func() error { _, err := w.Deliveries(ctx, "", ep.ID, 10); return err },
+	} {
+		t.Run(name+" without a workspace", func(t *testing.T) { wantInput(t, call(), "workspace") })
+	}
+}
