@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Input is one attachment of a send request (the spec's Attachment object).
@@ -64,8 +64,8 @@ var blockedExt = func() map[string]bool {
 }()
 
 // Validate checks the attachments of a send request without any network
-// access. The error is an *httpapi.Error (invalid_field, param attachments)
-// naming the attachment and the reason.
+// access. The error is a *fail.Error (invalid, param attachments) naming
+// the attachment and the reason.
 func Validate(in []Input) error {
 	_, err := validate(in)
 	return err
@@ -75,7 +75,7 @@ func Validate(in []Input) error {
 // URL attachments), so Resolve does not decode twice.
 func validate(in []Input) ([][]byte, error) {
 	if len(in) > MaxPerMessage {
-		return nil, httpapi.Invalid(param, "at most %d attachments per message, got %d", MaxPerMessage, len(in))
+		return nil, fail.Invalid(param, "at most %d attachments per message, got %d", MaxPerMessage, len(in))
 	}
 	inline := make([][]byte, len(in))
 	for i, a := range in {
@@ -218,8 +218,8 @@ func decodeBase64(s string) ([]byte, error) {
 }
 
 // invalid is the client error about attachment i.
-func invalid(i int, filename, format string, args ...any) *httpapi.Error {
-	return httpapi.Invalid(param, "attachments[%d] (%s): %s", i, quoteName(filename), fmt.Sprintf(format, args...))
+func invalid(i int, filename, format string, args ...any) *fail.Error {
+	return fail.Invalid(param, "attachments[%d] (%s): %s", i, quoteName(filename), fmt.Sprintf(format, args...))
 }
 
 // quoteName quotes a client's filename for an error message, escaped and

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/egress"
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 const (
@@ -117,9 +117,9 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 
 // Resolve validates the attachments, decodes inline content and fetches URL
 // content, returning the files in input order. Client faults come back as
-// *httpapi.Error: invalid_field (param attachments) naming the attachment,
-// or message_too_large when all attachments exceed MaxTotalBytes. Any other
-// error (ctx cancelled) is internal. Fetched data stays in memory only.
+// *fail.Error: invalid (param attachments) naming the attachment, or too
+// large when all attachments exceed MaxTotalBytes. Any other error (ctx
+// cancelled) is internal. Fetched data stays in memory only.
 func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 	inline, err := validate(in)
 	if err != nil {
@@ -150,7 +150,7 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 	defer cancel(nil)
 	// All fetches together end in time for the send to answer before API
 	// Gateway's 29 s: slow URLs are the client's 400, not a gateway 504.
-	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, httpapi.Invalid(param,
+	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, fail.Invalid(param,
 		"attachment URLs took more than %s to fetch together; host them somewhere faster", f.totalTimeout))
 	defer stop()
 	sem := make(chan struct{}, fetchConcurrency)
@@ -207,7 +207,7 @@ func (f *Fetcher) clientError(i int, filename string, err error) error {
 }
 
 func (f *Fetcher) totalError() error {
-	return httpapi.Errorf(httpapi.CodeMessageTooLarge, param,
+	return fail.Errorf(fail.KindTooLarge, "", param,
 		"attachments total more than %s, more than one message can carry", size(f.maxTotal))
 }
 

@@ -17,7 +17,7 @@ import (
 
 	"code.dny.dev/ssrf"
 
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // server is an httptest server bound to a chosen address that counts the
@@ -117,8 +117,8 @@ func fetchOne(f *Fetcher, filename, url string) (File, error) {
 // noLeak asserts a client message carries no address or Go error text.
 func noLeak(t *testing.T, err error) {
 	t.Helper()
-	var e *httpapi.Error
-	if !errors.As(err, &e) {
+	e, ok := fail.As(err)
+	if !ok {
 		return
 	}
 	for _, s := range []string{"127.0.0.", "::1", "169.254", "dial", "tcp", "prohibited", "context", "Get \""} {
@@ -178,7 +178,7 @@ func TestResolveURL(t *testing.T) {
 				}
 				return
 			}
-			wantAPIError(t, err, httpapi.CodeInvalidField, `attachments[0] ("file.pdf")`, tc.wantErr)
+			wantAPIError(t, err, fail.KindInvalid, `attachments[0] ("file.pdf")`, tc.wantErr)
 			noLeak(t, err)
 			if tc.wantGuard {
 				var left atomic.Int64
@@ -249,7 +249,7 @@ func TestGuardBlocks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := fetchOne(f, "x.pdf", url)
-			wantAPIError(t, err, httpapi.CodeInvalidField, `attachments[0] ("x.pdf")`, "URL is not publicly reachable")
+			wantAPIError(t, err, fail.KindInvalid, `attachments[0] ("x.pdf")`, "URL is not publicly reachable")
 			noLeak(t, err)
 			var left atomic.Int64
 			left.Store(1 << 30)
@@ -355,27 +355,27 @@ func TestResolveTotal(t *testing.T) {
 	tests := map[string]struct {
 		in       []Input
 		maxHits  int64
-		wantCode httpapi.Code
+		wantKind fail.Kind
 	}{
 		"urls over total": {
 			in:       []Input{{Filename: "a.txt", URL: ptr(srv.URL + "/a")}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
 			maxHits:  2,
-			wantCode: httpapi.CodeMessageTooLarge,
+			wantKind: fail.KindTooLarge,
 		},
 		"inline over total fetches nothing": {
 			in:       []Input{{Filename: "a.txt", Content: b64(make([]byte, 1600))}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
-			wantCode: httpapi.CodeMessageTooLarge,
+			wantKind: fail.KindTooLarge,
 		},
 		"invalid input fetches nothing": {
 			in:       []Input{{Filename: "b.txt", URL: ptr(srv.URL + "/b")}, {Filename: "c.exe", Content: b64(pdf)}},
-			wantCode: httpapi.CodeInvalidField,
+			wantKind: fail.KindInvalid,
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			before := hits.Load()
 			_, err := f.Resolve(context.Background(), tc.in)
-			wantAPIError(t, err, tc.wantCode)
+			wantAPIError(t, err, tc.wantKind)
 			if n := hits.Load() - before; n > tc.maxHits {
 				t.Errorf("server hit %d times, want at most %d", n, tc.maxHits)
 			}
@@ -391,8 +391,7 @@ func TestResolveCancelled(t *testing.T) {
 	defer cancel()
 	_, err := f.Resolve(ctx, []Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
 	// The caller's own deadline is not the client's fault: no client error.
-	var apiErr *httpapi.Error
-	if errors.As(err, &apiErr) || !errors.Is(err, context.DeadlineExceeded) {
+	if _, ok := fail.As(err); ok || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Resolve = %v, want the context's error", err)
 	}
 }
@@ -418,5 +417,5 @@ func TestResolveTotalTimeout(t *testing.T) {
 	files, _ := fileServer(t, nil)
 	f := NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond})
 	_, err := f.Resolve(context.Background(), []Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
-	wantAPIError(t, err, httpapi.CodeInvalidField, "attachment URLs took more than")
+	wantAPIError(t, err, fail.KindInvalid, "attachment URLs took more than")
 }

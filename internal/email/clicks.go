@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 )
 
@@ -39,12 +40,12 @@ type ClickList struct {
 func (h Handlers) Clicks(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if _, err := uuid.Parse(id); err != nil {
-		return httpapi.NotFound("email")
+		return fail.NotFound("email")
 	}
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	e, err := h.Store.GetEmail(r.Context(), ws, id)
 	if errors.Is(err, ErrNotFound) {
-		return httpapi.NotFound("email")
+		return fail.NotFound("email")
 	}
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -31,11 +32,11 @@ func (h Handlers) Routes() []httpapi.Route {
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if _, err := uuid.Parse(id); err != nil {
-		return httpapi.NotFound("email") // a non-UUID id cannot name an email
+		return fail.NotFound("email") // a non-UUID id cannot name an email
 	}
 	e, err := h.Store.GetEmail(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, id)
 	if errors.Is(err, ErrNotFound) {
-		return httpapi.NotFound("email")
+		return fail.NotFound("email")
 	}
 	if err != nil {
 		return err
@@ -78,13 +79,13 @@ func parseFilter(r *http.Request) (Filter, error) {
 		Environment: apikey.Environment(q.Get("environment")),
 	}
 	if q.Has("status") && !f.Status.Valid() {
-		return Filter{}, httpapi.Invalid("status", "status must be one of sent, delivered, opened, clicked, bounced, complained, failed, suppressed, held")
+		return Filter{}, fail.Invalid("status", "status must be one of sent, delivered, opened, clicked, bounced, complained, failed, suppressed, held")
 	}
 	if q.Has("type") && !f.Type.Valid() {
-		return Filter{}, httpapi.Invalid("type", "type must be one of campaign, automation, transactional")
+		return Filter{}, fail.Invalid("type", "type must be one of campaign, automation, transactional")
 	}
 	if q.Has("environment") && !f.Environment.Valid() {
-		return Filter{}, httpapi.Invalid("environment", "environment must be live or test")
+		return Filter{}, fail.Invalid("environment", "environment must be live or test")
 	}
 	return f, nil
 }

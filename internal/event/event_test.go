@@ -217,8 +217,8 @@ func TestListBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			store := &fakeStore{list: func(string, string, int) ([][]byte, string, bool, error) { return nil, "", false, nil }}
 			_, err := list(t, event.Handlers{Store: store, Cursors: cursors}, tc.ws, tc.query)
-			var apiErr *httpapi.Error
-			if !errors.As(err, &apiErr) || apiErr.Code != httpapi.CodeInvalidField || apiErr.Param != tc.param {
+			p, ok := httpapi.ProblemOf(err)
+			if !ok || p.Code != httpapi.CodeInvalidField || p.Param != tc.param {
 				t.Errorf("error = %v, want invalid_field about %s", err, tc.param)
 			}
 			if len(store.calls) != 0 {
@@ -234,8 +234,7 @@ func TestListStoreFault(t *testing.T) {
 		return nil, "", false, fault
 	}}}
 	_, err := list(t, h, "ws_1", "")
-	var apiErr *httpapi.Error
-	if !errors.Is(err, fault) || errors.As(err, &apiErr) {
+	if _, ok := httpapi.ProblemOf(err); !errors.Is(err, fault) || ok {
 		t.Errorf("error = %v, want the store fault as an internal error", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -80,26 +81,26 @@ func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 	var err error
 	if q.Has("from") {
 		if from, err = time.Parse(time.DateOnly, q.Get("from")); err != nil {
-			return httpapi.Invalid("from", "from must be a date as YYYY-MM-DD")
+			return fail.Invalid("from", "from must be a date as YYYY-MM-DD")
 		}
 	}
 	if q.Has("to") {
 		if to, err = time.Parse(time.DateOnly, q.Get("to")); err != nil {
-			return httpapi.Invalid("to", "to must be a date as YYYY-MM-DD")
+			return fail.Invalid("to", "to must be a date as YYYY-MM-DD")
 		}
 	}
 	if to.Before(from) {
-		return httpapi.Invalid("to", "to must not be before from")
+		return fail.Invalid("to", "to must not be before from")
 	}
 	if to.Sub(from) >= MaxDays*24*time.Hour {
-		return httpapi.Invalid("from", "a range covers at most %d days", MaxDays)
+		return fail.Invalid("from", "a range covers at most %d days", MaxDays)
 	}
 	typ, env := email.Type(q.Get("type")), apikey.Environment(q.Get("environment"))
 	if q.Has("type") && !typ.Valid() {
-		return httpapi.Invalid("type", "type must be one of campaign, automation, transactional")
+		return fail.Invalid("type", "type must be one of campaign, automation, transactional")
 	}
 	if q.Has("environment") && !env.Valid() {
-		return httpapi.Invalid("environment", "environment must be live or test")
+		return fail.Invalid("environment", "environment must be live or test")
 	}
 	days, err := h.Store.DailyMetrics(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, from.Format(time.DateOnly), to.Format(time.DateOnly))
 	if err != nil {

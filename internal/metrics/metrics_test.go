@@ -271,12 +271,12 @@ func TestBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h, store := newHandler()
 			_, err := get(t, h, tc.query)
-			var apiErr *httpapi.Error
-			if !errors.As(err, &apiErr) {
+			p, ok := httpapi.ProblemOf(err)
+			if !ok {
 				t.Fatalf("error = %v, want a client error", err)
 			}
-			if apiErr.Code != httpapi.CodeInvalidField || apiErr.Param != tc.param || apiErr.Message == "" {
-				t.Errorf("error = %+v, want invalid_field about %s", apiErr, tc.param)
+			if p.Code != httpapi.CodeInvalidField || p.Param != tc.param || p.Message == "" {
+				t.Errorf("error = %+v, want invalid_field about %s", p, tc.param)
 			}
 			if len(store.calls) != 0 {
 				t.Errorf("bad input read the store: %v", store.calls)
@@ -291,8 +291,7 @@ func TestStoreFaultIsNotAClientError(t *testing.T) {
 		return nil, fault
 	}}}
 	_, err := get(t, h, "")
-	var apiErr *httpapi.Error
-	if !errors.Is(err, fault) || errors.As(err, &apiErr) {
+	if _, ok := httpapi.ProblemOf(err); !errors.Is(err, fault) || ok {
 		t.Errorf("error = %v, want the store's fault (a 500, never a client error)", err)
 	}
 }

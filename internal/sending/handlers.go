@@ -3,7 +3,6 @@ package sending
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -42,11 +42,11 @@ func idempotencyKey(r *http.Request) (string, error) {
 		return "", nil
 	}
 	if len(k) > 255 {
-		return "", httpapi.Invalid("Idempotency-Key", "Idempotency-Key must be at most 255 characters")
+		return "", fail.Invalid("Idempotency-Key", "Idempotency-Key must be at most 255 characters")
 	}
 	for _, c := range k {
 		if c < 0x21 || c > 0x7e {
-			return "", httpapi.Invalid("Idempotency-Key", "Idempotency-Key must be printable ASCII without spaces")
+			return "", fail.Invalid("Idempotency-Key", "Idempotency-Key must be printable ASCII without spaces")
 		}
 	}
 	return k, nil
@@ -128,11 +128,11 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case req.Emails == nil:
-		return httpapi.Missing("emails")
+		return fail.Missing("emails")
 	case len(req.Emails) == 0:
-		return httpapi.Invalid("emails", "emails must hold at least one email")
+		return fail.Invalid("emails", "emails must hold at least one email")
 	case len(req.Emails) > MaxBatch:
-		return httpapi.Invalid("emails", "emails takes at most %d emails per request", MaxBatch)
+		return fail.Invalid("emails", "emails takes at most %d emails per request", MaxBatch)
 	}
 	p := httpapi.PrincipalFrom(r.Context())
 	items := make([]BatchItem, len(req.Emails))
@@ -147,7 +147,7 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 			if err == nil {
 				err = one.Validate(prefix)
 			} else {
-				err = withPrefix(err, prefix)
+				err = fail.PrefixParam(err, prefix)
 			}
 			if err == nil {
 				key, hash := "", ""
@@ -164,14 +164,14 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 					return nil
 				}
 			}
-			var e *httpapi.Error
-			if !errors.As(err, &e) {
+			p, ok := httpapi.ProblemOf(err)
+			if !ok {
 				// Other items may have gone out already: a fault is this
 				// item's answer, not the request's.
 				h.Service.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
-				e = httpapi.Errorf(httpapi.CodeInternal, "", "internal error; this email was not sent, retry it")
+				p.Message = "internal error; this email was not sent, retry it"
 			}
-			items[i].Error = batchError(e, prefix)
+			items[i].Error = batchError(p, prefix)
 			return nil
 		})
 	}
@@ -183,9 +183,9 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 // batchError scopes an item's error to the item: validation errors come
 // prefixed already; errors of the send itself (sender_id, tracking, …) get
 // the prefix here. A malformed item names the item itself.
-func batchError(e *httpapi.Error, prefix string) *BatchError {
-	out := &BatchError{Code: e.Code, Message: e.Message}
-	param := e.Param
+func batchError(p httpapi.Problem, prefix string) *BatchError {
+	out := &BatchError{Code: p.Code, Message: p.Message}
+	param := p.Param
 	switch {
 	case param == "" || param == "Idempotency-Key":
 	case param == prefix+"body":
