@@ -9,6 +9,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/timestamp"
 )
 
 // MaxClicks bounds one click-list read; past it the list says truncated.
@@ -56,14 +57,14 @@ func (h Handlers) Clicks(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := ClickList{Data: make([]ClickView, 0, len(clicks)), OptOutClicks: e.OptOutClicks, Truncated: truncated}
 	for _, c := range clicks {
-		v := ClickView{URL: &c.URL, ClickedAt: httpapi.Timestamp(c.ClickedAt)}
+		v := ClickView{URL: &c.URL, ClickedAt: timestamp.Format(c.ClickedAt)}
 		if c.UserAgent != "" {
 			v.UserAgent = &c.UserAgent
 		}
 		out.Data = append(out.Data, v)
 	}
 	if len(clicks) == 0 && e.ClickedAt != nil {
-		out.Data = append(out.Data, ClickView{ClickedAt: httpapi.Timestamp(*e.ClickedAt), Reconstructed: true})
+		out.Data = append(out.Data, ClickView{ClickedAt: timestamp.Format(*e.ClickedAt), Reconstructed: true})
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil

@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"time"
 )
 
 type envelope struct {
@@ -51,9 +50,4 @@ type List[T any] struct {
 	Data       []T     `json:"data"`
 	HasMore    bool    `json:"has_more"`
 	NextCursor *string `json:"next_cursor"`
-}
-
-// Timestamp formats t as the API's ISO 8601 UTC time, with milliseconds.
-func Timestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }

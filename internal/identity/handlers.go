@@ -6,6 +6,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/timestamp"
 )
 
 // DomainStore lists a workspace's domains newest first.
@@ -48,13 +49,9 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := httpapi.List[DomainView]{Data: make([]DomainView, 0, len(domains)), HasMore: hasMore}
 	for _, d := range domains {
-		v := DomainView{ID: d.ID, Name: d.Name, Status: string(d.Status), Records: d.Records, CreatedAt: httpapi.Timestamp(d.CreatedAt)}
+		v := DomainView{ID: d.ID, Name: d.Name, Status: string(d.Status), Records: d.Records, CreatedAt: timestamp.Format(d.CreatedAt), VerifiedAt: timestamp.Optional(d.VerifiedAt)}
 		if v.Records == nil {
 			v.Records = []DNSRecord{}
-		}
-		if d.VerifiedAt != nil {
-			t := httpapi.Timestamp(*d.VerifiedAt)
-			v.VerifiedAt = &t
 		}
 		out.Data = append(out.Data, v)
 	}
