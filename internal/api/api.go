@@ -22,7 +22,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/email/emailhttp"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
@@ -100,7 +100,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 // Routes returns every implemented route with its handler.
 func Routes(d Deps) []httpapi.Route {
 	var all []httpapi.Route
-	all = append(all, email.Handlers{Store: d.Store, ClickStore: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, emailhttp.Handlers{Store: d.Store, ClickStore: d.Store, Cursors: d.Cursors}.Routes()...)
 	all = append(all, event.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	all = append(all, metrics.Handlers{Store: d.Store}.Routes()...)
 	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)

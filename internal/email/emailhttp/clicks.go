@@ -1,24 +1,16 @@
-package email
+package emailhttp
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/timestamp"
 )
-
-// MaxClicks bounds one click-list read; past it the list says truncated.
-const MaxClicks = 1000
-
-// ClickStore reads an email's clicks.
-type ClickStore interface {
-	ListClicks(ctx context.Context, workspaceID, emailID string, limit int) ([]Click, bool, error)
-}
 
 // ClickView is one entry of the click list.
 type ClickView struct {
@@ -45,13 +37,13 @@ func (h Handlers) Clicks(w http.ResponseWriter, r *http.Request) error {
 	}
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	e, err := h.Store.GetEmail(r.Context(), ws, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, email.ErrNotFound) {
 		return fail.NotFound("email")
 	}
 	if err != nil {
 		return err
 	}
-	clicks, truncated, err := h.ClickStore.ListClicks(r.Context(), ws, id, MaxClicks)
+	clicks, truncated, err := h.ClickStore.ListClicks(r.Context(), ws, id, email.MaxClicks)
 	if err != nil {
 		return err
 	}
