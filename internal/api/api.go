@@ -23,7 +23,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email/emailhttp"
-	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/event/eventhttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
@@ -101,7 +101,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 func Routes(d Deps) []httpapi.Route {
 	var all []httpapi.Route
 	all = append(all, emailhttp.Handlers{Store: d.Store, ClickStore: d.Store, Cursors: d.Cursors}.Routes()...)
-	all = append(all, event.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, eventhttp.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	all = append(all, metrics.Handlers{Store: d.Store}.Routes()...)
 	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, identity.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)

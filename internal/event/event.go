@@ -73,3 +73,8 @@ func (e Event) Body() ([]byte, error) {
 type Publisher interface {
 	Publish(ctx context.Context, e Event) error
 }
+
+// Store reads the events feed: stored envelopes, newest first.
+type Store interface {
+	ListEvents(ctx context.Context, workspaceID, after string, limit int) (bodies [][]byte, next string, hasMore bool, err error)
+}
