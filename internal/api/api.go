@@ -26,7 +26,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/event/eventhttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/metrics/metricshttp"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -102,7 +102,7 @@ func Routes(d Deps) []httpapi.Route {
 	var all []httpapi.Route
 	all = append(all, emailhttp.Handlers{Store: d.Store, ClickStore: d.Store, Cursors: d.Cursors}.Routes()...)
 	all = append(all, eventhttp.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
-	all = append(all, metrics.Handlers{Store: d.Store}.Routes()...)
+	all = append(all, metricshttp.Handlers{Store: d.Store}.Routes()...)
 	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, identity.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	return all
