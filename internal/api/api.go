@@ -25,7 +25,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email/emailhttp"
 	"github.com/sesame-mail/sesame/internal/event/eventhttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/identity/identityhttp"
 	"github.com/sesame-mail/sesame/internal/metrics/metricshttp"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -104,7 +104,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, eventhttp.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	all = append(all, metricshttp.Handlers{Store: d.Store}.Routes()...)
 	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
-	all = append(all, identity.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
+	all = append(all, identityhttp.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	return all
 }
 
