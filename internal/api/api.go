@@ -30,6 +30,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/webhook"
@@ -103,7 +104,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, emailhttp.Handlers{Store: d.Store, ClickStore: d.Store, Cursors: d.Cursors}.Routes()...)
 	all = append(all, eventhttp.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	all = append(all, metricshttp.Handlers{Store: d.Store}.Routes()...)
-	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
+	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, identityhttp.Handlers{Store: d.Store, Cursors: d.Cursors}.Routes()...)
 	return all
 }

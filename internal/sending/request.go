@@ -1,6 +1,7 @@
-// Package sending is POST /api/v1/send and /send/batch: validation, sender
-// and tracking resolution, the security hold, idempotency, test-mode
-// capture and delivery through SES.
+// Package sending sends one email as POST /api/v1/send (and each item of
+// /send/batch) asks: validation, sender and tracking resolution, the
+// security hold and its review, idempotency, test-mode capture and
+// delivery through a Transport. Its routes are served by sendinghttp.
 package sending
 
 import (

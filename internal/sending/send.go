@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/mail"
 	"slices"
 	"time"
@@ -115,11 +114,20 @@ type Response struct {
 	Warnings []Warning    `json:"warnings,omitempty"`
 }
 
-// Outcome is the HTTP status and body of an accepted send.
+// Outcome is the answer to an accepted send. StatusCode is the API's HTTP
+// status: 200, or 202 for a held email (sent later). It is kept with an
+// Idempotency-Key's first answer, so a replay answers alike.
 type Outcome struct {
 	StatusCode int
 	Body       Response
 }
+
+// The status codes of Outcome, spelled here so the send logic needs no
+// HTTP package.
+const (
+	statusOK       = 200
+	statusAccepted = 202
+)
 
 // ReviewMessage is what the review queue carries: one held email.
 type ReviewMessage struct {
@@ -189,7 +197,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		ID: id.String(), WorkspaceID: p.WorkspaceID, To: req.To, Subject: req.Subject,
 		Type: email.TypeTransactional, Environment: p.Environment, SentAt: now, TrackingMode: mode,
 	}
-	out := Outcome{StatusCode: http.StatusOK, Body: Response{Success: true, ID: e.ID, Warnings: warnings}}
+	out := Outcome{StatusCode: statusOK, Body: Response{Success: true, ID: e.ID, Warnings: warnings}}
 	newTemplate := false
 	switch {
 	case c.Suppressed:
@@ -217,7 +225,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		out.Body.Message = "accepted for delivery"
 	}
 	if e.Status == email.StatusHeld {
-		out.StatusCode = http.StatusAccepted
+		out.StatusCode = statusAccepted
 		out.Body.Message = "held for a quick security review; it keeps this id and is sent once cleared"
 	}
 	out.Body.Status = e.Status

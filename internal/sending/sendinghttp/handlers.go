@@ -1,4 +1,6 @@
-package sending
+// Package sendinghttp serves POST /api/v1/send and /send/batch over the
+// sending service: headers, body decoding, per-item answers of a batch.
+package sendinghttp
 
 import (
 	"context"
@@ -14,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending"
 )
 
 // MaxBatch is how many emails one /send/batch request takes.
@@ -24,7 +27,7 @@ const batchConcurrency = 5
 
 // Handlers serves the send routes.
 type Handlers struct {
-	Service *Service
+	Service *sending.Service
 }
 
 // Routes returns the routes served by h.
@@ -33,6 +36,13 @@ func (h Handlers) Routes() []httpapi.Route {
 		{Route: routes.Send, Handler: h.Send},
 		{Route: routes.SendBatch, Handler: h.Batch},
 	}
+}
+
+func (h Handlers) logger() *slog.Logger {
+	if h.Service.Logger == nil {
+		return slog.Default()
+	}
+	return h.Service.Logger
 }
 
 // idempotencyKey reads the optional Idempotency-Key header.
@@ -74,7 +84,7 @@ func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req Request
+	var req sending.Request
 	if err := httpapi.DecodeJSON(r, &req); err != nil {
 		return err
 	}
@@ -83,7 +93,7 @@ func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	}
 	hash := ""
 	if idem != "" {
-		hash = RequestHash(routes.Send.Path, req)
+		hash = sending.RequestHash(routes.Send.Path, req)
 	}
 	out, err := h.Service.Send(r.Context(), httpapi.PrincipalFrom(r.Context()), req, idem, hash)
 	if err != nil {
@@ -102,7 +112,7 @@ type BatchRequest struct {
 // error it would have had on its own, with params scoped to emails[i].
 type BatchItem struct {
 	Index int `json:"index"`
-	*Response
+	*sending.Response
 	Error *BatchError `json:"error,omitempty"`
 }
 
@@ -142,7 +152,7 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 		items[i].Index = i
 		g.Go(func() error {
 			prefix := "emails[" + strconv.Itoa(i) + "]."
-			var one Request
+			var one sending.Request
 			err := httpapi.DecodeValue(raw, &one)
 			if err == nil {
 				err = one.Validate(prefix)
@@ -155,9 +165,9 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 					// Each item claims its own derived key, so a replayed or
 					// concurrent batch sends every item at most once. A space
 					// cannot occur in a client's key, so none can collide.
-					key, hash = idem+" "+strconv.Itoa(i), RequestHash(routes.SendBatch.Path, one)
+					key, hash = idem+" "+strconv.Itoa(i), sending.RequestHash(routes.SendBatch.Path, one)
 				}
-				var out Outcome
+				var out sending.Outcome
 				out, err = h.Service.Send(r.Context(), p, one, key, hash)
 				if err == nil {
 					items[i].Response = &out.Body
@@ -168,7 +178,7 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 			if !ok {
 				// Other items may have gone out already: a fault is this
 				// item's answer, not the request's.
-				h.Service.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
+				h.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
 				p.Message = "internal error; this email was not sent, retry it"
 			}
 			items[i].Error = batchError(p, prefix)
