@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email/emailhttp"
@@ -77,7 +77,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 	svc := &sending.Service{
 		Store:       store,
 		Transport:   &ses.Client{API: c.SES},
-		Attachments: attachment.NewFetcher(attachment.FetcherOptions{}),
+		Attachments: fetch.New(fetch.Options{}),
 		Review:      &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
 		ConfigSets:  sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
 		Logger:      logger,

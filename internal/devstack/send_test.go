@@ -24,7 +24,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -1189,7 +1189,7 @@ func (e *env) withFileServerFetcher(t *testing.T, timeout time.Duration) string 
 	t.Helper()
 	allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 	return e.withService(t, func(s *sending.Service) {
-		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: timeout})
+		s.Attachments = fetch.New(fetch.Options{AllowedPrefixes: allowed, Timeout: timeout})
 	})
 }
 

@@ -47,7 +47,7 @@ type Transport interface {
 	Send(ctx context.Context, in ses.SendInput) (string, error)
 }
 
-// Resolver turns attachment inputs into files (attachment.Fetcher).
+// Resolver turns attachment inputs into files (fetch.Fetcher).
 type Resolver interface {
 	Resolve(ctx context.Context, in []attachment.Input) ([]attachment.File, error)
 }

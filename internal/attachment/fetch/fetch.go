@@ -1,19 +1,20 @@
-package attachment
+// Package fetch resolves the URL attachments of an outgoing email: a GET
+// of each URL through the dial-time SSRF guard of internal/egress, with
+// size and time caps. It implements the Resolver that sending declares.
+package fetch
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/netip"
-	"path"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/egress"
 	"github.com/sesame-mail/sesame/internal/fail"
 )
@@ -29,8 +30,8 @@ const (
 	fetchConcurrency = 4
 )
 
-// FetcherOptions configures a Fetcher. Zero values take the defaults.
-type FetcherOptions struct {
+// Options configures a Fetcher. Zero values take the defaults.
+type Options struct {
 	// MaxBytes caps each URL's body; default 20 MB (the message ceiling;
 	// the caller checks the whole message).
 	MaxBytes int64
@@ -63,9 +64,9 @@ type Fetcher struct {
 	maxRedirects int
 }
 
-// NewFetcher returns a Fetcher whose connections can only reach public
+// New returns a Fetcher whose connections can only reach public
 // addresses (plus opts.AllowedPrefixes).
-func NewFetcher(opts FetcherOptions) *Fetcher {
+func New(opts Options) *Fetcher {
 	f := &Fetcher{
 		maxBytes:     opts.MaxBytes,
 		maxTotal:     opts.MaxTotalBytes,
@@ -99,10 +100,10 @@ func NewFetcher(opts FetcherOptions) *Fetcher {
 	return f
 }
 
-const (
-	errTooManyRedirects = sentinel("too many redirects")
-	errRedirectScheme   = sentinel("redirect to a non-http(s) URL")
-	errTotalExceeded    = sentinel("attachments exceed the total budget")
+var (
+	errTooManyRedirects = errors.New("too many redirects")
+	errRedirectScheme   = errors.New("redirect to a non-http(s) URL")
+	errTotalExceeded    = errors.New("attachments exceed the total budget")
 )
 
 func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
@@ -120,8 +121,8 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // *fail.Error: invalid (param attachments) naming the attachment, or too
 // large when all attachments exceed MaxTotalBytes. Any other error (ctx
 // cancelled) is internal. Fetched data stays in memory only.
-func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
-	inline, err := validate(in)
+func (f *Fetcher) Resolve(ctx context.Context, in []attachment.Input) ([]attachment.File, error) {
+	inline, err := attachment.DecodeInline(in)
 	if err != nil {
 		return nil, err
 	}
@@ -131,14 +132,14 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 	// All fetches together end in time for the send to answer before API
 	// Gateway's 29 s: a slow URL is the client's 400, not a gateway 504.
 
-	files := make([]File, len(in))
+	files := make([]attachment.File, len(in))
 	var left atomic.Int64
 	left.Store(f.maxTotal)
 	for i, a := range in {
 		files[i].Filename = a.Filename
 		if a.Content != nil {
 			files[i].Data = inline[i]
-			files[i].ContentType = contentType(a, "")
+			files[i].ContentType = attachment.ContentType(a, "")
 			left.Add(-int64(len(inline[i])))
 		}
 	}
@@ -150,7 +151,7 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 	defer cancel(nil)
 	// All fetches together end in time for the send to answer before API
 	// Gateway's 29 s: slow URLs are the client's 400, not a gateway 504.
-	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, fail.Invalid(param,
+	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, fail.Invalid(attachment.Param,
 		"attachment URLs took more than %s to fetch together; host them somewhere faster", f.totalTimeout))
 	defer stop()
 	sem := make(chan struct{}, fetchConcurrency)
@@ -173,7 +174,7 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 				return
 			}
 			files[i].Data = data
-			files[i].ContentType = contentType(a, ct)
+			files[i].ContentType = attachment.ContentType(a, ct)
 		})
 	}
 	wg.Wait()
@@ -201,14 +202,14 @@ func (f *Fetcher) clientError(i int, filename string, err error) error {
 	}
 	var fe *fetchError
 	if errors.As(err, &fe) {
-		return invalid(i, filename, "%s", fe.reason)
+		return attachment.Invalid(i, filename, "%s", fe.reason)
 	}
-	return invalid(i, filename, "URL could not be fetched")
+	return attachment.Invalid(i, filename, "URL could not be fetched")
 }
 
 func (f *Fetcher) totalError() error {
-	return fail.Errorf(fail.KindTooLarge, "", param,
-		"attachments total more than %s, more than one message can carry", size(f.maxTotal))
+	return fail.Errorf(fail.KindTooLarge, "", attachment.Param,
+		"attachments total more than %s, more than one message can carry", attachment.Size(f.maxTotal))
 }
 
 // fetch GETs one URL. left is the shared byte budget of the whole Resolve.
@@ -233,7 +234,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, "", &fetchError{fmt.Sprintf("URL answered %d", resp.StatusCode), fmt.Errorf("status %s", resp.Status)}
 	}
-	tooBig := &fetchError{fmt.Sprintf("URL exceeds %s", size(f.maxBytes)), fmt.Errorf("body over %d bytes", f.maxBytes)}
+	tooBig := &fetchError{fmt.Sprintf("URL exceeds %s", attachment.Size(f.maxBytes)), fmt.Errorf("body over %d bytes", f.maxBytes)}
 	if resp.ContentLength > f.maxBytes {
 		return nil, "", tooBig
 	}
@@ -282,27 +283,4 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 		return n, errTotalExceeded
 	}
 	return n, err
-}
-
-// contentType picks the attachment's type: the client's, else the server's
-// (unless it is only the generic binary type), else by extension, else
-// application/octet-stream.
-func contentType(a Input, served string) string {
-	if a.ContentType != "" {
-		if ct, err := normalizeType(a.ContentType); err == nil {
-			return ct
-		}
-	}
-	if served != "" {
-		if ct, err := normalizeType(served); err == nil {
-			mt, _, _ := strings.Cut(ct, ";")
-			if mt != "application/octet-stream" && mt != "binary/octet-stream" {
-				return ct
-			}
-		}
-	}
-	if ct := mime.TypeByExtension(strings.ToLower(path.Ext(a.Filename))); ct != "" {
-		return ct
-	}
-	return "application/octet-stream"
 }
