@@ -43,7 +43,7 @@ func TestSendCleansUpAfterItsDeadline(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	ctx, cancel := context.WithCancel(context.Background())
-	e.ses.setFail(func(ses.SendInput) error { cancel(); return context.Canceled })
+	e.ses.setFail(func(sending.SendInput) error { cancel(); return context.Canceled })
 	req := sending.Request{To: rcpt("deadline"), Subject: "Order " + uuid.NewString(), HTML: plainHTML}
 	if err := req.Validate(""); err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestSyncFailuresReachTheFeed(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error {
+	e.ses.setFail(func(sending.SendInput) error {
 		return &ses.RejectedError{Reason: "the message was rejected", Code: "MessageRejected"}
 	})
 	rejected := e.post(s.key, "/api/v1/send", msg("rejected", nil)).sent(t, http.StatusOK)
@@ -149,7 +149,7 @@ func TestReviewRetriesATransientSendFault(t *testing.T) {
 	s := newSendWS(t, e, defaultSender())
 	req := msg("retryheld", map[string]any{"html": "<section><p>New layout</p></section>"})
 	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
-	e.ses.setFail(func(ses.SendInput) error { return ses.ErrThrottled })
+	e.ses.setFail(func(sending.SendInput) error { return ses.ErrThrottled })
 	m := sending.ReviewMessage{WorkspaceID: s.id, EmailID: held.ID}
 	if err := e.deps.Reviewer.Review(context.Background(), m); err == nil {
 		t.Fatal("review succeeded although SES refused the send")
@@ -259,7 +259,9 @@ func TestRejectedButUnrecordedIsUndone(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error { return &ses.RejectedError{Reason: "bad content", Code: "MessageRejected"} })
+	e.ses.setFail(func(sending.SendInput) error {
+		return &ses.RejectedError{Reason: "bad content", Code: "MessageRejected"}
+	})
 	e.rec.Fail = func(op string) error {
 		if op == "UpdateItem" && e.ses.lastSendDone() {
 			return errors.New("dynamodb: connection reset")

@@ -115,15 +115,15 @@ func (e *env) withService(t *testing.T, change func(*sending.Service)) string {
 }
 
 // setFail sets the transport's fault under its lock.
-func (f *fakeTransport) setFail(fail func(ses.SendInput) error) {
+func (f *fakeTransport) setFail(fail func(sending.SendInput) error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.Fail = fail
 }
 
 // sendsTo returns what was handed to SES for recipient to.
-func (f *fakeTransport) sendsTo(to string) []ses.SendInput {
-	var out []ses.SendInput
+func (f *fakeTransport) sendsTo(to string) []sending.SendInput {
+	var out []sending.SendInput
 	for _, s := range f.Sends() {
 		if strings.EqualFold(s.To, to) {
 			out = append(out, s)
@@ -736,7 +736,7 @@ func TestSendSESRejection(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error {
+	e.ses.setFail(func(sending.SendInput) error {
 		return &ses.RejectedError{Reason: "the message contains a virus", Code: "MessageRejected"}
 	})
 	key := uuid.NewString()
@@ -764,7 +764,7 @@ func TestSendSESThrottled(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error { return fmt.Errorf("%w: rate exceeded", ses.ErrThrottled) })
+	e.ses.setFail(func(sending.SendInput) error { return fmt.Errorf("%w: rate exceeded", ses.ErrThrottled) })
 	key := uuid.NewString()
 	req := msg("throttled", nil)
 	r := e.post(s.key, "/api/v1/send", req, "Idempotency-Key", key)
@@ -940,7 +940,7 @@ func TestSendIdempotencyInFlightWindow(t *testing.T) {
 	var released sync.Once
 	unblock := func() { released.Do(func() { close(release) }) }
 	t.Cleanup(unblock) // before the server stops, even if the test fails early
-	e.ses.setFail(func(in ses.SendInput) error {
+	e.ses.setFail(func(in sending.SendInput) error {
 		if in.To == req["to"] {
 			<-release // SES is slow for the first request
 		}

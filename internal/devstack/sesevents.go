@@ -16,7 +16,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
-	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
 )
 
@@ -51,7 +50,7 @@ func (s *SESEvents) now() time.Time {
 
 // Send sends through the emulator, then publishes Send and the outcome:
 // Delivery, or a Bounce or Complaint for the mailbox simulator addresses.
-func (s *SESEvents) Send(ctx context.Context, in ses.SendInput) (string, error) {
+func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, error) {
 	id, err := s.Next.Send(ctx, in)
 	if err != nil {
 		return "", err
@@ -121,7 +120,7 @@ func bounce(mail status.Mail, to, subType, diagnostic string, now time.Time) sta
 	}}
 }
 
-func (s *SESEvents) mail(in ses.SendInput, messageID string) status.Mail {
+func (s *SESEvents) mail(in sending.SendInput, messageID string) status.Mail {
 	tags := map[string][]string{"ses:configuration-set": {in.ConfigurationSet}}
 	for k, v := range in.Tags {
 		tags[k] = []string{v}

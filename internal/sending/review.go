@@ -14,8 +14,8 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/review"
-	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -186,14 +186,13 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 			// and the email stays held for the owner.
 			return fmt.Errorf("build held email %s: %w", id, err)
 		}
-		messageID, err := rv.Service.Transport.Send(ctx, ses.SendInput{
+		messageID, err := rv.Service.Transport.Send(ctx, SendInput{
 			Raw: raw, ConfigurationSet: rv.Service.ConfigSets.For(h.Email.TrackingMode),
 			Tags: map[string]string{"email_id": id, "workspace_id": ws}, From: from.Address, To: h.Request.To,
 		})
-		var rejected *ses.RejectedError
 		switch {
-		case errors.As(err, &rejected):
-			return rv.release(ctx, h, email.StatusFailed, "rejected by the email provider: "+rejected.Reason)
+		case fail.IsPermanent(err):
+			return rv.release(ctx, h, email.StatusFailed, "rejected by the email provider: "+fail.MessageOf(err))
 		case err != nil:
 			return fmt.Errorf("send held email %s: %w", id, err)
 		}

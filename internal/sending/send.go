@@ -21,7 +21,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/review"
-	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -42,9 +41,21 @@ const (
 	inFlight = 60 * time.Second
 )
 
-// Transport delivers a raw message (ses.Client in production).
+// SendInput is one raw message handed to the Transport.
+type SendInput struct {
+	Raw              []byte
+	ConfigurationSet string            // one per tracking mode; empty: none
+	Tags             map[string]string // email_id, workspace_id: map delivery events back without a lookup
+	From             string            // envelope sender, a verified identity
+	To               string            // envelope recipient
+}
+
+// Transport delivers a raw message and returns the provider's message id
+// (ses.Client in production). An error that fail.IsPermanent holds for is
+// a refusal of this message for good, its fail.MessageOf a reason safe to
+// store and show; any other error is transient: the message may go later.
 type Transport interface {
-	Send(ctx context.Context, in ses.SendInput) (string, error)
+	Send(ctx context.Context, in SendInput) (string, error)
 }
 
 // Resolver turns attachment inputs into files (fetch.Fetcher).
@@ -319,17 +330,16 @@ func (s *Service) recordFailure(ctx context.Context, e email.Email) {
 // deliver hands a recorded email to SES. A rejection fails the email; a
 // throttle or fault removes it so the client can retry.
 func (s *Service) deliver(ctx context.Context, e email.Email, from mail.Address, raw []byte, idemKey string, out Outcome) (Outcome, error) {
-	_, err := s.Transport.Send(ctx, ses.SendInput{
+	_, err := s.Transport.Send(ctx, SendInput{
 		Raw: raw, ConfigurationSet: s.ConfigSets.For(e.TrackingMode),
 		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID},
 		From: from.Address, To: e.To,
 	})
-	var rejected *ses.RejectedError
 	switch {
 	case err == nil:
 		return out, nil
-	case errors.As(err, &rejected):
-		reason := "rejected by the email provider: " + rejected.Reason
+	case fail.IsPermanent(err):
+		reason := "rejected by the email provider: " + fail.MessageOf(err)
 		if ferr := s.Store.FailEmail(context.WithoutCancel(ctx), e.WorkspaceID, e.ID, reason); ferr != nil {
 			// Not recorded as failed: undo the email so no "sent" stays behind.
 			return Outcome{}, s.abandon(ctx, e.WorkspaceID, e.ID, claimOf(idemKey), ferr)
