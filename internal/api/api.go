@@ -112,9 +112,9 @@ func Routes(d Deps) []httpapi.Route {
 // Consumers returns the handler of each queue consumer, by function.
 func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 	return map[routes.Consumer]queue.Consumer{
-		routes.Review:          d.Reviewer.Handle,
-		routes.Status:          d.Status.Handle,
-		routes.WebhookDispatch: d.Webhooks.Handle,
+		routes.Review:          queue.NewConsumer(d.Reviewer.Handle),
+		routes.Status:          queue.NewConsumer(d.Status.Handle),
+		routes.WebhookDispatch: queue.NewConsumer(d.Webhooks.Handle),
 	}
 }
 

@@ -350,7 +350,7 @@ func emulated(t *testing.T, subject string) []ses.StoredEmail {
 // reviewHeld runs the review consumer until it has taken n messages.
 func (e *env) reviewHeld(t *testing.T, n int) {
 	t.Helper()
-	p := e.queues.Poller(t, queue.Review.Name, e.deps.Reviewer.Handle)
+	p := e.queues.Poller(t, queue.Review.Name, queue.NewConsumer(e.deps.Reviewer.Handle))
 	got := 0
 	for i := 0; got < n && i < 10; i++ {
 		k, err := p.PollOnce(context.Background())

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -39,25 +38,24 @@ type Reviewer struct {
 const reviewBudget = 20 * time.Second
 
 // Handle consumes a batch of the review queue; failed items are retried.
-func (rv *Reviewer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, rec := range ev.Records {
+func (rv *Reviewer) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
+	for _, msg := range msgs {
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < reviewBudget {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			retry = append(retry, msg.ID)
 			continue
 		}
 		var m ReviewMessage
-		if err := json.Unmarshal([]byte(rec.Body), &m); err != nil || m.WorkspaceID == "" || m.EmailID == "" {
+		if err := json.Unmarshal([]byte(msg.Body), &m); err != nil || m.WorkspaceID == "" || m.EmailID == "" {
 			// A malformed message can never succeed: drop it, loudly.
-			rv.Service.logger().ErrorContext(ctx, "malformed review message dropped", slog.String("message_id", rec.MessageId))
+			rv.Service.logger().ErrorContext(ctx, "malformed review message dropped", slog.String("message_id", msg.ID))
 			continue
 		}
 		if err := rv.Review(ctx, m); err != nil {
 			rv.Service.logger().ErrorContext(ctx, "review failed", slog.String("email_id", m.EmailID), slog.Any("err", err))
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			retry = append(retry, msg.ID)
 		}
 	}
-	return resp, nil
+	return retry
 }
 
 // reviewLease is how long one reviewer has a held email to itself while

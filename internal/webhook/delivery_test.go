@@ -74,7 +74,7 @@ func newPipeline(t *testing.T, schedule []time.Duration) *pipeline {
 	return &pipeline{
 		fixture: f, queues: qs,
 		fanout: &webhook.Fanout{Endpoints: f.store, SQS: qs.SQS, QueueURL: url},
-		poller: qs.Poller(t, queue.Webhooks.Name, d.Handle),
+		poller: qs.Poller(t, queue.Webhooks.Name, queue.NewConsumer(d.Handle)),
 	}
 }
 

@@ -11,12 +11,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
 // VisibilityChanger is the part of the SQS API the dispatcher uses to
@@ -127,32 +126,31 @@ func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL strin
 // retried: after a failed POST whose retry was scheduled, or when the
 // store could not be read or written. Everything else (delivered, dropped,
 // finally failed) succeeds and leaves the queue.
-func (d *Dispatcher) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
-	retry := make([]bool, len(batch.Records))
+func (d *Dispatcher) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
+	again := make([]bool, len(msgs))
 	sem := make(chan struct{}, d.concurrency)
 	var wg sync.WaitGroup
-	for i, rec := range batch.Records {
+	for i, m := range msgs {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			retry[i] = d.handle(ctx, rec)
+			again[i] = d.handle(ctx, m)
 		})
 	}
 	wg.Wait()
-	var resp events.SQSEventResponse
-	for i, rec := range batch.Records {
-		if retry[i] {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+	for i, m := range msgs {
+		if again[i] {
+			retry = append(retry, m.ID)
 		}
 	}
-	return resp, nil
+	return retry
 }
 
 // handle processes one message and reports whether it must come back.
-func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
+func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 	var job Job
-	if err := json.Unmarshal([]byte(rec.Body), &job); err != nil || job.WorkspaceID == "" || job.EndpointID == "" || job.EventID == "" {
-		d.logger.ErrorContext(ctx, "malformed webhook job dropped", slog.String("message_id", rec.MessageId))
+	if err := json.Unmarshal([]byte(m.Body), &job); err != nil || job.WorkspaceID == "" || job.EndpointID == "" || job.EventID == "" {
+		d.logger.ErrorContext(ctx, "malformed webhook job dropped", slog.String("message_id", m.ID))
 		return false
 	}
 	log := d.logger.With(slog.String("workspace_id", job.WorkspaceID), slog.String("endpoint_id", job.EndpointID),
@@ -180,7 +178,7 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 		return false
 	}
 
-	n := attemptNumber(rec)
+	n := attemptNumber(m)
 	a := d.post(ctx, ep, job, n)
 	if err := d.store.RecordAttempt(ctx, a); err != nil {
 		log.ErrorContext(ctx, "webhook attempt not recorded", slog.Any("err", err))
@@ -204,12 +202,12 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 	// invocation) also count in the receive number, so the schedule ends by
 	// time, not by count: until its whole length has passed since the first
 	// attempt, the event is tried again.
-	elapsed := a.At.Sub(firstAttempt(rec, a.At))
+	elapsed := a.At.Sub(firstAttempt(m, a.At))
 	if n <= len(d.schedule) || elapsed < d.total {
 		delay := min(max(d.jitter(d.schedule[min(n, len(d.schedule))-1]), 0), MaxRetryDelay)
 		log.WarnContext(ctx, "webhook attempt failed; retry scheduled", slog.Int("attempt", n),
 			slog.Int("status", a.StatusCode), slog.String("error", a.Error), slog.Duration("retry_in", delay))
-		d.delay(ctx, log, rec, delay)
+		d.delay(ctx, log, m, delay)
 		return true
 	}
 	// The schedule is exhausted: the delivery failed for good.
@@ -217,7 +215,7 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 		log.ErrorContext(ctx, "webhook final failure not recorded", slog.Any("err", err))
 		return true
 	}
-	disabled, err := d.store.DisableFailingEndpoint(ctx, job.WorkspaceID, job.EndpointID, AutoDisableReason, firstAttempt(rec, a.At))
+	disabled, err := d.store.DisableFailingEndpoint(ctx, job.WorkspaceID, job.EndpointID, AutoDisableReason, firstAttempt(m, a.At))
 	if err != nil {
 		log.ErrorContext(ctx, "webhook endpoint not disabled", slog.Any("err", err))
 		return true
@@ -229,10 +227,10 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 
 // delay keeps the message invisible for d; on failure the queue's own
 // visibility timeout applies.
-func (d *Dispatcher) delay(ctx context.Context, log *slog.Logger, rec events.SQSMessage, delay time.Duration) {
+func (d *Dispatcher) delay(ctx context.Context, log *slog.Logger, m batch.Message, delay time.Duration) {
 	secs := int32((delay + time.Second/2) / time.Second)
 	_, err := d.sqs.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-		QueueUrl: &d.queueURL, ReceiptHandle: &rec.ReceiptHandle, VisibilityTimeout: secs,
+		QueueUrl: &d.queueURL, ReceiptHandle: &m.Receipt, VisibilityTimeout: secs,
 	})
 	if err != nil {
 		log.ErrorContext(ctx, "webhook retry delay not set", slog.Any("err", err))
@@ -287,20 +285,16 @@ func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Atte
 
 // attemptNumber is the message's receive count: attempt n of a job is its
 // n-th receive (a receive that failed before POSTing uses a number too).
-func attemptNumber(rec events.SQSMessage) int {
-	n, err := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
-	if err != nil || n < 1 {
-		return 1
-	}
-	return n
+func attemptNumber(m batch.Message) int {
+	return max(m.ReceiveCount, 1)
 }
 
 // firstAttempt is when the job was first received, i.e. its first attempt;
 // else when it was enqueued; else fallback.
-func firstAttempt(rec events.SQSMessage, fallback time.Time) time.Time {
-	for _, name := range []string{"ApproximateFirstReceiveTimestamp", "SentTimestamp"} {
-		if ms, err := strconv.ParseInt(rec.Attributes[name], 10, 64); err == nil && ms > 0 {
-			return time.UnixMilli(ms)
+func firstAttempt(m batch.Message, fallback time.Time) time.Time {
+	for _, t := range []time.Time{m.FirstReceived, m.Sent} {
+		if !t.IsZero() {
+			return t
 		}
 	}
 	return fallback

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -38,17 +38,9 @@ func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.Dispatch
 	return webhook.NewDispatcher(f.store, sqsAPI, "https://sqs.test/000000000000/webhooks", opts)
 }
 
-func handle(t *testing.T, d *webhook.Dispatcher, recs ...events.SQSMessage) []string {
+func handle(t *testing.T, d *webhook.Dispatcher, msgs ...batch.Message) []string {
 	t.Helper()
-	resp, err := d.Handle(context.Background(), events.SQSEvent{Records: recs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var failed []string
-	for _, f := range resp.BatchItemFailures {
-		failed = append(failed, f.ItemIdentifier)
-	}
-	return failed
+	return d.Handle(context.Background(), msgs)
 }
 
 // A failed attempt is recorded, counted on the endpoint, and scheduled by
@@ -123,14 +115,14 @@ func TestFailedAttempts(t *testing.T) {
 			e := testEvent(f.ws, event.Delivered)
 			rec := message(t, job(t, ep, e), 2, time.Now())
 
-			if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.MessageId}) {
+			if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.ID}) {
 				t.Fatalf("batch item failures = %v, want the message (to be retried)", failed)
 			}
 			if got := sqsAPI.visibility(); !slices.Equal(got, []int32{300}) {
 				t.Errorf("visibility set to %v s, want [300] (the delay after attempt 2)", got)
 			}
-			if c := sqsAPI.calls; len(c) == 1 && *c[0].ReceiptHandle != rec.ReceiptHandle {
-				t.Errorf("visibility changed for receipt %q, want %q", *c[0].ReceiptHandle, rec.ReceiptHandle)
+			if c := sqsAPI.calls; len(c) == 1 && *c[0].ReceiptHandle != rec.Receipt {
+				t.Errorf("visibility changed for receipt %q, want %q", *c[0].ReceiptHandle, rec.Receipt)
 			}
 			as := f.attempts(ep.ID)
 			if len(as) != 1 {
@@ -162,31 +154,31 @@ func TestFailedAttempts(t *testing.T) {
 // Jobs that must not POST are dropped: they succeed and leave the queue.
 func TestDroppedJobs(t *testing.T) {
 	t.Parallel()
-	cases := map[string]func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage{
-		"already delivered": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+	cases := map[string]func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message{
+		"already delivered": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			if err := f.store.MarkDelivered(context.Background(), f.ws, ep.ID, e.ID, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
-		"disabled endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"disabled endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			if _, err := f.store.SetEndpointEnabled(context.Background(), f.ws, ep.ID, false, "test"); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
-		"removed endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"removed endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			if err := f.store.DeleteEndpoint(context.Background(), f.ws, ep.ID); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
-		"endpoint of another workspace": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"endpoint of another workspace": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			j := job(t, ep, e)
 			j.WorkspaceID = uuid.NewString()
 			return message(t, j, 1, time.Now())
 		},
-		"malformed job": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"malformed job": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			m := message(t, job(t, ep, e), 1, time.Now())
 			m.Body = `{"workspace_id":`
 			return m
@@ -325,7 +317,7 @@ func TestHandleBatch(t *testing.T) {
 	ok := newReceiver(t, "127.0.0.2:0", status(http.StatusOK))
 	bad := newReceiver(t, "127.0.0.2:0", status(http.StatusInternalServerError))
 	okEP, badEP := f.endpoint(ok.URL), f.endpoint(bad.URL)
-	var recs []events.SQSMessage
+	var recs []batch.Message
 	var wantFailed []string
 	for i := range 10 {
 		ep := okEP
@@ -335,7 +327,7 @@ func TestHandleBatch(t *testing.T) {
 		rec := message(t, job(t, ep, testEvent(f.ws, event.Delivered)), 1, time.Now())
 		recs = append(recs, rec)
 		if ep.ID == badEP.ID {
-			wantFailed = append(wantFailed, rec.MessageId)
+			wantFailed = append(wantFailed, rec.ID)
 		}
 	}
 	d := dispatcher(t, f, &fakeSQS{}, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
@@ -425,7 +417,7 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 	// Receive 14 of a schedule of 3, first received 10 minutes ago: the
 	// schedule's 21 minutes have not passed.
 	rec := message(t, job(t, ep, e), 14, time.Now().Add(-10*time.Minute))
-	if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.MessageId}) {
+	if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.ID}) {
 		t.Fatalf("batch item failures = %v, want the message retried", failed)
 	}
 	if got := sqsAPI.visibility(); !slices.Equal(got, []int32{900}) {
