@@ -34,6 +34,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
 
 // Deps is what the handlers and consumers need, built once per process.
@@ -50,8 +51,8 @@ type Deps struct {
 // SQSAPI is the part of the SQS API the functions use.
 type SQSAPI interface {
 	queue.SendAPI
-	webhook.BatchSender
-	webhook.VisibilityChanger
+	queue.BatchSendAPI
+	queue.VisibilityAPI
 }
 
 // Clients are the AWS SDK clients of a process.
@@ -82,7 +83,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		ConfigSets:  sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
 		Logger:      logger,
 	}
-	fanout := &webhook.Fanout{Endpoints: store, SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}
+	fanout := &webhook.Fanout{Endpoints: store, Queue: &queue.BatchPublisher{SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}}
 	statusProcessor := &status.Processor{Store: store, Publisher: fanout, Logger: logger}
 	svc.Failures = statusProcessor
 	return Deps{
@@ -92,9 +93,10 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		Sending:  svc,
 		Reviewer: &sending.Reviewer{Held: store, Workspaces: store, Service: svc},
 		Status:   statusProcessor,
-		Webhooks: webhook.NewDispatcher(store, c.SQS, cfg.WebhooksQueueURL, webhook.DispatcherOptions{
-			Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes, Logger: logger,
-		}),
+		Webhooks: webhook.NewDispatcher(store,
+			post.NewClient(post.Options{Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes}),
+			&queue.Visibility{SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL},
+			webhook.DispatcherOptions{Timeout: cfg.WebhookTimeout, Logger: logger}),
 	}
 }
 

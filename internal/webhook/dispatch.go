@@ -1,27 +1,33 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"net/netip"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
-// VisibilityChanger is the part of the SQS API the dispatcher uses to
-// schedule a retry: the failed message stays invisible for the delay.
-type VisibilityChanger interface {
-	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
+// DefaultTimeout bounds one delivery: connect, TLS, request and answer.
+const DefaultTimeout = 10 * time.Second
+
+// Poster makes one delivery POST and returns the answer's status code,
+// without following a redirect (post.Client in production). An error means
+// no answer came; fail.MessageOf says why in words safe to show the owner.
+type Poster interface {
+	Post(ctx context.Context, url string, header map[string]string, body []byte) (status int, err error)
+}
+
+// Postponer delays the next delivery of a received message: how a retry
+// is scheduled on the queue's clock (queue.Visibility in production).
+type Postponer interface {
+	Postpone(ctx context.Context, receipt string, delay time.Duration) error
 }
 
 // MaxRetryDelay caps one retry delay: SQS refuses a visibility timeout
@@ -54,18 +60,14 @@ type DispatcherOptions struct {
 	// Schedule is the wait after failed attempt 1, 2, …; a job gets
 	// len(Schedule)+1 attempts. Default DefaultSchedule().
 	Schedule []time.Duration
-	// Timeout bounds one POST; default DefaultTimeout (10 s).
+	// Timeout bounds one POST, whatever the Poster's own limits; default
+	// DefaultTimeout (10 s).
 	Timeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Jitter turns a scheduled delay into the actual one; default
 	// DefaultJitter. The result is capped at MaxRetryDelay.
 	Jitter func(time.Duration) time.Duration
-	// Client sends the POSTs; default NewClient with Timeout and
-	// AllowedPrefixes. A client of one's own should not follow redirects.
-	Client *http.Client
-	// AllowedPrefixes, used only by the default client: see ClientOptions.
-	AllowedPrefixes []netip.Prefix
 	// Concurrency bounds the deliveries of one batch in flight; default 10
 	// (a whole SQS batch), so a batch takes about one Timeout at worst.
 	Concurrency int
@@ -76,24 +78,24 @@ type DispatcherOptions struct {
 // scheduled by message visibility, every attempt recorded.
 type Dispatcher struct {
 	store       DispatchStore
-	sqs         VisibilityChanger
-	queueURL    string
+	poster      Poster
+	later       Postponer
 	schedule    []time.Duration
 	total       time.Duration // the schedule's nominal length
 	timeout     time.Duration
 	now         func() time.Time
 	jitter      func(time.Duration) time.Duration
-	client      *http.Client
 	concurrency int
 	logger      *slog.Logger
 }
 
-// NewDispatcher returns a dispatcher of the queue at queueURL.
-func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL string, opts DispatcherOptions) *Dispatcher {
+// NewDispatcher returns a dispatcher that POSTs through poster and
+// schedules retries with later.
+func NewDispatcher(store DispatchStore, poster Poster, later Postponer, opts DispatcherOptions) *Dispatcher {
 	d := &Dispatcher{
-		store: store, sqs: sqsAPI, queueURL: queueURL,
+		store: store, poster: poster, later: later,
 		schedule: opts.Schedule, timeout: opts.Timeout, now: opts.Now, jitter: opts.Jitter,
-		client: opts.Client, concurrency: opts.Concurrency, logger: opts.Logger,
+		concurrency: opts.Concurrency, logger: opts.Logger,
 	}
 	if d.schedule == nil {
 		d.schedule = DefaultSchedule()
@@ -109,9 +111,6 @@ func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL strin
 	}
 	if d.jitter == nil {
 		d.jitter = DefaultJitter
-	}
-	if d.client == nil {
-		d.client = NewClient(ClientOptions{Timeout: d.timeout, AllowedPrefixes: opts.AllowedPrefixes})
 	}
 	if d.concurrency <= 0 {
 		d.concurrency = 10
@@ -225,21 +224,13 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 	return false
 }
 
-// delay keeps the message invisible for d; on failure the queue's own
+// delay postpones the message's next delivery; on failure the queue's own
 // visibility timeout applies.
 func (d *Dispatcher) delay(ctx context.Context, log *slog.Logger, m batch.Message, delay time.Duration) {
-	secs := int32((delay + time.Second/2) / time.Second)
-	_, err := d.sqs.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-		QueueUrl: &d.queueURL, ReceiptHandle: &m.Receipt, VisibilityTimeout: secs,
-	})
-	if err != nil {
+	if err := d.later.Postpone(ctx, m.Receipt, delay); err != nil {
 		log.ErrorContext(ctx, "webhook retry delay not set", slog.Any("err", err))
 	}
 }
-
-// maxErrorBody is how much of an answer's body is read (and discarded) so
-// the connection can be reused.
-const maxErrorBody = 4 << 10
 
 // post sends one attempt and describes its outcome.
 func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Attempt {
@@ -251,34 +242,27 @@ func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Atte
 	body := []byte(job.Payload)
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
-	if err != nil {
-		a.Error = "invalid endpoint URL"
-		return a
+	header := map[string]string{
+		"Content-Type":  "application/json",
+		"User-Agent":    UserAgent,
+		HeaderEventID:   job.EventID,
+		HeaderEventType: string(job.EventType),
+		HeaderSignature: Sign(ep.Secret, start, body),
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", UserAgent)
-	req.Header.Set(HeaderEventID, job.EventID)
-	req.Header.Set(HeaderEventType, string(job.EventType))
-	req.Header.Set(HeaderSignature, Sign(ep.Secret, start, body))
 	clock := time.Now() // latency is measured on the monotonic clock
-	resp, err := d.client.Do(req)
-	if err == nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-	}
+	status, err := d.poster.Post(ctx, ep.URL, header, body)
 	a.LatencyMS = time.Since(clock).Milliseconds()
 	switch {
 	case err != nil:
-		a.Error = describe(err)
-	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
-		a.StatusCode = resp.StatusCode
-		a.Error = fmt.Sprintf("redirect not followed (HTTP %d)", resp.StatusCode)
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		a.StatusCode = resp.StatusCode
-		a.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
+		a.Error = fail.MessageOf(err)
+	case status >= 300 && status <= 399:
+		a.StatusCode = status
+		a.Error = fmt.Sprintf("redirect not followed (HTTP %d)", status)
+	case status < 200 || status > 299:
+		a.StatusCode = status
+		a.Error = fmt.Sprintf("HTTP %d", status)
 	default:
-		a.StatusCode = resp.StatusCode
+		a.StatusCode = status
 	}
 	return a
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,16 +13,20 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
 
 // testSchedule has distinct whole-minute delays, so the visibility set for
 // a retry names the attempt it follows.
 var testSchedule = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute}
 
-func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.DispatcherOptions) *webhook.Dispatcher {
+// dispatcher POSTs through the production client, reaching the networks
+// allowed, and schedules retries through the SQS adapter over sqsAPI.
+func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.DispatcherOptions, allowed ...netip.Prefix) *webhook.Dispatcher {
 	t.Helper()
 	if opts.Schedule == nil {
 		opts.Schedule = testSchedule
@@ -35,7 +38,9 @@ func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.Dispatch
 		opts.Timeout = 5 * time.Second
 	}
 	opts.Logger = queuetest.Logger(t)
-	return webhook.NewDispatcher(f.store, sqsAPI, "https://sqs.test/000000000000/webhooks", opts)
+	poster := post.NewClient(post.Options{Timeout: opts.Timeout, AllowedPrefixes: allowed})
+	later := &queue.Visibility{SQS: sqsAPI, QueueURL: "https://sqs.test/000000000000/webhooks"}
+	return webhook.NewDispatcher(f.store, poster, later, opts)
 }
 
 func handle(t *testing.T, d *webhook.Dispatcher, msgs ...batch.Message) []string {
@@ -107,11 +112,11 @@ func TestFailedAttempts(t *testing.T) {
 			}
 			ep := f.endpoint(url)
 			sqsAPI := &fakeSQS{}
-			opts := webhook.DispatcherOptions{Timeout: 300 * time.Millisecond}
+			var allowed []netip.Prefix
 			if !tc.noPrefixes {
-				opts.AllowedPrefixes = testPrefixes
+				allowed = testPrefixes
 			}
-			d := dispatcher(t, f, sqsAPI, opts)
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{Timeout: 300 * time.Millisecond}, allowed...)
 			e := testEvent(f.ws, event.Delivered)
 			rec := message(t, job(t, ep, e), 2, time.Now())
 
@@ -193,7 +198,7 @@ func TestDroppedJobs(t *testing.T) {
 			e := testEvent(f.ws, event.Opened)
 			rec := setup(t, f, ep, e)
 			sqsAPI := &fakeSQS{}
-			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{}, testPrefixes...)
 			if failed := handle(t, d, rec); len(failed) != 0 {
 				t.Errorf("batch item failures = %v, want the job dropped", failed)
 			}
@@ -239,9 +244,7 @@ func TestFinalAttempt(t *testing.T) {
 				}
 			}
 			sqsAPI := &fakeSQS{}
-			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{
-				AllowedPrefixes: testPrefixes, Now: dynamotest.NewClock(now).Now,
-			})
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{Now: dynamotest.NewClock(now).Now}, testPrefixes...)
 			e := testEvent(f.ws, event.Complained)
 			rec := message(t, job(t, ep, e), len(testSchedule)+1, first)
 			if failed := handle(t, d, rec); len(failed) != 0 {
@@ -289,7 +292,7 @@ func TestRetryDelay(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			sqsAPI := &fakeSQS{}
-			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes, Jitter: tc.jitter})
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{Jitter: tc.jitter}, testPrefixes...)
 			rec := message(t, job(t, ep, testEvent(f.ws, event.Clicked)), tc.attempt, time.Now())
 			if failed := handle(t, d, rec); len(failed) != 1 {
 				t.Fatalf("batch item failures = %v, want the message", failed)
@@ -303,7 +306,7 @@ func TestRetryDelay(t *testing.T) {
 	// A visibility change that fails still leaves the message to SQS (it
 	// comes back after the queue's own visibility timeout).
 	sqsAPI := &fakeSQS{err: errors.New("receipt handle expired")}
-	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{}, testPrefixes...)
 	rec := message(t, job(t, ep, testEvent(f.ws, event.Clicked)), 1, time.Now())
 	if failed := handle(t, d, rec); len(failed) != 1 {
 		t.Errorf("batch item failures = %v, want the message", failed)
@@ -330,7 +333,7 @@ func TestHandleBatch(t *testing.T) {
 			wantFailed = append(wantFailed, rec.ID)
 		}
 	}
-	d := dispatcher(t, f, &fakeSQS{}, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+	d := dispatcher(t, f, &fakeSQS{}, webhook.DispatcherOptions{}, testPrefixes...)
 	if failed := handle(t, d, recs...); !slices.Equal(failed, wantFailed) {
 		t.Errorf("batch item failures = %v, want %v", failed, wantFailed)
 	}
@@ -377,32 +380,6 @@ func TestDefaultJitter(t *testing.T) {
 	}
 }
 
-func TestNewClientRefusesPrivateAddresses(t *testing.T) {
-	t.Parallel()
-	rc := newReceiver(t, "127.0.0.2:0", status(http.StatusOK))
-	cases := map[string]struct {
-		allowed []netip.Prefix
-		wantOK  bool
-	}{
-		"production guard":          {wantOK: false},
-		"test receiver allowed":     {allowed: testPrefixes, wantOK: true},
-		"another loopback allowed":  {allowed: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, wantOK: false},
-		"dev stack allows loopback": {allowed: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, wantOK: true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c := webhook.NewClient(webhook.ClientOptions{AllowedPrefixes: tc.allowed, Timeout: 2 * time.Second})
-			resp, err := c.Post(rc.URL, "application/json", strings.NewReader("{}"))
-			if err == nil {
-				resp.Body.Close()
-			}
-			if (err == nil) != tc.wantOK {
-				t.Errorf("POST err = %v, want ok %v", err, tc.wantOK)
-			}
-		})
-	}
-}
-
 // Receives that never POSTed (store faults, throttled invocations) count
 // in the receive number too: a message past the schedule's count but not
 // its length is retried, and the endpoint stays enabled.
@@ -412,7 +389,7 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 	rc := newReceiver(t, "127.0.0.2:0", status(http.StatusServiceUnavailable))
 	ep := f.endpoint(rc.URL + "/hook")
 	sqsAPI := &fakeSQS{}
-	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{}, testPrefixes...)
 	e := testEvent(f.ws, event.Delivered)
 	// Receive 14 of a schedule of 3, first received 10 minutes ago: the
 	// schedule's 21 minutes have not passed.
