@@ -119,7 +119,10 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // Resolve validates the attachments, decodes inline content and fetches URL
 // content, returning the files in input order. Client faults come back as
 // *fail.Error: invalid (param attachments) naming the attachment, or too
-// large when all attachments exceed MaxTotalBytes. Any other error (ctx
+// large when all attachments exceed MaxTotalBytes. A fetch that may work
+// later (the server answered 5xx, 408 or 429; a timeout; a network fault)
+// is marked transient; the rest (4xx, a blocked address, a name that does
+// not exist, too large, empty) are permanent. Any other error (ctx
 // cancelled) is internal. Fetched data stays in memory only.
 func (f *Fetcher) Resolve(ctx context.Context, in []attachment.Input) ([]attachment.File, error) {
 	inline, err := attachment.DecodeInline(in)
@@ -129,8 +132,6 @@ func (f *Fetcher) Resolve(ctx context.Context, in []attachment.Input) ([]attachm
 	if len(in) == 0 {
 		return nil, nil
 	}
-	// All fetches together end in time for the send to answer before API
-	// Gateway's 29 s: a slow URL is the client's 400, not a gateway 504.
 
 	files := make([]attachment.File, len(in))
 	var left atomic.Int64
@@ -151,8 +152,10 @@ func (f *Fetcher) Resolve(ctx context.Context, in []attachment.Input) ([]attachm
 	defer cancel(nil)
 	// All fetches together end in time for the send to answer before API
 	// Gateway's 29 s: slow URLs are the client's 400, not a gateway 504.
-	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, fail.Invalid(attachment.Param,
-		"attachment URLs took more than %s to fetch together; host them somewhere faster", f.totalTimeout))
+	slow := fail.Invalid(attachment.Param,
+		"attachment URLs took more than %s to fetch together; host them somewhere faster", f.totalTimeout)
+	slow.Transient = true
+	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, slow)
 	defer stop()
 	sem := make(chan struct{}, fetchConcurrency)
 	var wg sync.WaitGroup
@@ -187,10 +190,12 @@ func (f *Fetcher) Resolve(ctx context.Context, in []attachment.Input) ([]attachm
 	return files, nil
 }
 
-// fetchError is a failed fetch: a client-safe reason and the raw cause.
+// fetchError is a failed fetch: a client-safe reason, the raw cause, and
+// whether the same fetch may work later.
 type fetchError struct {
-	reason string
-	cause  error
+	reason    string
+	cause     error
+	transient bool
 }
 
 func (e *fetchError) Error() string { return e.reason + ": " + e.cause.Error() }
@@ -200,11 +205,14 @@ func (f *Fetcher) clientError(i int, filename string, err error) error {
 	if errors.Is(err, errTotalExceeded) {
 		return f.totalError()
 	}
+	e := attachment.Invalid(i, filename, "URL could not be fetched")
+	e.Err, e.Transient = err, true
 	var fe *fetchError
 	if errors.As(err, &fe) {
-		return attachment.Invalid(i, filename, "%s", fe.reason)
+		e = attachment.Invalid(i, filename, "%s", fe.reason)
+		e.Err, e.Transient = err, fe.transient
 	}
-	return attachment.Invalid(i, filename, "URL could not be fetched")
+	return e
 }
 
 func (f *Fetcher) totalError() error {
@@ -219,7 +227,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, "", &fetchError{"url is not a valid URL", err}
+		return nil, "", &fetchError{reason: "url is not a valid URL", cause: err}
 	}
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", "*/*")
@@ -232,9 +240,12 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 	// reading.
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, "", &fetchError{fmt.Sprintf("URL answered %d", resp.StatusCode), fmt.Errorf("status %s", resp.Status)}
+		return nil, "", &fetchError{
+			reason: fmt.Sprintf("URL answered %d", resp.StatusCode), cause: fmt.Errorf("status %s", resp.Status),
+			transient: answerMayChange(resp.StatusCode),
+		}
 	}
-	tooBig := &fetchError{fmt.Sprintf("URL exceeds %s", attachment.Size(f.maxBytes)), fmt.Errorf("body over %d bytes", f.maxBytes)}
+	tooBig := &fetchError{reason: fmt.Sprintf("URL exceeds %s", attachment.Size(f.maxBytes)), cause: fmt.Errorf("body over %d bytes", f.maxBytes)}
 	if resp.ContentLength > f.maxBytes {
 		return nil, "", tooBig
 	}
@@ -248,9 +259,17 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 		return nil, "", f.classify(err)
 	}
 	if len(data) == 0 {
-		return nil, "", &fetchError{"URL returned an empty file", errors.New("empty body")}
+		return nil, "", &fetchError{reason: "URL returned an empty file", cause: errors.New("empty body")}
 	}
 	return data, resp.Header.Get("Content-Type"), nil
+}
+
+// answerMayChange reports whether an HTTP error status may be followed by
+// the file when asked again: the server's own faults (5xx) and its "not
+// now" (408 Request Timeout, 429 Too Many Requests). Other 4xx are the
+// URL's: it will answer the same.
+func answerMayChange(status int) bool {
+	return status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests
 }
 
 // classify turns a transport error into a client-safe reason. Raw Go error
@@ -258,17 +277,18 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 // client.
 func (f *Fetcher) classify(err error) error {
 	reason := "URL " + egress.Describe(err)
+	transient := !egress.Permanent(err)
 	switch {
 	case errors.Is(err, errTotalExceeded):
 		return err
 	case errors.Is(err, errTooManyRedirects) && f.maxRedirects == 0:
-		reason = "URL redirected; redirects are not followed"
+		reason, transient = "URL redirected; redirects are not followed", false
 	case errors.Is(err, errTooManyRedirects):
-		reason = fmt.Sprintf("URL redirected more than %d times", f.maxRedirects)
+		reason, transient = fmt.Sprintf("URL redirected more than %d times", f.maxRedirects), false
 	case errors.Is(err, errRedirectScheme):
-		reason = "URL redirected to a non-HTTP URL"
+		reason, transient = "URL redirected to a non-HTTP URL", false
 	}
-	return &fetchError{reason, err}
+	return &fetchError{reason: reason, cause: err, transient: transient}
 }
 
 // budgetReader charges every byte read to the Resolve-wide budget.

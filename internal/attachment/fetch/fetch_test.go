@@ -96,6 +96,10 @@ func fileServer(t *testing.T, loopback *server) (*server, *atomic.Value) {
 		}
 		http.Redirect(w, r, fmt.Sprintf("/r/%d", n-1), http.StatusFound)
 	})
+	mux.HandleFunc("/status/{code}", func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(r.PathValue("code"))
+		w.WriteHeader(code)
+	})
 	mux.HandleFunc("/to-loopback", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, fmt.Sprintf("http://127.0.0.1:%d/x", loopback.port()), http.StatusFound)
 	})
@@ -170,13 +174,14 @@ func TestResolveURL(t *testing.T) {
 		wantData  []byte
 		wantErr   string
 		wantGuard bool // the raw cause is the guard's refusal
+		transient bool // the same fetch may work later
 	}{
 		"200":                  {url: base + "/file.pdf", want: "application/pdf", wantData: pdf},
 		"redirects within cap": {url: base + "/r/3", want: "text/plain", wantData: []byte("landed")},
 		"exactly max bytes":    {opts: Options{MaxBytes: 1024}, url: base + "/bytes/1024", wantData: bytes.Repeat([]byte("x"), 1024), want: "text/plain; charset=utf-8"},
 		"404":                  {url: base + "/missing", wantErr: "URL answered 404"},
 		"empty body":           {url: base + "/empty", wantErr: "URL returned an empty file"},
-		"slow":                 {opts: Options{Timeout: 200 * time.Millisecond}, url: base + "/slow", wantErr: "URL timed out"},
+		"slow":                 {opts: Options{Timeout: 200 * time.Millisecond}, url: base + "/slow", wantErr: "URL timed out", transient: true},
 		"oversize declared":    {opts: Options{MaxBytes: 1024}, url: base + "/bytes/2048", wantErr: "URL exceeds 1 KB"},
 		"oversize chunked":     {opts: Options{MaxBytes: 1024}, url: base + "/chunked/4096", wantErr: "URL exceeds 1 KB"},
 		"redirect to loopback": {url: base + "/to-loopback", wantErr: "URL is not publicly reachable", wantGuard: true},
@@ -184,7 +189,13 @@ func TestResolveURL(t *testing.T) {
 		"redirects disabled":   {opts: Options{MaxRedirects: -1}, url: base + "/r/1", wantErr: "redirects are not followed"},
 		"redirect to ftp":      {url: base + "/to-ftp", wantErr: "URL redirected to a non-HTTP URL"},
 		"localhost":            {url: fmt.Sprintf("http://localhost:%d/file.pdf", files.port()), wantErr: "URL is not publicly reachable", wantGuard: true},
-		"refused":              {url: "http://127.0.0.2:1/file.pdf", wantErr: "URL refused the connection or is unreachable"},
+		"refused":              {url: "http://127.0.0.2:1/file.pdf", wantErr: "URL refused the connection or is unreachable", transient: true},
+		"403":                  {url: base + "/status/403", wantErr: "URL answered 403"},
+		"410":                  {url: base + "/status/410", wantErr: "URL answered 410"},
+		"408":                  {url: base + "/status/408", wantErr: "URL answered 408", transient: true},
+		"429":                  {url: base + "/status/429", wantErr: "URL answered 429", transient: true},
+		"500":                  {url: base + "/status/500", wantErr: "URL answered 500", transient: true},
+		"503":                  {url: base + "/status/503", wantErr: "URL answered 503", transient: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -207,6 +218,10 @@ func TestResolveURL(t *testing.T) {
 			}
 			wantAPIError(t, err, fail.KindInvalid, `attachments[0] ("file.pdf")`, tc.wantErr)
 			noLeak(t, err)
+			// A review retries what may work later and fails the rest.
+			if got := fail.IsTransient(err); got != tc.transient {
+				t.Errorf("transient = %v, want %v (%v)", got, tc.transient, err)
+			}
 			if tc.wantGuard {
 				var left atomic.Int64
 				left.Store(1 << 30)
@@ -445,4 +460,17 @@ func TestResolveTotalTimeout(t *testing.T) {
 	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond})
 	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
 	wantAPIError(t, err, fail.KindInvalid, "attachment URLs took more than")
+	if !fail.IsTransient(err) {
+		t.Errorf("a slow fetch is not transient: %v", err)
+	}
+}
+
+// Too much data is permanent: the same URLs will not shrink.
+func TestResolveTotalIsPermanent(t *testing.T) {
+	t.Parallel()
+	f := New(Options{AllowedPrefixes: testPrefixes, MaxBytes: 1000, MaxTotalBytes: 1500})
+	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "a.txt", Content: b64(make([]byte, 1600))}})
+	if fail.KindOf(err) != fail.KindTooLarge || !fail.IsPermanent(err) {
+		t.Errorf("err = %v, want a permanent too large", err)
+	}
 }
