@@ -37,7 +37,10 @@ type Reviewer struct {
 // rather than started.
 const reviewBudget = 20 * time.Second
 
-// Handle consumes a batch of the review queue; failed items are retried.
+// Handle consumes a batch of the review queue: a failure that may pass
+// (a store fault, SES throttling, an attachment URL answering 5xx) is
+// retried; a permanent one is not, as every retry would fail alike and
+// end in the dead-letter queue.
 func (rv *Reviewer) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
 	for _, msg := range msgs {
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < reviewBudget {
@@ -50,7 +53,12 @@ func (rv *Reviewer) Handle(ctx context.Context, msgs []batch.Message) (retry []s
 			rv.Service.logger().ErrorContext(ctx, "malformed review message dropped", slog.String("message_id", msg.ID))
 			continue
 		}
-		if err := rv.Review(ctx, m); err != nil {
+		err := rv.Review(ctx, m)
+		switch {
+		case err == nil:
+		case fail.IsPermanent(err):
+			rv.Service.logger().ErrorContext(ctx, "review failed for good; not retried", slog.String("email_id", m.EmailID), slog.Any("err", err))
+		default:
 			rv.Service.logger().ErrorContext(ctx, "review failed", slog.String("email_id", m.EmailID), slog.Any("err", err))
 			retry = append(retry, msg.ID)
 		}
@@ -178,10 +186,15 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 		raw, _, err := rv.Service.build(ctx, compose.Message{
 			From: *from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
 		}, h.Request.Attachments)
-		if err != nil {
-			// An attachment URL that does not answer now may later: the
-			// message comes back; after its last try it waits in the DLQ
-			// and the email stays held for the owner.
+		switch {
+		case fail.IsPermanent(err):
+			// An attachment URL gone for good (404), a message grown past
+			// the size limit: no retry can send it.
+			return rv.release(ctx, h, email.StatusFailed, "not sent after review: "+fail.MessageOf(err))
+		case err != nil:
+			// An attachment URL that fails now (5xx, a timeout) may answer
+			// later: the message comes back; after its last try it waits in
+			// the DLQ and the email stays held for the owner.
 			return fmt.Errorf("build held email %s: %w", id, err)
 		}
 		messageID, err := rv.Service.Transport.Send(ctx, SendInput{
