@@ -174,14 +174,14 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 					return nil
 				}
 			}
-			p, ok := httpapi.ProblemOf(err)
+			problem, ok := httpapi.ProblemOf(err)
 			if !ok {
 				// Other items may have gone out already: a fault is this
 				// item's answer, not the request's.
 				h.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
-				p.Message = "internal error; this email was not sent, retry it"
+				problem.Message = "internal error; this email was not sent, retry it"
 			}
-			items[i].Error = batchError(p, prefix)
+			items[i].Error = batchError(problem, prefix)
 			return nil
 		})
 	}
