@@ -99,7 +99,7 @@ func TestHeldCommands(t *testing.T) {
 	clients := api.NewClients(awsCfg)
 	clients.DynamoDB, clients.SQS = c.store.Table.DB, queuetest.Client(t)
 	deps := api.NewDeps(config.API{Table: c.name, ReviewQueueURL: queues.URL(t, queue.Review.Name)}, clients, api.NewLogger(8))
-	reviews := queues.Poller(t, queue.Review.Name, deps.Reviewer.Handle)
+	reviews := queues.Poller(t, queue.Review.Name, queue.NewConsumer(deps.Reviewer.Handle))
 	reviewAll := func() {
 		t.Helper()
 		for range 10 {

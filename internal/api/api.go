@@ -19,20 +19,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/email/emailhttp"
+	"github.com/sesame-mail/sesame/internal/event/eventhttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/identity/identityhttp"
+	"github.com/sesame-mail/sesame/internal/metrics/metricshttp"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
 
 // Deps is what the handlers and consumers need, built once per process.
@@ -49,8 +51,8 @@ type Deps struct {
 // SQSAPI is the part of the SQS API the functions use.
 type SQSAPI interface {
 	queue.SendAPI
-	webhook.BatchSender
-	webhook.VisibilityChanger
+	queue.BatchSendAPI
+	queue.VisibilityAPI
 }
 
 // Clients are the AWS SDK clients of a process.
@@ -76,12 +78,12 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 	svc := &sending.Service{
 		Store:       repos.Sends,
 		Transport:   &ses.Client{API: c.SES},
-		Attachments: attachment.NewFetcher(attachment.FetcherOptions{}),
+		Attachments: fetch.New(fetch.Options{}),
 		Review:      &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
 		ConfigSets:  sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
 		Logger:      logger,
 	}
-	fanout := &webhook.Fanout{Endpoints: repos.Webhooks, SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}
+	fanout := &webhook.Fanout{Endpoints: repos.Webhooks, Queue: &queue.BatchPublisher{SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}}
 	statusProcessor := &status.Processor{Store: repos.Statuses, Publisher: fanout, Logger: logger}
 	svc.Failures = statusProcessor
 	return Deps{
@@ -91,29 +93,30 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		Sending:  svc,
 		Reviewer: &sending.Reviewer{Held: repos.Held, Workspaces: repos.Workspaces, Service: svc},
 		Status:   statusProcessor,
-		Webhooks: webhook.NewDispatcher(repos.Webhooks, c.SQS, cfg.WebhooksQueueURL, webhook.DispatcherOptions{
-			Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes, Logger: logger,
-		}),
+		Webhooks: webhook.NewDispatcher(repos.Webhooks,
+			post.NewClient(post.Options{Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes}),
+			&queue.Visibility{SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL},
+			webhook.DispatcherOptions{Timeout: cfg.WebhookTimeout, Logger: logger}),
 	}
 }
 
 // Routes returns every implemented route with its handler.
 func Routes(d Deps) []httpapi.Route {
 	var all []httpapi.Route
-	all = append(all, email.Handlers{Store: d.Repos.Emails, ClickStore: d.Repos.Clicks, Cursors: d.Cursors}.Routes()...)
-	all = append(all, event.Handlers{Store: d.Repos.Events, Cursors: d.Cursors}.Routes()...)
-	all = append(all, metrics.Handlers{Store: d.Repos.Metrics}.Routes()...)
-	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
-	all = append(all, identity.Handlers{Store: d.Repos.Domains, Cursors: d.Cursors}.Routes()...)
+	all = append(all, emailhttp.Handlers{Store: d.Repos.Emails, ClickStore: d.Repos.Clicks, Cursors: d.Cursors}.Routes()...)
+	all = append(all, eventhttp.Handlers{Store: d.Repos.Events, Cursors: d.Cursors}.Routes()...)
+	all = append(all, metricshttp.Handlers{Store: d.Repos.Metrics}.Routes()...)
+	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
+	all = append(all, identityhttp.Handlers{Store: d.Repos.Domains, Cursors: d.Cursors}.Routes()...)
 	return all
 }
 
 // Consumers returns the handler of each queue consumer, by function.
 func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 	return map[routes.Consumer]queue.Consumer{
-		routes.Review:          d.Reviewer.Handle,
-		routes.Status:          d.Status.Handle,
-		routes.WebhookDispatch: d.Webhooks.Handle,
+		routes.Review:          queue.NewConsumer(d.Reviewer.Handle),
+		routes.Status:          queue.NewConsumer(d.Status.Handle),
+		routes.WebhookDispatch: queue.NewConsumer(d.Webhooks.Handle),
 	}
 }
 

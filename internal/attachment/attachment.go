@@ -1,5 +1,6 @@
 // Package attachment handles the attachments of an outgoing email:
-// validation, inline decoding and guarded URL fetching.
+// validation, inline decoding and the choice of content type. Fetching
+// URL attachments is the fetch sub-package's.
 package attachment
 
 import (
@@ -12,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Input is one attachment of a send request (the spec's Attachment object).
@@ -40,8 +41,8 @@ const (
 	maxFilenameBytes = 255
 	// maxURLBytes keeps absurd URLs out of logs and requests.
 	maxURLBytes = 2048
-	// param is the field every attachment error names.
-	param = "attachments"
+	// Param is the input field every attachment error names.
+	Param = "attachments"
 )
 
 // blockedExt is SES's "Unsupported attachment types" list, copied in full
@@ -64,24 +65,24 @@ var blockedExt = func() map[string]bool {
 }()
 
 // Validate checks the attachments of a send request without any network
-// access. The error is an *httpapi.Error (invalid_field, param attachments)
-// naming the attachment and the reason.
+// access. The error is a *fail.Error (invalid, param attachments) naming
+// the attachment and the reason.
 func Validate(in []Input) error {
-	_, err := validate(in)
+	_, err := DecodeInline(in)
 	return err
 }
 
-// validate is Validate that also returns the decoded inline content (nil for
-// URL attachments), so Resolve does not decode twice.
-func validate(in []Input) ([][]byte, error) {
+// DecodeInline is Validate that also returns the decoded inline content
+// (nil for URL attachments), so a resolver does not decode twice.
+func DecodeInline(in []Input) ([][]byte, error) {
 	if len(in) > MaxPerMessage {
-		return nil, httpapi.Invalid(param, "at most %d attachments per message, got %d", MaxPerMessage, len(in))
+		return nil, fail.Invalid(Param, "at most %d attachments per message, got %d", MaxPerMessage, len(in))
 	}
 	inline := make([][]byte, len(in))
 	for i, a := range in {
 		data, reason := check(a)
 		if reason != "" {
-			return nil, invalid(i, a.Filename, "%s", reason)
+			return nil, Invalid(i, a.Filename, "%s", reason)
 		}
 		inline[i] = data
 	}
@@ -110,7 +111,7 @@ func check(a Input) ([]byte, string) {
 	data, err := decodeBase64(*a.Content)
 	switch {
 	case err == errTooLarge:
-		return nil, fmt.Sprintf("content exceeds %s decoded; host the file and pass its url instead", size(MaxInlineBytes))
+		return nil, fmt.Sprintf("content exceeds %s decoded; host the file and pass its url instead", Size(MaxInlineBytes))
 	case err != nil:
 		return nil, "content is not valid base64"
 	case len(data) == 0:
@@ -217,9 +218,9 @@ func decodeBase64(s string) ([]byte, error) {
 	return enc.DecodeString(s)
 }
 
-// invalid is the client error about attachment i.
-func invalid(i int, filename, format string, args ...any) *httpapi.Error {
-	return httpapi.Invalid(param, "attachments[%d] (%s): %s", i, quoteName(filename), fmt.Sprintf(format, args...))
+// Invalid is the client error about attachment i.
+func Invalid(i int, filename, format string, args ...any) *fail.Error {
+	return fail.Invalid(Param, "attachments[%d] (%s): %s", i, quoteName(filename), fmt.Sprintf(format, args...))
 }
 
 // quoteName quotes a client's filename for an error message, escaped and
@@ -232,8 +233,8 @@ func quoteName(name string) string {
 	return fmt.Sprintf("%q", name)
 }
 
-// size formats a byte count the way limits are stated to clients.
-func size(n int64) string {
+// Size formats a byte count the way limits are stated to clients.
+func Size(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MB", n>>20)
@@ -241,4 +242,27 @@ func size(n int64) string {
 		return fmt.Sprintf("%d KB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// ContentType picks the attachment's type: the client's, else the server's
+// (unless it is only the generic binary type), else by extension, else
+// application/octet-stream.
+func ContentType(a Input, served string) string {
+	if a.ContentType != "" {
+		if ct, err := normalizeType(a.ContentType); err == nil {
+			return ct
+		}
+	}
+	if served != "" {
+		if ct, err := normalizeType(served); err == nil {
+			mt, _, _ := strings.Cut(ct, ";")
+			if mt != "application/octet-stream" && mt != "binary/octet-stream" {
+				return ct
+			}
+		}
+	}
+	if ct := mime.TypeByExtension(strings.ToLower(path.Ext(a.Filename))); ct != "" {
+		return ct
+	}
+	return "application/octet-stream"
 }

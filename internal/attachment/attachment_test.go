@@ -3,11 +3,10 @@ package attachment
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 func ptr(s string) *string { return &s }
@@ -16,16 +15,17 @@ func b64(b []byte) *string { return ptr(base64.StdEncoding.EncodeToString(b)) }
 
 var pdf = []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
 
-// wantAPIError asserts err is the client error code/param whose message
-// holds every part.
-func wantAPIError(t *testing.T, err error, code httpapi.Code, parts ...string) {
+// wantAPIError asserts err is the client error kind/param whose message
+// holds every part (invalid is the API's invalid_field, too large its
+// message_too_large).
+func wantAPIError(t *testing.T, err error, kind fail.Kind, parts ...string) {
 	t.Helper()
-	var e *httpapi.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error = %v (%T), want *httpapi.Error", err, err)
+	e, ok := fail.As(err)
+	if !ok {
+		t.Fatalf("error = %v (%T), want *fail.Error", err, err)
 	}
-	if e.Code != code || e.Param != "attachments" {
-		t.Fatalf("error = %s/%s, want %s/attachments (%q)", e.Code, e.Param, code, e.Message)
+	if e.Kind != kind || e.Param != "attachments" {
+		t.Fatalf("error = %s/%s, want %s/attachments (%q)", e.Kind, e.Param, kind, e.Message)
 	}
 	for _, p := range parts {
 		if !strings.Contains(e.Message, p) {
@@ -97,7 +97,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			wantAPIError(t, err, httpapi.CodeInvalidField, tc.want...)
+			wantAPIError(t, err, fail.KindInvalid, tc.want...)
 		})
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/sending"
-	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // timedSES wraps the SES transport: it counts calls and sums their time.
@@ -23,7 +22,7 @@ type timedSES struct {
 	waited time.Duration
 }
 
-func (t *timedSES) Send(ctx context.Context, in ses.SendInput) (string, error) {
+func (t *timedSES) Send(ctx context.Context, in sending.SendInput) (string, error) {
 	start := time.Now()
 	id, err := t.Next.Send(ctx, in)
 	t.mu.Lock()

@@ -29,7 +29,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/sending"
-	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // env is one running dev server over a fresh table, with the full
@@ -52,13 +51,13 @@ type env struct {
 // otherwise it passes them to the real transport (the SES emulator).
 type fakeTransport struct {
 	Next sending.Transport
-	Fail func(in ses.SendInput) error
+	Fail func(in sending.SendInput) error
 
 	mu    sync.Mutex
-	sends []ses.SendInput
+	sends []sending.SendInput
 }
 
-func (f *fakeTransport) Send(ctx context.Context, in ses.SendInput) (string, error) {
+func (f *fakeTransport) Send(ctx context.Context, in sending.SendInput) (string, error) {
 	f.mu.Lock()
 	f.sends = append(f.sends, in)
 	fail := f.Fail
@@ -79,10 +78,10 @@ func (f *fakeTransport) lastSendDone() bool {
 }
 
 // Sends returns what was handed to SES so far.
-func (f *fakeTransport) Sends() []ses.SendInput {
+func (f *fakeTransport) Sends() []sending.SendInput {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]ses.SendInput(nil), f.sends...)
+	return append([]sending.SendInput(nil), f.sends...)
 }
 
 // newEnv builds the dependencies `sesame dev` has over a fresh table and

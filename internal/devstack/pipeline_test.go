@@ -61,14 +61,14 @@ func startPipeline(t *testing.T) *pipeline {
 		return deps, devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes()
 	})
 	consume := func(ctx context.Context, b events.SQSEvent) (events.SQSEventResponse, error) {
-		resp, err := e.deps.Status.Handle(ctx, b)
+		resp, err := queue.NewConsumer(e.deps.Status.Handle)(ctx, b)
 		if err != nil || len(resp.BatchItemFailures) > 0 {
 			t.Errorf("status consumer: failures %+v, err %v", resp.BatchItemFailures, err)
 		}
 		return resp, err
 	}
 	return &pipeline{env: e, clock: clock, status: e.queues.Poller(t, queue.SESEvents.Name, consume),
-		webhooks: e.queues.Poller(t, queue.Webhooks.Name, e.deps.Webhooks.Handle)}
+		webhooks: e.queues.Poller(t, queue.Webhooks.Name, queue.NewConsumer(e.deps.Webhooks.Handle))}
 }
 
 // drain runs the status consumer until it has taken n SES events.
@@ -592,7 +592,7 @@ func TestPipelineEventsFeedPagination(t *testing.T) {
 			batch.Records = append(batch.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d-%d", i, j), Body: sesFixture(t, name, e)})
 		}
 	}
-	resp, err := p.deps.Status.Handle(context.Background(), batch)
+	resp, err := queue.NewConsumer(p.deps.Status.Handle)(context.Background(), batch)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("status consumer: %+v, %v", resp, err)
 	}

@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,8 +17,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
@@ -43,7 +50,7 @@ func TestSendCleansUpAfterItsDeadline(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	ctx, cancel := context.WithCancel(context.Background())
-	e.ses.setFail(func(ses.SendInput) error { cancel(); return context.Canceled })
+	e.ses.setFail(func(sending.SendInput) error { cancel(); return context.Canceled })
 	req := sending.Request{To: rcpt("deadline"), Subject: "Order " + uuid.NewString(), HTML: plainHTML}
 	if err := req.Validate(""); err != nil {
 		t.Fatal(err)
@@ -106,7 +113,7 @@ func TestSyncFailuresReachTheFeed(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error {
+	e.ses.setFail(func(sending.SendInput) error {
 		return &ses.RejectedError{Reason: "the message was rejected", Code: "MessageRejected"}
 	})
 	rejected := e.post(s.key, "/api/v1/send", msg("rejected", nil)).sent(t, http.StatusOK)
@@ -149,7 +156,7 @@ func TestReviewRetriesATransientSendFault(t *testing.T) {
 	s := newSendWS(t, e, defaultSender())
 	req := msg("retryheld", map[string]any{"html": "<section><p>New layout</p></section>"})
 	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
-	e.ses.setFail(func(ses.SendInput) error { return ses.ErrThrottled })
+	e.ses.setFail(func(sending.SendInput) error { return ses.ErrThrottled })
 	m := sending.ReviewMessage{WorkspaceID: s.id, EmailID: held.ID}
 	if err := e.deps.Reviewer.Review(context.Background(), m); err == nil {
 		t.Fatal("review succeeded although SES refused the send")
@@ -259,7 +266,9 @@ func TestRejectedButUnrecordedIsUndone(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error { return &ses.RejectedError{Reason: "bad content", Code: "MessageRejected"} })
+	e.ses.setFail(func(sending.SendInput) error {
+		return &ses.RejectedError{Reason: "bad content", Code: "MessageRejected"}
+	})
 	e.rec.Fail = func(op string) error {
 		if op == "UpdateItem" && e.ses.lastSendDone() {
 			return errors.New("dynamodb: connection reset")
@@ -297,5 +306,118 @@ func TestRecordFailureTwiceIsOneEvent(t *testing.T) {
 	events, _, _, err := e.store.Events.ListEvents(ctx, s.id, "", 10)
 	if err != nil || len(events) != 1 {
 		t.Errorf("feed has %d items (err %v), want one email.failed", len(events), err)
+	}
+}
+
+// switchableFileServer serves /report.pdf on 127.0.0.2 (the address the
+// test fetchers reach) with the status in answer: the file on 200.
+func switchableFileServer(t *testing.T, answer *atomic.Int32) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.2: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if code := int(answer.Load()); code != http.StatusOK {
+			w.WriteHeader(code)
+			return
+		}
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write([]byte("%PDF-1.4 quarterly report"))
+	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A held email no retry can send (its attachment URL now answers 404) is
+// failed by the review with the reason, and recorded as email.failed like
+// any email the review does not clear, instead of being retried into the
+// dead-letter queue. One whose URL fails for now (503) is retried, and
+// goes out once the URL answers again.
+func TestReviewFailsWhatNoRetryCanSend(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	var answer atomic.Int32
+	answer.Store(http.StatusOK)
+	files := switchableFileServer(t, &answer)
+	local := e.withFileServerFetcher(t, 5*time.Second)
+	// The review refetches attachments: its service reaches the server too.
+	svc := *e.deps.Sending
+	svc.Attachments = fetch.New(fetch.Options{AllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}, Timeout: 5 * time.Second})
+	rv := *e.deps.Reviewer
+	rv.Service = &svc
+
+	// hold sends an email held for review: layout is markup the workspace
+	// has not sent before.
+	hold := func(tag, layout string) (sendResp, string) {
+		t.Helper()
+		req := msg(tag, map[string]any{
+			"html":        layout,
+			"attachments": []any{map[string]any{"filename": "report.pdf", "url": files + "/report.pdf"}},
+		})
+		return e.postTo(t, local, s.key, "/api/v1/send", req).sent(t, http.StatusAccepted), req["to"].(string)
+	}
+	// review hands one review message to the consumer and returns what it
+	// asks to be retried.
+	review := func(id string) []string {
+		t.Helper()
+		body, err := json.Marshal(sending.ReviewMessage{WorkspaceID: s.id, EmailID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rv.Handle(context.Background(), []batch.Message{{ID: "m-" + id, Body: string(body), ReceiveCount: 1}})
+	}
+
+	gone, goneTo := hold("gone", "<section><p>Your report is attached</p></section>")
+	answer.Store(http.StatusNotFound)
+	if retry := review(gone.ID); len(retry) != 0 {
+		t.Errorf("review of an email whose attachment is gone asks for a retry: %v", retry)
+	}
+	e.wantEmail(t, s.key, gone.ID, "failed", "URL answered 404")
+	if n := len(e.ses.sendsTo(goneTo)); n != 0 {
+		t.Errorf("%d SES sends of the failed email", n)
+	}
+	r := e.get(bearer(s.key), "/api/v1/events")
+	var feed struct {
+		Data []struct {
+			Type string `json:"type"`
+			Data struct {
+				ID    string  `json:"id"`
+				Error *string `json:"error"`
+			} `json:"data"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(r.body, &feed); err != nil {
+		t.Fatal(err)
+	}
+	recorded := false
+	for _, item := range feed.Data {
+		if item.Type == "email.failed" && item.Data.ID == gone.ID && item.Data.Error != nil && strings.Contains(*item.Data.Error, "404") {
+			recorded = true
+		}
+	}
+	if !recorded {
+		t.Errorf("feed = %s; want email.failed for %s with its reason", r.body, gone.ID)
+	}
+
+	answer.Store(http.StatusOK)
+	later, laterTo := hold("later", "<section><div><p>Your report is attached</p></div></section>")
+	answer.Store(http.StatusServiceUnavailable)
+	if retry := review(later.ID); !slices.Equal(retry, []string{"m-" + later.ID}) {
+		t.Errorf("review while the URL answers 503 retries %v, want the message", retry)
+	}
+	e.wantEmail(t, s.key, later.ID, "held", "")
+	answer.Store(http.StatusOK)
+	svc.Now = dynamotest.NewClock(time.Now().Add(time.Minute)).Now // past the failed try's lease
+	if retry := review(later.ID); len(retry) != 0 {
+		t.Fatalf("review once the URL answers retries %v", retry)
+	}
+	e.wantEmail(t, s.key, later.ID, "sent", "")
+	if n := len(e.ses.sendsTo(laterTo)); n != 1 {
+		t.Errorf("%d SES sends, want 1", n)
 	}
 }

@@ -24,7 +24,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -122,15 +122,15 @@ func (e *env) withService(t *testing.T, change func(*sending.Service)) string {
 }
 
 // setFail sets the transport's fault under its lock.
-func (f *fakeTransport) setFail(fail func(ses.SendInput) error) {
+func (f *fakeTransport) setFail(fail func(sending.SendInput) error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.Fail = fail
 }
 
 // sendsTo returns what was handed to SES for recipient to.
-func (f *fakeTransport) sendsTo(to string) []ses.SendInput {
-	var out []ses.SendInput
+func (f *fakeTransport) sendsTo(to string) []sending.SendInput {
+	var out []sending.SendInput
 	for _, s := range f.Sends() {
 		if strings.EqualFold(s.To, to) {
 			out = append(out, s)
@@ -357,7 +357,7 @@ func emulated(t *testing.T, subject string) []ses.StoredEmail {
 // reviewHeld runs the review consumer until it has taken n messages.
 func (e *env) reviewHeld(t *testing.T, n int) {
 	t.Helper()
-	p := e.queues.Poller(t, queue.Review.Name, e.deps.Reviewer.Handle)
+	p := e.queues.Poller(t, queue.Review.Name, queue.NewConsumer(e.deps.Reviewer.Handle))
 	got := 0
 	for i := 0; got < n && i < 10; i++ {
 		k, err := p.PollOnce(context.Background())
@@ -743,7 +743,7 @@ func TestSendSESRejection(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error {
+	e.ses.setFail(func(sending.SendInput) error {
 		return &ses.RejectedError{Reason: "the message contains a virus", Code: "MessageRejected"}
 	})
 	key := uuid.NewString()
@@ -771,7 +771,7 @@ func TestSendSESThrottled(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	e.ses.setFail(func(ses.SendInput) error { return fmt.Errorf("%w: rate exceeded", ses.ErrThrottled) })
+	e.ses.setFail(func(sending.SendInput) error { return fmt.Errorf("%w: rate exceeded", ses.ErrThrottled) })
 	key := uuid.NewString()
 	req := msg("throttled", nil)
 	r := e.post(s.key, "/api/v1/send", req, "Idempotency-Key", key)
@@ -947,7 +947,7 @@ func TestSendIdempotencyInFlightWindow(t *testing.T) {
 	var released sync.Once
 	unblock := func() { released.Do(func() { close(release) }) }
 	t.Cleanup(unblock) // before the server stops, even if the test fails early
-	e.ses.setFail(func(in ses.SendInput) error {
+	e.ses.setFail(func(in sending.SendInput) error {
 		if in.To == req["to"] {
 			<-release // SES is slow for the first request
 		}
@@ -1196,7 +1196,7 @@ func (e *env) withFileServerFetcher(t *testing.T, timeout time.Duration) string 
 	t.Helper()
 	allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 	return e.withService(t, func(s *sending.Service) {
-		s.Attachments = attachment.NewFetcher(attachment.FetcherOptions{AllowedPrefixes: allowed, Timeout: timeout})
+		s.Attachments = fetch.New(fetch.Options{AllowedPrefixes: allowed, Timeout: timeout})
 	})
 }
 

@@ -12,10 +12,10 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
-	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
 )
 
@@ -50,7 +50,7 @@ func (s *SESEvents) now() time.Time {
 
 // Send sends through the emulator, then publishes Send and the outcome:
 // Delivery, or a Bounce or Complaint for the mailbox simulator addresses.
-func (s *SESEvents) Send(ctx context.Context, in ses.SendInput) (string, error) {
+func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, error) {
 	id, err := s.Next.Send(ctx, in)
 	if err != nil {
 		return "", err
@@ -120,7 +120,7 @@ func bounce(mail status.Mail, to, subType, diagnostic string, now time.Time) sta
 	}}
 }
 
-func (s *SESEvents) mail(in ses.SendInput, messageID string) status.Mail {
+func (s *SESEvents) mail(in sending.SendInput, messageID string) status.Mail {
 	tags := map[string][]string{"ses:configuration-set": {in.ConfigurationSet}}
 	for k, v := range in.Tags {
 		tags[k] = []string{v}
@@ -155,13 +155,13 @@ func (g Engagement) Routes() []httpapi.Route {
 func (g Engagement) email(r *http.Request) (email.Email, error) {
 	e, err := g.Emails.GetEmail(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, r.PathValue("id"))
 	if errors.Is(err, email.ErrNotFound) {
-		return email.Email{}, httpapi.NotFound("email")
+		return email.Email{}, fail.NotFound("email")
 	}
 	if err != nil {
 		return email.Email{}, err
 	}
 	if e.Environment != apikey.Live || e.Status.Rank() < email.StatusSent.Rank() {
-		return email.Email{}, httpapi.Invalid("id", "only live emails handed to SES produce open and click events")
+		return email.Email{}, fail.Invalid("id", "only live emails handed to SES produce open and click events")
 	}
 	return e, nil
 }
@@ -192,7 +192,7 @@ func (g Engagement) Click(w http.ResponseWriter, r *http.Request) error {
 	}
 	link := r.URL.Query().Get("url")
 	if u, err := url.Parse(link); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return httpapi.Invalid("url", "url must be the http(s) link that was clicked")
+		return fail.Invalid("url", "url must be the http(s) link that was clicked")
 	}
 	tags := map[string][]string{}
 	if strings.Contains(strings.ToLower(link), "unsubscribe") {

@@ -77,6 +77,29 @@ func Blocked(err error) bool {
 	return false
 }
 
+// Permanent reports whether a request that failed with err would fail
+// alike if tried again later: the guard refused the address, the name does
+// not exist, or the certificate is invalid. Timeouts, refused connections
+// and other network faults may pass.
+func Permanent(err error) bool {
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		hostErr x509.HostnameError
+		authErr x509.UnknownAuthorityError
+		invErr  x509.CertificateInvalidError
+	)
+	switch {
+	case Blocked(err):
+		return true
+	case errors.As(err, &dnsErr):
+		return dnsErr.IsNotFound
+	case errors.As(err, &certErr), errors.As(err, &hostErr), errors.As(err, &authErr), errors.As(err, &invErr):
+		return true
+	}
+	return false
+}
+
 // Describe says why a request failed as a predicate safe to show a
 // customer ("URL " + Describe(err)): raw Go errors name resolved, possibly
 // internal, addresses.

@@ -1,5 +1,6 @@
-// Package email is the email record of Sesame, its statuses and the
-// read-back API (list, get).
+// Package email is the email record of Sesame, its statuses, the stores
+// that read it back and its view in the API and webhook events. Its
+// routes are served by emailhttp.
 package email
 
 import (
@@ -136,4 +137,12 @@ func (s Status) Rank() int {
 		return 6
 	}
 	return 0
+}
+
+// MaxClicks bounds one click-list read; past it the list says truncated.
+const MaxClicks = 1000
+
+// ClickStore reads an email's clicks.
+type ClickStore interface {
+	ListClicks(ctx context.Context, workspaceID, emailID string, limit int) ([]Click, bool, error)
 }

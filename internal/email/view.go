@@ -1,10 +1,6 @@
 package email
 
-import (
-	"time"
-
-	"github.com/sesame-mail/sesame/internal/httpapi"
-)
+import "github.com/sesame-mail/sesame/internal/timestamp"
 
 // View is the Email object of the API and of webhook events.
 type View struct {
@@ -35,12 +31,12 @@ func (e Email) View() View {
 		Status:           e.Status,
 		Type:             e.Type,
 		Environment:      string(e.Environment),
-		SentAt:           formatTime(e.SentAt),
-		DeliveredAt:      optionalTime(e.DeliveredAt),
-		OpenedAt:         optionalTime(e.OpenedAt),
-		ClickedAt:        optionalTime(e.ClickedAt),
-		BouncedAt:        optionalTime(e.BouncedAt),
-		ComplainedAt:     optionalTime(e.ComplainedAt),
+		SentAt:           timestamp.Format(e.SentAt),
+		DeliveredAt:      timestamp.Optional(e.DeliveredAt),
+		OpenedAt:         timestamp.Optional(e.OpenedAt),
+		ClickedAt:        timestamp.Optional(e.ClickedAt),
+		BouncedAt:        timestamp.Optional(e.BouncedAt),
+		ComplainedAt:     timestamp.Optional(e.ComplainedAt),
 		OpenTrackingMode: e.TrackingMode,
 	}
 	if v.OpenTrackingMode == "" {
@@ -54,14 +50,4 @@ func (e Email) View() View {
 		v.Error = &msg
 	}
 	return v
-}
-
-func formatTime(t time.Time) string { return httpapi.Timestamp(t) }
-
-func optionalTime(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := formatTime(*t)
-	return &s
 }

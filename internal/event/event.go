@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/timestamp"
 )
 
 // Type is one of the spec's six event types.
@@ -56,7 +56,7 @@ type Envelope struct {
 
 // Envelope renders e.
 func (e Event) Envelope() Envelope {
-	return Envelope{ID: e.ID, Type: e.Type, CreatedAt: httpapi.Timestamp(e.CreatedAt), Data: e.Data}
+	return Envelope{ID: e.ID, Type: e.Type, CreatedAt: timestamp.Format(e.CreatedAt), Data: e.Data}
 }
 
 // Body is the exact webhook request body of e.
@@ -72,4 +72,9 @@ func (e Event) Body() ([]byte, error) {
 // deduplicated per event and endpoint.
 type Publisher interface {
 	Publish(ctx context.Context, e Event) error
+}
+
+// Store reads the events feed: stored envelopes, newest first.
+type Store interface {
+	ListEvents(ctx context.Context, workspaceID, after string, limit int) (bodies [][]byte, next string, hasMore bool, err error)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Authenticator checks a well-formed key and counts the request against the
@@ -34,8 +35,8 @@ func WithPrincipal(ctx context.Context, p apikey.Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
-func (s *Server) authenticate(r *http.Request) (apikey.Principal, *Error) {
-	unauthorized := Errorf(CodeUnauthorized, "", "missing or invalid API key; send Authorization: Bearer <API_KEY>")
+func (s *Server) authenticate(r *http.Request) (apikey.Principal, error) {
+	unauthorized := fail.Errorf(fail.KindUnauthorized, "", "", "missing or invalid API key; send Authorization: Bearer <API_KEY>")
 	auth := r.Header.Get("Authorization")
 	scheme, key, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -54,14 +55,12 @@ func (s *Server) authenticate(r *http.Request) (apikey.Principal, *Error) {
 	case errors.Is(err, apikey.ErrUnknownKey):
 		return apikey.Principal{}, unauthorized
 	case errors.As(err, &limited):
-		e := Errorf(CodeRateLimited, "", "rate limit of %d requests per minute exceeded; retry after the Retry-After delay", apikey.RequestsPerMinute)
+		e := fail.Errorf(fail.KindTooMany, "", "", "rate limit of %d requests per minute exceeded; retry after the Retry-After delay", apikey.RequestsPerMinute)
 		e.RetryAfter = limited.RetryAfter
 		return apikey.Principal{}, e
 	default:
 		// Never 401 for a key we could not check: the client would drop a good key.
 		s.logger().ErrorContext(r.Context(), "api key check failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
-		e := Errorf(CodeServiceUnavailable, "", "the API key could not be checked right now; retry shortly with the same Idempotency-Key if you sent one")
-		e.RetryAfter = authRetryAfter
-		return apikey.Principal{}, e
+		return apikey.Principal{}, fail.Unavailable(authRetryAfter, "the API key could not be checked right now; retry shortly with the same Idempotency-Key if you sent one")
 	}
 }

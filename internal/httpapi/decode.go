@@ -9,6 +9,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // MaxBodyBytes caps a request body. Lambda takes at most 6 MB per
@@ -21,15 +23,15 @@ const MaxBodyBytes = 5 << 20
 func DecodeJSON(r *http.Request, dst any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return Invalid("Content-Type", "Content-Type must be application/json")
+		return fail.Invalid("Content-Type", "Content-Type must be application/json")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return Errorf(CodeMessageTooLarge, "", "request body exceeds the %d MB limit; host large attachments and pass their url", MaxBodyBytes>>20)
+			return fail.Errorf(fail.KindTooLarge, "", "", "request body exceeds the %d MB limit; host large attachments and pass their url", MaxBodyBytes>>20)
 		}
-		return Invalid("body", "request body could not be read")
+		return fail.Invalid("body", "request body could not be read")
 	}
 	return DecodeValue(body, dst)
 }
@@ -38,7 +40,7 @@ func DecodeJSON(r *http.Request, dst any) error {
 // batch) with the same rules as DecodeJSON.
 func DecodeValue(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 || bytes.TrimSpace(body)[0] != '{' {
-		return Invalid("body", "request body must be a JSON object")
+		return fail.Invalid("body", "request body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -47,13 +49,13 @@ func DecodeValue(body []byte, dst any) error {
 	}
 	// dec.More is false before a stray ']' or '}', so check for the end itself.
 	if _, err := dec.Token(); err != io.EOF {
-		return Invalid("body", "request body must hold exactly one JSON object")
+		return fail.Invalid("body", "request body must hold exactly one JSON object")
 	}
 	return nil
 }
 
 func decodeError(err error) error {
-	if e, ok := asAPIError(err); ok {
+	if e, ok := fail.As(err); ok {
 		return e // a field's own UnmarshalJSON named the problem
 	}
 	var typeErr *json.UnmarshalTypeError
@@ -64,16 +66,16 @@ func decodeError(err error) error {
 		if param == "" {
 			param = "body"
 		}
-		return Invalid(param, "%s must be %s", param, jsonKind(typeErr.Type.Kind().String()))
+		return fail.Invalid(param, "%s must be %s", param, jsonKind(typeErr.Type.Kind().String()))
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
-		return Invalid("body", "request body is not valid JSON")
+		return fail.Invalid("body", "request body is not valid JSON")
 	}
 	// encoding/json reports unknown fields only as text: `json: unknown field "x"`.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		field := strings.Trim(name, `"`)
-		return Invalid(field, "unknown field %q", field)
+		return fail.Invalid(field, "unknown field %q", field)
 	}
-	return Invalid("body", "request body is not valid JSON")
+	return fail.Invalid("body", "request body is not valid JSON")
 }
 
 func jsonKind(goKind string) string {

@@ -4,10 +4,10 @@
 package httpapi
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Code is a machine-readable error code of the error envelope.
@@ -18,12 +18,14 @@ const (
 	CodeMissingField          Code = "missing_field"
 	CodeInvalidField          Code = "invalid_field"
 	CodeUnauthorized          Code = "unauthorized"
+	CodeForbidden             Code = "forbidden"
 	CodeInsufficientScope     Code = "insufficient_scope"
 	CodeAccountNotApproved    Code = "account_not_approved"
 	CodeSenderNotVerified     Code = "sender_not_verified"
 	CodeNotFound              Code = "not_found"
 	CodeSenderNotFound        Code = "sender_not_found"
 	CodeMethodNotAllowed      Code = "method_not_allowed"
+	CodeConflict              Code = "conflict"
 	CodeIdempotencyConflict   Code = "idempotency_conflict"
 	CodeIdempotencyInProgress Code = "idempotency_in_progress"
 	CodeMessageTooLarge       Code = "message_too_large"
@@ -33,75 +35,82 @@ const (
 	CodeServiceUnavailable    Code = "service_unavailable"
 )
 
-// statusOf maps every code to its HTTP status.
-var statusOf = map[Code]int{
-	CodeMissingField:          http.StatusBadRequest,
-	CodeInvalidField:          http.StatusBadRequest,
-	CodeUnauthorized:          http.StatusUnauthorized,
-	CodeInsufficientScope:     http.StatusForbidden,
-	CodeAccountNotApproved:    http.StatusForbidden,
-	CodeSenderNotVerified:     http.StatusForbidden,
-	CodeNotFound:              http.StatusNotFound,
-	CodeSenderNotFound:        http.StatusNotFound,
-	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
-	CodeIdempotencyConflict:   http.StatusConflict,
-	CodeIdempotencyInProgress: http.StatusConflict,
-	CodeMessageTooLarge:       http.StatusRequestEntityTooLarge,
-	CodeRateLimited:           http.StatusTooManyRequests,
-	CodeQuotaExceeded:         http.StatusTooManyRequests,
-	CodeInternal:              http.StatusInternalServerError,
-	CodeServiceUnavailable:    http.StatusServiceUnavailable,
+// wrongMethod is the API core's own reason: a known path asked with a
+// method it does not serve. No domain package has a use for it.
+const wrongMethod fail.Reason = "method_not_allowed"
+
+// row is one line of the error table.
+type row struct {
+	kind   fail.Kind
+	reason fail.Reason
+	code   Code
+	status int
 }
 
-// Status is the HTTP status of c; an unknown code is a 500.
-func (c Code) Status() int {
-	if s, ok := statusOf[c]; ok {
-		return s
+// table is the one mapping from domain errors to the API's codes and
+// statuses. A kind's row without a reason is its plain case, also used
+// for a reason the table does not know.
+var table = []row{
+	{fail.KindInvalid, "", CodeInvalidField, http.StatusBadRequest},
+	{fail.KindInvalid, wrongMethod, CodeMethodNotAllowed, http.StatusMethodNotAllowed},
+	{fail.KindMissing, "", CodeMissingField, http.StatusBadRequest},
+	{fail.KindUnauthorized, "", CodeUnauthorized, http.StatusUnauthorized},
+	{fail.KindForbidden, "", CodeForbidden, http.StatusForbidden},
+	{fail.KindForbidden, fail.InsufficientScope, CodeInsufficientScope, http.StatusForbidden},
+	{fail.KindForbidden, fail.AccountNotApproved, CodeAccountNotApproved, http.StatusForbidden},
+	{fail.KindForbidden, fail.SenderNotVerified, CodeSenderNotVerified, http.StatusForbidden},
+	{fail.KindNotFound, "", CodeNotFound, http.StatusNotFound},
+	{fail.KindNotFound, fail.SenderNotFound, CodeSenderNotFound, http.StatusNotFound},
+	{fail.KindConflict, "", CodeConflict, http.StatusConflict},
+	{fail.KindConflict, fail.IdempotencyConflict, CodeIdempotencyConflict, http.StatusConflict},
+	{fail.KindConflict, fail.IdempotencyInProgress, CodeIdempotencyInProgress, http.StatusConflict},
+	{fail.KindTooLarge, "", CodeMessageTooLarge, http.StatusRequestEntityTooLarge},
+	{fail.KindTooMany, "", CodeRateLimited, http.StatusTooManyRequests},
+	{fail.KindTooMany, fail.QuotaExceeded, CodeQuotaExceeded, http.StatusTooManyRequests},
+	{fail.KindUnavailable, "", CodeServiceUnavailable, http.StatusServiceUnavailable},
+	{fail.KindInternal, "", CodeInternal, http.StatusInternalServerError},
+}
+
+// lookup finds the row of kind and reason, falling back to the kind's
+// plain case.
+func lookup(kind fail.Kind, reason fail.Reason) row {
+	plain := row{kind, "", CodeInternal, http.StatusInternalServerError}
+	for _, r := range table {
+		switch {
+		case r.kind != kind:
+		case r.reason == reason:
+			return r
+		case r.reason == "":
+			plain = r
+		}
 	}
-	return http.StatusInternalServerError
+	return plain
 }
 
-// Error is an error the client may see. Message is safe to show; Param names
-// the offending field; RetryAfter, when set, becomes a Retry-After header.
-type Error struct {
+// Problem is an error as a client sees it: the envelope's fields and the
+// HTTP status.
+type Problem struct {
+	Status     int
 	Code       Code
 	Message    string
 	Param      string
 	RetryAfter time.Duration
 }
 
-func (e *Error) Error() string {
-	if e.Param != "" {
-		return fmt.Sprintf("%s (%s): %s", e.Code, e.Param, e.Message)
+// internalProblem is all a client learns of a fault.
+var internalProblem = Problem{
+	Status: http.StatusInternalServerError, Code: CodeInternal,
+	Message: "internal error; retry later or contact support with the request id",
+}
+
+// ProblemOf maps err through the table. ok is false for a fault (an error
+// that is not a *fail.Error, or one of kind internal): its detail must be
+// logged, and only internalProblem shown.
+func ProblemOf(err error) (p Problem, ok bool) {
+	e, ok := fail.As(err)
+	if !ok || e.Kind == fail.KindInternal {
+		return internalProblem, false
 	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
-}
-
-// Errorf builds a client error about param (empty when no field applies).
-func Errorf(code Code, param, format string, args ...any) *Error {
-	return &Error{Code: code, Param: param, Message: fmt.Sprintf(format, args...)}
-}
-
-// Missing is the error for an absent required field.
-func Missing(param string) *Error {
-	return Errorf(CodeMissingField, param, "%s is required", param)
-}
-
-// Invalid is the error for a present but unacceptable field.
-func Invalid(param, format string, args ...any) *Error {
-	return Errorf(CodeInvalidField, param, format, args...)
-}
-
-// NotFound is the error for a record that is absent or foreign.
-func NotFound(what string) *Error {
-	return Errorf(CodeNotFound, "", "%s not found", what)
-}
-
-// asAPIError returns err as a client error, or false for an internal one.
-func asAPIError(err error) (*Error, bool) {
-	var e *Error
-	if errors.As(err, &e) {
-		return e, true
-	}
-	return nil, false
+	r := lookup(e.Kind, e.Reason)
+	return Problem{Status: r.status, Code: r.code, Message: e.Message, Param: e.Param, RetryAfter: e.RetryAfter}, true
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -126,7 +127,7 @@ func testRoutes() []httpapi.Route {
 				return err
 			}
 			if in.To == "" {
-				return httpapi.Missing("to")
+				return fail.Missing("to")
 			}
 			httpapi.WriteJSON(w, http.StatusCreated, httpapi.Data[thingInput]{Data: in})
 			return nil

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Page sizes of every list endpoint.
@@ -32,7 +34,7 @@ func (c Cursors) Encode(binding, position string) string {
 
 // Decode returns the position a cursor holds, or an invalid_field error.
 func (c Cursors) Decode(binding, cursor string) (string, error) {
-	bad := Invalid("cursor", "cursor is malformed; pass next_cursor of a previous page unchanged with the same filters")
+	bad := fail.Invalid("cursor", "cursor is malformed; pass next_cursor of a previous page unchanged with the same filters")
 	// Strict: a cursor whose unused trailing bits were edited is refused too.
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
 	if err != nil || len(raw) <= macLen {
@@ -70,7 +72,7 @@ func (c Cursors) ParsePage(r *http.Request, binding string) (PageRequest, error)
 			err = nil // a whole number too large for int is clamped like any other
 		}
 		if err != nil || n < 1 {
-			return PageRequest{}, Invalid("limit", "limit must be a whole number from 1 to %d", MaxLimit)
+			return PageRequest{}, fail.Invalid("limit", "limit must be a whole number from 1 to %d", MaxLimit)
 		}
 		page.Limit = min(n, MaxLimit)
 	}

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"errors"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -15,12 +14,12 @@ const base64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 // checkInvalid asserts err is a 400 invalid_field about param.
 func checkInvalid(t *testing.T, err error, param string) {
 	t.Helper()
-	var e *httpapi.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("err = %v, want an *httpapi.Error", err)
+	p, ok := httpapi.ProblemOf(err)
+	if !ok {
+		t.Fatalf("err = %v, want a client error", err)
 	}
-	if e.Code != httpapi.CodeInvalidField || e.Param != param || e.Code.Status() != 400 {
-		t.Errorf("err = %+v, want invalid_field (400) about %s", e, param)
+	if p.Code != httpapi.CodeInvalidField || p.Param != param || p.Status != 400 {
+		t.Errorf("err = %+v, want invalid_field (400) about %s", p, param)
 	}
 }
 

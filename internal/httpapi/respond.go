@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"time"
 )
 
 type envelope struct {
@@ -28,17 +27,17 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v) // the client may have gone; nothing to do
 }
 
-// writeError writes e in the error envelope with the request's id.
-func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
-	if e.RetryAfter > 0 {
-		secs := int(math.Ceil(e.RetryAfter.Seconds()))
+// writeProblem writes p in the error envelope with the request's id.
+func writeProblem(w http.ResponseWriter, r *http.Request, p Problem) {
+	if p.RetryAfter > 0 {
+		secs := int(math.Ceil(p.RetryAfter.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
-	body := envelopeBody{Code: e.Code, Message: e.Message, RequestID: RequestID(r.Context())}
-	if e.Param != "" {
-		body.Param = &e.Param
+	body := envelopeBody{Code: p.Code, Message: p.Message, RequestID: RequestID(r.Context())}
+	if p.Param != "" {
+		body.Param = &p.Param
 	}
-	WriteJSON(w, e.Code.Status(), envelope{Error: body})
+	WriteJSON(w, p.Status, envelope{Error: body})
 }
 
 // Data wraps a single record as {"data": …}.
@@ -51,9 +50,4 @@ type List[T any] struct {
 	Data       []T     `json:"data"`
 	HasMore    bool    `json:"has_more"`
 	NextCursor *string `json:"next_cursor"`
-}
-
-// Timestamp formats t as the API's ISO 8601 UTC time, with milliseconds.
-func Timestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
 // HandlerFunc serves an authenticated request; a returned error is written
-// as the error envelope (client errors as they are, others as a 500).
+// as the error envelope (*fail.Error through the table, others as a 500).
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // Route is an API route and the handler that serves it.
@@ -47,7 +48,7 @@ func (s *Server) Handler(routes ...Route) http.Handler {
 	for _, path := range order {
 		mux.Handle(path, s.methods(byPath[path]))
 	}
-	mux.Handle("/", s.errorHandler(Errorf(CodeNotFound, "", "no such route")))
+	mux.Handle("/", s.errorHandler(fail.Errorf(fail.KindNotFound, "", "", "no such route")))
 	return withRequestID(s.withLogAndRecover(mux))
 }
 
@@ -64,7 +65,7 @@ func (s *Server) methods(routes []Route) http.Handler {
 			}
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeError(w, r, Errorf(CodeMethodNotAllowed, "", "method %s is not allowed here; use %s", r.Method, strings.Join(allowed, ", ")))
+		s.WriteError(w, r, fail.Errorf(fail.KindInvalid, wrongMethod, "", "method %s is not allowed here; use %s", r.Method, strings.Join(allowed, ", ")))
 	})
 }
 
@@ -75,14 +76,14 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 	}
 	p, authErr := s.authenticate(r)
 	if authErr != nil {
-		writeError(w, r, authErr)
+		s.WriteError(w, r, authErr)
 		return
 	}
 	if rec != nil {
 		rec.workspaceID = p.WorkspaceID
 	}
 	if !p.Has(rt.Scope) {
-		writeError(w, r, Errorf(CodeInsufficientScope, "", "this API key lacks the %s scope", rt.Scope))
+		s.WriteError(w, r, fail.Errorf(fail.KindForbidden, fail.InsufficientScope, "", "this API key lacks the %s scope", rt.Scope))
 		return
 	}
 	r = r.WithContext(WithPrincipal(r.Context(), p))
@@ -91,19 +92,18 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 	}
 }
 
-// WriteError writes err in the error envelope. Errors that are not client
-// errors are logged with their detail and answered as a bare 500.
+// WriteError writes err in the error envelope, mapped by the error table.
+// Faults are logged with their detail and answered as a bare 500.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	if e, ok := asAPIError(err); ok {
-		writeError(w, r, e)
-		return
+	p, ok := ProblemOf(err)
+	if !ok {
+		s.logger().ErrorContext(r.Context(), "request failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
 	}
-	s.logger().ErrorContext(r.Context(), "request failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
-	writeError(w, r, Errorf(CodeInternal, "", "internal error; retry later or contact support with the request id"))
+	writeProblem(w, r, p)
 }
 
-func (s *Server) errorHandler(e *Error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, e) })
+func (s *Server) errorHandler(err error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.WriteError(w, r, err) })
 }
 
 // statusRecorder remembers what the access log line needs.
@@ -139,7 +139,7 @@ func (s *Server) withLogAndRecover(next http.Handler) http.Handler {
 				}
 				s.logger().ErrorContext(r.Context(), "handler panic", slog.String("request_id", RequestID(r.Context())), slog.Any("panic", v))
 				if rec.status == 0 {
-					writeError(rec, r, Errorf(CodeInternal, "", "internal error; retry later or contact support with the request id"))
+					writeProblem(rec, r, internalProblem)
 				}
 			}
 			route := rec.route

@@ -1,8 +1,10 @@
 // Package identity is what a workspace sends from: its domains, verified
-// with SES (Easy DKIM), and its senders, addresses on those domains.
+// with SES (Easy DKIM), and its senders, addresses on those domains. Its
+// routes are served by identityhttp.
 package identity
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -24,6 +26,14 @@ type DNSRecord struct {
 	Type  string `json:"type"`
 	Name  string `json:"name"`
 	Value string `json:"value"`
+}
+
+// ProviderStatus is what the email provider (SES) knows of a domain
+// identity.
+type ProviderStatus struct {
+	Verified   bool   // verified for sending
+	DKIMStatus string // PENDING, SUCCESS, FAILED, TEMPORARY_FAILURE, NOT_STARTED
+	Records    []DNSRecord
 }
 
 // Domain is a sending domain of a workspace.
@@ -91,4 +101,9 @@ func NormalizeDomain(domain string) (string, error) {
 		}
 	}
 	return d, nil
+}
+
+// DomainStore lists a workspace's domains newest first.
+type DomainStore interface {
+	ListDomains(ctx context.Context, workspaceID, after string, limit int) (domains []Domain, next string, hasMore bool, err error)
 }

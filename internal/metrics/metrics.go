@@ -1,18 +1,16 @@
-// Package metrics is GET /api/v1/metrics: counts per status and derived
-// rates over a date range, from daily counters the status pipeline keeps
-// (never by scanning emails).
+// Package metrics reports counts per status and derived rates over a date
+// range, from daily counters the status pipeline keeps (never by scanning
+// emails). GET /api/v1/metrics is served by metricshttp.
 package metrics
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Store reads daily counters ("<type>_<environment>_<metric>" → count) by
@@ -26,17 +24,6 @@ var Counted = []string{"sent", "delivered", "opened", "clicked", "bounced", "com
 
 // MaxDays bounds one range.
 const MaxDays = 366
-
-// Handlers serves the metrics route.
-type Handlers struct {
-	Store Store
-	Now   func() time.Time
-}
-
-// Routes returns the routes served by h.
-func (h Handlers) Routes() []httpapi.Route {
-	return []httpapi.Route{{Route: routes.Metrics, Handler: h.Get}}
-}
 
 // Counts are per-metric totals.
 type Counts map[string]int
@@ -56,7 +43,8 @@ type Day struct {
 	Counts Counts `json:"counts"`
 }
 
-// Report is the body of GET /api/v1/metrics (inside data).
+// Report is the metrics of a range (the body of GET /api/v1/metrics,
+// inside data).
 type Report struct {
 	From        string  `json:"from"`
 	To          string  `json:"to"`
@@ -67,59 +55,56 @@ type Report struct {
 	Days        []Day   `json:"days"`
 }
 
-// Get answers GET /api/v1/metrics?from=&to=&type=&environment=. from and
-// to are UTC dates (default: the last 30 days through today).
-func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	now := time.Now
-	if h.Now != nil {
-		now = h.Now
+// Query is what a report covers: the UTC days From to To, both included,
+// of one email type and one environment, or of all when nil.
+type Query struct {
+	From, To    time.Time
+	Type        *email.Type
+	Environment *apikey.Environment
+}
+
+// Validate refuses a query no report answers: a range that runs backwards
+// or covers more than MaxDays, an unknown type or environment.
+func (q Query) Validate() error {
+	switch {
+	case q.To.Before(q.From):
+		return fail.Invalid("to", "to must not be before from")
+	case q.To.Sub(q.From) >= MaxDays*24*time.Hour:
+		return fail.Invalid("from", "a range covers at most %d days", MaxDays)
+	case q.Type != nil && !q.Type.Valid():
+		return fail.Invalid("type", "type must be one of campaign, automation, transactional")
+	case q.Environment != nil && !q.Environment.Valid():
+		return fail.Invalid("environment", "environment must be live or test")
 	}
-	today := now().UTC().Truncate(24 * time.Hour)
-	from, to := today.AddDate(0, 0, -29), today
-	var err error
-	if q.Has("from") {
-		if from, err = time.Parse(time.DateOnly, q.Get("from")); err != nil {
-			return httpapi.Invalid("from", "from must be a date as YYYY-MM-DD")
-		}
+	return nil
+}
+
+// Compute reports the metrics of workspaceID that q asks for.
+func Compute(ctx context.Context, s Store, workspaceID string, q Query) (Report, error) {
+	if err := q.Validate(); err != nil {
+		return Report{}, err
 	}
-	if q.Has("to") {
-		if to, err = time.Parse(time.DateOnly, q.Get("to")); err != nil {
-			return httpapi.Invalid("to", "to must be a date as YYYY-MM-DD")
-		}
-	}
-	if to.Before(from) {
-		return httpapi.Invalid("to", "to must not be before from")
-	}
-	if to.Sub(from) >= MaxDays*24*time.Hour {
-		return httpapi.Invalid("from", "a range covers at most %d days", MaxDays)
-	}
-	typ, env := email.Type(q.Get("type")), apikey.Environment(q.Get("environment"))
-	if q.Has("type") && !typ.Valid() {
-		return httpapi.Invalid("type", "type must be one of campaign, automation, transactional")
-	}
-	if q.Has("environment") && !env.Valid() {
-		return httpapi.Invalid("environment", "environment must be live or test")
-	}
-	days, err := h.Store.DailyMetrics(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, from.Format(time.DateOnly), to.Format(time.DateOnly))
+	from, to := q.From.Format(time.DateOnly), q.To.Format(time.DateOnly)
+	days, err := s.DailyMetrics(ctx, workspaceID, from, to)
 	if err != nil {
-		return err
+		return Report{}, err
 	}
-	rep := Report{From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Totals: zero(), Days: []Day{}}
-	if typ != "" {
-		s := string(typ)
-		rep.Type = &s
+	typ, env := "", ""
+	rep := Report{From: from, To: to, Totals: zero(), Days: []Day{}}
+	if q.Type != nil {
+		typ = string(*q.Type)
+		rep.Type = &typ
 	}
-	if env != "" {
-		s := string(env)
-		rep.Environment = &s
+	if q.Environment != nil {
+		env = string(*q.Environment)
+		rep.Environment = &env
 	}
-	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+	for d := q.From; !d.After(q.To); d = d.AddDate(0, 0, 1) {
 		date := d.Format(time.DateOnly)
 		counts := zero()
 		for name, n := range days[date] {
 			parts := strings.SplitN(name, "_", 3)
-			if len(parts) != 3 || (typ != "" && parts[0] != string(typ)) || (env != "" && parts[1] != string(env)) {
+			if len(parts) != 3 || (typ != "" && parts[0] != typ) || (env != "" && parts[1] != env) {
 				continue
 			}
 			if _, ok := counts[parts[2]]; ok {
@@ -135,8 +120,7 @@ func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 		Complaint: ratio(t["complained"], t["delivered"]), Open: ratio(t["opened"], t["delivered"]),
 		Click: ratio(t["clicked"], t["delivered"]),
 	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[Report]{Data: rep})
-	return nil
+	return rep, nil
 }
 
 func zero() Counts {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // DomainStore keeps a workspace's sending domains and the claims that give
@@ -22,8 +21,8 @@ type DomainStore interface {
 type Identities interface {
 	// CreateDomain makes the domain an identity with Easy DKIM and returns
 	// the DNS records to publish; for an existing identity, its records.
-	CreateDomain(ctx context.Context, domain, configurationSet string) ([]ses.DNSRecord, error)
-	DomainStatus(ctx context.Context, domain string) (ses.DomainStatus, error)
+	CreateDomain(ctx context.Context, domain, configurationSet string) ([]identity.DNSRecord, error)
+	DomainStatus(ctx context.Context, domain string) (identity.ProviderStatus, error)
 }
 
 // Domains adds a workspace's sending domains as SES identities and keeps
@@ -68,7 +67,7 @@ func (d *Domains) Add(ctx context.Context, req DomainRequest) (identity.Domain, 
 	if err != nil {
 		return identity.Domain{}, err
 	}
-	return d.Store.AddDomain(ctx, req.WorkspaceID, req.Name, identityRecords(records))
+	return d.Store.AddDomain(ctx, req.WorkspaceID, req.Name, records)
 }
 
 // Status reads the domain's verification from SES and records it: verified
@@ -82,7 +81,7 @@ func (d *Domains) Status(ctx context.Context, workspaceID, name string) (DomainC
 	if err != nil {
 		return DomainCheck{}, err
 	}
-	dom, err := d.Store.SetDomainStatus(ctx, workspaceID, name, domainState(st), identityRecords(st.Records))
+	dom, err := d.Store.SetDomainStatus(ctx, workspaceID, name, domainState(st), st.Records)
 	if err != nil {
 		return DomainCheck{}, err
 	}
@@ -90,7 +89,7 @@ func (d *Domains) Status(ctx context.Context, workspaceID, name string) (DomainC
 }
 
 // domainState is what SES's answer means for sending from the domain.
-func domainState(st ses.DomainStatus) identity.DomainStatus {
+func domainState(st identity.ProviderStatus) identity.DomainStatus {
 	switch {
 	case st.Verified:
 		return identity.DomainVerified
@@ -116,12 +115,4 @@ func (d *Domains) List(ctx context.Context, workspaceID string) ([]identity.Doma
 		all = append(all, page...)
 	}
 	return all, nil
-}
-
-func identityRecords(in []ses.DNSRecord) []identity.DNSRecord {
-	out := make([]identity.DNSRecord, len(in))
-	for i, r := range in {
-		out[i] = identity.DNSRecord{Type: r.Type, Name: r.Name, Value: r.Value}
-	}
-	return out
 }

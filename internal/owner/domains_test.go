@@ -21,8 +21,8 @@ import (
 // and records every call; a call without its field fails the test.
 type fakeIdentities struct {
 	t            *testing.T
-	createDomain func(domain, configurationSet string) ([]ses.DNSRecord, error)
-	domainStatus func(domain string) (ses.DomainStatus, error)
+	createDomain func(domain, configurationSet string) ([]identity.DNSRecord, error)
+	domainStatus func(domain string) (identity.ProviderStatus, error)
 
 	mu    sync.Mutex
 	calls []string
@@ -34,7 +34,7 @@ func (f *fakeIdentities) record(call string) {
 	f.calls = append(f.calls, call)
 }
 
-func (f *fakeIdentities) CreateDomain(_ context.Context, domain, configurationSet string) ([]ses.DNSRecord, error) {
+func (f *fakeIdentities) CreateDomain(_ context.Context, domain, configurationSet string) ([]identity.DNSRecord, error) {
 	f.record("CreateDomain " + domain + " " + configurationSet)
 	if f.createDomain == nil {
 		f.t.Errorf("unexpected CreateDomain(%q)", domain)
@@ -43,11 +43,11 @@ func (f *fakeIdentities) CreateDomain(_ context.Context, domain, configurationSe
 	return f.createDomain(domain, configurationSet)
 }
 
-func (f *fakeIdentities) DomainStatus(_ context.Context, domain string) (ses.DomainStatus, error) {
+func (f *fakeIdentities) DomainStatus(_ context.Context, domain string) (identity.ProviderStatus, error) {
 	f.record("DomainStatus " + domain)
 	if f.domainStatus == nil {
 		f.t.Errorf("unexpected DomainStatus(%q)", domain)
-		return ses.DomainStatus{}, errors.New("unexpected call")
+		return identity.ProviderStatus{}, errors.New("unexpected call")
 	}
 	return f.domainStatus(domain)
 }
@@ -58,16 +58,16 @@ func (f *fakeIdentities) called() []string {
 	return slices.Clone(f.calls)
 }
 
-func dkimRecords(domain string) []ses.DNSRecord {
-	var out []ses.DNSRecord
+func dkimRecords(domain string) []identity.DNSRecord {
+	var out []identity.DNSRecord
 	for i := range 3 {
 		tok := fmt.Sprintf("tok%d", i)
-		out = append(out, ses.DNSRecord{Type: "CNAME", Name: tok + "._domainkey." + domain, Value: tok + ".dkim.amazonses.com"})
+		out = append(out, identity.DNSRecord{Type: "CNAME", Name: tok + "._domainkey." + domain, Value: tok + ".dkim.amazonses.com"})
 	}
 	return out
 }
 
-func createsIdentity(domain, _ string) ([]ses.DNSRecord, error) { return dkimRecords(domain), nil }
+func createsIdentity(domain, _ string) ([]identity.DNSRecord, error) { return dkimRecords(domain), nil }
 
 func TestDomainsAdd(t *testing.T) {
 	ctx := t.Context()
@@ -109,12 +109,12 @@ func TestDomainsAddRefusals(t *testing.T) {
 	if _, err := store.Domains.AddDomain(ctx, ws.ID, "taken.example", nil); err != nil {
 		t.Fatal(err)
 	}
-	denied := func(string, string) ([]ses.DNSRecord, error) {
+	denied := func(string, string) ([]identity.DNSRecord, error) {
 		return nil, errors.New("AccessDeniedException: not authorized to perform ses:CreateEmailIdentity")
 	}
 	cases := map[string]struct {
 		req      owner.DomainRequest
-		create   func(string, string) ([]ses.DNSRecord, error)
+		create   func(string, string) ([]identity.DNSRecord, error)
 		field    string // the input refused, or
 		want     error
 		wantSES  bool // whether SES is reached
@@ -170,11 +170,11 @@ func TestDomainsStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	answers := map[string]ses.DomainStatus{}
-	sesFake := &fakeIdentities{t: t, domainStatus: func(domain string) (ses.DomainStatus, error) {
+	answers := map[string]identity.ProviderStatus{}
+	sesFake := &fakeIdentities{t: t, domainStatus: func(domain string) (identity.ProviderStatus, error) {
 		st, ok := answers[domain]
 		if !ok {
-			return ses.DomainStatus{}, fmt.Errorf("%w: %s", ses.ErrIdentityNotFound, domain)
+			return identity.ProviderStatus{}, fmt.Errorf("%w: %s", ses.ErrIdentityNotFound, domain)
 		}
 		st.Records = dkimRecords(domain)
 		return st, nil
@@ -192,16 +192,16 @@ func TestDomainsStatus(t *testing.T) {
 	// What SES says, and what it means for sending from the domain.
 	steps := []struct {
 		domain       string
-		answer       ses.DomainStatus
+		answer       identity.ProviderStatus
 		want         identity.DomainStatus
 		wantVerified []string
 	}{
-		{"example.com", ses.DomainStatus{DKIMStatus: "PENDING"}, identity.DomainPending, nil},
-		{"example.com", ses.DomainStatus{DKIMStatus: "NOT_STARTED"}, identity.DomainPending, nil},
-		{"example.com", ses.DomainStatus{Verified: true, DKIMStatus: "SUCCESS"}, identity.DomainVerified, []string{"example.com"}},
-		{"example.net", ses.DomainStatus{DKIMStatus: "FAILED"}, identity.DomainFailed, []string{"example.com"}},
+		{"example.com", identity.ProviderStatus{DKIMStatus: "PENDING"}, identity.DomainPending, nil},
+		{"example.com", identity.ProviderStatus{DKIMStatus: "NOT_STARTED"}, identity.DomainPending, nil},
+		{"example.com", identity.ProviderStatus{Verified: true, DKIMStatus: "SUCCESS"}, identity.DomainVerified, []string{"example.com"}},
+		{"example.net", identity.ProviderStatus{DKIMStatus: "FAILED"}, identity.DomainFailed, []string{"example.com"}},
 		// A verified domain whose DKIM fails is sent from no more.
-		{"example.com", ses.DomainStatus{DKIMStatus: "TEMPORARY_FAILURE"}, identity.DomainFailed, nil},
+		{"example.com", identity.ProviderStatus{DKIMStatus: "TEMPORARY_FAILURE"}, identity.DomainFailed, nil},
 	}
 	for i, s := range steps {
 		answers[s.domain] = s.answer
@@ -217,7 +217,7 @@ func TestDomainsStatus(t *testing.T) {
 		}
 	}
 
-	answers["example.org"] = ses.DomainStatus{Verified: true, DKIMStatus: "SUCCESS"}
+	answers["example.org"] = identity.ProviderStatus{Verified: true, DKIMStatus: "SUCCESS"}
 	_, err = d.Status(ctx, ws.ID, "example.org")
 	wantErr(t, err, identity.ErrDomainNotFound) // an SES identity, but not this workspace's
 	_, err = d.Status(ctx, ws.ID, "absent.example")

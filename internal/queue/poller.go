@@ -77,13 +77,13 @@ func (p *Poller) PollOnce(ctx context.Context) (int, error) {
 	if len(out.Messages) == 0 {
 		return 0, nil
 	}
-	batch := events.SQSEvent{Records: make([]events.SQSMessage, 0, len(out.Messages))}
+	ev := events.SQSEvent{Records: make([]events.SQSMessage, 0, len(out.Messages))}
 	receipts := map[string]*string{}
 	for _, m := range out.Messages {
-		batch.Records = append(batch.Records, toRecord(m, p.QueueARN))
+		ev.Records = append(ev.Records, toRecord(m, p.QueueARN))
 		receipts[aws.ToString(m.MessageId)] = m.ReceiptHandle
 	}
-	resp, err := p.Consume(ctx, batch)
+	resp, err := p.Consume(ctx, ev)
 	if err != nil {
 		// The whole batch failed: every message comes back after its timeout.
 		p.logger().WarnContext(ctx, "batch failed", slog.String("queue", p.QueueURL), slog.Any("err", err))

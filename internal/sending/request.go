@@ -1,6 +1,7 @@
-// Package sending is POST /api/v1/send and /send/batch: validation, sender
-// and tracking resolution, the security hold, idempotency, test-mode
-// capture and delivery through SES.
+// Package sending sends one email as POST /api/v1/send (and each item of
+// /send/batch) asks: validation, sender and tracking resolution, the
+// security hold and its review, idempotency, test-mode capture and
+// delivery through a Transport. Its routes are served by sendinghttp.
 package sending
 
 import (
@@ -12,7 +13,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Request is the body of POST /api/v1/send (and one item of a batch).
@@ -47,7 +48,7 @@ func (r *ReplyTo) UnmarshalJSON(b []byte) error {
 	}
 	var many []string
 	if err := json.Unmarshal(b, &many); err != nil {
-		return httpapi.Invalid("reply_to", "reply_to must be an address or an array of addresses")
+		return fail.Invalid("reply_to", "reply_to must be an address or an array of addresses")
 	}
 	*r = many
 	return nil
@@ -59,41 +60,41 @@ func (r *Request) Validate(prefix string) error {
 	p := func(name string) string { return prefix + name }
 	switch {
 	case strings.TrimSpace(r.To) == "":
-		return httpapi.Missing(p("to"))
+		return fail.Missing(p("to"))
 	case r.Subject == "":
-		return httpapi.Missing(p("subject"))
+		return fail.Missing(p("subject"))
 	case strings.TrimSpace(r.HTML) == "":
-		return httpapi.Missing(p("html"))
+		return fail.Missing(p("html"))
 	}
 	to, err := parseOneAddress(r.To)
 	if err != nil {
-		return httpapi.Invalid(p("to"), "to must be one email address: %s", err)
+		return fail.Invalid(p("to"), "to must be one email address: %s", err)
 	}
 	r.To = to.Address
 	if strings.ContainsAny(r.Subject, "\r\n") {
-		return httpapi.Invalid(p("subject"), "subject must not contain line breaks")
+		return fail.Invalid(p("subject"), "subject must not contain line breaks")
 	}
 	if len(r.Subject) > 998 {
-		return httpapi.Invalid(p("subject"), "subject must be at most 998 characters")
+		return fail.Invalid(p("subject"), "subject must be at most 998 characters")
 	}
 	if r.From != "" && r.SenderID == "" {
 		if _, err := parseOneAddress(r.From); err != nil {
-			return httpapi.Invalid(p("from"), "from must be one email address: %s", err)
+			return fail.Invalid(p("from"), "from must be one email address: %s", err)
 		}
 	}
 	if len(r.ReplyTo) > 10 {
-		return httpapi.Invalid(p("reply_to"), "reply_to takes at most 10 addresses")
+		return fail.Invalid(p("reply_to"), "reply_to takes at most 10 addresses")
 	}
 	for i, a := range r.ReplyTo {
 		if _, err := parseOneAddress(a); err != nil {
-			return httpapi.Invalid(p("reply_to"), "reply_to entry %d is not a valid address: %s", i, err)
+			return fail.Invalid(p("reply_to"), "reply_to entry %d is not a valid address: %s", i, err)
 		}
 	}
 	if r.Tracking != "" && !email.TrackingMode(r.Tracking).Valid() {
-		return httpapi.Invalid(p("tracking"), "tracking must be full, essential or off")
+		return fail.Invalid(p("tracking"), "tracking must be full, essential or off")
 	}
 	if err := attachment.Validate(r.Attachments); err != nil {
-		return withPrefix(err, prefix)
+		return fail.PrefixParam(err, prefix)
 	}
 	return nil
 }
@@ -116,17 +117,4 @@ func parseOneAddress(s string) (*mail.Address, error) {
 		return nil, fmt.Errorf("%q has no domain", list[0].Address)
 	}
 	return list[0], nil
-}
-
-// withPrefix scopes a field error's param to a batch item.
-func withPrefix(err error, prefix string) error {
-	if prefix == "" {
-		return err
-	}
-	if e, ok := err.(*httpapi.Error); ok {
-		c := *e
-		c.Param = prefix + c.Param
-		return &c
-	}
-	return err
 }

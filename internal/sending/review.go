@@ -10,12 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/review"
-	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -38,26 +37,33 @@ type Reviewer struct {
 // rather than started.
 const reviewBudget = 20 * time.Second
 
-// Handle consumes a batch of the review queue; failed items are retried.
-func (rv *Reviewer) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, rec := range ev.Records {
+// Handle consumes a batch of the review queue: a failure that may pass
+// (a store fault, SES throttling, an attachment URL answering 5xx) is
+// retried; a permanent one is not, as every retry would fail alike and
+// end in the dead-letter queue.
+func (rv *Reviewer) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
+	for _, msg := range msgs {
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < reviewBudget {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			retry = append(retry, msg.ID)
 			continue
 		}
 		var m ReviewMessage
-		if err := json.Unmarshal([]byte(rec.Body), &m); err != nil || m.WorkspaceID == "" || m.EmailID == "" {
+		if err := json.Unmarshal([]byte(msg.Body), &m); err != nil || m.WorkspaceID == "" || m.EmailID == "" {
 			// A malformed message can never succeed: drop it, loudly.
-			rv.Service.logger().ErrorContext(ctx, "malformed review message dropped", slog.String("message_id", rec.MessageId))
+			rv.Service.logger().ErrorContext(ctx, "malformed review message dropped", slog.String("message_id", msg.ID))
 			continue
 		}
-		if err := rv.Review(ctx, m); err != nil {
+		err := rv.Review(ctx, m)
+		switch {
+		case err == nil:
+		case fail.IsPermanent(err):
+			rv.Service.logger().ErrorContext(ctx, "review failed for good; not retried", slog.String("email_id", m.EmailID), slog.Any("err", err))
+		default:
 			rv.Service.logger().ErrorContext(ctx, "review failed", slog.String("email_id", m.EmailID), slog.Any("err", err))
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			retry = append(retry, msg.ID)
 		}
 	}
-	return resp, nil
+	return retry
 }
 
 // reviewLease is how long one reviewer has a held email to itself while
@@ -139,20 +145,24 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 		raw, _, err := rv.Service.build(ctx, compose.Message{
 			From: *from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
 		}, h.Request.Attachments)
-		if err != nil {
-			// An attachment URL that does not answer now may later: the
-			// message comes back; after its last try it waits in the DLQ
-			// and the email stays held for the owner.
+		switch {
+		case fail.IsPermanent(err):
+			// An attachment URL gone for good (404), a message grown past
+			// the size limit: no retry can send it.
+			return rv.release(ctx, h, email.StatusFailed, "not sent after review: "+fail.MessageOf(err))
+		case err != nil:
+			// An attachment URL that fails now (5xx, a timeout) may answer
+			// later: the message comes back; after its last try it waits in
+			// the DLQ and the email stays held for the owner.
 			return fmt.Errorf("build held email %s: %w", id, err)
 		}
-		messageID, err := rv.Service.Transport.Send(ctx, ses.SendInput{
+		messageID, err := rv.Service.Transport.Send(ctx, SendInput{
 			Raw: raw, ConfigurationSet: rv.Service.ConfigSets.For(h.Email.TrackingMode),
 			Tags: map[string]string{"email_id": id, "workspace_id": ws}, From: from.Address, To: h.Request.To,
 		})
-		var rejected *ses.RejectedError
 		switch {
-		case errors.As(err, &rejected):
-			return rv.release(ctx, h, email.StatusFailed, "rejected by the email provider: "+rejected.Reason)
+		case fail.IsPermanent(err):
+			return rv.release(ctx, h, email.StatusFailed, "rejected by the email provider: "+fail.MessageOf(err))
 		case err != nil:
 			return fmt.Errorf("send held email %s: %w", id, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/mail"
 	"slices"
 	"time"
@@ -19,10 +18,9 @@ import (
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/review"
-	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -43,12 +41,24 @@ const (
 	inFlight = 60 * time.Second
 )
 
-// Transport delivers a raw message (ses.Client in production).
-type Transport interface {
-	Send(ctx context.Context, in ses.SendInput) (string, error)
+// SendInput is one raw message handed to the Transport.
+type SendInput struct {
+	Raw              []byte
+	ConfigurationSet string            // one per tracking mode; empty: none
+	Tags             map[string]string // email_id, workspace_id: map delivery events back without a lookup
+	From             string            // envelope sender, a verified identity
+	To               string            // envelope recipient
 }
 
-// Resolver turns attachment inputs into files (attachment.Fetcher).
+// Transport delivers a raw message and returns the provider's message id
+// (ses.Client in production). An error that fail.IsPermanent holds for is
+// a refusal of this message for good, its fail.MessageOf a reason safe to
+// store and show; any other error is transient: the message may go later.
+type Transport interface {
+	Send(ctx context.Context, in SendInput) (string, error)
+}
+
+// Resolver turns attachment inputs into files (fetch.Fetcher).
 type Resolver interface {
 	Resolve(ctx context.Context, in []attachment.Input) ([]attachment.File, error)
 }
@@ -115,11 +125,20 @@ type Response struct {
 	Warnings []Warning    `json:"warnings,omitempty"`
 }
 
-// Outcome is the HTTP status and body of an accepted send.
+// Outcome is the answer to an accepted send. StatusCode is the API's HTTP
+// status: 200, or 202 for a held email (sent later). It is kept with an
+// Idempotency-Key's first answer, so a replay answers alike.
 type Outcome struct {
 	StatusCode int
 	Body       Response
 }
+
+// The status codes of Outcome, spelled here so the send logic needs no
+// HTTP package.
+const (
+	statusOK       = 200
+	statusAccepted = 202
+)
 
 // ReviewMessage is what the review queue carries: one held email.
 type ReviewMessage struct {
@@ -140,7 +159,7 @@ func RequestHash(route string, v any) string {
 }
 
 // Send handles one validated request of principal p. idemKey and reqHash
-// are empty without an Idempotency-Key. Client errors are *httpapi.Error.
+// are empty without an Idempotency-Key. Client errors are *fail.Error.
 func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, idemKey, reqHash string) (Outcome, error) {
 	now := s.now().UTC()
 	if idemKey != "" {
@@ -168,7 +187,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 	if p.Environment == apikey.Live && c.Workspace.MonthlyAllowance > 0 && c.MonthlySent >= c.Workspace.MonthlyAllowance {
 		next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-		e := httpapi.Errorf(httpapi.CodeQuotaExceeded, "", "the workspace has used its monthly allowance of %d live emails; it renews on %s", c.Workspace.MonthlyAllowance, next.Format("2006-01-02"))
+		e := fail.Errorf(fail.KindTooMany, fail.QuotaExceeded, "", "the workspace has used its monthly allowance of %d live emails; it renews on %s", c.Workspace.MonthlyAllowance, next.Format("2006-01-02"))
 		e.RetryAfter = next.Sub(now)
 		return Outcome{}, e
 	}
@@ -189,7 +208,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		ID: id.String(), WorkspaceID: p.WorkspaceID, To: req.To, Subject: req.Subject,
 		Type: email.TypeTransactional, Environment: p.Environment, SentAt: now, TrackingMode: mode,
 	}
-	out := Outcome{StatusCode: http.StatusOK, Body: Response{Success: true, ID: e.ID, Warnings: warnings}}
+	out := Outcome{StatusCode: statusOK, Body: Response{Success: true, ID: e.ID, Warnings: warnings}}
 	newTemplate := false
 	switch {
 	case c.Suppressed:
@@ -217,7 +236,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		out.Body.Message = "accepted for delivery"
 	}
 	if e.Status == email.StatusHeld {
-		out.StatusCode = http.StatusAccepted
+		out.StatusCode = statusAccepted
 		out.Body.Message = "held for a quick security review; it keeps this id and is sent once cleared"
 	}
 	out.Body.Status = e.Status
@@ -311,17 +330,16 @@ func (s *Service) recordFailure(ctx context.Context, e email.Email) {
 // deliver hands a recorded email to SES. A rejection fails the email; a
 // throttle or fault removes it so the client can retry.
 func (s *Service) deliver(ctx context.Context, e email.Email, from mail.Address, raw []byte, idemKey string, out Outcome) (Outcome, error) {
-	_, err := s.Transport.Send(ctx, ses.SendInput{
+	_, err := s.Transport.Send(ctx, SendInput{
 		Raw: raw, ConfigurationSet: s.ConfigSets.For(e.TrackingMode),
 		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID},
 		From: from.Address, To: e.To,
 	})
-	var rejected *ses.RejectedError
 	switch {
 	case err == nil:
 		return out, nil
-	case errors.As(err, &rejected):
-		reason := "rejected by the email provider: " + rejected.Reason
+	case fail.IsPermanent(err):
+		reason := "rejected by the email provider: " + fail.MessageOf(err)
 		if ferr := s.Store.FailEmail(context.WithoutCancel(ctx), e.WorkspaceID, e.ID, reason); ferr != nil {
 			// Not recorded as failed: undo the email so no "sent" stays behind.
 			return Outcome{}, s.abandon(ctx, e.WorkspaceID, e.ID, claimOf(idemKey), ferr)
@@ -346,9 +364,7 @@ func claimOf(idemKey string) *IdempotencyRecord {
 
 // unavailable is the 503 of a dependency that refused: nothing was sent.
 func unavailable(what string) error {
-	e := httpapi.Errorf(httpapi.CodeServiceUnavailable, "", "%s is not accepting work right now; nothing was sent, retry shortly (with the same Idempotency-Key if you sent one)", what)
-	e.RetryAfter = 5 * time.Second
-	return e
+	return fail.Unavailable(5*time.Second, "%s is not accepting work right now; nothing was sent, retry shortly (with the same Idempotency-Key if you sent one)", what)
 }
 
 // abandon undoes what a failed send wrote, so a retry starts clean. It
@@ -373,10 +389,10 @@ func (s *Service) abandon(ctx context.Context, workspaceID, emailID string, clai
 // while the first request is still running.
 func replay(rec IdempotencyRecord, reqHash string, now time.Time) (Outcome, error) {
 	if rec.RequestHash != reqHash {
-		return Outcome{}, httpapi.Errorf(httpapi.CodeIdempotencyConflict, "Idempotency-Key", "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key")
+		return Outcome{}, fail.Errorf(fail.KindConflict, fail.IdempotencyConflict, "Idempotency-Key", "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key")
 	}
 	if rec.Pending && now.Sub(rec.CreatedAt) < inFlight {
-		e := httpapi.Errorf(httpapi.CodeIdempotencyInProgress, "Idempotency-Key", "a request with this Idempotency-Key is still being processed; retry shortly")
+		e := fail.Errorf(fail.KindConflict, fail.IdempotencyInProgress, "Idempotency-Key", "a request with this Idempotency-Key is still being processed; retry shortly")
 		e.RetryAfter = time.Second
 		return Outcome{}, e
 	}
@@ -397,22 +413,22 @@ func resolveSender(c Context, req Request) (mail.Address, []string, error) {
 	switch {
 	case req.SenderID != "":
 		if c.Sender == nil {
-			return mail.Address{}, nil, httpapi.Errorf(httpapi.CodeSenderNotFound, "sender_id", "no sender with this id in the workspace")
+			return mail.Address{}, nil, fail.Errorf(fail.KindNotFound, fail.SenderNotFound, "sender_id", "no sender with this id in the workspace")
 		}
 		sender, param = c.Sender, "sender_id"
 	case req.From != "":
 		a, err := mail.ParseAddress(req.From)
 		if err != nil {
-			return mail.Address{}, nil, httpapi.Invalid("from", "from must be one email address")
+			return mail.Address{}, nil, fail.Invalid("from", "from must be one email address")
 		}
 		sender, param = &identity.Sender{Name: a.Name, Email: a.Address}, "from"
 	case c.Workspace.DefaultSender != nil:
 		sender = c.Workspace.DefaultSender // no field of the request to name
 	default:
-		return mail.Address{}, nil, httpapi.Missing("from")
+		return mail.Address{}, nil, fail.Missing("from")
 	}
 	if !slices.Contains(c.Workspace.VerifiedDomains, identity.DomainOf(sender.Email)) {
-		return mail.Address{}, nil, httpapi.Errorf(httpapi.CodeSenderNotVerified, param, "%s is not on a verified domain of this workspace", sender.Email)
+		return mail.Address{}, nil, fail.Errorf(fail.KindForbidden, fail.SenderNotVerified, param, "%s is not on a verified domain of this workspace", sender.Email)
 	}
 	replyTo := []string(req.ReplyTo)
 	if len(replyTo) == 0 {
@@ -430,7 +446,7 @@ func resolveTracking(ws workspace.Workspace, requested string) (email.TrackingMo
 		mode = email.TrackingFull
 	}
 	if mode == email.TrackingOff && !ws.TrackingOffProvisioned {
-		return "", httpapi.Errorf(httpapi.CodeServiceUnavailable, "tracking", "tracking off is not provisioned for this workspace yet; nothing was sent")
+		return "", fail.Errorf(fail.KindUnavailable, "", "tracking", "tracking off is not provisioned for this workspace yet; nothing was sent")
 	}
 	return mode, nil
 }
@@ -462,7 +478,7 @@ func (s *Service) build(ctx context.Context, msg compose.Message, inputs []attac
 		return nil, nil, fmt.Errorf("build message: %w", err)
 	}
 	if len(raw) > MaxMessageBytes {
-		return nil, nil, httpapi.Errorf(httpapi.CodeMessageTooLarge, "", "the encoded message is %.1f MB; the limit is 20 MB encoded. Host large files and link to them instead of attaching them", mb(len(raw)))
+		return nil, nil, fail.Errorf(fail.KindTooLarge, "", "", "the encoded message is %.1f MB; the limit is 20 MB encoded. Host large files and link to them instead of attaching them", mb(len(raw)))
 	}
 	if len(raw) > warnMessageBytes {
 		warnings = append(warnings, Warning{Code: "large_message", Message: fmt.Sprintf(

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/emulatortest"
+	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -49,7 +50,7 @@ func TestEmulatorSendRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := time.Now().Add(-2 * time.Second)
-	messageID, err := client.Send(ctx, ses.SendInput{
+	messageID, err := client.Send(ctx, sending.SendInput{
 		Raw:              raw,
 		ConfigurationSet: "sesame-tracking-on",
 		Tags:             map[string]string{"email_id": id, "workspace_id": uuid.NewString()},

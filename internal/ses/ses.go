@@ -16,7 +16,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2/types"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/sending"
 )
 
 // API is the part of *sesv2.Client this package uses, so tests can fake it.
@@ -49,7 +51,8 @@ var (
 // RejectedError is returned (wrapping ErrRejected and the SES error) when
 // SES refuses a message for good. Reason is fixed text, safe to store and
 // show to the API client; the SES message may name addresses and is kept
-// only in the wrapped error.
+// only in the wrapped error. It is also a permanent *fail.Error, which is
+// how sending tells a refusal from a fault.
 type RejectedError struct {
 	Reason string // e.g. "sending paused for the account"
 	Code   string // the SES error code, e.g. "MessageRejected"
@@ -64,17 +67,22 @@ func (e *RejectedError) Error() string {
 // work.
 func (e *RejectedError) Unwrap() []error { return []error{ErrRejected, e.err} }
 
-// SendInput is one raw message to send.
-type SendInput struct {
-	Raw              []byte
-	ConfigurationSet string            // one per tracking mode; empty: none
-	Tags             map[string]string // email_id, workspace_id: map SES events back without a lookup
-	From             string            // envelope sender, a verified identity
-	To               string            // envelope recipient
+// As makes errors.As see e as a permanent *fail.Error (the message is
+// refused as it is) whose message is the safe Reason.
+func (e *RejectedError) As(target any) bool {
+	t, ok := target.(**fail.Error)
+	if ok {
+		*t = &fail.Error{Kind: fail.KindInvalid, Message: e.Reason, Err: e}
+	}
+	return ok
 }
 
-// Send sends a raw message and returns SES's message id.
-func (c *Client) Send(ctx context.Context, in SendInput) (string, error) {
+var _ sending.Transport = (*Client)(nil)
+
+// Send sends a raw message and returns SES's message id. The email_id and
+// workspace_id tags travel as SES message tags, so SES events map back to
+// the email without a lookup.
+func (c *Client) Send(ctx context.Context, in sending.SendInput) (string, error) {
 	if len(in.Raw) == 0 || in.From == "" || in.To == "" {
 		return "", fmt.Errorf("%w: raw message, from and to are required", ErrInvalidInput)
 	}
@@ -188,17 +196,12 @@ func validTag(s string) bool {
 	return true
 }
 
-// DNSRecord is a record the domain owner must publish.
-type DNSRecord struct {
-	Type, Name, Value string
-}
-
-// DomainStatus is what SES knows of a domain identity.
-type DomainStatus struct {
-	Verified   bool   // verified for sending
-	DKIMStatus string // PENDING, SUCCESS, FAILED, TEMPORARY_FAILURE, NOT_STARTED
-	Records    []DNSRecord
-}
+// DNSRecord and DomainStatus are the identity package's: the owner service
+// reads SES's answers without depending on the SDK.
+type (
+	DNSRecord    = identity.DNSRecord
+	DomainStatus = identity.ProviderStatus
+)
 
 // CreateDomain makes domain an SES identity signed with Easy DKIM and
 // returns the three DKIM CNAME records to publish. Creating an existing

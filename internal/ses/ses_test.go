@@ -16,6 +16,8 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -43,8 +45,8 @@ const (
 	workspaceID = "0190f1c2-0000-7000-8000-00000000beef"
 )
 
-func sendInput() ses.SendInput {
-	return ses.SendInput{
+func sendInput() sending.SendInput {
+	return sending.SendInput{
 		Raw:              []byte("From: a@mail.example.test\r\nTo: b@example.test\r\nSubject: x\r\n\r\nhi\r\n"),
 		ConfigurationSet: "sesame-tracking-on",
 		Tags:             map[string]string{"workspace_id": workspaceID, "email_id": emailID},
@@ -104,17 +106,17 @@ func TestSendWithoutConfigurationSet(t *testing.T) {
 }
 
 func TestSendInvalidInput(t *testing.T) {
-	cases := map[string]func(*ses.SendInput){
-		"no raw":              func(in *ses.SendInput) { in.Raw = nil },
-		"no from":             func(in *ses.SendInput) { in.From = "" },
-		"no to":               func(in *ses.SendInput) { in.To = "" },
-		"tag name with dot":   func(in *ses.SendInput) { in.Tags = map[string]string{"email.id": "x"} },
-		"tag value space":     func(in *ses.SendInput) { in.Tags = map[string]string{"email_id": "a b"} },
-		"tag value colon":     func(in *ses.SendInput) { in.Tags = map[string]string{"email_id": "ws:1"} },
-		"tag value non-ascii": func(in *ses.SendInput) { in.Tags = map[string]string{"email_id": "é"} },
-		"tag value empty":     func(in *ses.SendInput) { in.Tags = map[string]string{"email_id": ""} },
-		"tag name empty":      func(in *ses.SendInput) { in.Tags = map[string]string{"": "x"} },
-		"tag value too long":  func(in *ses.SendInput) { in.Tags = map[string]string{"email_id": strings.Repeat("a", 257)} },
+	cases := map[string]func(*sending.SendInput){
+		"no raw":              func(in *sending.SendInput) { in.Raw = nil },
+		"no from":             func(in *sending.SendInput) { in.From = "" },
+		"no to":               func(in *sending.SendInput) { in.To = "" },
+		"tag name with dot":   func(in *sending.SendInput) { in.Tags = map[string]string{"email.id": "x"} },
+		"tag value space":     func(in *sending.SendInput) { in.Tags = map[string]string{"email_id": "a b"} },
+		"tag value colon":     func(in *sending.SendInput) { in.Tags = map[string]string{"email_id": "ws:1"} },
+		"tag value non-ascii": func(in *sending.SendInput) { in.Tags = map[string]string{"email_id": "é"} },
+		"tag value empty":     func(in *sending.SendInput) { in.Tags = map[string]string{"email_id": ""} },
+		"tag name empty":      func(in *sending.SendInput) { in.Tags = map[string]string{"": "x"} },
+		"tag value too long":  func(in *sending.SendInput) { in.Tags = map[string]string{"email_id": strings.Repeat("a", 257)} },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -209,8 +211,16 @@ func TestSendErrors(t *testing.T) {
 					t.Errorf("original error lost: %v", err)
 				}
 			}
+			// sending knows a refusal only as a permanent failure with a
+			// safe message; everything else it tries again.
+			if got := fail.IsPermanent(err); got != (tc.class == ses.ErrRejected) {
+				t.Errorf("fail.IsPermanent = %v", got)
+			}
 			if tc.class != ses.ErrRejected {
 				return
+			}
+			if got := fail.MessageOf(err); got != tc.reason {
+				t.Errorf("fail.MessageOf = %q, want the reason %q", got, tc.reason)
 			}
 			var rej *ses.RejectedError
 			if !errors.As(err, &rej) {

@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
 // ClickRecord is one tracked click on a link of an email.
@@ -92,25 +91,23 @@ func (p *Processor) logger() *slog.Logger {
 // Handle consumes a batch of the ses-events queue. Messages that can never
 // apply (malformed, unknown type, no tags, unknown email) are dropped with
 // a log line; faults are reported as batch item failures and retried.
-func (p *Processor) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	for _, rec := range batch.Records {
-		ev, err := Parse([]byte(rec.Body))
+func (p *Processor) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
+	for _, m := range msgs {
+		ev, err := Parse([]byte(m.Body))
 		if err != nil {
-			p.logger().WarnContext(ctx, "SES event dropped", slog.String("message_id", rec.MessageId), slog.String("reason", err.Error()))
+			p.logger().WarnContext(ctx, "SES event dropped", slog.String("message_id", m.ID), slog.String("reason", err.Error()))
 			continue
 		}
-		// A message SQS gives for the first time that finds its event
+		// A message the queue gives for the first time that finds its event
 		// recorded is another SES event of the same effect (a later open of
 		// an essential email): nothing to publish. A redelivered one may be
 		// this consumer's own retry after a failed fan-out.
-		first := rec.Attributes["ApproximateReceiveCount"] == "1"
-		if err := p.process(ctx, ev, first); err != nil {
-			p.logger().ErrorContext(ctx, "SES event failed; will retry", slog.String("message_id", rec.MessageId), slog.Any("err", err))
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+		if err := p.process(ctx, ev, m.ReceiveCount == 1); err != nil {
+			p.logger().ErrorContext(ctx, "SES event failed; will retry", slog.String("message_id", m.ID), slog.Any("err", err))
+			retry = append(retry, m.ID)
 		}
 	}
-	return resp, nil
+	return retry
 }
 
 // maxAttempts bounds the optimistic retries of one event against

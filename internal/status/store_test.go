@@ -498,15 +498,11 @@ func TestConcurrentFirstOpensCountOnce(t *testing.T) {
 // receive-th delivery of each message.
 func handleReceived(t *testing.T, p *status.Processor, receive int, bodies ...[]byte) []string {
 	t.Helper()
-	b := batch(bodies...)
-	for i := range b.Records {
-		b.Records[i].Attributes = map[string]string{"ApproximateReceiveCount": fmt.Sprint(receive)}
+	msgs := messages(bodies...)
+	for i := range msgs {
+		msgs[i].ReceiveCount = receive
 	}
-	resp, err := p.Handle(context.Background(), b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return failedIDs(resp)
+	return append([]string{}, p.Handle(context.Background(), msgs)...)
 }
 
 // An essential email's later opens are other SES events with the same

@@ -9,36 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
-
-// Success is a 2xx within 10 s: a client built without a timeout uses
-// DefaultTimeout, which is 10 s.
-func TestNewClientDefaultTimeout(t *testing.T) {
-	if webhook.DefaultTimeout != 10*time.Second {
-		t.Fatalf("DefaultTimeout = %v, want 10s", webhook.DefaultTimeout)
-	}
-	cases := map[string]struct {
-		timeout time.Duration
-		want    time.Duration
-	}{
-		"no timeout":       {timeout: 0, want: webhook.DefaultTimeout},
-		"negative timeout": {timeout: -time.Second, want: webhook.DefaultTimeout},
-		"own timeout":      {timeout: 3 * time.Second, want: 3 * time.Second},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c := webhook.NewClient(webhook.ClientOptions{Timeout: tc.timeout})
-			if c.Timeout != tc.want {
-				t.Errorf("client timeout = %v, want %v", c.Timeout, tc.want)
-			}
-		})
-	}
-}
 
 // deadlineTransport answers 200 and records the deadline of each request.
 type deadlineTransport struct {
@@ -71,15 +48,17 @@ func TestDispatcherDefaultTimeout(t *testing.T) {
 			f := newFixture(t)
 			ep := f.endpoint("https://hooks.example.com/in")
 			tr := &deadlineTransport{}
-			d := webhook.NewDispatcher(f.store.Webhooks, &fakeSQS{}, "https://sqs.test/000000000000/webhooks", webhook.DispatcherOptions{
-				Timeout: tc.timeout, Client: &http.Client{Transport: tr}, Logger: queuetest.Logger(t),
+			poster := &post.Client{HTTP: &http.Client{Transport: tr}}
+			later := &queue.Visibility{SQS: &fakeSQS{}, QueueURL: "https://sqs.test/000000000000/webhooks"}
+			d := webhook.NewDispatcher(f.store.Webhooks, poster, later, webhook.DispatcherOptions{
+				Timeout: tc.timeout, Logger: queuetest.Logger(t),
 			})
 			rec := message(t, job(t, ep, testEvent(f.ws, event.Delivered)), 1, time.Now())
 			before := time.Now()
-			resp, err := d.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{rec}})
+			retry := d.Handle(context.Background(), []batch.Message{rec})
 			after := time.Now()
-			if err != nil || len(resp.BatchItemFailures) != 0 {
-				t.Fatalf("Handle = %+v, %v; want the job delivered", resp, err)
+			if len(retry) != 0 {
+				t.Fatalf("Handle = %v; want the job delivered", retry)
 			}
 			tr.mu.Lock()
 			defer tr.mu.Unlock()

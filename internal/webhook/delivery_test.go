@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
 
 // verifyIndependently is a receiver's check written from the spec alone,
@@ -67,14 +68,14 @@ func newPipeline(t *testing.T, schedule []time.Duration) *pipeline {
 	f := newFixture(t)
 	qs := queuetest.New(t, queuetest.Def(queue.Webhooks.Name, queue.Webhooks.MaxReceives))
 	url := qs.URL(t, queue.Webhooks.Name)
-	d := webhook.NewDispatcher(f.store.Webhooks, qs.SQS, url, webhook.DispatcherOptions{
-		Schedule: schedule, Jitter: identity, Timeout: 5 * time.Second,
-		AllowedPrefixes: testPrefixes, Logger: queuetest.Logger(t),
+	poster := post.NewClient(post.Options{Timeout: 5 * time.Second, AllowedPrefixes: testPrefixes})
+	d := webhook.NewDispatcher(f.store.Webhooks, poster, &queue.Visibility{SQS: qs.SQS, QueueURL: url}, webhook.DispatcherOptions{
+		Schedule: schedule, Jitter: identity, Timeout: 5 * time.Second, Logger: queuetest.Logger(t),
 	})
 	return &pipeline{
 		fixture: f, queues: qs,
-		fanout: &webhook.Fanout{Endpoints: f.store.Webhooks, SQS: qs.SQS, QueueURL: url},
-		poller: qs.Poller(t, queue.Webhooks.Name, d.Handle),
+		fanout: &webhook.Fanout{Endpoints: f.store.Webhooks, Queue: &queue.BatchPublisher{SQS: qs.SQS, QueueURL: url}},
+		poller: qs.Poller(t, queue.Webhooks.Name, queue.NewConsumer(d.Handle)),
 	}
 }
 

@@ -1,28 +1,33 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"net/netip"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
-// VisibilityChanger is the part of the SQS API the dispatcher uses to
-// schedule a retry: the failed message stays invisible for the delay.
-type VisibilityChanger interface {
-	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
+// DefaultTimeout bounds one delivery: connect, TLS, request and answer.
+const DefaultTimeout = 10 * time.Second
+
+// Poster makes one delivery POST and returns the answer's status code,
+// without following a redirect (post.Client in production). An error means
+// no answer came; fail.MessageOf says why in words safe to show the owner.
+type Poster interface {
+	Post(ctx context.Context, url string, header map[string]string, body []byte) (status int, err error)
+}
+
+// Postponer delays the next delivery of a received message: how a retry
+// is scheduled on the queue's clock (queue.Visibility in production).
+type Postponer interface {
+	Postpone(ctx context.Context, receipt string, delay time.Duration) error
 }
 
 // MaxRetryDelay caps one retry delay: SQS refuses a visibility timeout
@@ -55,18 +60,14 @@ type DispatcherOptions struct {
 	// Schedule is the wait after failed attempt 1, 2, …; a job gets
 	// len(Schedule)+1 attempts. Default DefaultSchedule().
 	Schedule []time.Duration
-	// Timeout bounds one POST; default DefaultTimeout (10 s).
+	// Timeout bounds one POST, whatever the Poster's own limits; default
+	// DefaultTimeout (10 s).
 	Timeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Jitter turns a scheduled delay into the actual one; default
 	// DefaultJitter. The result is capped at MaxRetryDelay.
 	Jitter func(time.Duration) time.Duration
-	// Client sends the POSTs; default NewClient with Timeout and
-	// AllowedPrefixes. A client of one's own should not follow redirects.
-	Client *http.Client
-	// AllowedPrefixes, used only by the default client: see ClientOptions.
-	AllowedPrefixes []netip.Prefix
 	// Concurrency bounds the deliveries of one batch in flight; default 10
 	// (a whole SQS batch), so a batch takes about one Timeout at worst.
 	Concurrency int
@@ -77,24 +78,24 @@ type DispatcherOptions struct {
 // scheduled by message visibility, every attempt recorded.
 type Dispatcher struct {
 	store       DispatchStore
-	sqs         VisibilityChanger
-	queueURL    string
+	poster      Poster
+	later       Postponer
 	schedule    []time.Duration
 	total       time.Duration // the schedule's nominal length
 	timeout     time.Duration
 	now         func() time.Time
 	jitter      func(time.Duration) time.Duration
-	client      *http.Client
 	concurrency int
 	logger      *slog.Logger
 }
 
-// NewDispatcher returns a dispatcher of the queue at queueURL.
-func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL string, opts DispatcherOptions) *Dispatcher {
+// NewDispatcher returns a dispatcher that POSTs through poster and
+// schedules retries with later.
+func NewDispatcher(store DispatchStore, poster Poster, later Postponer, opts DispatcherOptions) *Dispatcher {
 	d := &Dispatcher{
-		store: store, sqs: sqsAPI, queueURL: queueURL,
+		store: store, poster: poster, later: later,
 		schedule: opts.Schedule, timeout: opts.Timeout, now: opts.Now, jitter: opts.Jitter,
-		client: opts.Client, concurrency: opts.Concurrency, logger: opts.Logger,
+		concurrency: opts.Concurrency, logger: opts.Logger,
 	}
 	if d.schedule == nil {
 		d.schedule = DefaultSchedule()
@@ -111,9 +112,6 @@ func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL strin
 	if d.jitter == nil {
 		d.jitter = DefaultJitter
 	}
-	if d.client == nil {
-		d.client = NewClient(ClientOptions{Timeout: d.timeout, AllowedPrefixes: opts.AllowedPrefixes})
-	}
 	if d.concurrency <= 0 {
 		d.concurrency = 10
 	}
@@ -127,32 +125,31 @@ func NewDispatcher(store DispatchStore, sqsAPI VisibilityChanger, queueURL strin
 // retried: after a failed POST whose retry was scheduled, or when the
 // store could not be read or written. Everything else (delivered, dropped,
 // finally failed) succeeds and leaves the queue.
-func (d *Dispatcher) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
-	retry := make([]bool, len(batch.Records))
+func (d *Dispatcher) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
+	again := make([]bool, len(msgs))
 	sem := make(chan struct{}, d.concurrency)
 	var wg sync.WaitGroup
-	for i, rec := range batch.Records {
+	for i, m := range msgs {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			retry[i] = d.handle(ctx, rec)
+			again[i] = d.handle(ctx, m)
 		})
 	}
 	wg.Wait()
-	var resp events.SQSEventResponse
-	for i, rec := range batch.Records {
-		if retry[i] {
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+	for i, m := range msgs {
+		if again[i] {
+			retry = append(retry, m.ID)
 		}
 	}
-	return resp, nil
+	return retry
 }
 
 // handle processes one message and reports whether it must come back.
-func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
+func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 	var job Job
-	if err := json.Unmarshal([]byte(rec.Body), &job); err != nil || job.WorkspaceID == "" || job.EndpointID == "" || job.EventID == "" {
-		d.logger.ErrorContext(ctx, "malformed webhook job dropped", slog.String("message_id", rec.MessageId))
+	if err := json.Unmarshal([]byte(m.Body), &job); err != nil || job.WorkspaceID == "" || job.EndpointID == "" || job.EventID == "" {
+		d.logger.ErrorContext(ctx, "malformed webhook job dropped", slog.String("message_id", m.ID))
 		return false
 	}
 	log := d.logger.With(slog.String("workspace_id", job.WorkspaceID), slog.String("endpoint_id", job.EndpointID),
@@ -180,7 +177,7 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 		return false
 	}
 
-	n := attemptNumber(rec)
+	n := attemptNumber(m)
 	a := d.post(ctx, ep, job, n)
 	if err := d.store.RecordAttempt(ctx, a); err != nil {
 		log.ErrorContext(ctx, "webhook attempt not recorded", slog.Any("err", err))
@@ -204,12 +201,12 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 	// invocation) also count in the receive number, so the schedule ends by
 	// time, not by count: until its whole length has passed since the first
 	// attempt, the event is tried again.
-	elapsed := a.At.Sub(firstAttempt(rec, a.At))
+	elapsed := a.At.Sub(firstAttempt(m, a.At))
 	if n <= len(d.schedule) || elapsed < d.total {
 		delay := min(max(d.jitter(d.schedule[min(n, len(d.schedule))-1]), 0), MaxRetryDelay)
 		log.WarnContext(ctx, "webhook attempt failed; retry scheduled", slog.Int("attempt", n),
 			slog.Int("status", a.StatusCode), slog.String("error", a.Error), slog.Duration("retry_in", delay))
-		d.delay(ctx, log, rec, delay)
+		d.delay(ctx, log, m, delay)
 		return true
 	}
 	// The schedule is exhausted: the delivery failed for good.
@@ -217,7 +214,7 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 		log.ErrorContext(ctx, "webhook final failure not recorded", slog.Any("err", err))
 		return true
 	}
-	disabled, err := d.store.DisableFailingEndpoint(ctx, job.WorkspaceID, job.EndpointID, AutoDisableReason, firstAttempt(rec, a.At))
+	disabled, err := d.store.DisableFailingEndpoint(ctx, job.WorkspaceID, job.EndpointID, AutoDisableReason, firstAttempt(m, a.At))
 	if err != nil {
 		log.ErrorContext(ctx, "webhook endpoint not disabled", slog.Any("err", err))
 		return true
@@ -227,21 +224,13 @@ func (d *Dispatcher) handle(ctx context.Context, rec events.SQSMessage) bool {
 	return false
 }
 
-// delay keeps the message invisible for d; on failure the queue's own
+// delay postpones the message's next delivery; on failure the queue's own
 // visibility timeout applies.
-func (d *Dispatcher) delay(ctx context.Context, log *slog.Logger, rec events.SQSMessage, delay time.Duration) {
-	secs := int32((delay + time.Second/2) / time.Second)
-	_, err := d.sqs.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-		QueueUrl: &d.queueURL, ReceiptHandle: &rec.ReceiptHandle, VisibilityTimeout: secs,
-	})
-	if err != nil {
+func (d *Dispatcher) delay(ctx context.Context, log *slog.Logger, m batch.Message, delay time.Duration) {
+	if err := d.later.Postpone(ctx, m.Receipt, delay); err != nil {
 		log.ErrorContext(ctx, "webhook retry delay not set", slog.Any("err", err))
 	}
 }
-
-// maxErrorBody is how much of an answer's body is read (and discarded) so
-// the connection can be reused.
-const maxErrorBody = 4 << 10
 
 // post sends one attempt and describes its outcome.
 func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Attempt {
@@ -253,54 +242,43 @@ func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Atte
 	body := []byte(job.Payload)
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
-	if err != nil {
-		a.Error = "invalid endpoint URL"
-		return a
+	header := map[string]string{
+		"Content-Type":  "application/json",
+		"User-Agent":    UserAgent,
+		HeaderEventID:   job.EventID,
+		HeaderEventType: string(job.EventType),
+		HeaderSignature: Sign(ep.Secret, start, body),
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", UserAgent)
-	req.Header.Set(HeaderEventID, job.EventID)
-	req.Header.Set(HeaderEventType, string(job.EventType))
-	req.Header.Set(HeaderSignature, Sign(ep.Secret, start, body))
 	clock := time.Now() // latency is measured on the monotonic clock
-	resp, err := d.client.Do(req)
-	if err == nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-	}
+	status, err := d.poster.Post(ctx, ep.URL, header, body)
 	a.LatencyMS = time.Since(clock).Milliseconds()
 	switch {
 	case err != nil:
-		a.Error = describe(err)
-	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
-		a.StatusCode = resp.StatusCode
-		a.Error = fmt.Sprintf("redirect not followed (HTTP %d)", resp.StatusCode)
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		a.StatusCode = resp.StatusCode
-		a.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
+		a.Error = fail.MessageOf(err)
+	case status >= 300 && status <= 399:
+		a.StatusCode = status
+		a.Error = fmt.Sprintf("redirect not followed (HTTP %d)", status)
+	case status < 200 || status > 299:
+		a.StatusCode = status
+		a.Error = fmt.Sprintf("HTTP %d", status)
 	default:
-		a.StatusCode = resp.StatusCode
+		a.StatusCode = status
 	}
 	return a
 }
 
 // attemptNumber is the message's receive count: attempt n of a job is its
 // n-th receive (a receive that failed before POSTing uses a number too).
-func attemptNumber(rec events.SQSMessage) int {
-	n, err := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
-	if err != nil || n < 1 {
-		return 1
-	}
-	return n
+func attemptNumber(m batch.Message) int {
+	return max(m.ReceiveCount, 1)
 }
 
 // firstAttempt is when the job was first received, i.e. its first attempt;
 // else when it was enqueued; else fallback.
-func firstAttempt(rec events.SQSMessage, fallback time.Time) time.Time {
-	for _, name := range []string{"ApproximateFirstReceiveTimestamp", "SentTimestamp"} {
-		if ms, err := strconv.ParseInt(rec.Attributes[name], 10, 64); err == nil && ms > 0 {
-			return time.UnixMilli(ms)
+func firstAttempt(m batch.Message, fallback time.Time) time.Time {
+	for _, t := range []time.Time{m.FirstReceived, m.Sent} {
+		if !t.IsZero() {
+			return t
 		}
 	}
 	return fallback

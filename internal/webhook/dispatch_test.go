@@ -6,24 +6,27 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
 
 // testSchedule has distinct whole-minute delays, so the visibility set for
 // a retry names the attempt it follows.
 var testSchedule = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute}
 
-func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.DispatcherOptions) *webhook.Dispatcher {
+// dispatcher POSTs through the production client, reaching the networks
+// allowed, and schedules retries through the SQS adapter over sqsAPI.
+func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.DispatcherOptions, allowed ...netip.Prefix) *webhook.Dispatcher {
 	t.Helper()
 	if opts.Schedule == nil {
 		opts.Schedule = testSchedule
@@ -35,20 +38,14 @@ func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.Dispatch
 		opts.Timeout = 5 * time.Second
 	}
 	opts.Logger = queuetest.Logger(t)
-	return webhook.NewDispatcher(f.store.Webhooks, sqsAPI, "https://sqs.test/000000000000/webhooks", opts)
+	poster := post.NewClient(post.Options{Timeout: opts.Timeout, AllowedPrefixes: allowed})
+	later := &queue.Visibility{SQS: sqsAPI, QueueURL: "https://sqs.test/000000000000/webhooks"}
+	return webhook.NewDispatcher(f.store.Webhooks, poster, later, opts)
 }
 
-func handle(t *testing.T, d *webhook.Dispatcher, recs ...events.SQSMessage) []string {
+func handle(t *testing.T, d *webhook.Dispatcher, msgs ...batch.Message) []string {
 	t.Helper()
-	resp, err := d.Handle(context.Background(), events.SQSEvent{Records: recs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var failed []string
-	for _, f := range resp.BatchItemFailures {
-		failed = append(failed, f.ItemIdentifier)
-	}
-	return failed
+	return d.Handle(context.Background(), msgs)
 }
 
 // A failed attempt is recorded, counted on the endpoint, and scheduled by
@@ -115,22 +112,22 @@ func TestFailedAttempts(t *testing.T) {
 			}
 			ep := f.endpoint(url)
 			sqsAPI := &fakeSQS{}
-			opts := webhook.DispatcherOptions{Timeout: 300 * time.Millisecond}
+			var allowed []netip.Prefix
 			if !tc.noPrefixes {
-				opts.AllowedPrefixes = testPrefixes
+				allowed = testPrefixes
 			}
-			d := dispatcher(t, f, sqsAPI, opts)
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{Timeout: 300 * time.Millisecond}, allowed...)
 			e := testEvent(f.ws, event.Delivered)
 			rec := message(t, job(t, ep, e), 2, time.Now())
 
-			if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.MessageId}) {
+			if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.ID}) {
 				t.Fatalf("batch item failures = %v, want the message (to be retried)", failed)
 			}
 			if got := sqsAPI.visibility(); !slices.Equal(got, []int32{300}) {
 				t.Errorf("visibility set to %v s, want [300] (the delay after attempt 2)", got)
 			}
-			if c := sqsAPI.calls; len(c) == 1 && *c[0].ReceiptHandle != rec.ReceiptHandle {
-				t.Errorf("visibility changed for receipt %q, want %q", *c[0].ReceiptHandle, rec.ReceiptHandle)
+			if c := sqsAPI.calls; len(c) == 1 && *c[0].ReceiptHandle != rec.Receipt {
+				t.Errorf("visibility changed for receipt %q, want %q", *c[0].ReceiptHandle, rec.Receipt)
 			}
 			as := f.attempts(ep.ID)
 			if len(as) != 1 {
@@ -162,31 +159,31 @@ func TestFailedAttempts(t *testing.T) {
 // Jobs that must not POST are dropped: they succeed and leave the queue.
 func TestDroppedJobs(t *testing.T) {
 	t.Parallel()
-	cases := map[string]func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage{
-		"already delivered": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+	cases := map[string]func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message{
+		"already delivered": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			if err := f.store.Webhooks.MarkDelivered(context.Background(), f.ws, ep.ID, e.ID, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
-		"disabled endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"disabled endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			if _, err := f.store.Webhooks.SetEndpointEnabled(context.Background(), f.ws, ep.ID, false, "test"); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
-		"removed endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"removed endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			if err := f.store.Webhooks.DeleteEndpoint(context.Background(), f.ws, ep.ID); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
-		"endpoint of another workspace": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"endpoint of another workspace": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			j := job(t, ep, e)
 			j.WorkspaceID = uuid.NewString()
 			return message(t, j, 1, time.Now())
 		},
-		"malformed job": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) events.SQSMessage {
+		"malformed job": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
 			m := message(t, job(t, ep, e), 1, time.Now())
 			m.Body = `{"workspace_id":`
 			return m
@@ -201,7 +198,7 @@ func TestDroppedJobs(t *testing.T) {
 			e := testEvent(f.ws, event.Opened)
 			rec := setup(t, f, ep, e)
 			sqsAPI := &fakeSQS{}
-			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{}, testPrefixes...)
 			if failed := handle(t, d, rec); len(failed) != 0 {
 				t.Errorf("batch item failures = %v, want the job dropped", failed)
 			}
@@ -247,9 +244,7 @@ func TestFinalAttempt(t *testing.T) {
 				}
 			}
 			sqsAPI := &fakeSQS{}
-			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{
-				AllowedPrefixes: testPrefixes, Now: dynamotest.NewClock(now).Now,
-			})
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{Now: dynamotest.NewClock(now).Now}, testPrefixes...)
 			e := testEvent(f.ws, event.Complained)
 			rec := message(t, job(t, ep, e), len(testSchedule)+1, first)
 			if failed := handle(t, d, rec); len(failed) != 0 {
@@ -297,7 +292,7 @@ func TestRetryDelay(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			sqsAPI := &fakeSQS{}
-			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes, Jitter: tc.jitter})
+			d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{Jitter: tc.jitter}, testPrefixes...)
 			rec := message(t, job(t, ep, testEvent(f.ws, event.Clicked)), tc.attempt, time.Now())
 			if failed := handle(t, d, rec); len(failed) != 1 {
 				t.Fatalf("batch item failures = %v, want the message", failed)
@@ -311,7 +306,7 @@ func TestRetryDelay(t *testing.T) {
 	// A visibility change that fails still leaves the message to SQS (it
 	// comes back after the queue's own visibility timeout).
 	sqsAPI := &fakeSQS{err: errors.New("receipt handle expired")}
-	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{}, testPrefixes...)
 	rec := message(t, job(t, ep, testEvent(f.ws, event.Clicked)), 1, time.Now())
 	if failed := handle(t, d, rec); len(failed) != 1 {
 		t.Errorf("batch item failures = %v, want the message", failed)
@@ -325,7 +320,7 @@ func TestHandleBatch(t *testing.T) {
 	ok := newReceiver(t, "127.0.0.2:0", status(http.StatusOK))
 	bad := newReceiver(t, "127.0.0.2:0", status(http.StatusInternalServerError))
 	okEP, badEP := f.endpoint(ok.URL), f.endpoint(bad.URL)
-	var recs []events.SQSMessage
+	var recs []batch.Message
 	var wantFailed []string
 	for i := range 10 {
 		ep := okEP
@@ -335,10 +330,10 @@ func TestHandleBatch(t *testing.T) {
 		rec := message(t, job(t, ep, testEvent(f.ws, event.Delivered)), 1, time.Now())
 		recs = append(recs, rec)
 		if ep.ID == badEP.ID {
-			wantFailed = append(wantFailed, rec.MessageId)
+			wantFailed = append(wantFailed, rec.ID)
 		}
 	}
-	d := dispatcher(t, f, &fakeSQS{}, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+	d := dispatcher(t, f, &fakeSQS{}, webhook.DispatcherOptions{}, testPrefixes...)
 	if failed := handle(t, d, recs...); !slices.Equal(failed, wantFailed) {
 		t.Errorf("batch item failures = %v, want %v", failed, wantFailed)
 	}
@@ -385,32 +380,6 @@ func TestDefaultJitter(t *testing.T) {
 	}
 }
 
-func TestNewClientRefusesPrivateAddresses(t *testing.T) {
-	t.Parallel()
-	rc := newReceiver(t, "127.0.0.2:0", status(http.StatusOK))
-	cases := map[string]struct {
-		allowed []netip.Prefix
-		wantOK  bool
-	}{
-		"production guard":          {wantOK: false},
-		"test receiver allowed":     {allowed: testPrefixes, wantOK: true},
-		"another loopback allowed":  {allowed: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, wantOK: false},
-		"dev stack allows loopback": {allowed: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, wantOK: true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c := webhook.NewClient(webhook.ClientOptions{AllowedPrefixes: tc.allowed, Timeout: 2 * time.Second})
-			resp, err := c.Post(rc.URL, "application/json", strings.NewReader("{}"))
-			if err == nil {
-				resp.Body.Close()
-			}
-			if (err == nil) != tc.wantOK {
-				t.Errorf("POST err = %v, want ok %v", err, tc.wantOK)
-			}
-		})
-	}
-}
-
 // Receives that never POSTed (store faults, throttled invocations) count
 // in the receive number too: a message past the schedule's count but not
 // its length is retried, and the endpoint stays enabled.
@@ -420,12 +389,12 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 	rc := newReceiver(t, "127.0.0.2:0", status(http.StatusServiceUnavailable))
 	ep := f.endpoint(rc.URL + "/hook")
 	sqsAPI := &fakeSQS{}
-	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{AllowedPrefixes: testPrefixes})
+	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{}, testPrefixes...)
 	e := testEvent(f.ws, event.Delivered)
 	// Receive 14 of a schedule of 3, first received 10 minutes ago: the
 	// schedule's 21 minutes have not passed.
 	rec := message(t, job(t, ep, e), 14, time.Now().Add(-10*time.Minute))
-	if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.MessageId}) {
+	if failed := handle(t, d, rec); !slices.Equal(failed, []string{rec.ID}) {
 		t.Fatalf("batch item failures = %v, want the message retried", failed)
 	}
 	if got := sqsAPI.visibility(); !slices.Equal(got, []int32{900}) {

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -199,22 +199,18 @@ func (f *fakeSQS) visibility() []int32 {
 	return out
 }
 
-// message is an SQS record of a job, received for the receive-th time and
-// first received at first.
-func message(t *testing.T, j webhook.Job, receive int, first time.Time) events.SQSMessage {
+// message is a queue message of a job, received for the receive-th time
+// and first received at first (to the millisecond, as SQS tells it).
+func message(t *testing.T, j webhook.Job, receive int, first time.Time) batch.Message {
 	t.Helper()
 	body, err := json.Marshal(j)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.SQSMessage{
-		MessageId: uuid.NewString(), ReceiptHandle: "rh-" + uuid.NewString(), Body: string(body),
-		Attributes: map[string]string{
-			"ApproximateReceiveCount":          strconv.Itoa(receive),
-			"ApproximateFirstReceiveTimestamp": strconv.FormatInt(first.UnixMilli(), 10),
-			"SentTimestamp":                    strconv.FormatInt(first.UnixMilli(), 10),
-		},
-		EventSource: "aws:sqs",
+	first = time.UnixMilli(first.UnixMilli())
+	return batch.Message{
+		ID: uuid.NewString(), Receipt: "rh-" + uuid.NewString(), Body: string(body),
+		ReceiveCount: receive, FirstReceived: first, Sent: first,
 	}
 }
 

@@ -1,8 +1,10 @@
 // Package webhook pushes delivery and engagement events to the endpoints a
 // workspace owner configured: the fan-out turns one event into one queue
 // job per subscribed endpoint, and the dispatcher POSTs each job, signed,
-// through a dial-time SSRF guard, retrying on the queue's clock (message
-// visibility), not in a sleeping function.
+// retrying on the queue's clock (message visibility), not in a sleeping
+// function. The POSTs go through a Poster (post.Client: net/http behind a
+// dial-time SSRF guard), the jobs through a JobQueue and a Postponer
+// (internal/queue's SQS adapters).
 package webhook
 
 import (
@@ -109,8 +111,8 @@ func (a Attempt) Succeeded() bool { return a.Error == "" && a.StatusCode >= 200 
 
 // Job is the body of one webhooks queue message: one event for one
 // endpoint. Payload holds the exact request body (the event envelope) as a
-// JSON string, so it survives the queue byte for byte; the fan-out writes
-// the message in ASCII (\uXXXX escapes), which SQS always accepts.
+// JSON string, so it survives the queue byte for byte (the SQS adapter
+// writes the message in ASCII, \uXXXX escapes, which SQS always accepts).
 type Job struct {
 	WorkspaceID string     `json:"workspace_id"`
 	EndpointID  string     `json:"endpoint_id"`

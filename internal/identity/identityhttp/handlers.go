@@ -1,21 +1,19 @@
-package identity
+// Package identityhttp serves the domain routes of /api/v1 over the
+// identity package.
+package identityhttp
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/timestamp"
 )
-
-// DomainStore lists a workspace's domains newest first.
-type DomainStore interface {
-	ListDomains(ctx context.Context, workspaceID, after string, limit int) (domains []Domain, next string, hasMore bool, err error)
-}
 
 // Handlers serves the domain routes.
 type Handlers struct {
-	Store   DomainStore
+	Store   identity.DomainStore
 	Cursors httpapi.Cursors
 }
 
@@ -26,12 +24,12 @@ func (h Handlers) Routes() []httpapi.Route {
 
 // DomainView is the domain record of the API.
 type DomainView struct {
-	ID         string      `json:"id"`
-	Name       string      `json:"name"`
-	Status     string      `json:"status"`
-	Records    []DNSRecord `json:"records"`
-	CreatedAt  string      `json:"created_at"`
-	VerifiedAt *string     `json:"verified_at"`
+	ID         string               `json:"id"`
+	Name       string               `json:"name"`
+	Status     string               `json:"status"`
+	Records    []identity.DNSRecord `json:"records"`
+	CreatedAt  string               `json:"created_at"`
+	VerifiedAt *string              `json:"verified_at"`
 }
 
 // List answers GET /api/v1/domains.
@@ -48,13 +46,9 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := httpapi.List[DomainView]{Data: make([]DomainView, 0, len(domains)), HasMore: hasMore}
 	for _, d := range domains {
-		v := DomainView{ID: d.ID, Name: d.Name, Status: string(d.Status), Records: d.Records, CreatedAt: httpapi.Timestamp(d.CreatedAt)}
+		v := DomainView{ID: d.ID, Name: d.Name, Status: string(d.Status), Records: d.Records, CreatedAt: timestamp.Format(d.CreatedAt), VerifiedAt: timestamp.Optional(d.VerifiedAt)}
 		if v.Records == nil {
-			v.Records = []DNSRecord{}
-		}
-		if d.VerifiedAt != nil {
-			t := httpapi.Timestamp(*d.VerifiedAt)
-			v.VerifiedAt = &t
+			v.Records = []identity.DNSRecord{}
 		}
 		out.Data = append(out.Data, v)
 	}

@@ -1,22 +1,19 @@
-package event
+// Package eventhttp serves the events feed of /api/v1: the envelopes the
+// status pipeline recorded, which webhooks carry too.
+package eventhttp
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 
+	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
-// Store reads the events feed: stored envelopes, newest first.
-type Store interface {
-	ListEvents(ctx context.Context, workspaceID, after string, limit int) (bodies [][]byte, next string, hasMore bool, err error)
-}
-
 // Handlers serves the events feed.
 type Handlers struct {
-	Store   Store
+	Store   event.Store
 	Cursors httpapi.Cursors
 }
 

@@ -1,22 +1,16 @@
-package email
+package emailhttp
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/timestamp"
 )
-
-// MaxClicks bounds one click-list read; past it the list says truncated.
-const MaxClicks = 1000
-
-// ClickStore reads an email's clicks.
-type ClickStore interface {
-	ListClicks(ctx context.Context, workspaceID, emailID string, limit int) ([]Click, bool, error)
-}
 
 // ClickView is one entry of the click list.
 type ClickView struct {
@@ -39,30 +33,30 @@ type ClickList struct {
 func (h Handlers) Clicks(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if _, err := uuid.Parse(id); err != nil {
-		return httpapi.NotFound("email")
+		return fail.NotFound("email")
 	}
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	e, err := h.Store.GetEmail(r.Context(), ws, id)
-	if errors.Is(err, ErrNotFound) {
-		return httpapi.NotFound("email")
+	if errors.Is(err, email.ErrNotFound) {
+		return fail.NotFound("email")
 	}
 	if err != nil {
 		return err
 	}
-	clicks, truncated, err := h.ClickStore.ListClicks(r.Context(), ws, id, MaxClicks)
+	clicks, truncated, err := h.ClickStore.ListClicks(r.Context(), ws, id, email.MaxClicks)
 	if err != nil {
 		return err
 	}
 	out := ClickList{Data: make([]ClickView, 0, len(clicks)), OptOutClicks: e.OptOutClicks, Truncated: truncated}
 	for _, c := range clicks {
-		v := ClickView{URL: &c.URL, ClickedAt: httpapi.Timestamp(c.ClickedAt)}
+		v := ClickView{URL: &c.URL, ClickedAt: timestamp.Format(c.ClickedAt)}
 		if c.UserAgent != "" {
 			v.UserAgent = &c.UserAgent
 		}
 		out.Data = append(out.Data, v)
 	}
 	if len(clicks) == 0 && e.ClickedAt != nil {
-		out.Data = append(out.Data, ClickView{ClickedAt: httpapi.Timestamp(*e.ClickedAt), Reconstructed: true})
+		out.Data = append(out.Data, ClickView{ClickedAt: timestamp.Format(*e.ClickedAt), Reconstructed: true})
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil

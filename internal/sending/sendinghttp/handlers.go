@@ -1,9 +1,10 @@
-package sending
+// Package sendinghttp serves POST /api/v1/send and /send/batch over the
+// sending service: headers, body decoding, per-item answers of a batch.
+package sendinghttp
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -12,8 +13,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending"
 )
 
 // MaxBatch is how many emails one /send/batch request takes.
@@ -24,7 +27,7 @@ const batchConcurrency = 5
 
 // Handlers serves the send routes.
 type Handlers struct {
-	Service *Service
+	Service *sending.Service
 }
 
 // Routes returns the routes served by h.
@@ -35,6 +38,13 @@ func (h Handlers) Routes() []httpapi.Route {
 	}
 }
 
+func (h Handlers) logger() *slog.Logger {
+	if h.Service.Logger == nil {
+		return slog.Default()
+	}
+	return h.Service.Logger
+}
+
 // idempotencyKey reads the optional Idempotency-Key header.
 func idempotencyKey(r *http.Request) (string, error) {
 	k := r.Header.Get("Idempotency-Key")
@@ -42,11 +52,11 @@ func idempotencyKey(r *http.Request) (string, error) {
 		return "", nil
 	}
 	if len(k) > 255 {
-		return "", httpapi.Invalid("Idempotency-Key", "Idempotency-Key must be at most 255 characters")
+		return "", fail.Invalid("Idempotency-Key", "Idempotency-Key must be at most 255 characters")
 	}
 	for _, c := range k {
 		if c < 0x21 || c > 0x7e {
-			return "", httpapi.Invalid("Idempotency-Key", "Idempotency-Key must be printable ASCII without spaces")
+			return "", fail.Invalid("Idempotency-Key", "Idempotency-Key must be printable ASCII without spaces")
 		}
 	}
 	return k, nil
@@ -74,7 +84,7 @@ func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req Request
+	var req sending.Request
 	if err := httpapi.DecodeJSON(r, &req); err != nil {
 		return err
 	}
@@ -83,7 +93,7 @@ func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	}
 	hash := ""
 	if idem != "" {
-		hash = RequestHash(routes.Send.Path, req)
+		hash = sending.RequestHash(routes.Send.Path, req)
 	}
 	out, err := h.Service.Send(r.Context(), httpapi.PrincipalFrom(r.Context()), req, idem, hash)
 	if err != nil {
@@ -102,7 +112,7 @@ type BatchRequest struct {
 // error it would have had on its own, with params scoped to emails[i].
 type BatchItem struct {
 	Index int `json:"index"`
-	*Response
+	*sending.Response
 	Error *BatchError `json:"error,omitempty"`
 }
 
@@ -128,11 +138,11 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case req.Emails == nil:
-		return httpapi.Missing("emails")
+		return fail.Missing("emails")
 	case len(req.Emails) == 0:
-		return httpapi.Invalid("emails", "emails must hold at least one email")
+		return fail.Invalid("emails", "emails must hold at least one email")
 	case len(req.Emails) > MaxBatch:
-		return httpapi.Invalid("emails", "emails takes at most %d emails per request", MaxBatch)
+		return fail.Invalid("emails", "emails takes at most %d emails per request", MaxBatch)
 	}
 	p := httpapi.PrincipalFrom(r.Context())
 	items := make([]BatchItem, len(req.Emails))
@@ -142,12 +152,12 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 		items[i].Index = i
 		g.Go(func() error {
 			prefix := "emails[" + strconv.Itoa(i) + "]."
-			var one Request
+			var one sending.Request
 			err := httpapi.DecodeValue(raw, &one)
 			if err == nil {
 				err = one.Validate(prefix)
 			} else {
-				err = withPrefix(err, prefix)
+				err = fail.PrefixParam(err, prefix)
 			}
 			if err == nil {
 				key, hash := "", ""
@@ -155,23 +165,23 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 					// Each item claims its own derived key, so a replayed or
 					// concurrent batch sends every item at most once. A space
 					// cannot occur in a client's key, so none can collide.
-					key, hash = idem+" "+strconv.Itoa(i), RequestHash(routes.SendBatch.Path, one)
+					key, hash = idem+" "+strconv.Itoa(i), sending.RequestHash(routes.SendBatch.Path, one)
 				}
-				var out Outcome
+				var out sending.Outcome
 				out, err = h.Service.Send(r.Context(), p, one, key, hash)
 				if err == nil {
 					items[i].Response = &out.Body
 					return nil
 				}
 			}
-			var e *httpapi.Error
-			if !errors.As(err, &e) {
+			problem, ok := httpapi.ProblemOf(err)
+			if !ok {
 				// Other items may have gone out already: a fault is this
 				// item's answer, not the request's.
-				h.Service.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
-				e = httpapi.Errorf(httpapi.CodeInternal, "", "internal error; this email was not sent, retry it")
+				h.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
+				problem.Message = "internal error; this email was not sent, retry it"
 			}
-			items[i].Error = batchError(e, prefix)
+			items[i].Error = batchError(problem, prefix)
 			return nil
 		})
 	}
@@ -183,9 +193,9 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 // batchError scopes an item's error to the item: validation errors come
 // prefixed already; errors of the send itself (sender_id, tracking, …) get
 // the prefix here. A malformed item names the item itself.
-func batchError(e *httpapi.Error, prefix string) *BatchError {
-	out := &BatchError{Code: e.Code, Message: e.Message}
-	param := e.Param
+func batchError(p httpapi.Problem, prefix string) *BatchError {
+	out := &BatchError{Code: p.Code, Message: p.Message}
+	param := p.Param
 	switch {
 	case param == "" || param == "Idempotency-Key":
 	case param == prefix+"body":

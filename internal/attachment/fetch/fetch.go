@@ -1,21 +1,22 @@
-package attachment
+// Package fetch resolves the URL attachments of an outgoing email: a GET
+// of each URL through the dial-time SSRF guard of internal/egress, with
+// size and time caps. It implements the Resolver that sending declares.
+package fetch
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/netip"
-	"path"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/egress"
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 const (
@@ -29,8 +30,8 @@ const (
 	fetchConcurrency = 4
 )
 
-// FetcherOptions configures a Fetcher. Zero values take the defaults.
-type FetcherOptions struct {
+// Options configures a Fetcher. Zero values take the defaults.
+type Options struct {
 	// MaxBytes caps each URL's body; default 20 MB (the message ceiling;
 	// the caller checks the whole message).
 	MaxBytes int64
@@ -63,9 +64,9 @@ type Fetcher struct {
 	maxRedirects int
 }
 
-// NewFetcher returns a Fetcher whose connections can only reach public
+// New returns a Fetcher whose connections can only reach public
 // addresses (plus opts.AllowedPrefixes).
-func NewFetcher(opts FetcherOptions) *Fetcher {
+func New(opts Options) *Fetcher {
 	f := &Fetcher{
 		maxBytes:     opts.MaxBytes,
 		maxTotal:     opts.MaxTotalBytes,
@@ -99,10 +100,10 @@ func NewFetcher(opts FetcherOptions) *Fetcher {
 	return f
 }
 
-const (
-	errTooManyRedirects = sentinel("too many redirects")
-	errRedirectScheme   = sentinel("redirect to a non-http(s) URL")
-	errTotalExceeded    = sentinel("attachments exceed the total budget")
+var (
+	errTooManyRedirects = errors.New("too many redirects")
+	errRedirectScheme   = errors.New("redirect to a non-http(s) URL")
+	errTotalExceeded    = errors.New("attachments exceed the total budget")
 )
 
 func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
@@ -117,28 +118,29 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 
 // Resolve validates the attachments, decodes inline content and fetches URL
 // content, returning the files in input order. Client faults come back as
-// *httpapi.Error: invalid_field (param attachments) naming the attachment,
-// or message_too_large when all attachments exceed MaxTotalBytes. Any other
-// error (ctx cancelled) is internal. Fetched data stays in memory only.
-func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
-	inline, err := validate(in)
+// *fail.Error: invalid (param attachments) naming the attachment, or too
+// large when all attachments exceed MaxTotalBytes. A fetch that may work
+// later (the server answered 5xx, 408 or 429; a timeout; a network fault)
+// is marked transient; the rest (4xx, a blocked address, a name that does
+// not exist, too large, empty) are permanent. Any other error (ctx
+// cancelled) is internal. Fetched data stays in memory only.
+func (f *Fetcher) Resolve(ctx context.Context, in []attachment.Input) ([]attachment.File, error) {
+	inline, err := attachment.DecodeInline(in)
 	if err != nil {
 		return nil, err
 	}
 	if len(in) == 0 {
 		return nil, nil
 	}
-	// All fetches together end in time for the send to answer before API
-	// Gateway's 29 s: a slow URL is the client's 400, not a gateway 504.
 
-	files := make([]File, len(in))
+	files := make([]attachment.File, len(in))
 	var left atomic.Int64
 	left.Store(f.maxTotal)
 	for i, a := range in {
 		files[i].Filename = a.Filename
 		if a.Content != nil {
 			files[i].Data = inline[i]
-			files[i].ContentType = contentType(a, "")
+			files[i].ContentType = attachment.ContentType(a, "")
 			left.Add(-int64(len(inline[i])))
 		}
 	}
@@ -150,8 +152,10 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 	defer cancel(nil)
 	// All fetches together end in time for the send to answer before API
 	// Gateway's 29 s: slow URLs are the client's 400, not a gateway 504.
-	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, httpapi.Invalid(param,
-		"attachment URLs took more than %s to fetch together; host them somewhere faster", f.totalTimeout))
+	slow := fail.Invalid(attachment.Param,
+		"attachment URLs took more than %s to fetch together; host them somewhere faster", f.totalTimeout)
+	slow.Transient = true
+	fctx, stop := context.WithTimeoutCause(fctx, f.totalTimeout, slow)
 	defer stop()
 	sem := make(chan struct{}, fetchConcurrency)
 	var wg sync.WaitGroup
@@ -173,7 +177,7 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 				return
 			}
 			files[i].Data = data
-			files[i].ContentType = contentType(a, ct)
+			files[i].ContentType = attachment.ContentType(a, ct)
 		})
 	}
 	wg.Wait()
@@ -186,10 +190,12 @@ func (f *Fetcher) Resolve(ctx context.Context, in []Input) ([]File, error) {
 	return files, nil
 }
 
-// fetchError is a failed fetch: a client-safe reason and the raw cause.
+// fetchError is a failed fetch: a client-safe reason, the raw cause, and
+// whether the same fetch may work later.
 type fetchError struct {
-	reason string
-	cause  error
+	reason    string
+	cause     error
+	transient bool
 }
 
 func (e *fetchError) Error() string { return e.reason + ": " + e.cause.Error() }
@@ -199,16 +205,19 @@ func (f *Fetcher) clientError(i int, filename string, err error) error {
 	if errors.Is(err, errTotalExceeded) {
 		return f.totalError()
 	}
+	e := attachment.Invalid(i, filename, "URL could not be fetched")
+	e.Err, e.Transient = err, true
 	var fe *fetchError
 	if errors.As(err, &fe) {
-		return invalid(i, filename, "%s", fe.reason)
+		e = attachment.Invalid(i, filename, "%s", fe.reason)
+		e.Err, e.Transient = err, fe.transient
 	}
-	return invalid(i, filename, "URL could not be fetched")
+	return e
 }
 
 func (f *Fetcher) totalError() error {
-	return httpapi.Errorf(httpapi.CodeMessageTooLarge, param,
-		"attachments total more than %s, more than one message can carry", size(f.maxTotal))
+	return fail.Errorf(fail.KindTooLarge, "", attachment.Param,
+		"attachments total more than %s, more than one message can carry", attachment.Size(f.maxTotal))
 }
 
 // fetch GETs one URL. left is the shared byte budget of the whole Resolve.
@@ -218,7 +227,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, "", &fetchError{"url is not a valid URL", err}
+		return nil, "", &fetchError{reason: "url is not a valid URL", cause: err}
 	}
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", "*/*")
@@ -231,9 +240,12 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 	// reading.
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, "", &fetchError{fmt.Sprintf("URL answered %d", resp.StatusCode), fmt.Errorf("status %s", resp.Status)}
+		return nil, "", &fetchError{
+			reason: fmt.Sprintf("URL answered %d", resp.StatusCode), cause: fmt.Errorf("status %s", resp.Status),
+			transient: answerMayChange(resp.StatusCode),
+		}
 	}
-	tooBig := &fetchError{fmt.Sprintf("URL exceeds %s", size(f.maxBytes)), fmt.Errorf("body over %d bytes", f.maxBytes)}
+	tooBig := &fetchError{reason: fmt.Sprintf("URL exceeds %s", attachment.Size(f.maxBytes)), cause: fmt.Errorf("body over %d bytes", f.maxBytes)}
 	if resp.ContentLength > f.maxBytes {
 		return nil, "", tooBig
 	}
@@ -247,9 +259,17 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 		return nil, "", f.classify(err)
 	}
 	if len(data) == 0 {
-		return nil, "", &fetchError{"URL returned an empty file", errors.New("empty body")}
+		return nil, "", &fetchError{reason: "URL returned an empty file", cause: errors.New("empty body")}
 	}
 	return data, resp.Header.Get("Content-Type"), nil
+}
+
+// answerMayChange reports whether an HTTP error status may be followed by
+// the file when asked again: the server's own faults (5xx) and its "not
+// now" (408 Request Timeout, 429 Too Many Requests). Other 4xx are the
+// URL's: it will answer the same.
+func answerMayChange(status int) bool {
+	return status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests
 }
 
 // classify turns a transport error into a client-safe reason. Raw Go error
@@ -257,17 +277,18 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, left *atomic.Int64) 
 // client.
 func (f *Fetcher) classify(err error) error {
 	reason := "URL " + egress.Describe(err)
+	transient := !egress.Permanent(err)
 	switch {
 	case errors.Is(err, errTotalExceeded):
 		return err
 	case errors.Is(err, errTooManyRedirects) && f.maxRedirects == 0:
-		reason = "URL redirected; redirects are not followed"
+		reason, transient = "URL redirected; redirects are not followed", false
 	case errors.Is(err, errTooManyRedirects):
-		reason = fmt.Sprintf("URL redirected more than %d times", f.maxRedirects)
+		reason, transient = fmt.Sprintf("URL redirected more than %d times", f.maxRedirects), false
 	case errors.Is(err, errRedirectScheme):
-		reason = "URL redirected to a non-HTTP URL"
+		reason, transient = "URL redirected to a non-HTTP URL", false
 	}
-	return &fetchError{reason, err}
+	return &fetchError{reason: reason, cause: err, transient: transient}
 }
 
 // budgetReader charges every byte read to the Resolve-wide budget.
@@ -282,27 +303,4 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 		return n, errTotalExceeded
 	}
 	return n, err
-}
-
-// contentType picks the attachment's type: the client's, else the server's
-// (unless it is only the generic binary type), else by extension, else
-// application/octet-stream.
-func contentType(a Input, served string) string {
-	if a.ContentType != "" {
-		if ct, err := normalizeType(a.ContentType); err == nil {
-			return ct
-		}
-	}
-	if served != "" {
-		if ct, err := normalizeType(served); err == nil {
-			mt, _, _ := strings.Cut(ct, ";")
-			if mt != "application/octet-stream" && mt != "binary/octet-stream" {
-				return ct
-			}
-		}
-	}
-	if ct := mime.TypeByExtension(strings.ToLower(path.Ext(a.Filename))); ct != "" {
-		return ct
-	}
-	return "application/octet-stream"
 }

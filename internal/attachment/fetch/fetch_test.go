@@ -1,8 +1,9 @@
-package attachment
+package fetch
 
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -17,7 +18,8 @@ import (
 
 	"code.dny.dev/ssrf"
 
-	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // server is an httptest server bound to a chosen address that counts the
@@ -94,6 +96,10 @@ func fileServer(t *testing.T, loopback *server) (*server, *atomic.Value) {
 		}
 		http.Redirect(w, r, fmt.Sprintf("/r/%d", n-1), http.StatusFound)
 	})
+	mux.HandleFunc("/status/{code}", func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(r.PathValue("code"))
+		w.WriteHeader(code)
+	})
 	mux.HandleFunc("/to-loopback", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, fmt.Sprintf("http://127.0.0.1:%d/x", loopback.port()), http.StatusFound)
 	})
@@ -103,13 +109,38 @@ func fileServer(t *testing.T, loopback *server) (*server, *atomic.Value) {
 	return serve(t, "tcp", "127.0.0.2:0", mux), &ua
 }
 
+func ptr(s string) *string { return &s }
+
+func b64(b []byte) *string { return ptr(base64.StdEncoding.EncodeToString(b)) }
+
+var pdf = []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
+
+// wantAPIError asserts err is the client error kind/param whose message
+// holds every part (invalid is the API's invalid_field, too large its
+// message_too_large).
+func wantAPIError(t *testing.T, err error, kind fail.Kind, parts ...string) {
+	t.Helper()
+	e, ok := fail.As(err)
+	if !ok {
+		t.Fatalf("error = %v (%T), want *fail.Error", err, err)
+	}
+	if e.Kind != kind || e.Param != "attachments" {
+		t.Fatalf("error = %s/%s, want %s/attachments (%q)", e.Kind, e.Param, kind, e.Message)
+	}
+	for _, p := range parts {
+		if !strings.Contains(e.Message, p) {
+			t.Errorf("message %q does not contain %q", e.Message, p)
+		}
+	}
+}
+
 var testPrefixes = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 
 // fetchOne resolves one URL attachment.
-func fetchOne(f *Fetcher, filename, url string) (File, error) {
-	files, err := f.Resolve(context.Background(), []Input{{Filename: filename, URL: &url}})
+func fetchOne(f *Fetcher, filename, url string) (attachment.File, error) {
+	files, err := f.Resolve(context.Background(), []attachment.Input{{Filename: filename, URL: &url}})
 	if err != nil {
-		return File{}, err
+		return attachment.File{}, err
 	}
 	return files[0], nil
 }
@@ -117,8 +148,8 @@ func fetchOne(f *Fetcher, filename, url string) (File, error) {
 // noLeak asserts a client message carries no address or Go error text.
 func noLeak(t *testing.T, err error) {
 	t.Helper()
-	var e *httpapi.Error
-	if !errors.As(err, &e) {
+	e, ok := fail.As(err)
+	if !ok {
 		return
 	}
 	for _, s := range []string{"127.0.0.", "::1", "169.254", "dial", "tcp", "prohibited", "context", "Get \""} {
@@ -137,27 +168,34 @@ func TestResolveURL(t *testing.T) {
 	base := files.URL
 
 	tests := map[string]struct {
-		opts      FetcherOptions
+		opts      Options
 		url       string
 		want      string // content type of a success
 		wantData  []byte
 		wantErr   string
 		wantGuard bool // the raw cause is the guard's refusal
+		transient bool // the same fetch may work later
 	}{
 		"200":                  {url: base + "/file.pdf", want: "application/pdf", wantData: pdf},
 		"redirects within cap": {url: base + "/r/3", want: "text/plain", wantData: []byte("landed")},
-		"exactly max bytes":    {opts: FetcherOptions{MaxBytes: 1024}, url: base + "/bytes/1024", wantData: bytes.Repeat([]byte("x"), 1024), want: "text/plain; charset=utf-8"},
+		"exactly max bytes":    {opts: Options{MaxBytes: 1024}, url: base + "/bytes/1024", wantData: bytes.Repeat([]byte("x"), 1024), want: "text/plain; charset=utf-8"},
 		"404":                  {url: base + "/missing", wantErr: "URL answered 404"},
 		"empty body":           {url: base + "/empty", wantErr: "URL returned an empty file"},
-		"slow":                 {opts: FetcherOptions{Timeout: 200 * time.Millisecond}, url: base + "/slow", wantErr: "URL timed out"},
-		"oversize declared":    {opts: FetcherOptions{MaxBytes: 1024}, url: base + "/bytes/2048", wantErr: "URL exceeds 1 KB"},
-		"oversize chunked":     {opts: FetcherOptions{MaxBytes: 1024}, url: base + "/chunked/4096", wantErr: "URL exceeds 1 KB"},
+		"slow":                 {opts: Options{Timeout: 200 * time.Millisecond}, url: base + "/slow", wantErr: "URL timed out", transient: true},
+		"oversize declared":    {opts: Options{MaxBytes: 1024}, url: base + "/bytes/2048", wantErr: "URL exceeds 1 KB"},
+		"oversize chunked":     {opts: Options{MaxBytes: 1024}, url: base + "/chunked/4096", wantErr: "URL exceeds 1 KB"},
 		"redirect to loopback": {url: base + "/to-loopback", wantErr: "URL is not publicly reachable", wantGuard: true},
 		"redirect chain":       {url: base + "/r/4", wantErr: "URL redirected more than 3 times"},
-		"redirects disabled":   {opts: FetcherOptions{MaxRedirects: -1}, url: base + "/r/1", wantErr: "redirects are not followed"},
+		"redirects disabled":   {opts: Options{MaxRedirects: -1}, url: base + "/r/1", wantErr: "redirects are not followed"},
 		"redirect to ftp":      {url: base + "/to-ftp", wantErr: "URL redirected to a non-HTTP URL"},
 		"localhost":            {url: fmt.Sprintf("http://localhost:%d/file.pdf", files.port()), wantErr: "URL is not publicly reachable", wantGuard: true},
-		"refused":              {url: "http://127.0.0.2:1/file.pdf", wantErr: "URL refused the connection or is unreachable"},
+		"refused":              {url: "http://127.0.0.2:1/file.pdf", wantErr: "URL refused the connection or is unreachable", transient: true},
+		"403":                  {url: base + "/status/403", wantErr: "URL answered 403"},
+		"410":                  {url: base + "/status/410", wantErr: "URL answered 410"},
+		"408":                  {url: base + "/status/408", wantErr: "URL answered 408", transient: true},
+		"429":                  {url: base + "/status/429", wantErr: "URL answered 429", transient: true},
+		"500":                  {url: base + "/status/500", wantErr: "URL answered 500", transient: true},
+		"503":                  {url: base + "/status/503", wantErr: "URL answered 503", transient: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -167,7 +205,7 @@ func TestResolveURL(t *testing.T) {
 			if opts.Timeout == 0 {
 				opts.Timeout = 5 * time.Second
 			}
-			f := NewFetcher(opts)
+			f := New(opts)
 			got, err := fetchOne(f, "file.pdf", tc.url)
 			if tc.wantErr == "" {
 				if err != nil {
@@ -178,8 +216,12 @@ func TestResolveURL(t *testing.T) {
 				}
 				return
 			}
-			wantAPIError(t, err, httpapi.CodeInvalidField, `attachments[0] ("file.pdf")`, tc.wantErr)
+			wantAPIError(t, err, fail.KindInvalid, `attachments[0] ("file.pdf")`, tc.wantErr)
 			noLeak(t, err)
+			// A review retries what may work later and fails the rest.
+			if got := fail.IsTransient(err); got != tc.transient {
+				t.Errorf("transient = %v, want %v (%v)", got, tc.transient, err)
+			}
 			if tc.wantGuard {
 				var left atomic.Int64
 				left.Store(1 << 30)
@@ -190,7 +232,7 @@ func TestResolveURL(t *testing.T) {
 		})
 	}
 	t.Run("user agent", func(t *testing.T) {
-		if _, err := fetchOne(NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes}), "f.pdf", base+"/file.pdf"); err != nil {
+		if _, err := fetchOne(New(Options{AllowedPrefixes: testPrefixes}), "f.pdf", base+"/file.pdf"); err != nil {
 			t.Fatal(err)
 		}
 		if got := ua.Load(); got != "Sesame-Attachment-Fetcher/1" {
@@ -244,12 +286,12 @@ func TestGuardBlocks(t *testing.T) {
 		targets = append(targets, v6)
 		tests["loopback v6"] = fmt.Sprintf("http://[::1]:%d/", v6.port())
 	}
-	f := NewFetcher(FetcherOptions{Timeout: 2 * time.Second})
+	f := New(Options{Timeout: 2 * time.Second})
 	for name, url := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := fetchOne(f, "x.pdf", url)
-			wantAPIError(t, err, httpapi.CodeInvalidField, `attachments[0] ("x.pdf")`, "URL is not publicly reachable")
+			wantAPIError(t, err, fail.KindInvalid, `attachments[0] ("x.pdf")`, "URL is not publicly reachable")
 			noLeak(t, err)
 			var left atomic.Int64
 			left.Store(1 << 30)
@@ -280,24 +322,24 @@ func serveV6(t *testing.T, h http.Handler) *server {
 func TestResolveContentType(t *testing.T) {
 	t.Parallel()
 	files, _ := fileServer(t, nil)
-	f := NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
+	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
 	tests := map[string]struct {
-		in   Input
+		in   attachment.Input
 		want string
 	}{
-		"input wins over served":  {in: Input{Filename: "a.bin", URL: ptr(files.URL + "/file.pdf"), ContentType: "Application/X-Custom"}, want: "application/x-custom"},
-		"served":                  {in: Input{Filename: "a.bin", URL: ptr(files.URL + "/file.pdf")}, want: "application/pdf"},
-		"served octet-stream":     {in: Input{Filename: "a.png", URL: ptr(files.URL + "/octet")}, want: "image/png"},
-		"served unparsable":       {in: Input{Filename: "a.pdf", URL: ptr(files.URL + "/bad-type")}, want: "application/pdf"},
-		"nothing known":           {in: Input{Filename: "a.zzq", URL: ptr(files.URL + "/octet")}, want: "application/octet-stream"},
-		"inline by extension":     {in: Input{Filename: "A.PDF", Content: b64(pdf)}, want: "application/pdf"},
-		"inline given":            {in: Input{Filename: "a", Content: b64(pdf), ContentType: "text/csv; charset=UTF-8"}, want: "text/csv; charset=UTF-8"},
-		"inline without anything": {in: Input{Filename: "data", Content: b64(pdf)}, want: "application/octet-stream"},
+		"input wins over served":  {in: attachment.Input{Filename: "a.bin", URL: ptr(files.URL + "/file.pdf"), ContentType: "Application/X-Custom"}, want: "application/x-custom"},
+		"served":                  {in: attachment.Input{Filename: "a.bin", URL: ptr(files.URL + "/file.pdf")}, want: "application/pdf"},
+		"served octet-stream":     {in: attachment.Input{Filename: "a.png", URL: ptr(files.URL + "/octet")}, want: "image/png"},
+		"served unparsable":       {in: attachment.Input{Filename: "a.pdf", URL: ptr(files.URL + "/bad-type")}, want: "application/pdf"},
+		"nothing known":           {in: attachment.Input{Filename: "a.zzq", URL: ptr(files.URL + "/octet")}, want: "application/octet-stream"},
+		"inline by extension":     {in: attachment.Input{Filename: "A.PDF", Content: b64(pdf)}, want: "application/pdf"},
+		"inline given":            {in: attachment.Input{Filename: "a", Content: b64(pdf), ContentType: "text/csv; charset=UTF-8"}, want: "text/csv; charset=UTF-8"},
+		"inline without anything": {in: attachment.Input{Filename: "data", Content: b64(pdf)}, want: "application/octet-stream"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := f.Resolve(context.Background(), []Input{tc.in})
+			got, err := f.Resolve(context.Background(), []attachment.Input{tc.in})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,14 +359,14 @@ func TestResolveMany(t *testing.T) {
 		hits.Add(1)
 		w.Write([]byte(r.URL.Path))
 	}))
-	f := NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
-	in := make([]Input, MaxPerMessage)
+	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
+	in := make([]attachment.Input, attachment.MaxPerMessage)
 	for i := range in {
 		name := fmt.Sprintf("f%d.txt", i)
 		if i%3 == 0 {
-			in[i] = Input{Filename: name, Content: b64([]byte("/" + name))}
+			in[i] = attachment.Input{Filename: name, Content: b64([]byte("/" + name))}
 		} else {
-			in[i] = Input{Filename: name, URL: ptr(srv.URL + "/" + name)}
+			in[i] = attachment.Input{Filename: name, URL: ptr(srv.URL + "/" + name)}
 		}
 	}
 	got, err := f.Resolve(context.Background(), in)
@@ -351,31 +393,31 @@ func TestResolveTotal(t *testing.T) {
 		hits.Add(1)
 		w.Write(bytes.Repeat([]byte("x"), 1000))
 	}))
-	f := NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes, MaxBytes: 1000, MaxTotalBytes: 1500, Timeout: 5 * time.Second})
+	f := New(Options{AllowedPrefixes: testPrefixes, MaxBytes: 1000, MaxTotalBytes: 1500, Timeout: 5 * time.Second})
 	tests := map[string]struct {
-		in       []Input
+		in       []attachment.Input
 		maxHits  int64
-		wantCode httpapi.Code
+		wantKind fail.Kind
 	}{
 		"urls over total": {
-			in:       []Input{{Filename: "a.txt", URL: ptr(srv.URL + "/a")}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
+			in:       []attachment.Input{{Filename: "a.txt", URL: ptr(srv.URL + "/a")}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
 			maxHits:  2,
-			wantCode: httpapi.CodeMessageTooLarge,
+			wantKind: fail.KindTooLarge,
 		},
 		"inline over total fetches nothing": {
-			in:       []Input{{Filename: "a.txt", Content: b64(make([]byte, 1600))}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
-			wantCode: httpapi.CodeMessageTooLarge,
+			in:       []attachment.Input{{Filename: "a.txt", Content: b64(make([]byte, 1600))}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
+			wantKind: fail.KindTooLarge,
 		},
 		"invalid input fetches nothing": {
-			in:       []Input{{Filename: "b.txt", URL: ptr(srv.URL + "/b")}, {Filename: "c.exe", Content: b64(pdf)}},
-			wantCode: httpapi.CodeInvalidField,
+			in:       []attachment.Input{{Filename: "b.txt", URL: ptr(srv.URL + "/b")}, {Filename: "c.exe", Content: b64(pdf)}},
+			wantKind: fail.KindInvalid,
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			before := hits.Load()
 			_, err := f.Resolve(context.Background(), tc.in)
-			wantAPIError(t, err, tc.wantCode)
+			wantAPIError(t, err, tc.wantKind)
 			if n := hits.Load() - before; n > tc.maxHits {
 				t.Errorf("server hit %d times, want at most %d", n, tc.maxHits)
 			}
@@ -386,19 +428,18 @@ func TestResolveTotal(t *testing.T) {
 func TestResolveCancelled(t *testing.T) {
 	t.Parallel()
 	files, _ := fileServer(t, nil)
-	f := NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
+	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := f.Resolve(ctx, []Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
+	_, err := f.Resolve(ctx, []attachment.Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
 	// The caller's own deadline is not the client's fault: no client error.
-	var apiErr *httpapi.Error
-	if errors.As(err, &apiErr) || !errors.Is(err, context.DeadlineExceeded) {
+	if _, ok := fail.As(err); ok || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Resolve = %v, want the context's error", err)
 	}
 }
 
 func TestNewFetcher(t *testing.T) {
-	f := NewFetcher(FetcherOptions{})
+	f := New(Options{})
 	tr := f.client.Transport.(*http.Transport)
 	if tr.Proxy != nil {
 		t.Error("transport uses a proxy; the proxy would dial past the guard")
@@ -416,7 +457,20 @@ func TestNewFetcher(t *testing.T) {
 func TestResolveTotalTimeout(t *testing.T) {
 	t.Parallel()
 	files, _ := fileServer(t, nil)
-	f := NewFetcher(FetcherOptions{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond})
-	_, err := f.Resolve(context.Background(), []Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
-	wantAPIError(t, err, httpapi.CodeInvalidField, "attachment URLs took more than")
+	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond})
+	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
+	wantAPIError(t, err, fail.KindInvalid, "attachment URLs took more than")
+	if !fail.IsTransient(err) {
+		t.Errorf("a slow fetch is not transient: %v", err)
+	}
+}
+
+// Too much data is permanent: the same URLs will not shrink.
+func TestResolveTotalIsPermanent(t *testing.T) {
+	t.Parallel()
+	f := New(Options{AllowedPrefixes: testPrefixes, MaxBytes: 1000, MaxTotalBytes: 1500})
+	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "a.txt", Content: b64(make([]byte, 1600))}})
+	if fail.KindOf(err) != fail.KindTooLarge || !fail.IsPermanent(err) {
+		t.Errorf("err = %v, want a permanent too large", err)
+	}
 }

@@ -1,4 +1,6 @@
-package email
+// Package emailhttp serves the email read-back routes of /api/v1: list,
+// get and the click list of an email.
+package emailhttp
 
 import (
 	"errors"
@@ -7,14 +9,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
 // Handlers serves the email read-back routes.
 type Handlers struct {
-	Store      Store
-	ClickStore ClickStore
+	Store      email.Store
+	ClickStore email.ClickStore
 	Cursors    httpapi.Cursors
 }
 
@@ -31,16 +35,16 @@ func (h Handlers) Routes() []httpapi.Route {
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if _, err := uuid.Parse(id); err != nil {
-		return httpapi.NotFound("email") // a non-UUID id cannot name an email
+		return fail.NotFound("email") // a non-UUID id cannot name an email
 	}
 	e, err := h.Store.GetEmail(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, id)
-	if errors.Is(err, ErrNotFound) {
-		return httpapi.NotFound("email")
+	if errors.Is(err, email.ErrNotFound) {
+		return fail.NotFound("email")
 	}
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[View]{Data: e.View()})
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[email.View]{Data: e.View()})
 	return nil
 }
 
@@ -60,7 +64,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := httpapi.List[View]{Data: make([]View, 0, len(emails))}
+	out := httpapi.List[email.View]{Data: make([]email.View, 0, len(emails))}
 	for _, e := range emails {
 		out.Data = append(out.Data, e.View())
 	}
@@ -70,21 +74,21 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func parseFilter(r *http.Request) (Filter, error) {
+func parseFilter(r *http.Request) (email.Filter, error) {
 	q := r.URL.Query()
-	f := Filter{
-		Status:      Status(q.Get("status")),
-		Type:        Type(q.Get("type")),
+	f := email.Filter{
+		Status:      email.Status(q.Get("status")),
+		Type:        email.Type(q.Get("type")),
 		Environment: apikey.Environment(q.Get("environment")),
 	}
 	if q.Has("status") && !f.Status.Valid() {
-		return Filter{}, httpapi.Invalid("status", "status must be one of sent, delivered, opened, clicked, bounced, complained, failed, suppressed, held")
+		return email.Filter{}, fail.Invalid("status", "status must be one of sent, delivered, opened, clicked, bounced, complained, failed, suppressed, held")
 	}
 	if q.Has("type") && !f.Type.Valid() {
-		return Filter{}, httpapi.Invalid("type", "type must be one of campaign, automation, transactional")
+		return email.Filter{}, fail.Invalid("type", "type must be one of campaign, automation, transactional")
 	}
 	if q.Has("environment") && !f.Environment.Valid() {
-		return Filter{}, httpapi.Invalid("environment", "environment must be live or test")
+		return email.Filter{}, fail.Invalid("environment", "environment must be live or test")
 	}
 	return f, nil
 }
