@@ -15,6 +15,9 @@ type Route struct {
 	Method   string
 	Path     string
 	Scope    apikey.Scope
+	// Public routes are served without an API key and have no Scope: they
+	// answer nothing of a workspace (the API document).
+	Public bool
 }
 
 // The routes of /api/v1.
