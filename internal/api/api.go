@@ -27,6 +27,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/openapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -105,6 +106,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, metrics.Handlers{Store: d.Repos.Metrics}.Routes()...)
 	all = append(all, sending.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, identity.Handlers{Store: d.Repos.Domains, Cursors: d.Cursors}.Routes()...)
+	all = append(all, openapi.Handlers{}.Routes()...)
 	return all
 }
 
