@@ -28,7 +28,7 @@ func TestOpenAPIDocumentServedWithoutKey(t *testing.T) {
 			}
 		})
 	}
-	r, err := e.do(e.url, "", http.MethodPost, "/api/v1/openapi.json", nil)
+	r, err := e.bad().do(e.url, "", http.MethodPost, "/api/v1/openapi.json", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
