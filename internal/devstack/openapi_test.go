@@ -3,10 +3,12 @@ package devstack_test
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/openapi"
+	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // The dev server serves the OpenAPI document without an API key, through
@@ -33,4 +35,29 @@ func TestOpenAPIDocumentServedWithoutKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.wantError(t, http.StatusMethodNotAllowed, "method_not_allowed", "")
+}
+
+// A batch item SES rejects answers as the document's sent-item shape with
+// status failed: no error field (an item's "error" is the refusal object),
+// the reason in message. The harness checks the shape.
+func TestBatchItemRejectedBySES(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	rejected := msg("batchrejected", nil)
+	e.ses.setFail(func(in ses.SendInput) error {
+		if in.To == rejected["to"] {
+			return &ses.RejectedError{Reason: "the message contains a virus", Code: "MessageRejected"}
+		}
+		return nil
+	})
+	items := e.post(s.key, "/api/v1/send/batch", map[string]any{"emails": []any{msg("batchok", nil), rejected}}).batch(t, 2)
+	if items[0].Status != "sent" || items[0].Success == nil || !*items[0].Success {
+		t.Errorf("item 0 = %+v, want sent", items[0])
+	}
+	it := items[1]
+	if it.Status != "failed" || it.Success == nil || *it.Success || it.Error != nil || !strings.Contains(it.Message, "virus") {
+		t.Errorf("item 1 = %+v, want failed, success false, the reason in message", it)
+	}
+	e.wantEmail(t, s.key, it.ID, "failed", "virus")
 }
