@@ -3,10 +3,16 @@ package openapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -117,4 +123,82 @@ func TestServedWithoutKey(t *testing.T) {
 	if !json.Valid([]byte(res.Body)) {
 		t.Error("the document is not JSON")
 	}
+}
+
+// The document's error codes are exactly those the service (the httpapi
+// code table) and API Gateway (the stack's gateway responses) can answer,
+// and each is described with the status httpapi gives it.
+func TestErrorCodesMatchTheCode(t *testing.T) {
+	doc, err := openapitest.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := doc.Components.Schemas["ErrorCode"].Value
+	var documented []string
+	for _, v := range schema.Enum {
+		documented = append(documented, v.(string))
+	}
+	service := stringsIn(t, filepath.Join("..", "httpapi", "errors.go"), func(n ast.Node) (ast.Expr, bool) {
+		// const CodeX Code = "x"
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Values) != 1 {
+			return nil, false
+		}
+		if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Code" {
+			return nil, false
+		}
+		return vs.Values[0], true
+	})
+	gateway := stringsIn(t, filepath.Join("..", "..", "infra", "api.go"), func(n ast.Node) (ast.Expr, bool) {
+		// gatewayError{…, code: "x", …}
+		kv, ok := n.(*ast.KeyValueExpr)
+		if !ok {
+			return nil, false
+		}
+		if id, ok := kv.Key.(*ast.Ident); !ok || id.Name != "code" {
+			return nil, false
+		}
+		return kv.Value, true
+	})
+	if len(service) < 10 || len(gateway) < 3 {
+		t.Fatalf("found %d service codes and %d gateway codes: the source scan is broken", len(service), len(gateway))
+	}
+	produced := append(slices.Clone(service), gateway...)
+	slices.Sort(produced)
+	produced = slices.Compact(produced)
+	slices.Sort(documented)
+	if !slices.Equal(documented, produced) {
+		t.Errorf("documented error codes %v, want the codes the service and the gateway answer: %v", documented, produced)
+	}
+	for _, code := range service {
+		want := fmt.Sprintf("- `%s`: %d", code, httpapi.Code(code).Status())
+		if !strings.Contains(schema.Description, want) {
+			t.Errorf("ErrorCode's description should list %q (httpapi's status for it)", want)
+		}
+	}
+}
+
+// stringsIn returns the string literals pick finds in the Go file at path.
+func stringsIn(t *testing.T, path string, pick func(ast.Node) (ast.Expr, bool)) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if e, ok := pick(n); ok {
+			lit, isLit := e.(*ast.BasicLit)
+			if !isLit || lit.Kind != token.STRING {
+				return true
+			}
+			v, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		return true
+	})
+	return out
 }
