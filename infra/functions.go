@@ -88,6 +88,11 @@ var sendRoute = access{
 	sendEmail: true,
 }
 
+// publicRoute is a route served without an API key (routes.Route.Public):
+// it reads no key and nothing of a workspace, so it has no grant at all
+// besides its logs.
+var publicRoute = access{name: "public-route"}
+
 // queueURLVars is the environment variable (config.API) that passes each
 // queue's URL to the functions that use it, by queue.Def name.
 var queueURLVars = map[string]string{
@@ -110,6 +115,7 @@ var functionAccess = map[string]access{
 	routes.Metrics.Function:    readRoute,
 	routes.Send.Function:       sendRoute,
 	routes.SendBatch.Function:  sendRoute,
+	routes.OpenAPI.Function:    publicRoute,
 
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,

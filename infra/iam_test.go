@@ -146,7 +146,7 @@ func TestReadRoutesGrants(t *testing.T) {
 	allowed := []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
 	ids := functionIDs(t, s.doc)
 	for _, r := range routes.API {
-		if r.Method != "GET" {
+		if r.Method != "GET" || r.Public {
 			continue
 		}
 		var got []string
@@ -165,6 +165,29 @@ func TestReadRoutesGrants(t *testing.T) {
 		if !slices.Contains(got, "dynamodb:UpdateItem") {
 			t.Errorf("%s: no dynamodb:UpdateItem for the rate limit (actions %v)", r.Function, got)
 		}
+	}
+}
+
+// A public route reads no key and no workspace data: its function may
+// only write its logs.
+func TestPublicRoutesGrants(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	public := 0
+	for _, r := range routes.API {
+		if !r.Public {
+			continue
+		}
+		public++
+		ownLogs := ownLogsGrants(s.doc, ids[r.Function])
+		for g := range functionGrants(t, s.doc, ids[r.Function]) {
+			if !ownLogs[g] {
+				t.Errorf("%s (public route): grant %s beyond its logs", r.Function, g)
+			}
+		}
+	}
+	if public == 0 {
+		t.Error("no public route: the API document is served without a key")
 	}
 }
 

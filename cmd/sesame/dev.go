@@ -157,5 +157,6 @@ func printDevBanner(w io.Writer, env devstack.Env, envFile string) {
 	fmt.Fprintf(w, "\nSesame is running at %s\n\n", env["SESAME_URL"])
 	fmt.Fprintf(w, "  workspace  %s\n  live key   %s\n  test key   %s\n\n", env["SESAME_WORKSPACE_ID"], env["SESAME_LIVE_KEY"], env["SESAME_TEST_KEY"])
 	fmt.Fprintf(w, "Try:  curl -H \"Authorization: Bearer %s\" %s/api/v1/emails\n", env["SESAME_TEST_KEY"], env["SESAME_URL"])
+	fmt.Fprintf(w, "API:  %s/api/v1/openapi.json (OpenAPI 3.1, no key needed); guide: docs/api.md\n", env["SESAME_URL"])
 	fmt.Fprintf(w, "Settings for scripts and the console: set -a; . %s\n\n", envFile)
 }

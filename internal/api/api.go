@@ -27,6 +27,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity/identityhttp"
 	"github.com/sesame-mail/sesame/internal/metrics/metricshttp"
+	"github.com/sesame-mail/sesame/internal/openapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -108,6 +109,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, metricshttp.Handlers{Store: d.Repos.Metrics}.Routes()...)
 	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, identityhttp.Handlers{Store: d.Repos.Domains, Cursors: d.Cursors}.Routes()...)
+	all = append(all, openapi.Handlers{}.Routes()...)
 	return all
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/openapi/openapitest"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -42,9 +43,12 @@ type env struct {
 	rec    *dynamotest.Recorder
 	queues *queuetest.Set
 	ses    *fakeTransport
+	// http sends every request of the harness and checks each one to
+	// /api/v1, and its response, against the OpenAPI document.
+	http *http.Client
 	// sendWorkspaces counts newSendWS workspaces: a sending domain belongs
 	// to one workspace, so each after the first gets a domain of its own.
-	sendWorkspaces atomic.Int32
+	sendWorkspaces *atomic.Int32
 }
 
 // fakeTransport records SES sends and, when Fail is set, fails them;
@@ -131,7 +135,17 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return &env{t: t, url: "http://" + ln.Addr().String(), deps: deps, store: deps.Repos, rec: rec, queues: queues, ses: transport}
+	return &env{t: t, url: "http://" + ln.Addr().String(), deps: deps, store: deps.Repos, rec: rec, queues: queues, ses: transport,
+		http: &http.Client{Transport: &openapitest.Transport{Report: t.Errorf}}, sendWorkspaces: new(atomic.Int32)}
+}
+
+// bad is e for requests that are invalid on purpose (tests of the API's
+// refusals): their responses are still checked against the OpenAPI
+// document, the requests themselves are not.
+func (e *env) bad() *env {
+	b := *e
+	b.http = &http.Client{Transport: &openapitest.Transport{Report: e.t.Errorf, BadInput: true}}
+	return &b
 }
 
 func startDev(t *testing.T) *env {
@@ -183,7 +197,7 @@ func (e *env) get(key, path string) response {
 	if key != "" {
 		req.Header.Set("Authorization", key)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := e.http.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -280,7 +294,7 @@ func TestAuthFailures(t *testing.T) {
 	}
 	for name, header := range cases {
 		t.Run(name, func(t *testing.T) {
-			e.get(header, "/api/v1/emails").wantError(t, http.StatusUnauthorized, "unauthorized", "")
+			e.bad().get(header, "/api/v1/emails").wantError(t, http.StatusUnauthorized, "unauthorized", "")
 		})
 	}
 }
@@ -381,7 +395,11 @@ func TestGetEmail(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			e.get(bearer(tc.key), "/api/v1/emails/"+tc.id).wantError(t, http.StatusNotFound, "not_found", "")
+			c := e
+			if _, err := uuid.Parse(tc.id); err != nil {
+				c = e.bad() // an id that is not a UUID, on purpose
+			}
+			c.get(bearer(tc.key), "/api/v1/emails/"+tc.id).wantError(t, http.StatusNotFound, "not_found", "")
 		})
 	}
 }
@@ -596,7 +614,7 @@ func TestListEmailsBadInput(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			e.get(bearer(tc.key), "/api/v1/emails"+tc.query).wantError(t, http.StatusBadRequest, "invalid_field", tc.param)
+			e.bad().get(bearer(tc.key), "/api/v1/emails"+tc.query).wantError(t, http.StatusBadRequest, "invalid_field", tc.param)
 		})
 	}
 }
@@ -604,18 +622,14 @@ func TestListEmailsBadInput(t *testing.T) {
 func TestUnknownRouteAndMethod(t *testing.T) {
 	e := startDev(t)
 	_, key := e.workspace(apikey.Live)
-	e.get(bearer(key), "/api/v1/nothing-here").wantError(t, http.StatusNotFound, "not_found", "")
-	req, _ := http.NewRequest(http.MethodDelete, e.url+"/api/v1/emails", nil)
-	req.Header.Set("Authorization", bearer(key))
-	res, err := http.DefaultClient.Do(req)
+	e.bad().get(bearer(key), "/api/v1/nothing-here").wantError(t, http.StatusNotFound, "not_found", "")
+	r, err := e.bad().do(e.url, key, http.MethodDelete, "/api/v1/emails", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	response{status: res.StatusCode, header: res.Header, body: body}.wantError(t, http.StatusMethodNotAllowed, "method_not_allowed", "")
-	if res.Header.Get("Allow") != "GET" {
-		t.Errorf("Allow = %q", res.Header.Get("Allow"))
+	r.wantError(t, http.StatusMethodNotAllowed, "method_not_allowed", "")
+	if r.header.Get("Allow") != "GET" {
+		t.Errorf("Allow = %q", r.header.Get("Allow"))
 	}
 }
 

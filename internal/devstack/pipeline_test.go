@@ -277,7 +277,7 @@ func TestPipelineDelivered(t *testing.T) {
 	}
 	for name, tc := range bad {
 		t.Run("metrics "+name, func(t *testing.T) {
-			p.get(bearer(s.key), "/api/v1/metrics"+tc.query).wantError(t, http.StatusBadRequest, "invalid_field", tc.param)
+			p.bad().get(bearer(s.key), "/api/v1/metrics"+tc.query).wantError(t, http.StatusBadRequest, "invalid_field", tc.param)
 		})
 	}
 }
@@ -522,7 +522,11 @@ func TestPipelineClickList(t *testing.T) {
 		"uuid with junk":            legacy.ID + "x",
 	} {
 		t.Run(name, func(t *testing.T) {
-			p.get(bearer(key), "/api/v1/emails/"+id+"/clicks").wantError(t, http.StatusNotFound, "not_found", "")
+			c := p.env
+			if _, err := uuid.Parse(id); err != nil {
+				c = p.bad() // an id that is not a UUID, on purpose
+			}
+			c.get(bearer(key), "/api/v1/emails/"+id+"/clicks").wantError(t, http.StatusNotFound, "not_found", "")
 		})
 	}
 }
@@ -636,7 +640,7 @@ func TestPipelineEventsFeedPagination(t *testing.T) {
 	}
 	first := p.feed(t, key, "?limit=1")
 	p.get(bearer(otherKey), "/api/v1/events?cursor="+url.QueryEscape(*first.NextCursor)).wantError(t, http.StatusBadRequest, "invalid_field", "cursor")
-	p.get(bearer(key), "/api/v1/events?limit=0").wantError(t, http.StatusBadRequest, "invalid_field", "limit")
+	p.bad().get(bearer(key), "/api/v1/events?limit=0").wantError(t, http.StatusBadRequest, "invalid_field", "limit")
 	p.get(bearer(key), "/api/v1/events?cursor=bm90LWEtY3Vyc29y").wantError(t, http.StatusBadRequest, "invalid_field", "cursor")
 	if got := p.feed(t, otherKey, "").types(); !reflect.DeepEqual(got, wantOrder) {
 		t.Errorf("other workspace's feed = %v, want its own three events", got)

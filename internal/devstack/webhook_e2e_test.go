@@ -15,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/openapi/openapitest"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
-// receiver is a customer's webhook endpoint: it keeps every request raw.
+// receiver is a customer's webhook endpoint: it keeps every request raw,
+// and checks it against the OpenAPI document's webhooks section.
 type receiver struct {
 	url string
 
@@ -40,6 +42,9 @@ func startReceiver(t *testing.T) *receiver {
 	r := &receiver{url: "http://" + ln.Addr().String() + "/hooks/sesame"}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		if err := openapitest.CheckWebhook(req.Header, body); err != nil {
+			t.Errorf("%v; body %s", err, body)
+		}
 		r.mu.Lock()
 		r.requests = append(r.requests, receivedRequest{header: req.Header.Clone(), body: body})
 		r.mu.Unlock()

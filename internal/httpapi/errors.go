@@ -87,6 +87,16 @@ func lookup(kind fail.Kind, reason fail.Reason) row {
 	return plain
 }
 
+// Status is the HTTP status the table gives c; an unknown code is a 500.
+func (c Code) Status() int {
+	for _, r := range table {
+		if r.code == c {
+			return r.status
+		}
+	}
+	return http.StatusInternalServerError
+}
+
 // Problem is an error as a client sees it: the envelope's fields and the
 // HTTP status.
 type Problem struct {

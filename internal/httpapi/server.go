@@ -74,6 +74,10 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 	if rec != nil {
 		rec.route = rt.Method + " " + rt.Path
 	}
+	if rt.Public {
+		s.servePublic(w, r, rt)
+		return
+	}
 	p, authErr := s.authenticate(r)
 	if authErr != nil {
 		s.WriteError(w, r, authErr)

@@ -15,6 +15,9 @@ type Route struct {
 	Method   string
 	Path     string
 	Scope    apikey.Scope
+	// Public routes are served without an API key and have no Scope: they
+	// answer nothing of a workspace (the API document).
+	Public bool
 }
 
 // The routes of /api/v1.
@@ -27,10 +30,11 @@ var (
 	Clicks     = Route{Function: "list-clicks", Method: "GET", Path: "/api/v1/emails/{id}/clicks", Scope: apikey.EmailsRead}
 	Events     = Route{Function: "list-events", Method: "GET", Path: "/api/v1/events", Scope: apikey.EventsRead}
 	Metrics    = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
+	OpenAPI    = Route{Function: "get-openapi", Method: "GET", Path: "/api/v1/openapi.json", Public: true}
 )
 
 // API is every implemented /api/v1 route.
-var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics}
+var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI}
 
 // Consumer is a Lambda function fed by a queue through an event source
 // mapping (batches, partial batch failures reported).

@@ -1,0 +1,54 @@
+// Package openapitest checks HTTP traffic against the OpenAPI document of
+// internal/openapi: a RoundTripper for test clients that validates every
+// /api/v1 request and response, and a check of webhook requests. Tests use
+// it so that the document cannot drift from what the handlers do.
+package openapitest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/sesame-mail/sesame/internal/openapi"
+)
+
+// Prefix is the path prefix of the traffic a Transport checks.
+const Prefix = "/api/v1/"
+
+var (
+	loadOnce sync.Once
+	loaded   *openapi3.T
+	router   routers.Router
+	errLoad  error
+)
+
+// Document is the parsed document, checked valid once per process. Callers
+// must not change it.
+func Document() (*openapi3.T, error) {
+	loadOnce.Do(func() {
+		ctx := context.Background()
+		loader := openapi3.NewLoader()
+		doc, err := loader.LoadFromData(openapi.Document)
+		if err != nil {
+			errLoad = fmt.Errorf("load the OpenAPI document: %w", err)
+			return
+		}
+		if err := doc.Validate(ctx); err != nil {
+			errLoad = fmt.Errorf("the OpenAPI document is invalid: %w", err)
+			return
+		}
+		// Route by path alone: tests serve on whatever address they got.
+		routing := *doc
+		routing.Servers = nil
+		if router, err = gorillamux.NewRouter(&routing); err != nil {
+			errLoad = fmt.Errorf("route the OpenAPI document: %w", err)
+			return
+		}
+		loaded = doc
+	})
+	return loaded, errLoad
+}
