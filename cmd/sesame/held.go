@@ -19,29 +19,21 @@ func (c *console) heldCommand() *cobra.Command {
 		Use:   "list",
 		Short: "List held emails",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			held, err := svc.Held.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
 			return c.printEmails(held)
-		},
+		}),
 	}
 	decide := func(use, short, verb string, decision func(h *owner.Held, ctx context.Context, workspaceID, emailID string) error) *cobra.Command {
 		return &cobra.Command{
 			Use:   use + " EMAIL_ID",
 			Short: short,
 			Args:  cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				svc, err := c.owner(cmd.Context())
-				if err != nil {
-					return err
-				}
-				err = decision(svc.Held, cmd.Context(), c.cfg.WorkspaceID, args[0])
+			RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
+				err := decision(svc.Held, cmd.Context(), c.cfg.WorkspaceID, args[0])
 				if errors.Is(err, owner.ErrNoReviewQueue) {
 					return fmt.Errorf("SESAME_REVIEW_QUEUE_URL is not set: the review function releases held email (stack output ReviewQueueUrl, or .sesame/dev.env)")
 				}
@@ -51,7 +43,7 @@ func (c *console) heldCommand() *cobra.Command {
 				return c.print(map[string]string{verb: args[0]}, func(w io.Writer) {
 					fmt.Fprintf(w, "%s %s; the review function releases it (and any email waiting with its template) shortly\n", verb, args[0])
 				})
-			},
+			}),
 		}
 	}
 	cmd.AddCommand(list,
@@ -67,17 +59,13 @@ func (c *console) capturedCommand() *cobra.Command {
 		Use:   "list",
 		Short: "List emails captured in test mode (newest first)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			captured, err := svc.Captured.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
 			return c.printEmails(captured)
-		},
+		}),
 	})
 	return cmd
 }

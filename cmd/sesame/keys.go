@@ -20,11 +20,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Use:   "create",
 		Short: "Create a key and print it once",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			req := owner.KeyRequest{WorkspaceID: c.cfg.WorkspaceID, Environment: apikey.Environment(env), Preset: apikey.Preset(preset), Name: name}
 			if scopes != "" {
 				req.Scopes = strings.Split(scopes, ",")
@@ -34,7 +30,7 @@ func (c *console) keysCommand() *cobra.Command {
 				return err
 			}
 			return c.printKey(created)
-		},
+		}),
 	}
 	create.Flags().StringVar(&env, "env", "live", "live or test")
 	create.Flags().StringVar(&preset, "preset", "full", "full, send, read or custom")
@@ -45,11 +41,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Use:   "list",
 		Short: "List keys (no secrets)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			keys, err := svc.Keys.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
@@ -64,38 +56,30 @@ func (c *console) keysCommand() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Environment, k.Hint, scopeText(k.Scopes), state)
 				}
 			})
-		},
+		}),
 	}
 	regenerate := &cobra.Command{
 		Use:   "regenerate KEY_ID",
 		Short: "Replace a key's secret; the old key stops working at once",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			created, err := svc.Keys.Regenerate(cmd.Context(), c.cfg.WorkspaceID, args[0])
 			if err != nil {
 				return err
 			}
 			return c.printKey(created)
-		},
+		}),
 	}
 	revoke := &cobra.Command{
 		Use:   "revoke KEY_ID",
 		Short: "Revoke a key; it stops working at once",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			if err := svc.Keys.Revoke(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"revoked": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", args[0]) })
-		},
+		}),
 	}
 	cmd.AddCommand(create, list, regenerate, revoke)
 	return cmd

@@ -84,3 +84,15 @@ func flagged(cmd *cobra.Command, err error) error {
 	}
 	return err
 }
+
+// withOwner is a command's RunE that first builds the owner service, which
+// every owner command calls.
+func (c *console) withOwner(run func(cmd *cobra.Command, args []string, svc *owner.Service) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		svc, err := c.owner(cmd.Context())
+		if err != nil {
+			return err
+		}
+		return run(cmd, args, svc)
+	}
+}

@@ -22,11 +22,7 @@ func (c *console) sendersCommand() *cobra.Command {
 		Use:   "add",
 		Short: "Add a sender (an address on a domain of the workspace)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			s, err := svc.Senders.Add(cmd.Context(), owner.SenderRequest{
 				WorkspaceID: c.cfg.WorkspaceID, From: from, ReplyTo: replyTo, Default: makeDefault,
 			})
@@ -38,7 +34,7 @@ func (c *console) sendersCommand() *cobra.Command {
 				return err
 			}
 			return c.print(s, func(w io.Writer) { fmt.Fprintln(w, s.ID) })
-		},
+		}),
 	}
 	add.Flags().StringVar(&from, "from", "", `sender, e.g. "Acme <hello@acme.com>"`)
 	add.Flags().StringSliceVar(&replyTo, "reply-to", nil, "default reply-to address(es)")
@@ -47,11 +43,7 @@ func (c *console) sendersCommand() *cobra.Command {
 		Use:   "list",
 		Short: "List the workspace's senders",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			list, err := svc.Senders.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
@@ -66,7 +58,7 @@ func (c *console) sendersCommand() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, addressText(s), strings.Join(s.ReplyTo, ","), def)
 				}
 			})
-		},
+		}),
 	}
 	cmd.AddCommand(add, list)
 	return cmd

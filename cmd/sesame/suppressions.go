@@ -17,17 +17,13 @@ func (c *console) suppressionsCommand() *cobra.Command {
 		Use:   "add ADDRESS",
 		Short: "Put an address on the do-not-send list",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			address, err := svc.Suppressions.Add(cmd.Context(), c.cfg.WorkspaceID, args[0], reason)
 			if err != nil {
 				return err
 			}
 			return c.print(map[string]string{"suppressed": address}, func(w io.Writer) { fmt.Fprintf(w, "suppressed %s\n", address) })
-		},
+		}),
 	}
 	add.Flags().StringVar(&reason, "reason", owner.ManualReason, "why the address is suppressed")
 	cmd.AddCommand(add)

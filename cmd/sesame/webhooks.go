@@ -38,11 +38,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Use:   "add",
 		Short: "Add an endpoint and print its id and signing secret",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			ep, err := svc.Webhooks.Add(cmd.Context(), owner.EndpointRequest{
 				WorkspaceID: c.cfg.WorkspaceID, URL: rawURL, Events: types, AllowInsecureHTTP: allowInsecure,
 			})
@@ -53,7 +49,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 				fmt.Fprintf(w, "id\t%s\nurl\t%s\nevents\t%s\nsecret\t%s\n\n", ep.ID, ep.URL, eventsText(ep.Events), ep.Secret)
 				fmt.Fprintf(w, "Verify deliveries with this signing secret; it stays retrievable with `sesame webhooks secret %s`.\n", ep.ID)
 			})
-		},
+		}),
 	}
 	add.Flags().StringVar(&rawURL, "url", "", "https URL that receives the events")
 	add.Flags().StringSliceVar(&types, "events", nil, "event types to send, comma-separated (default: all six)")
@@ -63,28 +59,20 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Use:   "secret ENDPOINT_ID",
 		Short: "Print an endpoint's signing secret",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			secret, err := svc.Webhooks.Secret(cmd.Context(), c.cfg.WorkspaceID, args[0])
 			if err != nil {
 				return err
 			}
 			return c.print(webhookSecret{ID: args[0], Secret: secret}, func(w io.Writer) { fmt.Fprintln(w, secret) })
-		},
+		}),
 	}
 
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the workspace's endpoints (no secrets)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			eps, err := svc.Webhooks.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
@@ -99,7 +87,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", ep.ID, ep.URL, eventsText(ep.Events), stateText(ep), ep.ConsecutiveFailures, last)
 				}
 			})
-		},
+		}),
 	}
 
 	setEnabled := func(use, short string, set func(w *owner.Webhooks, ctx context.Context, workspaceID, id string) (webhook.Endpoint, error)) *cobra.Command {
@@ -107,17 +95,13 @@ func (c *console) webhooksCommand() *cobra.Command {
 			Use:   use + " ENDPOINT_ID",
 			Short: short,
 			Args:  cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				svc, err := c.owner(cmd.Context())
-				if err != nil {
-					return err
-				}
+			RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 				ep, err := set(svc.Webhooks, cmd.Context(), c.cfg.WorkspaceID, args[0])
 				if err != nil {
 					return err
 				}
 				return c.print(ep, func(w io.Writer) { fmt.Fprintf(w, "%s %s\n", stateText(ep), ep.ID) })
-			},
+			}),
 		}
 	}
 
@@ -125,16 +109,12 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Use:   "remove ENDPOINT_ID",
 		Short: "Remove an endpoint; its pending deliveries are dropped",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			if err := svc.Webhooks.Remove(cmd.Context(), c.cfg.WorkspaceID, args[0]); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"removed": args[0]}, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", args[0]) })
-		},
+		}),
 	}
 
 	var limit int
@@ -142,11 +122,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Use:   "deliveries ENDPOINT_ID",
 		Short: "Show an endpoint's delivery attempts, newest first",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			attempts, err := svc.Webhooks.Deliveries(cmd.Context(), c.cfg.WorkspaceID, args[0], limit)
 			if err != nil {
 				return err
@@ -161,7 +137,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%dms\t%s\n", a.At.Format(time.RFC3339Nano), a.EventID, a.Number, status, a.LatencyMS, a.Error)
 				}
 			})
-		},
+		}),
 	}
 	deliveries.Flags().IntVar(&limit, "limit", 50, fmt.Sprintf("how many attempts to show (1 to %d)", owner.MaxDeliveries))
 

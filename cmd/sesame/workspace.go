@@ -18,28 +18,20 @@ func (c *console) workspaceCommand() *cobra.Command {
 		Use:   "create",
 		Short: "Create a workspace and print its id",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			ws, err := svc.Workspaces.Create(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
 			return c.print(ws, func(w io.Writer) { fmt.Fprintln(w, ws.ID) })
-		},
+		}),
 	}
 	create.Flags().StringVar(&name, "name", "", "workspace name")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List workspaces",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			all, err := svc.Workspaces.List(cmd.Context())
 			if err != nil {
 				return err
@@ -50,17 +42,13 @@ func (c *console) workspaceCommand() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\t%s\n", ws.ID, ws.Name, ws.CreatedAt.Format("2006-01-02 15:04"))
 				}
 			})
-		},
+		}),
 	}
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one workspace",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			svc, err := c.owner(cmd.Context())
-			if err != nil {
-				return err
-			}
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			ws, err := svc.Workspaces.Get(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -68,7 +56,7 @@ func (c *console) workspaceCommand() *cobra.Command {
 			return c.print(ws, func(w io.Writer) {
 				fmt.Fprintf(w, "id\t%s\nname\t%s\ncreated\t%s\n", ws.ID, ws.Name, ws.CreatedAt.Format("2006-01-02 15:04:05 MST"))
 			})
-		},
+		}),
 	}
 	cmd.AddCommand(create, list, show, c.workspaceSetCommand())
 	return cmd

@@ -72,10 +72,7 @@ func createsIdentity(domain, _ string) ([]identity.DNSRecord, error) { return dk
 func TestDomainsAdd(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := newWorkspace(t, store, "Acme")
 	sesFake := &fakeIdentities{t: t, createDomain: createsIdentity}
 	d := &owner.Domains{Store: store.Domains, Identities: sesFake}
 
@@ -98,14 +95,7 @@ func TestDomainsAdd(t *testing.T) {
 func TestDomainsAddRefusals(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := store.Workspaces.CreateWorkspace(ctx, "Other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
 	if _, err := store.Domains.AddDomain(ctx, ws.ID, "taken.example", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -161,10 +151,7 @@ func TestDomainsAddRefusals(t *testing.T) {
 func TestDomainsStatus(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := newWorkspace(t, store, "Acme")
 	for _, name := range []string{"example.com", "example.net"} {
 		if _, err := store.Domains.AddDomain(ctx, ws.ID, name, nil); err != nil {
 			t.Fatal(err)
@@ -218,7 +205,7 @@ func TestDomainsStatus(t *testing.T) {
 	}
 
 	answers["example.org"] = identity.ProviderStatus{Verified: true, DKIMStatus: "SUCCESS"}
-	_, err = d.Status(ctx, ws.ID, "example.org")
+	_, err := d.Status(ctx, ws.ID, "example.org")
 	wantErr(t, err, identity.ErrDomainNotFound) // an SES identity, but not this workspace's
 	_, err = d.Status(ctx, ws.ID, "absent.example")
 	wantErr(t, err, ses.ErrIdentityNotFound)
@@ -232,10 +219,7 @@ func TestDomainsStatus(t *testing.T) {
 func TestDomainsList(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := newWorkspace(t, store, "Acme")
 	d := &owner.Domains{Store: store.Domains}
 	if none, err := d.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("List of no domains = %#v (err %v), want an empty list", none, err)

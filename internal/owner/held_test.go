@@ -97,10 +97,7 @@ func TestHeldDecisions(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
-			ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-			if err != nil {
-				t.Fatal(err)
-			}
+			ws := newWorkspace(t, store, "Acme")
 			html := "<p>Order " + name + "</p>"
 			fp := review.Fingerprint(html)
 			looked, other := hold(t, store, ws.ID, html), hold(t, store, ws.ID, html)
@@ -150,20 +147,13 @@ func sortMessages(ms []sending.ReviewMessage) {
 func TestHeldDecisionRefusals(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := store.Workspaces.CreateWorkspace(ctx, "Other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
 	html := "<p>Your code</p>"
 	id := hold(t, store, ws.ID, html)
 	queue := &fakeReview{}
 	h := newHeld(store, queue)
 
-	err = h.Clear(ctx, ws.ID, uuid.NewString())
+	err := h.Clear(ctx, ws.ID, uuid.NewString())
 	wantErr(t, err, sending.ErrNotHeld)
 	err = h.Deny(ctx, other.ID, id) // another workspace's email is not there
 	wantErr(t, err, sending.ErrNotHeld)
@@ -196,14 +186,7 @@ func TestHeldDecisionRefusals(t *testing.T) {
 func TestHeldAndCapturedLists(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := store.Workspaces.CreateWorkspace(ctx, "Other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
 	put := func(workspaceID string, env apikey.Environment, status email.Status) string {
 		t.Helper()
 		id := uuid.Must(uuid.NewV7()).String()

@@ -7,6 +7,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // newStore is a store over a fresh table on DynamoDB Local; the owner
@@ -31,4 +32,14 @@ func wantErr(t *testing.T, err, target error) {
 	if !errors.Is(err, target) {
 		t.Errorf("err = %v, want %v", err, target)
 	}
+}
+
+// newWorkspace creates a workspace named name in store.
+func newWorkspace(t *testing.T, store dynamo.Repositories, name string) workspace.Workspace {
+	t.Helper()
+	ws, err := store.Workspaces.CreateWorkspace(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }

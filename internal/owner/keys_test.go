@@ -14,10 +14,7 @@ import (
 func TestKeys(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := newWorkspace(t, store, "Acme")
 	k := &owner.Keys{Store: store.Keys}
 
 	created, err := k.Create(ctx, owner.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test,
@@ -78,10 +75,7 @@ func TestKeys(t *testing.T) {
 func TestKeysRefusals(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := newWorkspace(t, store, "Acme")
 	k := &owner.Keys{Store: store.Keys}
 	absent := uuid.NewString()
 	cases := map[string]struct {
@@ -119,7 +113,7 @@ func TestKeysRefusals(t *testing.T) {
 			t.Errorf("refusals left keys in %s: %+v (err %v)", id, keys, err)
 		}
 	}
-	_, err = k.Regenerate(ctx, ws.ID, uuid.NewString())
+	_, err := k.Regenerate(ctx, ws.ID, uuid.NewString())
 	wantErr(t, err, apikey.ErrKeyNotFound)
 	wantErr(t, k.Revoke(ctx, ws.ID, uuid.NewString()), apikey.ErrKeyNotFound)
 	_, err = k.Regenerate(ctx, "", uuid.NewString())

@@ -15,10 +15,7 @@ import (
 func TestSenders(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := newWorkspace(t, store, "Acme")
 	if _, err := store.Domains.AddDomain(ctx, ws.ID, "example.com", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +59,7 @@ func TestSenders(t *testing.T) {
 func TestSendersAddRefusals(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := store.Workspaces.CreateWorkspace(ctx, "Other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
 	for _, d := range []struct{ ws, name string }{{ws.ID, "example.com"}, {other.ID, "other.example"}} {
 		if _, err := store.Domains.AddDomain(ctx, d.ws, d.name, nil); err != nil {
 			t.Fatal(err)

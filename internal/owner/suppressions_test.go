@@ -10,14 +10,7 @@ import (
 func TestSuppressions(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := store.Workspaces.CreateWorkspace(ctx, "Other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
 	s := &owner.Suppressions{Store: store.Suppressions}
 	suppressed := func(workspaceID, recipient string) bool {
 		t.Helper()
@@ -57,7 +50,7 @@ func TestSuppressions(t *testing.T) {
 			wantInput(t, err, "address")
 		})
 	}
-	_, err = s.Add(ctx, "", "dan@example.org", "")
+	_, err := s.Add(ctx, "", "dan@example.org", "")
 	wantInput(t, err, "workspace")
 	if suppressed(ws.ID, "dan@example.org") || suppressed(ws.ID, "eve@example.org") {
 		t.Error("a refused address was suppressed")

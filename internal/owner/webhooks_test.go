@@ -17,14 +17,7 @@ import (
 func TestWebhooks(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := store.Workspaces.CreateWorkspace(ctx, "Other")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
 	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks}
 
 	if none, err := w.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
@@ -111,10 +104,7 @@ func TestWebhooks(t *testing.T) {
 func TestWebhooksRefusals(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws := newWorkspace(t, store, "Acme")
 	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks}
 	add := func(url string, events ...string) owner.EndpointRequest {
 		return owner.EndpointRequest{WorkspaceID: ws.ID, URL: url, Events: events}
