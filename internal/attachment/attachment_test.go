@@ -6,36 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/attachment/attachmenttest"
 	"github.com/sesame-mail/sesame/internal/fail"
 )
 
-func ptr(s string) *string { return &s }
-
-func b64(b []byte) *string { return ptr(base64.StdEncoding.EncodeToString(b)) }
-
-var pdf = []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
-
-// wantAPIError asserts err is the client error kind/param whose message
-// holds every part (invalid is the API's invalid_field, too large its
-// message_too_large).
-func wantAPIError(t *testing.T, err error, kind fail.Kind, parts ...string) {
-	t.Helper()
-	e, ok := fail.As(err)
-	if !ok {
-		t.Fatalf("error = %v (%T), want *fail.Error", err, err)
-	}
-	if e.Kind != kind || e.Param != "attachments" {
-		t.Fatalf("error = %s/%s, want %s/attachments (%q)", e.Kind, e.Param, kind, e.Message)
-	}
-	for _, p := range parts {
-		if !strings.Contains(e.Message, p) {
-			t.Errorf("message %q does not contain %q", e.Message, p)
-		}
-	}
-}
-
 func TestValidate(t *testing.T) {
-	ok := Input{Filename: "a.pdf", Content: b64(pdf)}
+	ok := Input{Filename: "a.pdf", Content: attachmenttest.B64(attachmenttest.PDF)}
 	many := func(n int) []Input {
 		in := make([]Input, n)
 		for i := range in {
@@ -48,44 +24,44 @@ func TestValidate(t *testing.T) {
 		want []string // message parts; nil means valid
 	}{
 		"none":                {in: nil},
-		"pdf content":         {in: []Input{{Filename: "report.pdf", Content: b64(pdf), ContentType: "application/pdf"}}},
-		"png url":             {in: []Input{{Filename: "logo.png", URL: ptr("https://cdn.example.com/logo.png")}}},
-		"http url with port":  {in: []Input{{Filename: "logo.png", URL: ptr("http://cdn.example.com:8080/logo.png?v=2")}}},
+		"pdf content":         {in: []Input{{Filename: "report.pdf", Content: attachmenttest.B64(attachmenttest.PDF), ContentType: "application/pdf"}}},
+		"png url":             {in: []Input{{Filename: "logo.png", URL: attachmenttest.Ptr("https://cdn.example.com/logo.png")}}},
+		"http url with port":  {in: []Input{{Filename: "logo.png", URL: attachmenttest.Ptr("http://cdn.example.com:8080/logo.png?v=2")}}},
 		"20 attachments":      {in: many(20)},
-		"inline exactly cap":  {in: []Input{{Filename: "big.bin", Content: b64(make([]byte, MaxInlineBytes))}}},
-		"content type params": {in: []Input{{Filename: "a.txt", Content: b64([]byte("hi")), ContentType: "Text/Plain; charset=utf-8"}}},
-		"exe inside name ok":  {in: []Input{{Filename: "setup.exe.pdf", Content: b64(pdf)}}},
-		"unicode filename":    {in: []Input{{Filename: "Résumé 2024.pdf", Content: b64(pdf)}}},
+		"inline exactly cap":  {in: []Input{{Filename: "big.bin", Content: attachmenttest.B64(make([]byte, MaxInlineBytes))}}},
+		"content type params": {in: []Input{{Filename: "a.txt", Content: attachmenttest.B64([]byte("hi")), ContentType: "Text/Plain; charset=utf-8"}}},
+		"exe inside name ok":  {in: []Input{{Filename: "setup.exe.pdf", Content: attachmenttest.B64(attachmenttest.PDF)}}},
+		"unicode filename":    {in: []Input{{Filename: "Résumé 2024.pdf", Content: attachmenttest.B64(attachmenttest.PDF)}}},
 
 		"21 attachments":     {in: many(21), want: []string{"at most 20 attachments", "got 21"}},
-		"content and url":    {in: []Input{ok, {Filename: "b.pdf", Content: b64(pdf), URL: ptr("https://example.com/b.pdf")}}, want: []string{`attachments[1] ("b.pdf")`, "not both"}},
+		"content and url":    {in: []Input{ok, {Filename: "b.pdf", Content: attachmenttest.B64(attachmenttest.PDF), URL: attachmenttest.Ptr("https://example.com/b.pdf")}}, want: []string{`attachments[1] ("b.pdf")`, "not both"}},
 		"neither":            {in: []Input{{Filename: "c.pdf"}}, want: []string{`attachments[0] ("c.pdf")`, "content or url is required"}},
-		"bad base64":         {in: []Input{{Filename: "d.pdf", Content: ptr("not*base64!")}}, want: []string{`attachments[0] ("d.pdf")`, "not valid base64"}},
-		"mixed alphabets":    {in: []Input{{Filename: "d.pdf", Content: ptr("ab+c-d__")}}, want: []string{"not valid base64"}},
-		"empty content":      {in: []Input{{Filename: "d.pdf", Content: ptr("")}}, want: []string{"content is empty"}},
-		"exe":                {in: []Input{{Filename: "setup.exe", Content: b64(pdf)}}, want: []string{`("setup.exe")`, "file type .exe is not allowed"}},
-		"BAT upper case":     {in: []Input{{Filename: "RUN.BAT", Content: b64(pdf)}}, want: []string{"file type .bat is not allowed"}},
-		"js by url":          {in: []Input{{Filename: "app.js", URL: ptr("https://example.com/app.js")}}, want: []string{"file type .js is not allowed"}},
-		"exe trailing dot":   {in: []Input{{Filename: "setup.exe. ", Content: b64(pdf)}}, want: []string{"file type .exe is not allowed"}},
-		"empty filename":     {in: []Input{{Filename: "", Content: b64(pdf)}}, want: []string{`attachments[0] ("")`, "filename is required"}},
-		"filename CRLF":      {in: []Input{{Filename: "a.pdf\r\nBcc: x@example.com", Content: b64(pdf)}}, want: []string{`\r\n`, "control characters"}},
-		"filename NUL":       {in: []Input{{Filename: "a\x00.pdf", Content: b64(pdf)}}, want: []string{"control characters"}},
-		"filename bidi":      {in: []Input{{Filename: "invoice\u202efdp.scr.pdf", Content: b64(pdf)}}, want: []string{"control characters"}},
-		"filename slash":     {in: []Input{{Filename: "../etc/passwd", Content: b64(pdf)}}, want: []string{"path separators"}},
-		"filename backslash": {in: []Input{{Filename: `C:\a.pdf`, Content: b64(pdf)}}, want: []string{"path separators"}},
-		"filename dotdot":    {in: []Input{{Filename: "..", Content: b64(pdf)}}, want: []string{"not a file name"}},
-		"filename too long":  {in: []Input{{Filename: strings.Repeat("a", 252) + ".pdf", Content: b64(pdf)}}, want: []string{"longer than 255 bytes", "…"}},
-		"filename bad utf8":  {in: []Input{{Filename: "a\xff.pdf", Content: b64(pdf)}}, want: []string{"not valid UTF-8"}},
-		"inline over cap":    {in: []Input{{Filename: "big.bin", Content: b64(make([]byte, MaxInlineBytes+1))}}, want: []string{"content exceeds 3 MB decoded", "url"}},
-		"ftp url":            {in: []Input{{Filename: "a.pdf", URL: ptr("ftp://example.com/a.pdf")}}, want: []string{"absolute http or https"}},
-		"url without host":   {in: []Input{{Filename: "a.pdf", URL: ptr("http:///a.pdf")}}, want: []string{"absolute http or https"}},
-		"relative url":       {in: []Input{{Filename: "a.pdf", URL: ptr("/files/a.pdf")}}, want: []string{"absolute http or https"}},
-		"opaque url":         {in: []Input{{Filename: "a.pdf", URL: ptr("https:example.com/a.pdf")}}, want: []string{"absolute http or https"}},
-		"javascript url":     {in: []Input{{Filename: "a.pdf", URL: ptr("javascript:alert(1)")}}, want: []string{"absolute http or https"}},
-		"url with userinfo":  {in: []Input{{Filename: "a.pdf", URL: ptr("https://user:pw@example.com/a.pdf")}}, want: []string{"user name or password"}},
-		"url too long":       {in: []Input{{Filename: "a.pdf", URL: ptr("https://example.com/" + strings.Repeat("a", 2048))}}, want: []string{"longer than 2048"}},
-		"bad content type":   {in: []Input{{Filename: "a.pdf", Content: b64(pdf), ContentType: "pdf"}}, want: []string{"content_type is not a valid MIME type"}},
-		"content type CRLF":  {in: []Input{{Filename: "a.pdf", Content: b64(pdf), ContentType: "application/pdf\r\nX: y"}}, want: []string{"content_type is not a valid MIME type"}},
+		"bad base64":         {in: []Input{{Filename: "d.pdf", Content: attachmenttest.Ptr("not*base64!")}}, want: []string{`attachments[0] ("d.pdf")`, "not valid base64"}},
+		"mixed alphabets":    {in: []Input{{Filename: "d.pdf", Content: attachmenttest.Ptr("ab+c-d__")}}, want: []string{"not valid base64"}},
+		"empty content":      {in: []Input{{Filename: "d.pdf", Content: attachmenttest.Ptr("")}}, want: []string{"content is empty"}},
+		"exe":                {in: []Input{{Filename: "setup.exe", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{`("setup.exe")`, "file type .exe is not allowed"}},
+		"BAT upper case":     {in: []Input{{Filename: "RUN.BAT", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"file type .bat is not allowed"}},
+		"js by url":          {in: []Input{{Filename: "app.js", URL: attachmenttest.Ptr("https://example.com/app.js")}}, want: []string{"file type .js is not allowed"}},
+		"exe trailing dot":   {in: []Input{{Filename: "setup.exe. ", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"file type .exe is not allowed"}},
+		"empty filename":     {in: []Input{{Filename: "", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{`attachments[0] ("")`, "filename is required"}},
+		"filename CRLF":      {in: []Input{{Filename: "a.pdf\r\nBcc: x@example.com", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{`\r\n`, "control characters"}},
+		"filename NUL":       {in: []Input{{Filename: "a\x00.pdf", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"control characters"}},
+		"filename bidi":      {in: []Input{{Filename: "invoice\u202efdp.scr.pdf", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"control characters"}},
+		"filename slash":     {in: []Input{{Filename: "../etc/passwd", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"path separators"}},
+		"filename backslash": {in: []Input{{Filename: `C:\a.pdf`, Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"path separators"}},
+		"filename dotdot":    {in: []Input{{Filename: "..", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"not a file name"}},
+		"filename too long":  {in: []Input{{Filename: strings.Repeat("a", 252) + ".pdf", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"longer than 255 bytes", "…"}},
+		"filename bad utf8":  {in: []Input{{Filename: "a\xff.pdf", Content: attachmenttest.B64(attachmenttest.PDF)}}, want: []string{"not valid UTF-8"}},
+		"inline over cap":    {in: []Input{{Filename: "big.bin", Content: attachmenttest.B64(make([]byte, MaxInlineBytes+1))}}, want: []string{"content exceeds 3 MB decoded", "url"}},
+		"ftp url":            {in: []Input{{Filename: "a.pdf", URL: attachmenttest.Ptr("ftp://example.com/a.pdf")}}, want: []string{"absolute http or https"}},
+		"url without host":   {in: []Input{{Filename: "a.pdf", URL: attachmenttest.Ptr("http:///a.pdf")}}, want: []string{"absolute http or https"}},
+		"relative url":       {in: []Input{{Filename: "a.pdf", URL: attachmenttest.Ptr("/files/a.pdf")}}, want: []string{"absolute http or https"}},
+		"opaque url":         {in: []Input{{Filename: "a.pdf", URL: attachmenttest.Ptr("https:example.com/a.pdf")}}, want: []string{"absolute http or https"}},
+		"javascript url":     {in: []Input{{Filename: "a.pdf", URL: attachmenttest.Ptr("javascript:alert(1)")}}, want: []string{"absolute http or https"}},
+		"url with userinfo":  {in: []Input{{Filename: "a.pdf", URL: attachmenttest.Ptr("https://user:pw@example.com/a.pdf")}}, want: []string{"user name or password"}},
+		"url too long":       {in: []Input{{Filename: "a.pdf", URL: attachmenttest.Ptr("https://example.com/" + strings.Repeat("a", 2048))}}, want: []string{"longer than 2048"}},
+		"bad content type":   {in: []Input{{Filename: "a.pdf", Content: attachmenttest.B64(attachmenttest.PDF), ContentType: "pdf"}}, want: []string{"content_type is not a valid MIME type"}},
+		"content type CRLF":  {in: []Input{{Filename: "a.pdf", Content: attachmenttest.B64(attachmenttest.PDF), ContentType: "application/attachmenttest.PDF\r\nX: y"}}, want: []string{"content_type is not a valid MIME type"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -97,7 +73,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			wantAPIError(t, err, fail.KindInvalid, tc.want...)
+			attachmenttest.WantError(t, err, fail.KindInvalid, tc.want...)
 		})
 	}
 }
@@ -145,13 +121,13 @@ func TestBlockedExtensions(t *testing.T) {
 	}
 	for ext := range blockedExt {
 		for _, name := range []string{"f" + ext, "F" + strings.ToUpper(ext)} {
-			if Validate([]Input{{Filename: name, URL: ptr("https://example.com/f")}}) == nil {
+			if Validate([]Input{{Filename: name, URL: attachmenttest.Ptr("https://example.com/f")}}) == nil {
 				t.Errorf("%s was accepted", name)
 			}
 		}
 	}
 	for _, name := range []string{"a.pdf", "a.docx", "a.zip", "a.png", "a.csv", "README"} {
-		if err := Validate([]Input{{Filename: name, URL: ptr("https://example.com/f")}}); err != nil {
+		if err := Validate([]Input{{Filename: name, URL: attachmenttest.Ptr("https://example.com/f")}}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

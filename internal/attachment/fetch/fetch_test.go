@@ -3,7 +3,6 @@ package fetch
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -19,6 +18,7 @@ import (
 	"code.dny.dev/ssrf"
 
 	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/attachment/attachmenttest"
 	"github.com/sesame-mail/sesame/internal/fail"
 )
 
@@ -57,15 +57,15 @@ func fileServer(t *testing.T, loopback *server) (*server, *atomic.Value) {
 	mux.HandleFunc("/file.pdf", func(w http.ResponseWriter, r *http.Request) {
 		ua.Store(r.Header.Get("User-Agent"))
 		w.Header().Set("Content-Type", "application/pdf")
-		w.Write(pdf)
+		w.Write(attachmenttest.PDF)
 	})
 	mux.HandleFunc("/octet", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Write(pdf)
+		w.Write(attachmenttest.PDF)
 	})
 	mux.HandleFunc("/bad-type", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "nonsense")
-		w.Write(pdf)
+		w.Write(attachmenttest.PDF)
 	})
 	mux.HandleFunc("/missing", http.NotFound)
 	mux.HandleFunc("/empty", func(w http.ResponseWriter, r *http.Request) {})
@@ -109,31 +109,6 @@ func fileServer(t *testing.T, loopback *server) (*server, *atomic.Value) {
 	return serve(t, "tcp", "127.0.0.2:0", mux), &ua
 }
 
-func ptr(s string) *string { return &s }
-
-func b64(b []byte) *string { return ptr(base64.StdEncoding.EncodeToString(b)) }
-
-var pdf = []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")
-
-// wantAPIError asserts err is the client error kind/param whose message
-// holds every part (invalid is the API's invalid_field, too large its
-// message_too_large).
-func wantAPIError(t *testing.T, err error, kind fail.Kind, parts ...string) {
-	t.Helper()
-	e, ok := fail.As(err)
-	if !ok {
-		t.Fatalf("error = %v (%T), want *fail.Error", err, err)
-	}
-	if e.Kind != kind || e.Param != "attachments" {
-		t.Fatalf("error = %s/%s, want %s/attachments (%q)", e.Kind, e.Param, kind, e.Message)
-	}
-	for _, p := range parts {
-		if !strings.Contains(e.Message, p) {
-			t.Errorf("message %q does not contain %q", e.Message, p)
-		}
-	}
-}
-
 var testPrefixes = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 
 // fetchOne resolves one URL attachment.
@@ -162,7 +137,7 @@ func noLeak(t *testing.T, err error) {
 func TestResolveURL(t *testing.T) {
 	t.Parallel()
 	loopback := serve(t, "tcp", "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write(pdf)
+		w.Write(attachmenttest.PDF)
 	}))
 	files, ua := fileServer(t, loopback)
 	base := files.URL
@@ -176,7 +151,7 @@ func TestResolveURL(t *testing.T) {
 		wantGuard bool // the raw cause is the guard's refusal
 		transient bool // the same fetch may work later
 	}{
-		"200":                  {url: base + "/file.pdf", want: "application/pdf", wantData: pdf},
+		"200":                  {url: base + "/file.pdf", want: "application/pdf", wantData: attachmenttest.PDF},
 		"redirects within cap": {url: base + "/r/3", want: "text/plain", wantData: []byte("landed")},
 		"exactly max bytes":    {opts: Options{MaxBytes: 1024}, url: base + "/bytes/1024", wantData: bytes.Repeat([]byte("x"), 1024), want: "text/plain; charset=utf-8"},
 		"404":                  {url: base + "/missing", wantErr: "URL answered 404"},
@@ -216,7 +191,7 @@ func TestResolveURL(t *testing.T) {
 				}
 				return
 			}
-			wantAPIError(t, err, fail.KindInvalid, `attachments[0] ("file.pdf")`, tc.wantErr)
+			attachmenttest.WantError(t, err, fail.KindInvalid, `attachments[0] ("file.pdf")`, tc.wantErr)
 			noLeak(t, err)
 			// A review retries what may work later and fails the rest.
 			if got := fail.IsTransient(err); got != tc.transient {
@@ -253,7 +228,7 @@ func TestResolveURL(t *testing.T) {
 // metadata address.
 func TestGuardBlocks(t *testing.T) {
 	t.Parallel()
-	hit := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(pdf) })
+	hit := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(attachmenttest.PDF) })
 	v4 := serve(t, "tcp4", "127.0.0.1:0", hit)
 	// Also on 127.0.0.2: the allowance tests use must not exist by default.
 	v4b := serve(t, "tcp4", "127.0.0.2:0", hit)
@@ -291,7 +266,7 @@ func TestGuardBlocks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, err := fetchOne(f, "x.pdf", url)
-			wantAPIError(t, err, fail.KindInvalid, `attachments[0] ("x.pdf")`, "URL is not publicly reachable")
+			attachmenttest.WantError(t, err, fail.KindInvalid, `attachments[0] ("x.pdf")`, "URL is not publicly reachable")
 			noLeak(t, err)
 			var left atomic.Int64
 			left.Store(1 << 30)
@@ -327,14 +302,14 @@ func TestResolveContentType(t *testing.T) {
 		in   attachment.Input
 		want string
 	}{
-		"input wins over served":  {in: attachment.Input{Filename: "a.bin", URL: ptr(files.URL + "/file.pdf"), ContentType: "Application/X-Custom"}, want: "application/x-custom"},
-		"served":                  {in: attachment.Input{Filename: "a.bin", URL: ptr(files.URL + "/file.pdf")}, want: "application/pdf"},
-		"served octet-stream":     {in: attachment.Input{Filename: "a.png", URL: ptr(files.URL + "/octet")}, want: "image/png"},
-		"served unparsable":       {in: attachment.Input{Filename: "a.pdf", URL: ptr(files.URL + "/bad-type")}, want: "application/pdf"},
-		"nothing known":           {in: attachment.Input{Filename: "a.zzq", URL: ptr(files.URL + "/octet")}, want: "application/octet-stream"},
-		"inline by extension":     {in: attachment.Input{Filename: "A.PDF", Content: b64(pdf)}, want: "application/pdf"},
-		"inline given":            {in: attachment.Input{Filename: "a", Content: b64(pdf), ContentType: "text/csv; charset=UTF-8"}, want: "text/csv; charset=UTF-8"},
-		"inline without anything": {in: attachment.Input{Filename: "data", Content: b64(pdf)}, want: "application/octet-stream"},
+		"input wins over served":  {in: attachment.Input{Filename: "a.bin", URL: attachmenttest.Ptr(files.URL + "/file.pdf"), ContentType: "Application/X-Custom"}, want: "application/x-custom"},
+		"served":                  {in: attachment.Input{Filename: "a.bin", URL: attachmenttest.Ptr(files.URL + "/file.pdf")}, want: "application/pdf"},
+		"served octet-stream":     {in: attachment.Input{Filename: "a.png", URL: attachmenttest.Ptr(files.URL + "/octet")}, want: "image/png"},
+		"served unparsable":       {in: attachment.Input{Filename: "a.pdf", URL: attachmenttest.Ptr(files.URL + "/bad-type")}, want: "application/pdf"},
+		"nothing known":           {in: attachment.Input{Filename: "a.zzq", URL: attachmenttest.Ptr(files.URL + "/octet")}, want: "application/octet-stream"},
+		"inline by extension":     {in: attachment.Input{Filename: "A.PDF", Content: attachmenttest.B64(attachmenttest.PDF)}, want: "application/pdf"},
+		"inline given":            {in: attachment.Input{Filename: "a", Content: attachmenttest.B64(attachmenttest.PDF), ContentType: "text/csv; charset=UTF-8"}, want: "text/csv; charset=UTF-8"},
+		"inline without anything": {in: attachment.Input{Filename: "data", Content: attachmenttest.B64(attachmenttest.PDF)}, want: "application/octet-stream"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -364,9 +339,9 @@ func TestResolveMany(t *testing.T) {
 	for i := range in {
 		name := fmt.Sprintf("f%d.txt", i)
 		if i%3 == 0 {
-			in[i] = attachment.Input{Filename: name, Content: b64([]byte("/" + name))}
+			in[i] = attachment.Input{Filename: name, Content: attachmenttest.B64([]byte("/" + name))}
 		} else {
-			in[i] = attachment.Input{Filename: name, URL: ptr(srv.URL + "/" + name)}
+			in[i] = attachment.Input{Filename: name, URL: attachmenttest.Ptr(srv.URL + "/" + name)}
 		}
 	}
 	got, err := f.Resolve(context.Background(), in)
@@ -400,16 +375,16 @@ func TestResolveTotal(t *testing.T) {
 		wantKind fail.Kind
 	}{
 		"urls over total": {
-			in:       []attachment.Input{{Filename: "a.txt", URL: ptr(srv.URL + "/a")}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
+			in:       []attachment.Input{{Filename: "a.txt", URL: attachmenttest.Ptr(srv.URL + "/a")}, {Filename: "b.txt", URL: attachmenttest.Ptr(srv.URL + "/b")}},
 			maxHits:  2,
 			wantKind: fail.KindTooLarge,
 		},
 		"inline over total fetches nothing": {
-			in:       []attachment.Input{{Filename: "a.txt", Content: b64(make([]byte, 1600))}, {Filename: "b.txt", URL: ptr(srv.URL + "/b")}},
+			in:       []attachment.Input{{Filename: "a.txt", Content: attachmenttest.B64(make([]byte, 1600))}, {Filename: "b.txt", URL: attachmenttest.Ptr(srv.URL + "/b")}},
 			wantKind: fail.KindTooLarge,
 		},
 		"invalid input fetches nothing": {
-			in:       []attachment.Input{{Filename: "b.txt", URL: ptr(srv.URL + "/b")}, {Filename: "c.exe", Content: b64(pdf)}},
+			in:       []attachment.Input{{Filename: "b.txt", URL: attachmenttest.Ptr(srv.URL + "/b")}, {Filename: "c.exe", Content: attachmenttest.B64(attachmenttest.PDF)}},
 			wantKind: fail.KindInvalid,
 		},
 	}
@@ -417,7 +392,7 @@ func TestResolveTotal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			before := hits.Load()
 			_, err := f.Resolve(context.Background(), tc.in)
-			wantAPIError(t, err, tc.wantKind)
+			attachmenttest.WantError(t, err, tc.wantKind)
 			if n := hits.Load() - before; n > tc.maxHits {
 				t.Errorf("server hit %d times, want at most %d", n, tc.maxHits)
 			}
@@ -431,7 +406,7 @@ func TestResolveCancelled(t *testing.T) {
 	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := f.Resolve(ctx, []attachment.Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
+	_, err := f.Resolve(ctx, []attachment.Input{{Filename: "s.pdf", URL: attachmenttest.Ptr(files.URL + "/slow")}})
 	// The caller's own deadline is not the client's fault: no client error.
 	if _, ok := fail.As(err); ok || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Resolve = %v, want the context's error", err)
@@ -458,8 +433,8 @@ func TestResolveTotalTimeout(t *testing.T) {
 	t.Parallel()
 	files, _ := fileServer(t, nil)
 	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond})
-	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "s.pdf", URL: ptr(files.URL + "/slow")}})
-	wantAPIError(t, err, fail.KindInvalid, "attachment URLs took more than")
+	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "s.pdf", URL: attachmenttest.Ptr(files.URL + "/slow")}})
+	attachmenttest.WantError(t, err, fail.KindInvalid, "attachment URLs took more than")
 	if !fail.IsTransient(err) {
 		t.Errorf("a slow fetch is not transient: %v", err)
 	}
@@ -469,7 +444,7 @@ func TestResolveTotalTimeout(t *testing.T) {
 func TestResolveTotalIsPermanent(t *testing.T) {
 	t.Parallel()
 	f := New(Options{AllowedPrefixes: testPrefixes, MaxBytes: 1000, MaxTotalBytes: 1500})
-	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "a.txt", Content: b64(make([]byte, 1600))}})
+	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "a.txt", Content: attachmenttest.B64(make([]byte, 1600))}})
 	if fail.KindOf(err) != fail.KindTooLarge || !fail.IsPermanent(err) {
 		t.Errorf("err = %v, want a permanent too large", err)
 	}
