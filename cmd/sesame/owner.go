@@ -28,7 +28,7 @@ type ownerClients struct {
 // review queue: the one place that says which repository serves which
 // concern.
 func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
-	repos := dynamo.NewRepositories(&dynamo.Table{DB: c.DynamoDB, Name: table})
+	repos := dynamo.NewRepositories(dynamo.NewTable(c.DynamoDB, table))
 	identities := &ses.Client{API: c.SES}
 	var review owner.ReviewQueue // none: held clear and deny refuse
 	if cfg.ReviewQueueURL != "" {

@@ -75,7 +75,7 @@ func NewClients(awsCfg aws.Config, dynamoOpts ...func(*dynamodb.Options)) Client
 
 // NewDeps wires the domain services over the clients.
 func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
-	repos := dynamo.NewRepositories(&dynamo.Table{DB: c.DynamoDB, Name: cfg.Table})
+	repos := dynamo.NewRepositories(dynamo.NewTable(c.DynamoDB, cfg.Table))
 	svc := &sending.Service{
 		Store:       repos.Sends,
 		Transport:   &ses.Client{API: c.SES},

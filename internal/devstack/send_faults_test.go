@@ -72,8 +72,9 @@ func TestSendCleansUpAfterItsDeadline(t *testing.T) {
 	}
 }
 
-// An internal fault in one batch item is that item's answer: the others
-// are sent and reported, not turned into a 500 after the fact.
+// A store fault in one batch item is that item's answer (503's code, to
+// retry): the others are sent and reported, not turned into an error
+// after the fact.
 func TestBatchItemFaultIsReportedPerItem(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
@@ -92,14 +93,14 @@ func TestBatchItemFaultIsReportedPerItem(t *testing.T) {
 	failed, sent := 0, 0
 	for _, it := range items {
 		switch {
-		case it.Error != nil && it.Error.Code == "internal_error" && it.Error.Param == nil:
+		case it.Error != nil && it.Error.Code == "service_unavailable" && it.Error.Param == nil:
 			failed++
 		case it.Status == "sent":
 			sent++
 		}
 	}
 	if failed != 1 || sent != 2 {
-		t.Errorf("batch items = %+v; want one internal_error and two sent", items)
+		t.Errorf("batch items = %+v; want one service_unavailable and two sent", items)
 	}
 	if n := len(e.ses.Sends()); n != 2 {
 		t.Errorf("%d SES sends, want the two items that were recorded", n)
@@ -280,9 +281,7 @@ func TestRejectedButUnrecordedIsUndone(t *testing.T) {
 	r := e.postTo(t, e.url, s.key, "/api/v1/send", req, "Idempotency-Key", key)
 	e.rec.Fail = nil
 	e.ses.setFail(nil)
-	if r.status != http.StatusInternalServerError {
-		t.Fatalf("status %d, want 500: %s", r.status, r.body)
-	}
+	r.wantError(t, http.StatusServiceUnavailable, "service_unavailable", "")
 	if ids := e.emailIDs(t, s.key); len(ids) != 0 {
 		t.Fatalf("emails left after the failed send: %v", ids)
 	}

@@ -100,7 +100,9 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 // Faults are logged with their detail and answered as a bare 500.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	p, ok := ProblemOf(err)
-	if !ok {
+	if fe, isFail := fail.As(err); !ok || isFail && fe.Err != nil {
+		// A fault, or a dependency's failure the client sees only as 503:
+		// the detail goes to the log alone.
 		s.logger().ErrorContext(r.Context(), "request failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
 	}
 	writeProblem(w, r, p)
