@@ -99,6 +99,9 @@ func check(a Input) ([]byte, string) {
 		if _, err := normalizeType(a.ContentType); err != nil {
 			return nil, "content_type is not a valid MIME type"
 		}
+		if _, params, _ := mime.ParseMediaType(a.ContentType); len(params) > len(keptParams(params)) {
+			return nil, "content_type must be a bare media type such as application/pdf (a charset is the only parameter taken); the file's name is filename"
+		}
 	}
 	switch {
 	case a.Content != nil && a.URL != nil:
@@ -181,11 +184,21 @@ func normalizeType(ct string) (string, error) {
 	if typ, sub, ok := strings.Cut(mt, "/"); !ok || typ == "" || sub == "" {
 		return "", fmt.Errorf("media type %q has no subtype", mt)
 	}
-	out := mime.FormatMediaType(mt, params)
+	out := mime.FormatMediaType(mt, keptParams(params))
 	if out == "" {
 		return "", fmt.Errorf("media type %q cannot be formatted", mt)
 	}
 	return out, nil
+}
+
+// keptParams are the parameters of a media type that reach the message:
+// only charset. Any other (a name= above all) could give the part a name
+// other than its checked filename.
+func keptParams(params map[string]string) map[string]string {
+	if cs, ok := params["charset"]; ok {
+		return map[string]string{"charset": cs}
+	}
+	return nil
 }
 
 type sentinel string

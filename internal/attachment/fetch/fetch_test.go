@@ -63,6 +63,10 @@ func fileServer(t *testing.T, loopback *server) (*server, *atomic.Value) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Write(attachmenttest.PDF)
 	})
+	mux.HandleFunc("/named-type", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", `application/pdf; name="payload.exe"`)
+		w.Write(attachmenttest.PDF)
+	})
 	mux.HandleFunc("/bad-type", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "nonsense")
 		w.Write(attachmenttest.PDF)
@@ -305,6 +309,7 @@ func TestResolveContentType(t *testing.T) {
 		"input wins over served":  {in: attachment.Input{Filename: "a.bin", URL: attachmenttest.Ptr(files.URL + "/file.pdf"), ContentType: "Application/X-Custom"}, want: "application/x-custom"},
 		"served":                  {in: attachment.Input{Filename: "a.bin", URL: attachmenttest.Ptr(files.URL + "/file.pdf")}, want: "application/pdf"},
 		"served octet-stream":     {in: attachment.Input{Filename: "a.png", URL: attachmenttest.Ptr(files.URL + "/octet")}, want: "image/png"},
+		"served with a name":      {in: attachment.Input{Filename: "a.pdf", URL: attachmenttest.Ptr(files.URL + "/named-type")}, want: "application/pdf"},
 		"served unparsable":       {in: attachment.Input{Filename: "a.pdf", URL: attachmenttest.Ptr(files.URL + "/bad-type")}, want: "application/pdf"},
 		"nothing known":           {in: attachment.Input{Filename: "a.zzq", URL: attachmenttest.Ptr(files.URL + "/octet")}, want: "application/octet-stream"},
 		"inline by extension":     {in: attachment.Input{Filename: "A.PDF", Content: attachmenttest.B64(attachmenttest.PDF)}, want: "application/pdf"},
