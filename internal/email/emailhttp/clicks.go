@@ -4,8 +4,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -31,9 +29,9 @@ type ClickList struct {
 // newest first; unsubscribe clicks are only counted. An email that kept
 // only its latest click time (older rows) shows one reconstructed entry.
 func (h Handlers) Clicks(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := uuid.Parse(id); err != nil {
-		return fail.NotFound("email")
+	id, err := emailID(r)
+	if err != nil {
+		return err
 	}
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	e, err := h.Store.GetEmail(r.Context(), ws, id)

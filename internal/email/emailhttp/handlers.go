@@ -33,9 +33,9 @@ func (h Handlers) Routes() []httpapi.Route {
 
 // Get answers GET /api/v1/emails/{id}.
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if _, err := uuid.Parse(id); err != nil {
-		return fail.NotFound("email") // a non-UUID id cannot name an email
+	id, err := emailID(r)
+	if err != nil {
+		return err
 	}
 	e, err := h.Store.GetEmail(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, id)
 	if errors.Is(err, email.ErrNotFound) {
@@ -91,4 +91,14 @@ func parseFilter(r *http.Request) (email.Filter, error) {
 		return email.Filter{}, fail.Invalid("environment", "environment must be live or test")
 	}
 	return f, nil
+}
+
+// emailID is the path's email id in its stored, lowercase form (UUIDs are
+// case-insensitive); an id that is not a UUID cannot name an email.
+func emailID(r *http.Request) (string, error) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		return "", fail.NotFound("email")
+	}
+	return id.String(), nil
 }
