@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/mail"
@@ -273,10 +272,6 @@ func addresses(t *testing.T, h mail.Header, name string) []string {
 // the test fetcher's guard lets through.
 func fileServer(t *testing.T, redirectTo string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatalf("listen on 127.0.0.2: %v", err)
-	}
 	big := bytes.Repeat([]byte("%PDF-0123456789abcdef"), (8<<20)/21)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/missing.pdf", http.NotFound)
@@ -293,21 +288,22 @@ func fileServer(t *testing.T, redirectTo string) string {
 		w.Header().Set("Content-Type", "application/pdf")
 		_, _ = w.Write(big)
 	})
-	srv := httptest.NewUnstartedServer(mux)
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return allowedServer(t, mux)
+}
+
+// allowedFetcher is an attachment fetcher that reaches allowedServer's
+// address and gives up after timeout.
+func allowedFetcher(timeout time.Duration) *fetch.Fetcher {
+	allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+	return fetch.New(fetch.Options{AllowedPrefixes: allowed, Timeout: timeout})
 }
 
 // withFileServerFetcher serves the env's routes with an attachment fetcher
 // that reaches fileServer's address and gives up after timeout.
 func (e *env) withFileServerFetcher(t *testing.T, timeout time.Duration) string {
 	t.Helper()
-	allowed := []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 	return e.withService(t, func(s *sending.Service) {
-		s.Attachments = fetch.New(fetch.Options{AllowedPrefixes: allowed, Timeout: timeout})
+		s.Attachments = allowedFetcher(timeout)
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"sync"
@@ -248,6 +249,23 @@ func (r response) wantError(t *testing.T, status int, code, param string) {
 }
 
 func bearer(key string) string { return "Bearer " + key }
+
+// allowedServer serves h on 127.0.0.2, the one address the test attachment
+// fetchers and webhook clients may reach, until the test ends; it returns
+// the server's URL.
+func allowedServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.2: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
 
 func (e *env) putEmail(workspaceID string, mutate func(*email.Email)) email.Email {
 	e.t.Helper()

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
@@ -312,11 +308,7 @@ func TestRecordFailureTwiceIsOneEvent(t *testing.T) {
 // test fetchers reach) with the status in answer: the file on 200.
 func switchableFileServer(t *testing.T, answer *atomic.Int32) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatalf("listen on 127.0.0.2: %v", err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return allowedServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if code := int(answer.Load()); code != http.StatusOK {
 			w.WriteHeader(code)
 			return
@@ -324,11 +316,6 @@ func switchableFileServer(t *testing.T, answer *atomic.Int32) string {
 		w.Header().Set("Content-Type", "application/pdf")
 		_, _ = w.Write([]byte("%PDF-1.4 quarterly report"))
 	}))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
 
 // A held email no retry can send (its attachment URL now answers 404) is
@@ -346,7 +333,7 @@ func TestReviewFailsWhatNoRetryCanSend(t *testing.T) {
 	local := e.withFileServerFetcher(t, 5*time.Second)
 	// The review refetches attachments: its service reaches the server too.
 	svc := *e.deps.Sending
-	svc.Attachments = fetch.New(fetch.Options{AllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}, Timeout: 5 * time.Second})
+	svc.Attachments = allowedFetcher(5 * time.Second)
 	rv := *e.deps.Reviewer
 	rv.Service = &svc
 
