@@ -46,14 +46,8 @@ func TestListDomains(t *testing.T) {
 	}
 	list := func(t *testing.T, key, query string) domainList {
 		t.Helper()
-		r := e.get(bearer(key), "/api/v1/domains"+query)
-		if r.status != http.StatusOK {
-			t.Fatalf("list domains%s: %d %s", query, r.status, r.body)
-		}
 		var b domainList
-		if err := json.Unmarshal(r.body, &b); err != nil {
-			t.Fatal(err)
-		}
+		e.get(bearer(key), "/api/v1/domains"+query).decode(t, http.StatusOK, &b)
 		return b
 	}
 

@@ -6,7 +6,6 @@ package devstack_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -106,13 +105,8 @@ type feedPage struct {
 func (p *pipeline) feed(t *testing.T, key, query string) feedPage {
 	t.Helper()
 	r := p.get(bearer(key), "/api/v1/events"+query)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET events%s: %d %s", query, r.status, r.body)
-	}
 	var f feedPage
-	if err := json.Unmarshal(r.body, &f); err != nil {
-		t.Fatal(err)
-	}
+	r.decode(t, http.StatusOK, &f)
 	if f.Data == nil {
 		t.Fatalf("events data is not an array: %s", r.body)
 	}
@@ -138,16 +132,10 @@ type metricsReport struct {
 
 func (p *pipeline) metrics(t *testing.T, key, query string) metricsReport {
 	t.Helper()
-	r := p.get(bearer(key), "/api/v1/metrics"+query)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET metrics%s: %d %s", query, r.status, r.body)
-	}
 	var b struct {
 		Data metricsReport `json:"data"`
 	}
-	if err := json.Unmarshal(r.body, &b); err != nil {
-		t.Fatal(err)
-	}
+	p.get(bearer(key), "/api/v1/metrics"+query).decode(t, http.StatusOK, &b)
 	return b.Data
 }
 
@@ -174,13 +162,8 @@ type clickList struct {
 func (p *pipeline) clicks(t *testing.T, key, id string) clickList {
 	t.Helper()
 	r := p.get(bearer(key), "/api/v1/emails/"+id+"/clicks")
-	if r.status != http.StatusOK {
-		t.Fatalf("GET clicks: %d %s", r.status, r.body)
-	}
 	var c clickList
-	if err := json.Unmarshal(r.body, &c); err != nil {
-		t.Fatal(err)
-	}
+	r.decode(t, http.StatusOK, &c)
 	if c.Data == nil {
 		t.Fatalf("clicks data is not an array: %s", r.body)
 	}

@@ -6,7 +6,6 @@ package devstack_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -184,13 +183,8 @@ type sendResp struct {
 // sent checks a send answer's status code and shape.
 func (r response) sent(t *testing.T, status int) sendResp {
 	t.Helper()
-	if r.status != status {
-		t.Fatalf("status = %d, want %d; body %s", r.status, status, r.body)
-	}
 	var b sendResp
-	if err := json.Unmarshal(r.body, &b); err != nil {
-		t.Fatalf("body %s: %v", r.body, err)
-	}
+	r.decode(t, status, &b)
 	if b.Success == nil || b.Message == "" || b.Status == "" {
 		t.Errorf("send answer lacks success, status or message: %s", r.body)
 	}
@@ -322,15 +316,10 @@ type batchItem struct {
 
 func (r response) batch(t *testing.T, n int) []batchItem {
 	t.Helper()
-	if r.status != http.StatusOK {
-		t.Fatalf("batch status = %d; body %s", r.status, r.body)
-	}
 	var b struct {
 		Data []batchItem `json:"data"`
 	}
-	if err := json.Unmarshal(r.body, &b); err != nil {
-		t.Fatal(err)
-	}
+	r.decode(t, http.StatusOK, &b)
 	if len(b.Data) != n {
 		t.Fatalf("batch answered %d items, want %d: %s", len(b.Data), n, r.body)
 	}

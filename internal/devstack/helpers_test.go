@@ -223,16 +223,22 @@ type errorBody struct {
 	} `json:"error"`
 }
 
-// wantError checks status, code, param ("" for null) and the request id.
-func (r response) wantError(t *testing.T, status int, code, param string) {
+// decode requires the answer's status and decodes its JSON body into v.
+func (r response) decode(t *testing.T, status int, v any) {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status = %d, want %d; body %s", r.status, status, r.body)
 	}
-	var b errorBody
-	if err := json.Unmarshal(r.body, &b); err != nil {
+	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("body %s: %v", r.body, err)
 	}
+}
+
+// wantError checks status, code, param ("" for null) and the request id.
+func (r response) wantError(t *testing.T, status int, code, param string) {
+	t.Helper()
+	var b errorBody
+	r.decode(t, status, &b)
 	if b.Error.Code != code {
 		t.Errorf("code = %q, want %q", b.Error.Code, code)
 	}
@@ -365,30 +371,18 @@ type listBody struct {
 
 func (e *env) list(key, query string) listBody {
 	e.t.Helper()
-	r := e.get(key, "/api/v1/emails"+query)
-	if r.status != http.StatusOK {
-		e.t.Fatalf("list %s: %d %s", query, r.status, r.body)
-	}
 	var b listBody
-	if err := json.Unmarshal(r.body, &b); err != nil {
-		e.t.Fatal(err)
-	}
+	e.get(key, "/api/v1/emails"+query).decode(e.t, http.StatusOK, &b)
 	return b
 }
 
 // emailData reads one email through GET /api/v1/emails/:id.
 func (e *env) emailData(t *testing.T, key, id string) map[string]any {
 	t.Helper()
-	r := e.get(bearer(key), "/api/v1/emails/"+id)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET email %s: %d %s", id, r.status, r.body)
-	}
 	var got struct {
 		Data map[string]any `json:"data"`
 	}
-	if err := json.Unmarshal(r.body, &got); err != nil {
-		t.Fatal(err)
-	}
+	e.get(bearer(key), "/api/v1/emails/"+id).decode(t, http.StatusOK, &got)
 	return got.Data
 }
 
@@ -415,14 +409,8 @@ func (e *env) emailIDs(t *testing.T, key string) []string {
 	var ids []string
 	query := "?limit=100"
 	for range 20 {
-		r := e.get(bearer(key), "/api/v1/emails"+query)
-		if r.status != http.StatusOK {
-			t.Fatalf("list: %d %s", r.status, r.body)
-		}
 		var b listBody
-		if err := json.Unmarshal(r.body, &b); err != nil {
-			t.Fatal(err)
-		}
+		e.get(bearer(key), "/api/v1/emails"+query).decode(t, http.StatusOK, &b)
 		for _, d := range b.Data {
 			ids = append(ids, d.ID)
 		}
