@@ -21,7 +21,7 @@ import (
 
 func TestAuthFailures(t *testing.T) {
 	e := startDev(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	wsID, _ := e.workspace(apikey.Live)
 	revoked, k, err := e.store.Keys.CreateKey(ctx, wsID, apikey.Live, "", nil)
 	if err != nil {
@@ -365,7 +365,7 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 
 func TestSeedReusesDemoWorkspace(t *testing.T) {
 	store, _ := dynamotest.NewStore(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	first, err := devstack.Seed(ctx, store, devstack.Env{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package devstack_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -29,7 +28,7 @@ type domainList struct {
 func TestListDomains(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	wsID, key := e.workspace(apikey.Live, apikey.DomainsRead)
 	otherWS, otherKey := e.workspace(apikey.Live, apikey.DomainsRead)
 	_, sendOnly := e.workspace(apikey.Live, apikey.EmailSend)

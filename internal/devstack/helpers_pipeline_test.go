@@ -63,7 +63,7 @@ func (p *pipeline) drain(t *testing.T, n int) {
 	t.Helper()
 	got := 0
 	for i := 0; got < n && i < 20; i++ {
-		k, err := p.status.PollOnce(context.Background())
+		k, err := p.status.PollOnce(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ package devstack_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -87,7 +86,7 @@ const sendDomain = "acme.test"
 
 func newSendWS(t *testing.T, e *env, defaultSender identity.Sender) *sendWS {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	ws, err := e.store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -128,21 +127,21 @@ func defaultSender() identity.Sender {
 
 func clearTemplate(t *testing.T, e *env, workspaceID, html string) {
 	t.Helper()
-	if _, err := e.store.Held.DecideTemplate(context.Background(), workspaceID, review.Fingerprint(html), sending.TemplateCleared, nil, false); err != nil {
+	if _, err := e.store.Held.DecideTemplate(t.Context(), workspaceID, review.Fingerprint(html), sending.TemplateCleared, nil, false); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (s *sendWS) update(t *testing.T, e *env, set workspace.Settings) {
 	t.Helper()
-	if _, err := e.store.Workspaces.UpdateWorkspace(context.Background(), s.id, set); err != nil {
+	if _, err := e.store.Workspaces.UpdateWorkspace(t.Context(), s.id, set); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (s *sendWS) scopedKey(t *testing.T, e *env, scopes ...apikey.Scope) string {
 	t.Helper()
-	k, _, err := e.store.Keys.CreateKey(context.Background(), s.id, apikey.Live, "", scopes)
+	k, _, err := e.store.Keys.CreateKey(t.Context(), s.id, apikey.Live, "", scopes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +206,7 @@ func (b sendResp) want(t *testing.T, success bool, status string) {
 // emulated returns the messages the SES emulator captured with subject.
 func emulated(t *testing.T, subject string) []ses.StoredEmail {
 	t.Helper()
-	all, err := ses.ReadEmulatorStore(context.Background(), os.Getenv("AWS_ENDPOINT_URL_SESV2"))
+	all, err := ses.ReadEmulatorStore(t.Context(), os.Getenv("AWS_ENDPOINT_URL_SESV2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +225,7 @@ func (e *env) reviewHeld(t *testing.T, n int) {
 	p := e.queues.Poller(t, queue.Review.Name, queue.NewConsumer(e.deps.Reviewer.Handle))
 	got := 0
 	for i := 0; got < n && i < 10; i++ {
-		k, err := p.PollOnce(context.Background())
+		k, err := p.PollOnce(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -104,7 +104,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	// only keys the data model allows.
 	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
 	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks)
-	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
+	awsCfg, err := awsconfig.LoadDefaultConfig(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func startDevAt(t *testing.T, clock *dynamotest.Clock) *env {
 // legacy full-access key).
 func (e *env) workspace(envName apikey.Environment, scopes ...apikey.Scope) (string, string) {
 	e.t.Helper()
-	ctx := context.Background()
+	ctx := e.t.Context()
 	ws, err := e.store.Workspaces.CreateWorkspace(ctx, "ws")
 	if err != nil {
 		e.t.Fatal(err)
@@ -287,7 +287,7 @@ func (e *env) putEmail(workspaceID string, mutate func(*email.Email)) email.Emai
 	if mutate != nil {
 		mutate(&m)
 	}
-	if err := e.store.Emails.PutEmail(context.Background(), m); err != nil {
+	if err := e.store.Emails.PutEmail(e.t.Context(), m); err != nil {
 		e.t.Fatal(err)
 	}
 	return m

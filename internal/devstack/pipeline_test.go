@@ -6,7 +6,6 @@ package devstack_test
 // the click list and the metrics.
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -63,7 +62,7 @@ func TestPipelineDelivered(t *testing.T) {
 	}
 
 	// The live send counts toward the monthly allowance, once.
-	c, err := p.store.Sends.LoadContext(context.Background(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11"})
+	c, err := p.store.Sends.LoadContext(t.Context(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,11 +379,11 @@ func TestPipelineScopes(t *testing.T) {
 					others = append(others, s)
 				}
 			}
-			without, _, err := p.store.Keys.CreateKey(context.Background(), wsID, apikey.Live, "", others)
+			without, _, err := p.store.Keys.CreateKey(t.Context(), wsID, apikey.Live, "", others)
 			if err != nil {
 				t.Fatal(err)
 			}
-			only, _, err := p.store.Keys.CreateKey(context.Background(), wsID, apikey.Live, "", []apikey.Scope{tc.scope})
+			only, _, err := p.store.Keys.CreateKey(t.Context(), wsID, apikey.Live, "", []apikey.Scope{tc.scope})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -425,7 +424,7 @@ func TestPipelineEventsFeedPagination(t *testing.T) {
 			batch.Records = append(batch.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d-%d", i, j), Body: sesFixture(t, name, e)})
 		}
 	}
-	resp, err := queue.NewConsumer(p.deps.Status.Handle)(context.Background(), batch)
+	resp, err := queue.NewConsumer(p.deps.Status.Handle)(t.Context(), batch)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("status consumer: %+v, %v", resp, err)
 	}

@@ -1,7 +1,6 @@
 package devstack_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -16,7 +15,7 @@ func TestSendSuppressed(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	to := rcpt("Suppressed")
-	if err := e.store.Suppressions.AddSuppression(context.Background(), s.id, to, "bounced"); err != nil {
+	if err := e.store.Suppressions.AddSuppression(t.Context(), s.id, to, "bounced"); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]string{

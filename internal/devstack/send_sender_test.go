@@ -1,7 +1,6 @@
 package devstack_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 func TestSendSender(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newSendWS(t, e, defaultSender())
 	billing, err := e.store.Senders.AddSender(ctx, s.id, identity.Sender{Name: "Acme Billing", Email: "billing@" + sendDomain}, false)
 	if err != nil {
@@ -91,7 +90,7 @@ func TestSendSender(t *testing.T) {
 func TestSendReplyTo(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newSendWS(t, e, identity.Sender{Name: "Acme", Email: "hello@acme.test", ReplyTo: []string{"support@acme.test"}})
 	billing, err := e.store.Senders.AddSender(ctx, s.id, identity.Sender{Name: "Billing", Email: "billing@acme.test", ReplyTo: []string{"billing-replies@acme.test", "ar@acme.test"}}, false)
 	if err != nil {

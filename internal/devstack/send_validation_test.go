@@ -1,7 +1,6 @@
 package devstack_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -18,7 +17,7 @@ func TestSendBadInput(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	other := newSendWS(t, e, defaultSender())
-	if _, err := e.store.Domains.AddDomain(context.Background(), s.id, "pending.test", nil); err != nil {
+	if _, err := e.store.Domains.AddDomain(t.Context(), s.id, "pending.test", nil); err != nil {
 		t.Fatal(err)
 	}
 	readOnly := s.scopedKey(t, e, apikey.EmailsRead)

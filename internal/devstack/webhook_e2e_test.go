@@ -1,7 +1,6 @@
 package devstack_test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -90,7 +89,7 @@ func verifySignature(t *testing.T, secret, header string, body []byte, now time.
 // fan-out → dispatcher → the customer's endpoint, signed.
 func TestPipelineWebhookEndToEnd(t *testing.T) {
 	p := startPipeline(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newSendWS(t, p.env, defaultSender())
 	rcv := startReceiver(t)
 	ep, err := webhook.NewEndpoint(s.id, rcv.url, []string{"email.delivered", "email.bounced"}, true)
