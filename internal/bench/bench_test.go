@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -60,7 +59,7 @@ type Snapshot struct {
 
 func newRig(b *testing.B) *rig {
 	b.Helper()
-	ctx := context.Background()
+	ctx := b.Context()
 	db := &dynamotest.Recorder{DB: dynamotest.Client(b), MeasureCapacity: true}
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
@@ -154,7 +153,7 @@ func BenchmarkSendAccept(b *testing.B) {
 // then Delivery) through the status consumer; metrics are per event.
 func BenchmarkStatusEvent(b *testing.B) {
 	r := newRig(b)
-	ctx := context.Background()
+	ctx := b.Context()
 	var sum Snapshot
 	var wall time.Duration
 	ops := 0

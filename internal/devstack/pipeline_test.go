@@ -6,8 +6,6 @@ package devstack_test
 // the click list and the metrics.
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -21,183 +19,13 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
-	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/devstack"
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
-	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
-
-// pipeline is a dev server wired like `sesame dev`: SES sends are followed
-// by simulated SES events on a ses-events queue of the test's own, and the
-// dev-only open and click routes are mounted. The status consumer runs only
-// when the test drains the queue. Sends and simulated events run on a fixed
-// clock starting at 2026-11-22 10:00 UTC.
-type pipeline struct {
-	*env
-	clock    *dynamotest.Clock
-	status   *queue.Poller
-	webhooks *queue.Poller
-}
-
-var pipelineStart = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-
-func startPipeline(t *testing.T) *pipeline {
-	t.Helper()
-	clock := dynamotest.NewClock(pipelineStart)
-	e := newEnv(t, func(deps api.Deps, queues *queuetest.Set) (api.Deps, []httpapi.Route) {
-		deps.Sending.Now = clock.Now
-		sesEvents := &devstack.SESEvents{
-			Next:  deps.Sending.Transport,
-			Queue: &queue.Publisher{SQS: queuetest.Client(t), QueueURL: queues.URL(t, queue.SESEvents.Name)},
-			Now:   clock.Now,
-		}
-		deps.Sending.Transport = sesEvents
-		return deps, devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes()
-	})
-	consume := func(ctx context.Context, b events.SQSEvent) (events.SQSEventResponse, error) {
-		resp, err := queue.NewConsumer(e.deps.Status.Handle)(ctx, b)
-		if err != nil || len(resp.BatchItemFailures) > 0 {
-			t.Errorf("status consumer: failures %+v, err %v", resp.BatchItemFailures, err)
-		}
-		return resp, err
-	}
-	return &pipeline{env: e, clock: clock, status: e.queues.Poller(t, queue.SESEvents.Name, consume),
-		webhooks: e.queues.Poller(t, queue.Webhooks.Name, queue.NewConsumer(e.deps.Webhooks.Handle))}
-}
-
-// drain runs the status consumer until it has taken n SES events.
-func (p *pipeline) drain(t *testing.T, n int) {
-	t.Helper()
-	got := 0
-	for i := 0; got < n && i < 20; i++ {
-		k, err := p.status.PollOnce(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got += k
-	}
-	if got != n {
-		t.Fatalf("ses-events queue gave %d messages, want %d", got, n)
-	}
-}
-
-// send posts a plain send with the key and checks it was sent.
-func (p *pipeline) send(t *testing.T, key string, req map[string]any) string {
-	t.Helper()
-	b := p.postTo(t, p.url, key, "/api/v1/send", req).sent(t, http.StatusOK)
-	b.want(t, true, "sent")
-	return b.ID
-}
-
-// devPost posts to a dev-only route as a mail client would.
-func (p *pipeline) devPost(t *testing.T, key, path string) response {
-	t.Helper()
-	return p.postTo(t, p.url, key, path, nil, "User-Agent", "pipeline-test/1.0")
-}
-
-// feedItem is one envelope of GET /api/v1/events.
-type feedItem struct {
-	ID        string         `json:"id"`
-	Type      string         `json:"type"`
-	CreatedAt string         `json:"created_at"`
-	Data      map[string]any `json:"data"`
-}
-
-type feedPage struct {
-	Data       []feedItem `json:"data"`
-	HasMore    bool       `json:"has_more"`
-	NextCursor *string    `json:"next_cursor"`
-}
-
-func (p *pipeline) feed(t *testing.T, key, query string) feedPage {
-	t.Helper()
-	r := p.get(bearer(key), "/api/v1/events"+query)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET events%s: %d %s", query, r.status, r.body)
-	}
-	var f feedPage
-	if err := json.Unmarshal(r.body, &f); err != nil {
-		t.Fatal(err)
-	}
-	if f.Data == nil {
-		t.Fatalf("events data is not an array: %s", r.body)
-	}
-	return f
-}
-
-// types lists the feed's event types in order.
-func (f feedPage) types() []string {
-	out := []string{}
-	for _, it := range f.Data {
-		out = append(out, it.Type)
-	}
-	return out
-}
-
-type metricsReport struct {
-	Totals map[string]int `json:"totals"`
-	Days   []struct {
-		Date   string         `json:"date"`
-		Counts map[string]int `json:"counts"`
-	} `json:"days"`
-}
-
-func (p *pipeline) metrics(t *testing.T, key, query string) metricsReport {
-	t.Helper()
-	r := p.get(bearer(key), "/api/v1/metrics"+query)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET metrics%s: %d %s", query, r.status, r.body)
-	}
-	var b struct {
-		Data metricsReport `json:"data"`
-	}
-	if err := json.Unmarshal(r.body, &b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Data
-}
-
-// totals is a metrics total: every counted metric, zero unless given.
-func totals(kv ...any) map[string]int {
-	c := map[string]int{"sent": 0, "delivered": 0, "opened": 0, "clicked": 0, "bounced": 0, "complained": 0, "failed": 0}
-	for i := 0; i+1 < len(kv); i += 2 {
-		c[kv[i].(string)] = kv[i+1].(int)
-	}
-	return c
-}
-
-type clickList struct {
-	Data []struct {
-		URL           *string `json:"url"`
-		ClickedAt     string  `json:"clicked_at"`
-		UserAgent     *string `json:"user_agent"`
-		Reconstructed bool    `json:"reconstructed"`
-	} `json:"data"`
-	OptOutClicks int  `json:"opt_out_clicks"`
-	Truncated    bool `json:"truncated"`
-}
-
-func (p *pipeline) clicks(t *testing.T, key, id string) clickList {
-	t.Helper()
-	r := p.get(bearer(key), "/api/v1/emails/"+id+"/clicks")
-	if r.status != http.StatusOK {
-		t.Fatalf("GET clicks: %d %s", r.status, r.body)
-	}
-	var c clickList
-	if err := json.Unmarshal(r.body, &c); err != nil {
-		t.Fatal(err)
-	}
-	if c.Data == nil {
-		t.Fatalf("clicks data is not an array: %s", r.body)
-	}
-	return c
-}
 
 func TestPipelineDelivered(t *testing.T) {
 	p := startPipeline(t)
@@ -234,7 +62,7 @@ func TestPipelineDelivered(t *testing.T) {
 	}
 
 	// The live send counts toward the monthly allowance, once.
-	c, err := p.store.Sends.LoadContext(context.Background(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11"})
+	c, err := p.store.Sends.LoadContext(t.Context(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,11 +379,11 @@ func TestPipelineScopes(t *testing.T) {
 					others = append(others, s)
 				}
 			}
-			without, _, err := p.store.Keys.CreateKey(context.Background(), wsID, apikey.Live, "", others)
+			without, _, err := p.store.Keys.CreateKey(t.Context(), wsID, apikey.Live, "", others)
 			if err != nil {
 				t.Fatal(err)
 			}
-			only, _, err := p.store.Keys.CreateKey(context.Background(), wsID, apikey.Live, "", []apikey.Scope{tc.scope})
+			only, _, err := p.store.Keys.CreateKey(t.Context(), wsID, apikey.Live, "", []apikey.Scope{tc.scope})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -596,7 +424,7 @@ func TestPipelineEventsFeedPagination(t *testing.T) {
 			batch.Records = append(batch.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d-%d", i, j), Body: sesFixture(t, name, e)})
 		}
 	}
-	resp, err := queue.NewConsumer(p.deps.Status.Handle)(context.Background(), batch)
+	resp, err := queue.NewConsumer(p.deps.Status.Handle)(t.Context(), batch)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("status consumer: %+v, %v", resp, err)
 	}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
@@ -49,7 +45,7 @@ func TestSendCleansUpAfterItsDeadline(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	e.ses.setFail(func(sending.SendInput) error { cancel(); return context.Canceled })
 	req := sending.Request{To: rcpt("deadline"), Subject: "Order " + uuid.NewString(), HTML: plainHTML}
 	if err := req.Validate(""); err != nil {
@@ -62,11 +58,11 @@ func TestSendCleansUpAfterItsDeadline(t *testing.T) {
 		t.Fatal("send succeeded although its context ended during the SES call")
 	}
 	e.ses.setFail(nil)
-	emails, _, _, err := e.store.Emails.ListEmails(context.Background(), s.id, email.Filter{}, "", 10)
+	emails, _, _, err := e.store.Emails.ListEmails(t.Context(), s.id, email.Filter{}, "", 10)
 	if err != nil || len(emails) != 0 {
 		t.Fatalf("emails after the failed send = %+v (err %v), want none", emails, err)
 	}
-	out, err := e.deps.Sending.Send(context.Background(), p, req, key, hash)
+	out, err := e.deps.Sending.Send(t.Context(), p, req, key, hash)
 	if err != nil || out.Body.Status != email.StatusSent {
 		t.Fatalf("retry with the same key = %+v, %v; want a fresh send", out, err)
 	}
@@ -159,7 +155,7 @@ func TestReviewRetriesATransientSendFault(t *testing.T) {
 	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
 	e.ses.setFail(func(sending.SendInput) error { return ses.ErrThrottled })
 	m := sending.ReviewMessage{WorkspaceID: s.id, EmailID: held.ID}
-	if err := e.deps.Reviewer.Review(context.Background(), m); err == nil {
+	if err := e.deps.Reviewer.Review(t.Context(), m); err == nil {
 		t.Fatal("review succeeded although SES refused the send")
 	}
 	e.wantEmail(t, s.key, held.ID, "held", "")
@@ -170,7 +166,7 @@ func TestReviewRetriesATransientSendFault(t *testing.T) {
 	svc.Now = clock.Now
 	rv := *e.deps.Reviewer
 	rv.Service = &svc
-	if err := rv.Review(context.Background(), m); err != nil {
+	if err := rv.Review(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 	e.wantEmail(t, s.key, held.ID, "sent", "")
@@ -206,7 +202,7 @@ func TestClearedLayoutWithADeceptiveLinkIsHeld(t *testing.T) {
 func TestDenyWaitsForTheSendingReviewer(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newSendWS(t, e, defaultSender())
 	req := msg("leased", map[string]any{"html": "<aside><p>Layout under review</p></aside>"})
 	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
@@ -226,7 +222,7 @@ func TestDenyWaitsForTheSendingReviewer(t *testing.T) {
 func TestReleaseAfterSESIsNotSentTwice(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newSendWS(t, e, defaultSender())
 	req := msg("marked", map[string]any{"html": "<article><p>Once only</p></article>"})
 	held := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusAccepted)
@@ -294,7 +290,7 @@ func TestRejectedButUnrecordedIsUndone(t *testing.T) {
 func TestRecordFailureTwiceIsOneEvent(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newSendWS(t, e, defaultSender())
 	em := e.putEmail(s.id, func(m *email.Email) { m.Status, m.Error = email.StatusFailed, "rejected" })
 	for range 2 {
@@ -312,11 +308,7 @@ func TestRecordFailureTwiceIsOneEvent(t *testing.T) {
 // test fetchers reach) with the status in answer: the file on 200.
 func switchableFileServer(t *testing.T, answer *atomic.Int32) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatalf("listen on 127.0.0.2: %v", err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return allowedServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if code := int(answer.Load()); code != http.StatusOK {
 			w.WriteHeader(code)
 			return
@@ -324,11 +316,6 @@ func switchableFileServer(t *testing.T, answer *atomic.Int32) string {
 		w.Header().Set("Content-Type", "application/pdf")
 		_, _ = w.Write([]byte("%PDF-1.4 quarterly report"))
 	}))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
 
 // A held email no retry can send (its attachment URL now answers 404) is
@@ -346,7 +333,7 @@ func TestReviewFailsWhatNoRetryCanSend(t *testing.T) {
 	local := e.withFileServerFetcher(t, 5*time.Second)
 	// The review refetches attachments: its service reaches the server too.
 	svc := *e.deps.Sending
-	svc.Attachments = fetch.New(fetch.Options{AllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}, Timeout: 5 * time.Second})
+	svc.Attachments = allowedFetcher(5 * time.Second)
 	rv := *e.deps.Reviewer
 	rv.Service = &svc
 
@@ -368,7 +355,7 @@ func TestReviewFailsWhatNoRetryCanSend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rv.Handle(context.Background(), []batch.Message{{ID: "m-" + id, Body: string(body), ReceiveCount: 1}})
+		return rv.Handle(t.Context(), []batch.Message{{ID: "m-" + id, Body: string(body), ReceiveCount: 1}})
 	}
 
 	gone, goneTo := hold("gone", "<section><p>Your report is attached</p></section>")

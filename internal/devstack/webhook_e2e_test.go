@@ -1,13 +1,11 @@
 package devstack_test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,12 +33,8 @@ type receivedRequest struct {
 
 func startReceiver(t *testing.T) *receiver {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &receiver{url: "http://" + ln.Addr().String() + "/hooks/sesame"}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r := &receiver{}
+	r.url = allowedServer(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		if err := openapitest.CheckWebhook(req.Header, body); err != nil {
 			t.Errorf("%v; body %s", err, body)
@@ -49,9 +43,7 @@ func startReceiver(t *testing.T) *receiver {
 		r.requests = append(r.requests, receivedRequest{header: req.Header.Clone(), body: body})
 		r.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
-	}), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }() // ends with Close below
-	t.Cleanup(func() { srv.Close() })
+	})) + "/hooks/sesame"
 	return r
 }
 
@@ -97,7 +89,7 @@ func verifySignature(t *testing.T, secret, header string, body []byte, now time.
 // fan-out → dispatcher → the customer's endpoint, signed.
 func TestPipelineWebhookEndToEnd(t *testing.T) {
 	p := startPipeline(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s := newSendWS(t, p.env, defaultSender())
 	rcv := startReceiver(t)
 	ep, err := webhook.NewEndpoint(s.id, rcv.url, []string{"email.delivered", "email.bounced"}, true)

@@ -1,7 +1,6 @@
 package dynamo_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 // say truncated.
 func TestListClicksTruncated(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	if email.MaxClicks != 1000 {
 		t.Fatalf("MaxClicks = %d, want the spec's 1,000", email.MaxClicks)
 	}
@@ -59,7 +58,7 @@ func clickURL(i int) string { return fmt.Sprintf("https://example.com/link/%d", 
 func recordClicks(t *testing.T, store dynamo.Repositories, ws, emailID string, from, to int, at func(int) time.Time) {
 	t.Helper()
 	each(t, from, to, func(i int) error {
-		return store.Statuses.Apply(context.Background(), status.Change{
+		return store.Statuses.Apply(t.Context(), status.Change{
 			WorkspaceID: ws, EmailID: emailID, DedupeID: fmt.Sprintf("click-%d", i), OccurredAt: at(i),
 			Click: &status.ClickRecord{ID: fmt.Sprintf("c%d", i), EmailID: emailID, URL: clickURL(i), UserAgent: "test", ClickedAt: at(i)},
 		})

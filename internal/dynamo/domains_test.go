@@ -1,7 +1,6 @@
 package dynamo_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 // An SES identity is account-wide, so a domain belongs to one workspace:
 // another workspace can neither add nor verify it.
 func TestDomainIsClaimedByOneWorkspace(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	a, err := store.Workspaces.CreateWorkspace(ctx, "A")
 	if err != nil {

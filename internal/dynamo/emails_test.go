@@ -47,7 +47,7 @@ func (c *scanCounter) take() int {
 // email examined, so the next page neither repeats nor skips one.
 func TestListEmailsReadBudget(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	ws := uuid.NewString()
 	const total = 1200

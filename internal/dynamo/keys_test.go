@@ -1,7 +1,6 @@
 package dynamo_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,7 +15,7 @@ import (
 )
 
 func TestKeyLifecycle(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
@@ -78,7 +77,7 @@ func TestKeyLifecycle(t *testing.T) {
 }
 
 func TestKeyErrors(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	if _, _, err := store.Keys.CreateKey(ctx, "no-such-workspace", apikey.Live, "", nil); !errors.Is(err, workspace.ErrNotFound) {
 		t.Errorf("key for absent workspace: err = %v", err)
@@ -108,7 +107,7 @@ func TestKeyErrors(t *testing.T) {
 }
 
 func TestLegacyKeyHasFullAccess(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	ws, err := store.Workspaces.CreateWorkspace(ctx, "Old")
 	if err != nil {
@@ -133,7 +132,7 @@ func TestLegacyKeyHasFullAccess(t *testing.T) {
 }
 
 func TestRateLimitWindow(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	store, rec := dynamotest.NewStore(t)
 	clock := dynamotest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	store.Table.Now = clock.Now
@@ -189,7 +188,7 @@ func TestRateLimitWindow(t *testing.T) {
 // it and regenerating it, no attribute anywhere in the table holds the key
 // or its secret part, while the hash of the current key is there.
 func TestKeysStoredOnlyAsHashes(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cases := map[string]struct {
 		env    apikey.Environment
 		scopes []apikey.Scope
@@ -301,7 +300,7 @@ func tableStrings(t *testing.T, table string) []string {
 // refused as unknown, not as rate limited.
 func TestRegenerateStartsFreshWindow(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	clock := dynamotest.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	store.Table.Now = clock.Now

@@ -1,7 +1,6 @@
 package dynamo_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,7 +17,7 @@ import (
 
 func TestWebhookEndpointLifecycle(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	acme, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
@@ -131,7 +130,7 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 
 func TestWebhookDisableFailingEndpoint(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	ws, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
 	if err != nil {
@@ -187,7 +186,7 @@ func TestWebhookDisableFailingEndpoint(t *testing.T) {
 
 func TestWebhookDeliveriesAndAttempts(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	store, _ := dynamotest.NewStore(t)
 	ws := uuid.NewString()
 	endpointID := uuid.NewString()

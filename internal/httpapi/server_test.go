@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bytes"
-	"context"
 	_ "embed"
 	"encoding/json"
 	"log/slog"
@@ -250,7 +249,7 @@ func TestAPIGatewayRequestID(t *testing.T) {
 			}
 			h := newHandler()
 
-			resp, err := httpadapter.New(h).ProxyWithContext(context.Background(), ev)
+			resp, err := httpadapter.New(h).ProxyWithContext(t.Context(), ev)
 			if err != nil {
 				t.Fatal(err)
 			}

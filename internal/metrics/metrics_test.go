@@ -63,7 +63,7 @@ func TestQueryValidate(t *testing.T) {
 func TestComputeFilters(t *testing.T) {
 	store := daily{"2026-11-21": {"campaign_live_sent": 4, "campaign_live_delivered": 2, "transactional_live_sent": 9}}
 	campaign := email.TypeCampaign
-	rep, err := metrics.Compute(context.Background(), store, "ws", metrics.Query{From: day("2026-11-20"), To: day("2026-11-22"), Type: &campaign})
+	rep, err := metrics.Compute(t.Context(), store, "ws", metrics.Query{From: day("2026-11-20"), To: day("2026-11-22"), Type: &campaign})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package openapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -107,7 +106,7 @@ func TestServedWithoutKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := handle(context.Background(), ev)
+	res, err := handle(t.Context(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestNewConsumer(t *testing.T) {
 		got = msgs
 		return []string{"m2"}
 	})
-	resp, err := consume(context.Background(), ev)
+	resp, err := consume(t.Context(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}

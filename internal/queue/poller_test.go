@@ -22,7 +22,7 @@ import (
 // generous enough for a few visibility timeouts of one second.
 func pollUntil(t *testing.T, p *queue.Poller, done func() bool) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	deadline := time.Now().Add(20 * time.Second)
 	for !done() {
 		if time.Now().After(deadline) {
@@ -231,7 +231,7 @@ func TestPollerRunStopsWhenCancelled(t *testing.T) {
 		}
 		return events.SQSEventResponse{}, nil
 	})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
@@ -378,7 +378,7 @@ func TestPollOnce(t *testing.T) {
 				},
 				Logger: queuetest.Logger(t),
 			}
-			n, err := p.PollOnce(context.Background())
+			n, err := p.PollOnce(t.Context())
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
 			}
@@ -426,7 +426,7 @@ func TestPollOnceRecord(t *testing.T) {
 		},
 		Logger: queuetest.Logger(t),
 	}
-	if _, err := p.PollOnce(context.Background()); err != nil {
+	if _, err := p.PollOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got.MessageId != "m-1" || got.ReceiptHandle != "rh" || got.Body != `{"x":1}` || got.Md5OfBody != "md5" ||
@@ -447,7 +447,7 @@ func TestPollOnceRecord(t *testing.T) {
 // Run keeps going through receive errors (backing off) and returns once
 // its context ends.
 func TestRunStopsWhileReceiveFails(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	calls := make(chan struct{}, 100)
 	p := &queue.Poller{

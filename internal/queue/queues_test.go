@@ -22,7 +22,7 @@ import (
 
 func TestEnsureCreatesQueuesWithDeadLetterQueues(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	c := queuetest.Client(t)
 	prefix := queuetest.NewPrefix()
 	defs := []queue.Def{
@@ -195,7 +195,7 @@ func TestEnsureErrors(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			urls, err := queue.Ensure(context.Background(), tc.admin, "p-", []queue.Def{{Name: "work", VisibilityTimeout: time.Minute, MaxReceives: 5}})
+			urls, err := queue.Ensure(t.Context(), tc.admin, "p-", []queue.Def{{Name: "work", VisibilityTimeout: time.Minute, MaxReceives: 5}})
 			if !errors.Is(err, boom) {
 				t.Fatalf("err = %v, want it to wrap the SQS error", err)
 			}

@@ -31,7 +31,7 @@ func TestBatchPublisher(t *testing.T) {
 	uni, _ := json.Marshal(map[string]string{"payload": "zoë \u2028 🎉 \uffff"})
 	rec := &recordingBatch{}
 	p := &queue.BatchPublisher{SQS: rec, QueueURL: "q"}
-	if err := p.EnqueueAll(context.Background(), [][]byte{big, big, big, uni}); err != nil {
+	if err := p.EnqueueAll(t.Context(), [][]byte{big, big, big, uni}); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.calls) != 2 || len(rec.calls[0]) != 2 || len(rec.calls[1]) != 2 {

@@ -25,7 +25,7 @@ import (
 // aws-ses-v2-local and reads it back from the emulator's store.
 func TestEmulatorSendRaw(t *testing.T) {
 	endpoint := emulatortest.Require(t, "AWS_ENDPOINT_URL_SESV2")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	cfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
@@ -119,7 +119,7 @@ func TestReadEmulatorStore(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	emails, err := ses.ReadEmulatorStore(context.Background(), srv.URL+"/")
+	emails, err := ses.ReadEmulatorStore(t.Context(), srv.URL+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestReadEmulatorStore(t *testing.T) {
 
 	srv404 := httptest.NewServer(http.NotFoundHandler())
 	defer srv404.Close()
-	if _, err := ses.ReadEmulatorStore(context.Background(), srv404.URL); err == nil {
+	if _, err := ses.ReadEmulatorStore(t.Context(), srv404.URL); err == nil {
 		t.Error("want an error for a 404")
 	}
 }

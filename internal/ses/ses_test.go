@@ -62,7 +62,7 @@ func TestSendRequest(t *testing.T) {
 		got = req
 		return &sesv2.SendEmailOutput{MessageId: aws.String("0100-ses-id")}, nil
 	}}}
-	id, err := c.Send(context.Background(), in)
+	id, err := c.Send(t.Context(), in)
 	if err != nil || id != "0100-ses-id" {
 		t.Fatalf("Send = %q, %v", id, err)
 	}
@@ -100,7 +100,7 @@ func TestSendWithoutConfigurationSet(t *testing.T) {
 		}
 		return &sesv2.SendEmailOutput{MessageId: aws.String("id")}, nil
 	}}}
-	if _, err := c.Send(context.Background(), in); err != nil {
+	if _, err := c.Send(t.Context(), in); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -126,7 +126,7 @@ func TestSendInvalidInput(t *testing.T) {
 				t.Fatal("SES called with invalid input")
 				return nil, nil
 			}}}
-			if _, err := c.Send(context.Background(), in); !errors.Is(err, ses.ErrInvalidInput) {
+			if _, err := c.Send(t.Context(), in); !errors.Is(err, ses.ErrInvalidInput) {
 				t.Fatalf("err = %v, want ErrInvalidInput", err)
 			}
 		})
@@ -137,7 +137,7 @@ func TestSendInvalidInput(t *testing.T) {
 	c := &ses.Client{API: &fakeAPI{SendEmailFn: func(context.Context, *sesv2.SendEmailInput) (*sesv2.SendEmailOutput, error) {
 		return &sesv2.SendEmailOutput{MessageId: aws.String("id")}, nil
 	}}}
-	if _, err := c.Send(context.Background(), in); err != nil {
+	if _, err := c.Send(t.Context(), in); err != nil {
 		t.Fatalf("256-character tag: %v", err)
 	}
 }
@@ -195,7 +195,7 @@ func TestSendErrors(t *testing.T) {
 			c := &ses.Client{API: &fakeAPI{SendEmailFn: func(context.Context, *sesv2.SendEmailInput) (*sesv2.SendEmailOutput, error) {
 				return nil, tc.err
 			}}}
-			id, err := c.Send(context.Background(), sendInput())
+			id, err := c.Send(t.Context(), sendInput())
 			if err == nil || id != "" {
 				t.Fatalf("Send = %q, %v", id, err)
 			}
@@ -250,7 +250,7 @@ func TestCreateDomain(t *testing.T) {
 			}, nil
 		},
 	}}
-	records, err := c.CreateDomain(context.Background(), "Mail.Example.TEST.", "sesame-tracking-off")
+	records, err := c.CreateDomain(t.Context(), "Mail.Example.TEST.", "sesame-tracking-off")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestCreateDomainWithoutConfigurationSet(t *testing.T) {
 			return &sesv2.CreateEmailIdentityOutput{DkimAttributes: &types.DkimAttributes{Tokens: []string{"t"}}}, nil
 		},
 	}}
-	if _, err := c.CreateDomain(context.Background(), "example.test", ""); err != nil {
+	if _, err := c.CreateDomain(t.Context(), "example.test", ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -305,7 +305,7 @@ func TestCreateDomainAlreadyExists(t *testing.T) {
 			}}, nil
 		},
 	}}
-	records, err := c.CreateDomain(context.Background(), "example.test", "cs")
+	records, err := c.CreateDomain(t.Context(), "example.test", "cs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,11 +324,11 @@ func TestCreateDomainErrors(t *testing.T) {
 			return nil, boom
 		},
 	}}
-	if _, err := c.CreateDomain(context.Background(), "example.test", ""); !errors.Is(err, boom) {
+	if _, err := c.CreateDomain(t.Context(), "example.test", ""); !errors.Is(err, boom) {
 		t.Errorf("err = %v, want the SES error wrapped", err)
 	}
 	for _, domain := range []string{"", "localhost", "bad domain.test", "-a.example.test", "a..test", "a_b.test", "é.test", strings.Repeat("a", 64) + ".test"} {
-		if _, err := c.CreateDomain(context.Background(), domain, ""); !errors.Is(err, ses.ErrInvalidInput) {
+		if _, err := c.CreateDomain(t.Context(), domain, ""); !errors.Is(err, ses.ErrInvalidInput) {
 			t.Errorf("CreateDomain(%q) = %v, want ErrInvalidInput", domain, err)
 		}
 	}
@@ -345,7 +345,7 @@ func TestDomainStatus(t *testing.T) {
 			}, nil
 		},
 	}}
-	st, err := c.DomainStatus(context.Background(), "Example.test")
+	st, err := c.DomainStatus(t.Context(), "Example.test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,11 +366,11 @@ func TestDomainStatusErrors(t *testing.T) {
 		},
 	}}
 	getErr = sdkError(404, &types.NotFoundException{Message: aws.String("no identity")})
-	if _, err := c.DomainStatus(context.Background(), "example.test"); !errors.Is(err, ses.ErrIdentityNotFound) {
+	if _, err := c.DomainStatus(t.Context(), "example.test"); !errors.Is(err, ses.ErrIdentityNotFound) {
 		t.Errorf("not found: err = %v, want ErrIdentityNotFound", err)
 	}
 	getErr = sdkError(429, &types.TooManyRequestsException{})
-	if _, err := c.DomainStatus(context.Background(), "example.test"); err == nil || errors.Is(err, ses.ErrIdentityNotFound) {
+	if _, err := c.DomainStatus(t.Context(), "example.test"); err == nil || errors.Is(err, ses.ErrIdentityNotFound) {
 		t.Errorf("throttled: err = %v", err)
 	}
 	// A pending identity that has no DKIM attributes yet is not an error.
@@ -378,7 +378,7 @@ func TestDomainStatusErrors(t *testing.T) {
 	c.API.(*fakeAPI).GetEmailIdentityFn = func(context.Context, *sesv2.GetEmailIdentityInput) (*sesv2.GetEmailIdentityOutput, error) {
 		return &sesv2.GetEmailIdentityOutput{}, nil
 	}
-	if st, err := c.DomainStatus(context.Background(), "example.test"); err != nil || st.Verified || st.DKIMStatus != "" || st.Records != nil {
+	if st, err := c.DomainStatus(t.Context(), "example.test"); err != nil || st.Verified || st.DKIMStatus != "" || st.Records != nil {
 		t.Errorf("empty identity: %+v, %v", st, err)
 	}
 }

@@ -87,7 +87,7 @@ func messages(bodies ...[]byte) []batch.Message {
 
 func handle(t *testing.T, p *status.Processor, bodies ...[]byte) []string {
 	t.Helper()
-	return append([]string{}, p.Handle(context.Background(), messages(bodies...))...)
+	return append([]string{}, p.Handle(t.Context(), messages(bodies...))...)
 }
 
 func TestHandleDropsWhatCanNeverApply(t *testing.T) {
@@ -194,7 +194,7 @@ func TestProcess(t *testing.T) {
 			}, apply: tc.apply}
 			pub := &fakePublisher{publish: tc.publish}
 			p := &status.Processor{Store: store, Publisher: pub, Logger: quiet()}
-			err := p.Process(context.Background(), sesEvent(t, tc.fixture))
+			err := p.Process(t.Context(), sesEvent(t, tc.fixture))
 			if (err != nil) != tc.wantErr {
 				t.Errorf("Process error = %v, want error %v", err, tc.wantErr)
 			}
@@ -217,7 +217,7 @@ func TestProcessWithoutPublisher(t *testing.T) {
 		apply: func(status.Change) error { return nil }}
 	p := &status.Processor{Store: store}
 	for _, name := range []string{"delivery", "open", "click"} {
-		if err := p.Process(context.Background(), sesEvent(t, name)); err != nil {
+		if err := p.Process(t.Context(), sesEvent(t, name)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

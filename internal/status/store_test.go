@@ -4,7 +4,6 @@ package status_test
 // dynamotest) and read back what one SES event wrote.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,13 +41,13 @@ func newWorld(t *testing.T) *world {
 // so counters and the feed are the email's alone.
 func (w *world) newEmail(t *testing.T, mutate ...func(*email.Email)) email.Email {
 	t.Helper()
-	ws, err := w.store.Workspaces.CreateWorkspace(context.Background(), "Acme")
+	ws, err := w.store.Workspaces.CreateWorkspace(t.Context(), "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := uuid.Must(uuid.NewV7()).String()
 	e := sentEmail(append([]func(*email.Email){func(e *email.Email) { e.ID, e.WorkspaceID = id, ws.ID }}, mutate...)...)
-	if err := w.store.Emails.PutEmail(context.Background(), e); err != nil {
+	if err := w.store.Emails.PutEmail(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -72,7 +71,7 @@ type snapshot struct {
 
 func (w *world) snapshot(t *testing.T, e email.Email) snapshot {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	var s snapshot
 	var err error
 	if s.Email, err = w.store.Emails.GetEmail(ctx, e.WorkspaceID, e.ID); err != nil {
@@ -205,7 +204,7 @@ func (f *fakePublisher) publishedFor(id string) []event.Event {
 func TestEventForAnEmailNotOursIsDropped(t *testing.T) {
 	w := newWorld(t)
 	mine := w.newEmail(t)
-	other, err := w.store.Workspaces.CreateWorkspace(context.Background(), "Other")
+	other, err := w.store.Workspaces.CreateWorkspace(t.Context(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,15 +472,15 @@ func TestWriteBudget(t *testing.T) {
 func TestConcurrentFirstOpensCountOnce(t *testing.T) {
 	w := newWorld(t)
 	e := w.newEmail(t, func(e *email.Email) { e.Status, e.ClickedAt = email.StatusClicked, ptr(at(10, 5, 0, 0)) })
-	read, err := w.store.Emails.GetEmail(context.Background(), e.WorkspaceID, e.ID)
+	read, err := w.store.Emails.GetEmail(t.Context(), e.WorkspaceID, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	open1 := parsed(t, body(t, "open", e))
 	open2 := parsed(t, edited(t, "open", func(m map[string]any) { obj(t, m, "open")["timestamp"] = "2026-11-22T10:11:00.000Z" }))
 	open2.Mail = open1.Mail
-	err1 := w.store.Statuses.Apply(context.Background(), *status.Plan(read, open1))
-	err2 := w.store.Statuses.Apply(context.Background(), *status.Plan(read, open2))
+	err1 := w.store.Statuses.Apply(t.Context(), *status.Plan(read, open1))
+	err2 := w.store.Statuses.Apply(t.Context(), *status.Plan(read, open2))
 	if err1 != nil {
 		t.Fatalf("first open: %v", err1)
 	}
@@ -502,7 +501,7 @@ func handleReceived(t *testing.T, p *status.Processor, receive int, bodies ...[]
 	for i := range msgs {
 		msgs[i].ReceiveCount = receive
 	}
-	return append([]string{}, p.Handle(context.Background(), msgs)...)
+	return append([]string{}, p.Handle(t.Context(), msgs)...)
 }
 
 // An essential email's later opens are other SES events with the same

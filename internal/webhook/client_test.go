@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -55,7 +54,7 @@ func TestDispatcherDefaultTimeout(t *testing.T) {
 			})
 			rec := message(t, job(t, ep, testEvent(f.ws, event.Delivered)), 1, time.Now())
 			before := time.Now()
-			retry := d.Handle(context.Background(), []batch.Message{rec})
+			retry := d.Handle(t.Context(), []batch.Message{rec})
 			after := time.Now()
 			if len(retry) != 0 {
 				t.Fatalf("Handle = %v; want the job delivered", retry)

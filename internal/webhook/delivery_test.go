@@ -2,7 +2,6 @@ package webhook_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -92,7 +91,7 @@ func (p *pipeline) drain(done func() bool) {
 		if time.Now().After(deadline) {
 			p.t.Fatal("gave up waiting for the queue to drain")
 		}
-		if _, err := p.poller.PollOnce(context.Background()); err != nil {
+		if _, err := p.poller.PollOnce(p.t.Context()); err != nil {
 			p.t.Fatal(err)
 		}
 	}
@@ -108,7 +107,7 @@ func TestDeliveryIsSignedAndByteExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.fanout.Publish(context.Background(), e); err != nil {
+	if err := p.fanout.Publish(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
 	p.drain(func() bool { return len(rc.requests()) == 1 })
@@ -166,7 +165,7 @@ func TestDeliveryRetriesUntilTheReceiverRecovers(t *testing.T) {
 	})
 	ep := p.endpoint(rc.URL)
 	e := testEvent(p.ws, event.Bounced)
-	if err := p.fanout.Publish(context.Background(), e); err != nil {
+	if err := p.fanout.Publish(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
 	p.drain(func() bool { return p.delivery(ep.ID, e.ID).Status == webhook.Delivered })
@@ -207,7 +206,7 @@ func TestDeliveryGivesUpAndDisablesTheEndpoint(t *testing.T) {
 	rc := newReceiver(t, "127.0.0.2:0", status(http.StatusInternalServerError))
 	ep := p.endpoint(rc.URL)
 	e := testEvent(p.ws, event.Failed)
-	if err := p.fanout.Publish(context.Background(), e); err != nil {
+	if err := p.fanout.Publish(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
 	p.drain(func() bool { return p.delivery(ep.ID, e.ID).Status == webhook.Failed })
@@ -224,7 +223,7 @@ func TestDeliveryGivesUpAndDisablesTheEndpoint(t *testing.T) {
 	}
 
 	// Later events are not even enqueued for the disabled endpoint.
-	if err := p.fanout.Publish(context.Background(), testEvent(p.ws, event.Failed)); err != nil {
+	if err := p.fanout.Publish(t.Context(), testEvent(p.ws, event.Failed)); err != nil {
 		t.Fatal(err)
 	}
 	if visible, inFlight := p.queues.Counts(t, queue.Webhooks.Name); visible+inFlight != 0 {

@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -45,7 +44,7 @@ func dispatcher(t *testing.T, f *fixture, sqsAPI *fakeSQS, opts webhook.Dispatch
 
 func handle(t *testing.T, d *webhook.Dispatcher, msgs ...batch.Message) []string {
 	t.Helper()
-	return d.Handle(context.Background(), msgs)
+	return d.Handle(t.Context(), msgs)
 }
 
 // A failed attempt is recorded, counted on the endpoint, and scheduled by
@@ -161,19 +160,19 @@ func TestDroppedJobs(t *testing.T) {
 	t.Parallel()
 	cases := map[string]func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message{
 		"already delivered": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
-			if err := f.store.Webhooks.MarkDelivered(context.Background(), f.ws, ep.ID, e.ID, time.Now()); err != nil {
+			if err := f.store.Webhooks.MarkDelivered(t.Context(), f.ws, ep.ID, e.ID, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
 		"disabled endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
-			if _, err := f.store.Webhooks.SetEndpointEnabled(context.Background(), f.ws, ep.ID, false, "test"); err != nil {
+			if _, err := f.store.Webhooks.SetEndpointEnabled(t.Context(), f.ws, ep.ID, false, "test"); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
 		},
 		"removed endpoint": func(t *testing.T, f *fixture, ep webhook.Endpoint, e event.Event) batch.Message {
-			if err := f.store.Webhooks.DeleteEndpoint(context.Background(), f.ws, ep.ID); err != nil {
+			if err := f.store.Webhooks.DeleteEndpoint(t.Context(), f.ws, ep.ID); err != nil {
 				t.Fatal(err)
 			}
 			return message(t, job(t, ep, e), 1, time.Now())
@@ -239,7 +238,7 @@ func TestFinalAttempt(t *testing.T) {
 			rc := newReceiver(t, "127.0.0.2:0", status(http.StatusBadGateway))
 			ep := f.endpoint(rc.URL)
 			if tc.lastSuccess != nil {
-				if err := f.store.Webhooks.EndpointSucceeded(context.Background(), f.ws, ep.ID, *tc.lastSuccess); err != nil {
+				if err := f.store.Webhooks.EndpointSucceeded(t.Context(), f.ws, ep.ID, *tc.lastSuccess); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -400,7 +399,7 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 	if got := sqsAPI.visibility(); !slices.Equal(got, []int32{900}) {
 		t.Errorf("visibility = %v, want the schedule's last step (900 s)", got)
 	}
-	got, err := f.store.Webhooks.GetEndpoint(context.Background(), f.ws, ep.ID)
+	got, err := f.store.Webhooks.GetEndpoint(t.Context(), f.ws, ep.ID)
 	if err != nil || !got.Enabled {
 		t.Errorf("endpoint = %+v (err %v), want still enabled", got, err)
 	}
@@ -409,7 +408,7 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 	if failed := handle(t, d, late); len(failed) != 0 {
 		t.Fatalf("batch item failures = %v, want the message dropped after its last attempt", failed)
 	}
-	if got, err := f.store.Webhooks.GetEndpoint(context.Background(), f.ws, ep.ID); err != nil || got.Enabled {
+	if got, err := f.store.Webhooks.GetEndpoint(t.Context(), f.ws, ep.ID); err != nil || got.Enabled {
 		t.Errorf("endpoint = %+v (err %v), want disabled after every attempt failed", got, err)
 	}
 }

@@ -25,7 +25,7 @@ import (
 // get a job, on the emulated queue, with the exact body.
 func TestFanoutEnqueuesForSubscribedEndpoints(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	ctx := t.Context()
 	f := newFixture(t)
 	other, err := f.store.Workspaces.CreateWorkspace(ctx, "Other")
 	if err != nil {
@@ -156,7 +156,7 @@ func TestFanoutBatches(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sender := &fakeBatch{send: tc.send}
 			fan := &webhook.Fanout{Endpoints: tc.endpoints, Queue: &queue.BatchPublisher{SQS: sender, QueueURL: "q"}}
-			err := fan.Publish(context.Background(), testEvent(ws, event.Clicked))
+			err := fan.Publish(t.Context(), testEvent(ws, event.Clicked))
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Errorf("Publish = %v, want error %q", err, tc.wantErr)
 			}
@@ -178,7 +178,7 @@ func TestFanoutRefusesIncompleteEvents(t *testing.T) {
 		"no id":        {WorkspaceID: "ws", Type: event.Delivered},
 		"unknown type": {ID: "evt_1", WorkspaceID: "ws", Type: "email.sent"},
 	} {
-		if err := fan.Publish(context.Background(), e); err == nil {
+		if err := fan.Publish(t.Context(), e); err == nil {
 			t.Errorf("%s: Publish succeeded", name)
 		}
 	}

@@ -97,7 +97,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	store, _ := dynamotest.NewStore(t)
-	ws, err := store.Workspaces.CreateWorkspace(context.Background(), "Acme")
+	ws, err := store.Workspaces.CreateWorkspace(t.Context(), "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func (f *fixture) endpointIn(ws, url string, types ...event.Type) webhook.Endpoi
 		ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: ws, URL: url, Secret: webhook.NewSecret(),
 		Events: types, Enabled: true, CreatedAt: time.Now().UTC(),
 	}
-	if err := f.store.Webhooks.CreateEndpoint(context.Background(), ep); err != nil {
+	if err := f.store.Webhooks.CreateEndpoint(f.t.Context(), ep); err != nil {
 		f.t.Fatal(err)
 	}
 	return ep
@@ -125,7 +125,7 @@ func (f *fixture) endpointIn(ws, url string, types ...event.Type) webhook.Endpoi
 
 func (f *fixture) get(id string) webhook.Endpoint {
 	f.t.Helper()
-	ep, err := f.store.Webhooks.GetEndpoint(context.Background(), f.ws, id)
+	ep, err := f.store.Webhooks.GetEndpoint(f.t.Context(), f.ws, id)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func (f *fixture) get(id string) webhook.Endpoint {
 
 func (f *fixture) delivery(endpointID, eventID string) webhook.Delivery {
 	f.t.Helper()
-	d, err := f.store.Webhooks.GetDelivery(context.Background(), f.ws, endpointID, eventID)
+	d, err := f.store.Webhooks.GetDelivery(f.t.Context(), f.ws, endpointID, eventID)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func (f *fixture) delivery(endpointID, eventID string) webhook.Delivery {
 
 func (f *fixture) attempts(endpointID string) []webhook.Attempt {
 	f.t.Helper()
-	as, err := f.store.Webhooks.ListAttempts(context.Background(), f.ws, endpointID, 100)
+	as, err := f.store.Webhooks.ListAttempts(f.t.Context(), f.ws, endpointID, 100)
 	if err != nil {
 		f.t.Fatal(err)
 	}

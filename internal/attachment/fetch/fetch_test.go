@@ -116,8 +116,8 @@ func fileServer(t *testing.T, loopback *server) (*server, *atomic.Value) {
 var testPrefixes = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
 
 // fetchOne resolves one URL attachment.
-func fetchOne(f *Fetcher, filename, url string) (attachment.File, error) {
-	files, err := f.Resolve(context.Background(), []attachment.Input{{Filename: filename, URL: &url}})
+func fetchOne(t *testing.T, f *Fetcher, filename, url string) (attachment.File, error) {
+	files, err := f.Resolve(t.Context(), []attachment.Input{{Filename: filename, URL: &url}})
 	if err != nil {
 		return attachment.File{}, err
 	}
@@ -185,7 +185,7 @@ func TestResolveURL(t *testing.T) {
 				opts.Timeout = 5 * time.Second
 			}
 			f := New(opts)
-			got, err := fetchOne(f, "file.pdf", tc.url)
+			got, err := fetchOne(t, f, "file.pdf", tc.url)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Resolve: %v", err)
@@ -204,14 +204,14 @@ func TestResolveURL(t *testing.T) {
 			if tc.wantGuard {
 				var left atomic.Int64
 				left.Store(1 << 30)
-				if _, _, err := f.fetch(context.Background(), tc.url, &left); !errors.Is(err, ssrf.ErrProhibitedIP) {
+				if _, _, err := f.fetch(t.Context(), tc.url, &left); !errors.Is(err, ssrf.ErrProhibitedIP) {
 					t.Errorf("fetch error = %v, want the guard's ErrProhibitedIP", err)
 				}
 			}
 		})
 	}
 	t.Run("user agent", func(t *testing.T) {
-		if _, err := fetchOne(New(Options{AllowedPrefixes: testPrefixes}), "f.pdf", base+"/file.pdf"); err != nil {
+		if _, err := fetchOne(t, New(Options{AllowedPrefixes: testPrefixes}), "f.pdf", base+"/file.pdf"); err != nil {
 			t.Fatal(err)
 		}
 		if got := ua.Load(); got != "Sesame-Attachment-Fetcher/1" {
@@ -269,12 +269,12 @@ func TestGuardBlocks(t *testing.T) {
 	for name, url := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := fetchOne(f, "x.pdf", url)
+			_, err := fetchOne(t, f, "x.pdf", url)
 			attachmenttest.WantError(t, err, fail.KindInvalid, `attachments[0] ("x.pdf")`, "URL is not publicly reachable")
 			noLeak(t, err)
 			var left atomic.Int64
 			left.Store(1 << 30)
-			if _, _, err := f.fetch(context.Background(), url, &left); !errors.Is(err, ssrf.ErrProhibitedIP) {
+			if _, _, err := f.fetch(t.Context(), url, &left); !errors.Is(err, ssrf.ErrProhibitedIP) {
 				t.Errorf("fetch error = %v, want the guard's ErrProhibitedIP", err)
 			}
 		})
@@ -319,7 +319,7 @@ func TestResolveContentType(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := f.Resolve(context.Background(), []attachment.Input{tc.in})
+			got, err := f.Resolve(t.Context(), []attachment.Input{tc.in})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -349,7 +349,7 @@ func TestResolveMany(t *testing.T) {
 			in[i] = attachment.Input{Filename: name, URL: attachmenttest.Ptr(srv.URL + "/" + name)}
 		}
 	}
-	got, err := f.Resolve(context.Background(), in)
+	got, err := f.Resolve(t.Context(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestResolveTotal(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			before := hits.Load()
-			_, err := f.Resolve(context.Background(), tc.in)
+			_, err := f.Resolve(t.Context(), tc.in)
 			attachmenttest.WantError(t, err, tc.wantKind)
 			if n := hits.Load() - before; n > tc.maxHits {
 				t.Errorf("server hit %d times, want at most %d", n, tc.maxHits)
@@ -409,7 +409,7 @@ func TestResolveCancelled(t *testing.T) {
 	t.Parallel()
 	files, _ := fileServer(t, nil)
 	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second})
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	_, err := f.Resolve(ctx, []attachment.Input{{Filename: "s.pdf", URL: attachmenttest.Ptr(files.URL + "/slow")}})
 	// The caller's own deadline is not the client's fault: no client error.
@@ -438,7 +438,7 @@ func TestResolveTotalTimeout(t *testing.T) {
 	t.Parallel()
 	files, _ := fileServer(t, nil)
 	f := New(Options{AllowedPrefixes: testPrefixes, Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond})
-	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "s.pdf", URL: attachmenttest.Ptr(files.URL + "/slow")}})
+	_, err := f.Resolve(t.Context(), []attachment.Input{{Filename: "s.pdf", URL: attachmenttest.Ptr(files.URL + "/slow")}})
 	attachmenttest.WantError(t, err, fail.KindInvalid, "attachment URLs took more than")
 	if !fail.IsTransient(err) {
 		t.Errorf("a slow fetch is not transient: %v", err)
@@ -449,7 +449,7 @@ func TestResolveTotalTimeout(t *testing.T) {
 func TestResolveTotalIsPermanent(t *testing.T) {
 	t.Parallel()
 	f := New(Options{AllowedPrefixes: testPrefixes, MaxBytes: 1000, MaxTotalBytes: 1500})
-	_, err := f.Resolve(context.Background(), []attachment.Input{{Filename: "a.txt", Content: attachmenttest.B64(make([]byte, 1600))}})
+	_, err := f.Resolve(t.Context(), []attachment.Input{{Filename: "a.txt", Content: attachmenttest.B64(make([]byte, 1600))}})
 	if fail.KindOf(err) != fail.KindTooLarge || !fail.IsPermanent(err) {
 		t.Errorf("err = %v, want a permanent too large", err)
 	}

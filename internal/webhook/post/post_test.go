@@ -1,7 +1,6 @@
 package post_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -90,7 +89,7 @@ func TestNewClientRefusesPrivateAddresses(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := post.NewClient(post.Options{AllowedPrefixes: tc.allowed, Timeout: 2 * time.Second})
-			_, err := c.Post(context.Background(), rc.URL, map[string]string{"Content-Type": "application/json"}, []byte("{}"))
+			_, err := c.Post(t.Context(), rc.URL, map[string]string{"Content-Type": "application/json"}, []byte("{}"))
 			if (err == nil) != tc.wantOK {
 				t.Errorf("POST err = %v, want ok %v", err, tc.wantOK)
 			}
@@ -114,7 +113,7 @@ func TestPost(t *testing.T) {
 	})
 	c := post.NewClient(post.Options{AllowedPrefixes: testPrefixes, Timeout: 2 * time.Second})
 	body := `{"a":"zoë \u2028"}`
-	status, err := c.Post(context.Background(), rc.URL+"/hook", map[string]string{webhook.HeaderEventID: "evt_1"}, []byte(body))
+	status, err := c.Post(t.Context(), rc.URL+"/hook", map[string]string{webhook.HeaderEventID: "evt_1"}, []byte(body))
 	if err != nil || status != http.StatusAccepted {
 		t.Fatalf("Post = %d, %v", status, err)
 	}
@@ -123,7 +122,7 @@ func TestPost(t *testing.T) {
 		t.Errorf("received %q with %v", rc.body, rc.header)
 	}
 	rc.mu.Unlock()
-	if status, err := c.Post(context.Background(), rc.URL+"/moved", nil, nil); err != nil || status != http.StatusFound {
+	if status, err := c.Post(t.Context(), rc.URL+"/moved", nil, nil); err != nil || status != http.StatusFound {
 		t.Errorf("redirect: Post = %d, %v; want the 302 itself", status, err)
 	}
 }
@@ -133,7 +132,7 @@ func TestPost(t *testing.T) {
 func TestPostFailures(t *testing.T) {
 	t.Parallel()
 	c := post.NewClient(post.Options{AllowedPrefixes: testPrefixes, Timeout: 2 * time.Second})
-	_, err := c.Post(context.Background(), "http://127.0.0.2:1/hook", nil, nil)
+	_, err := c.Post(t.Context(), "http://127.0.0.2:1/hook", nil, nil)
 	if got := fail.MessageOf(err); got != "endpoint refused the connection or is unreachable" {
 		t.Errorf("refused: message %q", got)
 	}
@@ -141,7 +140,7 @@ func TestPostFailures(t *testing.T) {
 	if !errors.As(err, &opErr) {
 		t.Errorf("refused: cause lost: %v", err)
 	}
-	_, err = c.Post(context.Background(), "http://bad host/", nil, nil)
+	_, err = c.Post(t.Context(), "http://bad host/", nil, nil)
 	if got := fail.MessageOf(err); got != "invalid endpoint URL" {
 		t.Errorf("bad URL: message %q", got)
 	}
