@@ -164,7 +164,8 @@ func decideStatus(d *Decision, in PlanInput) {
 }
 
 // checkEmail is the per-email part of the security review (brands, links,
-// markup), for an email whose template is cleared.
+// markup), for an email whose template is cleared: the same at send time
+// and when a held email is reviewed.
 func checkEmail(req Request, ws workspace.Workspace) review.Verdict {
 	return review.Check(req.Subject, req.HTML, ownBrands(ws))
 }
