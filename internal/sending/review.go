@@ -119,7 +119,7 @@ func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 		if err != nil {
 			return err
 		}
-		if v := review.Check(h.Request.Subject, h.Request.HTML, ownBrands(ws)); !v.Cleared {
+		if v := checkEmail(h.Request, ws); !v.Cleared {
 			rv.Service.logger().InfoContext(ctx, "held email left for the owner", slog.String("email_id", h.Email.ID), slog.Any("reasons", v.Reasons))
 			return nil
 		}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/mail"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,9 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/review"
-	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // Limits of a message.
@@ -35,10 +32,6 @@ const (
 	warnInlineBytes = 1 << 20
 	// idempotencyTTL is how long an Idempotency-Key replays its answer.
 	idempotencyTTL = 24 * time.Hour
-	// inFlight is how long a claimed key can be in use by its request (the
-	// send function's 28 s timeout, with margin); a twin asking meanwhile
-	// is told to retry.
-	inFlight = 60 * time.Second
 )
 
 // SendInput is one raw message handed to the Transport.
@@ -160,6 +153,7 @@ func RequestHash(route string, v any) string {
 
 // Send handles one validated request of principal p. idemKey and reqHash
 // are empty without an Idempotency-Key. Client errors are *fail.Error.
+// Plan makes every decision; Send does the reads and writes around it.
 func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, idemKey, reqHash string) (Outcome, error) {
 	now := s.now().UTC()
 	if idemKey != "" {
@@ -174,107 +168,70 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	if err != nil {
 		return Outcome{}, err
 	}
-	if c.Idempotency != nil {
-		return replay(*c.Idempotency, reqHash, now)
-	}
-	from, replyTo, err := resolveSender(c, req)
-	if err != nil {
-		return Outcome{}, err
-	}
-	mode, err := resolveTracking(c.Workspace, req.Tracking)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if p.Environment == apikey.Live && c.Workspace.MonthlyAllowance > 0 && c.MonthlySent >= c.Workspace.MonthlyAllowance {
-		next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-		e := fail.Errorf(fail.KindTooMany, fail.QuotaExceeded, "", "the workspace has used its monthly allowance of %d live emails; it renews on %s", c.Workspace.MonthlyAllowance, next.Format("2006-01-02"))
-		e.RetryAfter = next.Sub(now)
-		return Outcome{}, e
-	}
-
 	id, err := uuid.NewV7()
 	if err != nil {
 		return Outcome{}, err
 	}
-	msg := compose.Message{
-		From: from, To: req.To, ReplyTo: replyTo, Subject: req.Subject, HTML: req.HTML, EmailID: id.String(),
+	d, err := Plan(PlanInput{Principal: p, Request: req, RequestHash: reqHash, Context: c, EmailID: id.String(), Now: now})
+	if err != nil {
+		return Outcome{}, err
 	}
-	raw, warnings, err := s.build(ctx, msg, req.Attachments)
+	if d.Action == ActionReplay {
+		return d.Answer, nil
+	}
+
+	e := d.Email
+	raw, warnings, err := s.build(ctx, compose.Message{
+		From: d.From, To: req.To, ReplyTo: d.ReplyTo, Subject: req.Subject, HTML: req.HTML, EmailID: e.ID,
+	}, req.Attachments)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := d.Answer
+	out.Body.Warnings = warnings
+	claim, err := newClaim(idemKey, reqHash, out, now)
 	if err != nil {
 		return Outcome{}, err
 	}
 
-	e := email.Email{
-		ID: id.String(), WorkspaceID: p.WorkspaceID, To: req.To, Subject: req.Subject,
-		Type: email.TypeTransactional, Environment: p.Environment, SentAt: now, TrackingMode: mode,
-	}
-	out := Outcome{StatusCode: statusOK, Body: Response{Success: true, ID: e.ID, Warnings: warnings}}
-	newTemplate := false
-	switch {
-	case c.Suppressed:
-		e.Status = email.StatusSuppressed
-		out.Body.Success = false
-		out.Body.Message = "the recipient is on the workspace's do-not-send list; the email was recorded and not sent"
-	case p.Environment == apikey.Test:
-		// Test sends are captured, so there is no reputation to protect.
-		e.Status = email.StatusSent
-		out.Body.Message = "captured in test mode; not delivered"
-	case c.Template != nil && c.Template.State == TemplateDenied:
-		e.Status, e.Error = email.StatusFailed, "not sent: this template did not pass the security review"
-		out.Body.Success, out.Body.Error = false, &e.Error
-		out.Body.Message = e.Error
-	case c.Template == nil || c.Template.State == TemplatePending:
-		newTemplate = c.Template == nil
-		e.Status = email.StatusHeld
-	case !review.Check(req.Subject, req.HTML, ownBrands(c.Workspace)).Cleared:
-		// The fingerprint ignores links and text, so a cleared layout can
-		// still carry a foreign brand or a deceptive link: such an email
-		// waits for a review of its own.
-		e.Status = email.StatusHeld
-	default:
-		e.Status = email.StatusSent
-		out.Body.Message = "accepted for delivery"
-	}
-	if e.Status == email.StatusHeld {
-		out.StatusCode = statusAccepted
-		out.Body.Message = "held for a quick security review; it keeps this id and is sent once cleared"
-	}
-	out.Body.Status = e.Status
-
-	var claim *IdempotencyRecord
-	if idemKey != "" {
-		body, err := json.Marshal(out.Body)
-		if err != nil {
-			return Outcome{}, err
-		}
-		claim = &IdempotencyRecord{
-			Key: idemKey, RequestHash: reqHash, StatusCode: out.StatusCode, Body: body,
-			Pending: true, CreatedAt: now, ExpiresAt: now.Add(idempotencyTTL),
-		}
-	}
-	if e.Status == email.StatusHeld {
-		return s.hold(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: from.String(), ReplyTo: replyTo}, newTemplate, claim, out)
+	if d.Action == ActionHold {
+		return s.hold(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo}, d.NewTemplate, claim, out)
 	}
 	if held, err := s.Store.CreateEmail(ctx, e, claim); errors.Is(err, ErrIdempotencyTaken) {
 		return replay(*held, reqHash, now) // a concurrent twin won
 	} else if err != nil {
 		return Outcome{}, err
 	}
-	switch {
-	case e.Status == email.StatusFailed:
+	switch d.Action {
+	case ActionFail:
 		s.recordFailure(ctx, e)
-	case e.Status == email.StatusSent && p.Environment == apikey.Test:
+	case ActionCapture:
 		s.logger().InfoContext(ctx, "captured test email", slog.Bool("test", true),
-			slog.String("email_id", e.ID), slog.String("workspace_id", p.WorkspaceID),
-			slog.String("to", req.To), slog.String("subject", req.Subject))
-	case e.Status == email.StatusSent:
-		var err error
-		if out, err = s.deliver(ctx, e, from, raw, idemKey, out); err != nil {
+			slog.String("email_id", e.ID), slog.String("workspace_id", e.WorkspaceID),
+			slog.String("to", e.To), slog.String("subject", e.Subject))
+	case ActionDeliver:
+		if out, err = s.deliver(ctx, e, d.From, raw, idemKey, out); err != nil {
 			return Outcome{}, err
 		}
 	}
 	s.finish(ctx, e.WorkspaceID, claim, out)
 	return out, nil
+}
+
+// newClaim is the pending record an Idempotency-Key is claimed with,
+// holding the answer this request expects to give; nil without a key.
+func newClaim(idemKey, reqHash string, out Outcome, now time.Time) (*IdempotencyRecord, error) {
+	if idemKey == "" {
+		return nil, nil
+	}
+	body, err := json.Marshal(out.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &IdempotencyRecord{
+		Key: idemKey, RequestHash: reqHash, StatusCode: out.StatusCode, Body: body,
+		Pending: true, CreatedAt: now, ExpiresAt: now.Add(idempotencyTTL),
+	}, nil
 }
 
 // hold stores a held email and queues its review.
@@ -382,77 +339,6 @@ func (s *Service) abandon(ctx context.Context, workspaceID, emailID string, clai
 		}
 	}
 	return cause
-}
-
-// replay answers a request whose Idempotency-Key is taken: the first
-// answer for the same body, 409 for another body, and "retry shortly"
-// while the first request is still running.
-func replay(rec IdempotencyRecord, reqHash string, now time.Time) (Outcome, error) {
-	if rec.RequestHash != reqHash {
-		return Outcome{}, fail.Errorf(fail.KindConflict, fail.IdempotencyConflict, "Idempotency-Key", "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key")
-	}
-	if rec.Pending && now.Sub(rec.CreatedAt) < inFlight {
-		e := fail.Errorf(fail.KindConflict, fail.IdempotencyInProgress, "Idempotency-Key", "a request with this Idempotency-Key is still being processed; retry shortly")
-		e.RetryAfter = time.Second
-		return Outcome{}, e
-	}
-	var body Response
-	if err := json.Unmarshal(rec.Body, &body); err != nil {
-		return Outcome{}, fmt.Errorf("stored idempotent response: %w", err)
-	}
-	return Outcome{StatusCode: rec.StatusCode, Body: body}, nil
-}
-
-// resolveSender picks the From: sender_id, else from, else the workspace
-// default; it must be on a verified domain of the workspace.
-func resolveSender(c Context, req Request) (mail.Address, []string, error) {
-	var (
-		sender *identity.Sender
-		param  string
-	)
-	switch {
-	case req.SenderID != "":
-		if c.Sender == nil {
-			return mail.Address{}, nil, fail.Errorf(fail.KindNotFound, fail.SenderNotFound, "sender_id", "no sender with this id in the workspace")
-		}
-		sender, param = c.Sender, "sender_id"
-	case req.From != "":
-		a, err := mail.ParseAddress(req.From)
-		if err != nil {
-			return mail.Address{}, nil, fail.Invalid("from", "from must be one email address")
-		}
-		sender, param = &identity.Sender{Name: a.Name, Email: a.Address}, "from"
-	case c.Workspace.DefaultSender != nil:
-		sender = c.Workspace.DefaultSender // no field of the request to name
-	default:
-		return mail.Address{}, nil, fail.Missing("from")
-	}
-	if !slices.Contains(c.Workspace.VerifiedDomains, identity.DomainOf(sender.Email)) {
-		return mail.Address{}, nil, fail.Errorf(fail.KindForbidden, fail.SenderNotVerified, param, "%s is not on a verified domain of this workspace", sender.Email)
-	}
-	replyTo := []string(req.ReplyTo)
-	if len(replyTo) == 0 {
-		replyTo = sender.ReplyTo
-	}
-	return sender.Address(), replyTo, nil
-}
-
-func resolveTracking(ws workspace.Workspace, requested string) (email.TrackingMode, error) {
-	mode := email.TrackingMode(requested)
-	if mode == "" {
-		mode = email.TrackingMode(ws.DefaultTracking)
-	}
-	if mode == "" {
-		mode = email.TrackingFull
-	}
-	if mode == email.TrackingOff && !ws.TrackingOffProvisioned {
-		return "", fail.Errorf(fail.KindUnavailable, "", "tracking", "tracking off is not provisioned for this workspace yet; nothing was sent")
-	}
-	return mode, nil
-}
-
-func ownBrands(ws workspace.Workspace) []string {
-	return append(append([]string{ws.Name}, ws.Brands...), ws.VerifiedDomains...)
 }
 
 // build resolves attachments and renders the MIME message, enforcing the
