@@ -332,15 +332,18 @@ func TestListEmailsBadInput(t *testing.T) {
 	cases := map[string]struct {
 		key, query, param string
 	}{
-		"limit=0":               {key, "?limit=0", "limit"},
-		"limit=-1":              {key, "?limit=-1", "limit"},
-		"limit=abc":             {key, "?limit=abc", "limit"},
-		"cursor garbage":        {key, "?cursor=@@not-a-cursor@@", "cursor"},
-		"cursor edited":         {key, "?cursor=" + string(edited), "cursor"},
-		"cursor of another key": {otherKey, "?cursor=" + cursor, "cursor"},
-		"status=unknown":        {key, "?status=unknown", "status"},
-		"type=newsletter":       {key, "?type=newsletter", "type"},
-		"environment=prod":      {key, "?environment=prod", "environment"},
+		"limit=0":                     {key, "?limit=0", "limit"},
+		"limit=-1":                    {key, "?limit=-1", "limit"},
+		"limit=abc":                   {key, "?limit=abc", "limit"},
+		"cursor garbage":              {key, "?cursor=@@not-a-cursor@@", "cursor"},
+		"cursor edited":               {key, "?cursor=" + string(edited), "cursor"},
+		"cursor of another key":       {otherKey, "?cursor=" + cursor, "cursor"},
+		"cursor not percent-encoding": {key, "?cursor=%%%garbage", "cursor"},
+		"limit not percent-encoding":  {key, "?limit=%zz", "limit"},
+		"semicolon separator":         {key, "?limit=5;status=sent", "limit"},
+		"status=unknown":              {key, "?status=unknown", "status"},
+		"type=newsletter":             {key, "?type=newsletter", "type"},
+		"environment=prod":            {key, "?environment=prod", "environment"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

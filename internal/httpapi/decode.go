@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -92,4 +93,22 @@ func jsonKind(goKind string) string {
 		return "a number"
 	}
 	return fmt.Sprintf("of another type (%s)", goKind)
+}
+
+// checkQuery refuses a query string that is not valid percent-encoding
+// (or holds a raw ';'): Go's parser would silently drop the bad pair, and a dropped cursor or
+// filter would answer a page the client did not ask for. param names the
+// parameter (its raw name when the name itself is malformed).
+func checkQuery(raw string) error {
+	for pair := range strings.SplitSeq(raw, "&") {
+		name, value, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(name)
+		if err != nil || strings.Contains(name, ";") {
+			return fail.Invalid(name, "query parameter %q is not valid percent-encoding", name)
+		}
+		if _, err := url.QueryUnescape(value); err != nil || strings.Contains(value, ";") {
+			return fail.Invalid(key, "the value of %s is not valid percent-encoding", key)
+		}
+	}
+	return nil
 }

@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -17,42 +20,47 @@ const (
 	MaxLimit     = 100
 )
 
-// Cursors signs and checks the opaque keyset cursors of list endpoints. A
-// cursor is bound to the workspace, the list and its filters, so a cursor
-// edited, forged or taken to another workspace or filter is refused.
+// Cursors seals and opens the opaque keyset cursors of list endpoints: a
+// cursor is encrypted (AES-256-GCM, key derived from Secret), so it reveals
+// no id or time, and bound to the workspace, the list and its filters (the
+// binding is its additional data), so a cursor edited, forged or taken to
+// another workspace or filter is refused.
 type Cursors struct {
 	Secret []byte
 }
 
-const macLen = 16
-
 // Encode returns the cursor of position within binding.
 func (c Cursors) Encode(binding, position string) string {
-	raw := append(c.mac(binding, position), position...)
-	return base64.RawURLEncoding.EncodeToString(raw)
+	aead := c.aead()
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(position)+aead.Overhead())
+	rand.Read(nonce) // never returns an error since Go 1.24
+	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(position), []byte(binding)))
 }
 
 // Decode returns the position a cursor holds, or an invalid_field error.
 func (c Cursors) Decode(binding, cursor string) (string, error) {
 	bad := fail.Invalid("cursor", "cursor is malformed; pass next_cursor of a previous page unchanged with the same filters")
+	aead := c.aead()
 	// Strict: a cursor whose unused trailing bits were edited is refused too.
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
-	if err != nil || len(raw) <= macLen {
+	if err != nil || len(raw) < aead.NonceSize()+aead.Overhead() {
 		return "", bad
 	}
-	position := string(raw[macLen:])
-	if !hmac.Equal(raw[:macLen], c.mac(binding, position)) {
+	position, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], []byte(binding))
+	if err != nil {
 		return "", bad
 	}
-	return position, nil
+	return string(position), nil
 }
 
-func (c Cursors) mac(binding, position string) []byte {
+// aead is the cipher of the cursors: AES-256-GCM under a key derived from
+// the secret for this use alone.
+func (c Cursors) aead() cipher.AEAD {
 	h := hmac.New(sha256.New, c.Secret)
-	h.Write([]byte(binding))
-	h.Write([]byte{0})
-	h.Write([]byte(position))
-	return h.Sum(nil)[:macLen]
+	h.Write([]byte("sesame cursor encryption v1"))
+	block, _ := aes.NewCipher(h.Sum(nil)) // a 32-byte key is always valid
+	aead, _ := cipher.NewGCM(block)       // GCM over AES always builds
+	return aead
 }
 
 // PageRequest is the limit and decoded cursor position of a list request.

@@ -90,6 +90,10 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 		s.WriteError(w, r, fail.Errorf(fail.KindForbidden, fail.InsufficientScope, "", "this API key lacks the %s scope", rt.Scope))
 		return
 	}
+	if err := checkQuery(r.URL.RawQuery); err != nil {
+		s.WriteError(w, r, err)
+		return
+	}
 	r = r.WithContext(WithPrincipal(r.Context(), p))
 	if err := rt.Handler(w, r); err != nil {
 		s.WriteError(w, r, err)
