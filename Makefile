@@ -3,6 +3,11 @@ SHELL := /bin/bash
 FUNCTIONS := $(notdir $(wildcard functions/*))
 GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w"
 NODE_DEPS := localstack/node_modules/.package-lock.json
+# ARCH: the Lambda functions' architecture, arm64 (AWS's cheaper Graviton)
+# or amd64 (LocalStack on an x86 host runs functions natively only then).
+# `make build` builds for it and `make synth` declares it (cdk -c arch=).
+ARCH ?= arm64
+check_arch = $(if $(filter $(ARCH),arm64 amd64),,$(error ARCH must be arm64 or amd64, not $(ARCH)))
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: dev dev-up dev-down dev-reset test build synth lint bench clean deps invoke
@@ -48,16 +53,18 @@ invoke: bin/sesame
 	@test -f .sesame/dev.env || (echo "start the local stack first: make dev-up"; exit 1)
 	set -a; . .sesame/dev.env; set +a; bin/sesame invoke $(FN) $(EVENT)
 
-## build: every Lambda function to bin/<fn>/bootstrap (linux/arm64)
+## build: every Lambda function to bin/<fn>/bootstrap (linux/$(ARCH); ARCH=amd64 for LocalStack on x86)
 build:
+	$(check_arch)
 	@for fn in $(FUNCTIONS); do \
-		echo "build $$fn"; \
-		CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build $(GOFLAGS_LAMBDA) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
+		echo "build $$fn ($(ARCH))"; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$(ARCH) go build $(GOFLAGS_LAMBDA) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 	@big=$$(find bin -name bootstrap -size +15M); if [ -n "$$big" ]; then echo "over the 15 MB budget: $$big"; exit 1; fi
 
 ## synth: the CDK CloudFormation template (builds the functions first)
 synth: deps build
+	$(check_arch)
 	localstack/node_modules/.bin/cdk synth -q
 
 ## lint: gofmt, go vet, go mod tidy must leave no diff

@@ -344,7 +344,7 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		// Names the route or queue in the console; the tests find functions by it.
 		Description:  jsii.String(description),
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
+		Architecture: lambdaArchitecture(d.stack),
 		Handler:      jsii.String("bootstrap"),
 		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(d.binDir, function)), nil),
 		MemorySize:   jsii.Number(size.memoryMB),

@@ -55,14 +55,34 @@ var (
 
 func synth(t *testing.T) *synthed {
 	t.Helper()
-	synthOnce.Do(func() { synthResult, synthErr = doSynth() })
+	synthOnce.Do(func() { synthResult, synthErr = doSynth("cdk.out", nil) })
 	if synthErr != nil {
 		t.Fatalf("synth: %v", synthErr)
 	}
 	return synthResult
 }
 
-func doSynth() (s *synthed, err error) {
+var (
+	synthsByName = map[string]*synthed{}
+	synthErrs    = map[string]error{}
+)
+
+// synthWith synthesizes the stack once per name with the app context
+// given; synth(t) is the default deployment.
+func synthWith(t *testing.T, name string, context map[string]any) *synthed {
+	t.Helper()
+	if _, ok := synthsByName[name]; !ok && synthErrs[name] == nil {
+		synthsByName[name], synthErrs[name] = doSynth("cdk.out-"+name, context)
+	}
+	if err := synthErrs[name]; err != nil {
+		t.Fatalf("synth %s: %v", name, err)
+	}
+	return synthsByName[name]
+}
+
+// doSynth synthesizes the stack into testDir/outDir with the app context
+// given (the -c KEY=VALUE of the CLI); nil is the default deployment.
+func doSynth(outDir string, context map[string]any) (s *synthed, err error) {
 	defer func() {
 		if r := recover(); r != nil { // jsii reports errors as panics
 			err = fmt.Errorf("%v", r)
@@ -72,7 +92,11 @@ func doSynth() (s *synthed, err error) {
 	if err := writeDummyBinaries(binDir); err != nil {
 		return nil, err
 	}
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(testDir, "cdk.out"))})
+	props := &awscdk.AppProps{Outdir: jsii.String(filepath.Join(testDir, outDir))}
+	if context != nil {
+		props.Context = &context
+	}
+	app := awscdk.NewApp(props)
 	stack := NewSesameStack(app, testStackName, &SesameStackProps{BinDir: binDir})
 	tpl := assertions.Template_FromStack(stack, nil)
 

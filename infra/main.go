@@ -148,6 +148,13 @@ func run() error {
 		return fmt.Errorf("function binaries missing, build them first (make build): %v", missing)
 	}
 	app := awscdk.NewApp(nil)
+	opts, err := deployOptionsOf(app)
+	if err != nil {
+		return err
+	}
+	if problems := binaryArchProblems(DefaultBinDir, opts.arch); len(problems) > 0 {
+		return fmt.Errorf("function binaries are not %s (make build ARCH=%s, or -c %s=… to match them): %v", opts.arch, opts.arch, contextArch, problems)
+	}
 	NewSesameStack(app, "Sesame", &SesameStackProps{})
 	app.Synth(nil)
 	return nil

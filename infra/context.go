@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// The context keys the app reads, set with `cdk synth -c KEY=VALUE` (or
+// cdklocal; localstack/deploy-localstack.sh passes them).
+const (
+	// contextArch is the instruction set of the function binaries: arm64
+	// (the default, as `make build` builds them) or amd64 (`make build
+	// ARCH=amd64`). LocalStack runs each function in a Docker container of
+	// the function's architecture, so on an x86 host arm64 functions need
+	// qemu's binfmt emulation; amd64 runs natively there.
+	contextArch = "arch"
+)
+
+// Function architectures, as `make build ARCH=…` and GOARCH name them.
+const (
+	archARM64 = "arm64"
+	archAMD64 = "amd64"
+)
+
+// deployOptions are the app's context choices.
+type deployOptions struct {
+	arch string
+}
+
+// deployOptionsOf reads the context of scope (the app or the stack).
+func deployOptionsOf(scope constructs.Construct) (deployOptions, error) {
+	opts := deployOptions{arch: archARM64}
+	if v, ok, err := contextString(scope, contextArch); err != nil {
+		return opts, err
+	} else if ok {
+		if v != archARM64 && v != archAMD64 {
+			return opts, fmt.Errorf("context %s=%q: want %s or %s", contextArch, v, archARM64, archAMD64)
+		}
+		opts.arch = v
+	}
+	return opts, nil
+}
+
+// contextString is the context value of key as text: the CLI's -c gives
+// strings, cdk.json may give booleans.
+func contextString(scope constructs.Construct, key string) (string, bool, error) {
+	switch v := scope.Node().TryGetContext(jsii.String(key)).(type) {
+	case nil:
+		return "", false, nil
+	case string:
+		return v, true, nil
+	case bool:
+		return fmt.Sprint(v), true, nil
+	default:
+		return "", false, fmt.Errorf("context %s: %v is not a string", key, v)
+	}
+}
+
+// mustDeployOptions is deployOptionsOf for code that runs after run()
+// has checked the context (a bad value there is reported as an error).
+func mustDeployOptions(scope constructs.Construct) deployOptions {
+	opts, err := deployOptionsOf(scope)
+	if err != nil {
+		panic("infra: " + err.Error())
+	}
+	return opts
+}
+
+// lambdaArchitecture is the architecture of the functions of scope's app.
+func lambdaArchitecture(scope constructs.Construct) awslambda.Architecture {
+	if mustDeployOptions(scope).arch == archAMD64 {
+		return awslambda.Architecture_X86_64()
+	}
+	return awslambda.Architecture_ARM_64()
+}
