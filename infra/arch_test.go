@@ -17,8 +17,9 @@ func TestFunctionArchitecture(t *testing.T) {
 		doc  cfnTemplate
 		want string
 	}{
-		"default (arm64)": {synth(t).doc, "arm64"},
-		"arch=amd64":      {synthWith(t, "amd64", map[string]any{contextArch: archAMD64}).doc, "x86_64"},
+		"default (arm64)":          {synth(t).doc, "arm64"},
+		"LocalStack, arch=amd64":   {synthLocalStack(t).doc, "x86_64"},
+		"arch=amd64 without local": {synthWith(t, "amd64", map[string]any{contextArch: archAMD64}).doc, "x86_64"},
 	}
 	for name, tc := range cases {
 		fns := tc.doc.routeFunctions()

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -17,6 +19,12 @@ const (
 	// the function's architecture, so on an x86 host arm64 functions need
 	// qemu's binfmt emulation; amd64 runs natively there.
 	contextArch = "arch"
+	// contextLocalStack, when true, deploys into community LocalStack
+	// (deployOptions.localStack).
+	contextLocalStack = "localstack"
+	// contextSESv2Endpoint is where functions send their SES v2 calls in
+	// LocalStack mode; defaultSESv2Endpoint if unset.
+	contextSESv2Endpoint = "sesv2Endpoint"
 )
 
 // Function architectures, as `make build ARCH=…` and GOARCH name them.
@@ -26,8 +34,24 @@ const (
 )
 
 // deployOptions are the app's context choices.
+//
+// localStack is LocalStack mode, for LocalStack's free (community) image
+// (infra/localstack.go):
+//   - no SES configuration sets: its CloudFormation has no provider for
+//     AWS::SES::ConfigurationSet or ConfigurationSetEventDestination and
+//     skips them, so their Refs (the set names the functions would send
+//     with) resolve to nothing usable. The functions get no
+//     SESAME_CONFIG_SET_* variables and send without a configuration set
+//     (internal/ses leaves ConfigurationSetName unset for an empty name).
+//   - SES v2 calls go to sesv2Endpoint (aws-ses-v2-local): community
+//     LocalStack answers the SES v2 API with 501.
+//   - the EventBridge rule still matches the set names the stack would
+//     have (<stack>-full, …), so an SES event put on the default bus by
+//     hand (localstack/smoke.sh) reaches the status function as in AWS.
 type deployOptions struct {
-	arch string
+	arch          string
+	localStack    bool
+	sesv2Endpoint string
 }
 
 // deployOptionsOf reads the context of scope (the app or the stack).
@@ -40,6 +64,31 @@ func deployOptionsOf(scope constructs.Construct) (deployOptions, error) {
 			return opts, fmt.Errorf("context %s=%q: want %s or %s", contextArch, v, archARM64, archAMD64)
 		}
 		opts.arch = v
+	}
+	if v, ok, err := contextString(scope, contextLocalStack); err != nil {
+		return opts, err
+	} else if ok {
+		switch strings.ToLower(v) {
+		case "true":
+			opts.localStack = true
+		case "false":
+		default:
+			return opts, fmt.Errorf("context %s=%q: want true or false", contextLocalStack, v)
+		}
+	}
+	v, ok, err := contextString(scope, contextSESv2Endpoint)
+	switch {
+	case err != nil:
+		return opts, err
+	case ok && !opts.localStack:
+		return opts, fmt.Errorf("context %s applies only with -c %s=true", contextSESv2Endpoint, contextLocalStack)
+	case ok:
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return opts, fmt.Errorf("context %s=%q: want an http(s) URL", contextSESv2Endpoint, v)
+		}
+		opts.sesv2Endpoint = v
+	case opts.localStack:
+		opts.sesv2Endpoint = defaultSESv2Endpoint
 	}
 	return opts, nil
 }

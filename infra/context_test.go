@@ -20,6 +20,16 @@ func TestDeployOptions(t *testing.T) {
 		"x86_64 is not a GOARCH":           {context: map[string]any{contextArch: "x86_64"}, wantErr: "want arm64 or amd64"},
 		"arch from cdk.json, not a string": {context: map[string]any{contextArch: true}, wantErr: "want arm64 or amd64"},
 		"arch a number":                    {context: map[string]any{contextArch: 64}, wantErr: "is not a string"},
+		"localstack from the CLI":          {context: map[string]any{contextLocalStack: "true"}, want: deployOptions{arch: archARM64, localStack: true, sesv2Endpoint: defaultSESv2Endpoint}},
+		"localstack from cdk.json":         {context: map[string]any{contextLocalStack: true}, want: deployOptions{arch: archARM64, localStack: true, sesv2Endpoint: defaultSESv2Endpoint}},
+		"localstack=false":                 {context: map[string]any{contextLocalStack: "false"}, want: deployOptions{arch: archARM64}},
+		"localstack=yes":                   {context: map[string]any{contextLocalStack: "yes"}, wantErr: "want true or false"},
+		"own SES endpoint": {
+			context: map[string]any{contextLocalStack: "true", contextSESv2Endpoint: "http://10.0.0.5:8005"},
+			want:    deployOptions{arch: archARM64, localStack: true, sesv2Endpoint: "http://10.0.0.5:8005"},
+		},
+		"SES endpoint without localstack": {context: map[string]any{contextSESv2Endpoint: "http://10.0.0.5:8005"}, wantErr: "applies only with -c localstack=true"},
+		"SES endpoint not a URL":          {context: map[string]any{contextLocalStack: "true", contextSESv2Endpoint: "ses-v2-local"}, wantErr: "want an http(s) URL"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

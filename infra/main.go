@@ -43,12 +43,13 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		p.BinDir = DefaultBinDir
 	}
 	stack := awscdk.NewStack(scope, &id, &p.StackProps)
+	opts := mustDeployOptions(stack)
 
 	table := newTable(stack)
 	queues := newQueues(stack)
 	cursorSecret := newCursorSecret(stack)
-	configSets := newConfigSets(stack)
-	publishSESEvents(stack, configSets, queues[queue.SESEvents.Name])
+	configSets, setNames := sesConfiguration(stack, opts)
+	publishSESEvents(stack, setNames, queues[queue.SESEvents.Name])
 
 	fns := functionDeps{
 		stack:       stack,
@@ -68,9 +69,11 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	}
 
 	api := newRestAPI(stack)
+	created := map[string]awslambda.Function{} // by function name
 	byPath := map[string]awslambda.Function{}
 	for _, r := range routes.API {
 		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizingOf(r), nil)
+		created[r.Function] = fn
 		addRoute(api, r, fn)
 		if _, ok := byPath[r.Path]; !ok {
 			byPath[r.Path] = fn
@@ -86,7 +89,10 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		}
 	}
 	for _, c := range routes.Consumers {
-		fns.newConsumer(c)
+		created[c.Function] = fns.newConsumer(c)
+	}
+	if opts.localStack {
+		pointSESv2At(created, opts.sesv2Endpoint)
 	}
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{

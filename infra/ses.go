@@ -75,7 +75,7 @@ func newConfigSets(stack awscdk.Stack) []configSet {
 	out := make([]configSet, 0, len(trackingModes))
 	for _, t := range trackingModes {
 		set := awsses.NewConfigurationSet(stack, jsii.String("ConfigSet-"+t.mode), &awsses.ConfigurationSetProps{
-			ConfigurationSetName: jsii.String(*stack.StackName() + "-" + t.mode),
+			ConfigurationSetName: jsii.String(configSetName(stack, t.mode)),
 			ReputationMetrics:    jsii.Bool(true),
 			SendingEnabled:       jsii.Bool(true),
 		})
@@ -101,8 +101,22 @@ func newConfigSets(stack awscdk.Stack) []configSet {
 	return out
 }
 
-// publishSESEvents routes the SES events of the stack's configuration sets
-// from the default EventBridge bus into the ses-events queue, where the
+// configSetName is the name of the configuration set of a tracking mode.
+func configSetName(stack awscdk.Stack, mode string) string {
+	return *stack.StackName() + "-" + mode
+}
+
+// configSetNames are the names of sets, as the template refers to them.
+func configSetNames(sets []configSet) []*string {
+	names := make([]*string, 0, len(sets))
+	for _, cs := range sets {
+		names = append(names, cs.set.ConfigurationSetName())
+	}
+	return names
+}
+
+// publishSESEvents routes the SES events of the configuration sets named
+// setNames from the default EventBridge bus into the ses-events queue, where the
 // status function reads them (status.Parse unwraps the EventBridge
 // envelope: source aws.ses, the SES event in detail).
 //
@@ -119,10 +133,10 @@ func newConfigSets(stack awscdk.Stack) []configSet {
 // deployments in one account and region do not see each other's events.
 // The SQS target adds a queue policy that lets events.amazonaws.com send,
 // on condition that the sender is this rule.
-func publishSESEvents(stack awscdk.Stack, sets []configSet, sesEvents awssqs.IQueue) awsevents.Rule {
-	names := make([]any, 0, len(sets))
-	for _, cs := range sets {
-		names = append(names, cs.set.ConfigurationSetName())
+func publishSESEvents(stack awscdk.Stack, setNames []*string, sesEvents awssqs.IQueue) awsevents.Rule {
+	names := make([]any, 0, len(setNames))
+	for _, n := range setNames {
+		names = append(names, n)
 	}
 	return awsevents.NewRule(stack, jsii.String("SesEventsRule"), &awsevents.RuleProps{
 		Description: jsii.String("Sesame: SES events of the stack's configuration sets to the ses-events queue"),

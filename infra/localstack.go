@@ -1,0 +1,51 @@
+package main
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// LocalStack mode (deployOptions.localStack): what the stack does
+// differently in LocalStack's free image.
+
+// defaultSESv2Endpoint is the aws-ses-v2-local container of
+// localstack/docker-compose.yml (service sesv2Service, port sesv2Port) as
+// the function containers reach it: LocalStack starts them on the compose
+// network (LAMBDA_DOCKER_NETWORK), where the service name resolves.
+const (
+	sesv2Service         = "ses-v2-local"
+	sesv2Port            = "8005"
+	defaultSESv2Endpoint = "http://" + sesv2Service + ":" + sesv2Port
+)
+
+// sesv2EndpointVar is the AWS SDK's service-specific endpoint variable for
+// SES v2. It wins over AWS_ENDPOINT_URL, which LocalStack sets in every
+// function container to reach itself, so DynamoDB, SQS and the rest still
+// go to LocalStack.
+const sesv2EndpointVar = "AWS_ENDPOINT_URL_SESV2"
+
+// sesConfiguration creates the stack's SES configuration sets and returns
+// them with the names the SES events rule matches. In LocalStack mode
+// there are no sets: the names are the ones they would have.
+func sesConfiguration(stack awscdk.Stack, opts deployOptions) ([]configSet, []*string) {
+	if !opts.localStack {
+		sets := newConfigSets(stack)
+		return sets, configSetNames(sets)
+	}
+	names := make([]*string, 0, len(trackingModes))
+	for _, t := range trackingModes {
+		names = append(names, jsii.String(configSetName(stack, t.mode)))
+	}
+	return nil, names
+}
+
+// pointSESv2At sends the SES v2 calls of every function that sends email
+// (its access profile's sendEmail) to endpoint; the others make none.
+func pointSESv2At(functions map[string]awslambda.Function, endpoint string) {
+	for name, fn := range functions {
+		if accessOf(name).sendEmail {
+			fn.AddEnvironment(jsii.String(sesv2EndpointVar), jsii.String(endpoint), nil)
+		}
+	}
+}
