@@ -24,6 +24,7 @@ require (
 	github.com/wneessen/go-mail v0.7.2
 	golang.org/x/net v0.50.0
 	golang.org/x/sync v0.19.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
