@@ -6,6 +6,7 @@
 # root:
 #   docker compose -f localstack/docker-compose.yml up -d
 #   localstack/deploy-localstack.sh
+#   localstack/smoke.sh
 # ARCH (amd64 or arm64) is the functions' architecture. LocalStack runs
 # each function in a container of that architecture, so the default is
 # the host's: arm64 functions on an x86 host would need qemu.
@@ -52,4 +53,4 @@ cdklocal=localstack/node_modules/.bin/cdklocal
 context=(-c localstack=true -c "arch=$arch")
 "$cdklocal" bootstrap "${context[@]}"
 "$cdklocal" deploy --require-approval never "${context[@]}"
-echo "deployed"
+echo "deployed; check it end to end with localstack/smoke.sh"

@@ -129,6 +129,7 @@ func (c *console) devCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to serve the API on")
 	cmd.Flags().StringVar(&envFile, "env-file", ".sesame/dev.env", "file to write the local settings and demo keys to")
+	cmd.AddCommand(c.devSeedCommand())
 	return cmd
 }
 

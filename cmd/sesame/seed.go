@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/spf13/cobra"
+
+	"github.com/sesame-mail/sesame/internal/devstack"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+)
+
+// dynamoEndpoint is the DynamoDB endpoint the AWS SDK uses when one is set
+// in the environment (the service's own variable wins over the global
+// one), or "" for AWS itself.
+func dynamoEndpoint() string {
+	if e := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"); e != "" {
+		return e
+	}
+	return os.Getenv("AWS_ENDPOINT_URL")
+}
+
+// devSeedCommand seeds the demo workspace of `sesame dev` (devstack.Seed:
+// the domain demo.sesame.test recorded as verified, its default sender, a
+// live and a test full-access key) into an existing table, such as that of
+// a stack deployed on LocalStack (localstack/smoke.sh). The ids and keys
+// go to --env-file, never to the output; a second run reuses them while
+// they still work.
+//
+// It refuses a DynamoDB endpoint that is not on this machine: the domain
+// is recorded as verified without asking SES, which only a local stack
+// may do.
+func (c *console) devSeedCommand() *cobra.Command {
+	var envFile string
+	cmd := &cobra.Command{
+		Use:   "seed",
+		Short: "Seed the demo workspace (verified domain, live and test keys) into --table on a local endpoint (e.g. LocalStack)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if endpoint := dynamoEndpoint(); !isLoopbackURL(endpoint) {
+				return fmt.Errorf("dev seed records %s as verified without SES, so it needs a local DynamoDB: set AWS_ENDPOINT_URL_DYNAMODB (or AWS_ENDPOINT_URL) to one, e.g. LocalStack's http://127.0.0.1:4566 (it is %q)", devstack.DemoDomain, endpoint)
+			}
+			table, err := c.cfg.RequireTable()
+			if err != nil {
+				return err
+			}
+			awsCfg, err := c.aws(ctx)
+			if err != nil {
+				return err
+			}
+			repos := dynamo.NewRepositories(dynamo.NewTable(dynamodb.NewFromConfig(awsCfg, disableChecksum), table))
+			prev, err := devstack.ReadEnv(envFile)
+			if err != nil {
+				return err
+			}
+			demo, err := devstack.Seed(ctx, repos, prev)
+			if err != nil {
+				return err
+			}
+			env := devstack.Env{
+				"SESAME_TABLE":        table,
+				"SESAME_WORKSPACE_ID": demo.WorkspaceID,
+				"SESAME_LIVE_KEY":     demo.LiveKey,
+				"SESAME_TEST_KEY":     demo.TestKey,
+			}
+			if err := env.Write(envFile); err != nil {
+				return err
+			}
+			out := struct {
+				WorkspaceID string `json:"workspace_id"`
+				EnvFile     string `json:"env_file"`
+			}{demo.WorkspaceID, envFile}
+			return c.print(out, func(w io.Writer) {
+				fmt.Fprintf(w, "workspace\t%s\nkeys in\t%s (set -a; . %s)\n", demo.WorkspaceID, envFile, envFile)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&envFile, "env-file", ".sesame/localstack.env", "file to read the previous demo keys from and write the demo workspace and keys to")
+	return cmd
+}
