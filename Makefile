@@ -67,9 +67,11 @@ synth: deps build
 	$(check_arch)
 	localstack/node_modules/.bin/cdk synth -q
 
-## lint: gofmt, go vet, go mod tidy must leave no diff
+## lint: gofmt, go vet, go mod tidy must leave no diff; shellcheck on the scripts
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
+	@command -v shellcheck >/dev/null || (apt-get update -qq && apt-get install -y -qq shellcheck)
+	shellcheck -x $$(git ls-files '*.sh') .ci/run
 	go vet ./...
 	cp go.mod /tmp/sesame.go.mod; cp go.sum /tmp/sesame.go.sum
 	go mod tidy

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the stack and test scripts: points the AWS SDK at the local
 # emulators (the SDK reads AWS_ENDPOINT_URL_<SERVICE>) with dummy credentials.
 export AWS_ENDPOINT_URL_DYNAMODB="http://127.0.0.1:${DYNAMODB_PORT}"

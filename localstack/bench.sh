@@ -7,6 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 export STATE_DIR=$root/.sesame/bench
 export DYNAMODB_PORT=${BENCH_DYNAMODB_PORT:-18110} SQS_PORT=${BENCH_SQS_PORT:-18111} SES_PORT=${BENCH_SES_PORT:-18112}
+# shellcheck source=localstack/aws-env.sh
 . "$here/aws-env.sh"
 export SESAME_REQUIRE_EMULATORS=1
 trap '"$here/emulators.sh" stop' EXIT

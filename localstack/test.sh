@@ -6,6 +6,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 export STATE_DIR=$root/.sesame/test
 export DYNAMODB_PORT=${TEST_DYNAMODB_PORT:-18100} SQS_PORT=${TEST_SQS_PORT:-18101} SES_PORT=${TEST_SES_PORT:-18102}
+# shellcheck source=localstack/aws-env.sh
 . "$here/aws-env.sh"
 export SESAME_REQUIRE_EMULATORS=1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
