@@ -1,8 +1,12 @@
 package httpapi_test
 
 import (
+	"context"
+	"errors"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -172,4 +176,64 @@ func TestListRouteCursorBoundToWorkspace(t *testing.T) {
 
 	rec = serve(h, request{target: "/api/v1/things?limit=abc", key: keyRead})
 	checkError(t, rec, 400, "invalid_field", "limit")
+}
+
+// ServeList pages the way every list route does: the store is asked for
+// the cursor's position and the limit, each item is rendered, and the next
+// cursor continues after the last one; a bad page or a store fault writes
+// nothing.
+func TestServeList(t *testing.T) {
+	const binding = "things:ws_1"
+	type call struct {
+		after string
+		limit int
+	}
+	var calls []call
+	fetch := func(_ context.Context, after string, limit int) ([]int, string, bool, error) {
+		calls = append(calls, call{after, limit})
+		if after == "fail" {
+			return nil, "", false, errors.New("store down")
+		}
+		return []int{1, 2}, "pos_2", after == "", nil
+	}
+	serveList := func(query string) (*httptest.ResponseRecorder, error) {
+		calls = nil
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", "/api/v1/things?"+query, nil)
+		return w, httpapi.ServeList(w, r, testCursors, binding, fetch, strconv.Itoa)
+	}
+
+	w, err := serveList("limit=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := testCursors.Encode(binding, "pos_2")
+	want := `{"data":["1","2"],"has_more":true,"next_cursor":"` + next + `"}` + "\n"
+	if w.Code != 200 || w.Body.String() != want || w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("first page: %d %s, want 200 %s", w.Code, w.Body, want)
+	}
+	if !slices.Equal(calls, []call{{"", 2}}) {
+		t.Errorf("store calls %v, want the first 2", calls)
+	}
+
+	w, err = serveList("cursor=" + next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"data":["1","2"],"has_more":false,"next_cursor":null}` + "\n"; w.Body.String() != want {
+		t.Errorf("last page: %s, want %s", w.Body, want)
+	}
+	if !slices.Equal(calls, []call{{"pos_2", httpapi.DefaultLimit}}) {
+		t.Errorf("store calls %v, want the default limit after pos_2", calls)
+	}
+
+	w, err = serveList("limit=0")
+	checkInvalid(t, err, "limit")
+	if len(calls) != 0 || w.Body.Len() != 0 {
+		t.Errorf("bad limit: store called %v, body %q", calls, w.Body)
+	}
+	w, err = serveList("cursor=" + testCursors.Encode(binding, "fail"))
+	if err == nil || err.Error() != "store down" || w.Body.Len() != 0 {
+		t.Errorf("store fault: err %v, body %q; want the store's error and no body", err, w.Body)
+	}
 }
