@@ -1,5 +1,6 @@
 // Package config is the typed environment configuration of Sesame's
-// functions and tools, one struct per kind of process.
+// functions and tools: one struct per kind of function, composed of the
+// small structs of what it uses, and the console's.
 package config
 
 import (
@@ -128,29 +129,20 @@ type Function interface {
 	Level() slog.Level
 }
 
-// API configures a function that serves /api/v1 routes.
+// API is every function's settings at once, for the processes that serve
+// every route and queue (`sesame dev`, tests), which set it in code. A
+// Lambda function reads its own config from the environment instead.
 type API struct {
-	// Table is the DynamoDB table name.
-	Table string `env:"SESAME_TABLE, required"`
-	// CursorSecret signs pagination cursors; API functions require it
-	// (LambdaMain checks), queue consumers have none.
-	CursorSecret string `env:"SESAME_CURSOR_SECRET"`
-	// LogLevel is debug, info, warn or error.
-	LogLevel slog.Level `env:"LOG_LEVEL, default=info"`
-	// ReviewQueueURL is the queue of held emails awaiting the security review.
-	ReviewQueueURL string `env:"SESAME_REVIEW_QUEUE_URL"`
-	// ConfigSets are the SES configuration sets per open-tracking mode.
-	ConfigSetFull      string `env:"SESAME_CONFIG_SET_FULL"`
-	ConfigSetEssential string `env:"SESAME_CONFIG_SET_ESSENTIAL"`
-	ConfigSetOff       string `env:"SESAME_CONFIG_SET_OFF"`
-	// WebhooksQueueURL is the queue of webhook deliveries.
-	WebhooksQueueURL string `env:"SESAME_WEBHOOKS_QUEUE_URL"`
-	// WebhookTimeout bounds one delivery POST; 0 means 10 s.
-	WebhookTimeout time.Duration `env:"SESAME_WEBHOOK_TIMEOUT"`
-	// WebhookAllowedPrefixes lets webhook deliveries reach these networks
-	// despite the SSRF guard. The local stack allows loopback; production
-	// never sets it.
-	WebhookAllowedPrefixes []netip.Prefix `env:"SESAME_WEBHOOK_ALLOWED_PREFIXES"`
+	Table                  string
+	CursorSecret           string
+	LogLevel               slog.Level
+	ReviewQueueURL         string
+	ConfigSetFull          string
+	ConfigSetEssential     string
+	ConfigSetOff           string
+	WebhooksQueueURL       string
+	WebhookTimeout         time.Duration
+	WebhookAllowedPrefixes []netip.Prefix
 }
 
 // Console configures the operator console (cmd/sesame). Each variable
@@ -184,11 +176,6 @@ func (c Console) RequireTable() (string, error) {
 	return c.Table, nil
 }
 
-// Load fills cfg from the process environment.
-func Load(ctx context.Context, cfg any) error {
-	return LoadFrom(ctx, envconfig.OsLookuper(), cfg)
-}
-
 // LoadOverriding fills cfg from the process environment, except that a
 // variable named in overrides takes that value instead (the console's
 // flags, keyed by the variable each stands for).
@@ -197,11 +184,11 @@ func LoadOverriding(ctx context.Context, overrides map[string]string, cfg any) e
 }
 
 func loadOverriding(ctx context.Context, overrides map[string]string, env envconfig.Lookuper, cfg any) error {
-	return LoadFrom(ctx, envconfig.MultiLookuper(envconfig.MapLookuper(overrides), env), cfg)
+	return loadFrom(ctx, envconfig.MultiLookuper(envconfig.MapLookuper(overrides), env), cfg)
 }
 
-// LoadFrom fills cfg from l (tests pass a map).
-func LoadFrom(ctx context.Context, l envconfig.Lookuper, cfg any) error {
+// loadFrom fills cfg from l.
+func loadFrom(ctx context.Context, l envconfig.Lookuper, cfg any) error {
 	if err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: cfg, Lookuper: l}); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
