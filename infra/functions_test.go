@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"os/exec"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -413,4 +415,40 @@ func TestLogGroupPerAccessProfile(t *testing.T) {
 	onePerProfile(t, s.doc, "AWS::Logs::LogGroup", func(fnID string) string {
 		return logGroupOf(s.doc, fnID)
 	})
+}
+
+// A function links the SDK client of a service only if its access profile
+// uses the service: no SES client where nothing sends, no SQS client where
+// no queue is used, no DynamoDB client where nothing reads the table (an
+// imported SDK package runs its init at every start, used or not).
+func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
+	cmd := exec.Command("go", "list", "-tags", "lambda.norpc", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./functions/...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		deps[path.Base(f[0])] = f[1:]
+	}
+	for _, fn := range functionNames() {
+		a := accessOf(fn)
+		_, consumer := consumedQueue(fn)
+		uses := map[string]bool{
+			"dynamodb": len(a.table) > 0 || a.apiKeys,
+			"sqs":      len(a.sendTo) > 0 || consumer,
+			"sesv2":    a.sendEmail,
+		}
+		if deps[fn] == nil {
+			t.Errorf("go list did not list functions/%s", fn)
+			continue
+		}
+		for svc, want := range uses {
+			if got := slices.Contains(deps[fn], "github.com/aws/aws-sdk-go-v2/service/"+svc); got != want {
+				t.Errorf("%s: links the %s client: %v, its access profile uses %s: %v", fn, svc, got, svc, want)
+			}
+		}
+	}
 }
