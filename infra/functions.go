@@ -93,7 +93,7 @@ var sendRoute = access{
 // besides its logs.
 var publicRoute = access{name: "public-route"}
 
-// queueURLVars is the environment variable (config.API) that passes each
+// queueURLVars is the environment variable (internal/config) that passes each
 // queue's URL to the functions that use it, by queue.Def name.
 var queueURLVars = map[string]string{
 	queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
@@ -241,7 +241,7 @@ type functionDeps struct {
 	identityArn *string // every SES identity of the stack's account and region
 	// cursorSecret signs pagination cursors, for route functions only.
 	cursorSecret *string
-	// env is what every function reads (config.API).
+	// env is what every function reads (config.Logging, config.DynamoDB).
 	env map[string]*string
 	// profiles holds what the functions of one access profile share, by
 	// profile name; the profile's first function creates it.

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"maps"
+	"os/exec"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/sethvargo/go-envconfig"
 
+	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -239,14 +246,20 @@ func TestMissingBinaries(t *testing.T) {
 	}
 }
 
-// The variables that carry queue URLs are the ones config.API reads.
-func TestQueueURLVarsAreConfig(t *testing.T) {
-	tags := map[string]bool{}
-	typ := reflect.TypeOf(config.API{})
-	for i := range typ.NumField() {
-		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("env"), ",")
-		tags[name] = true
+// configVars is every variable some function's config reads.
+func configVars() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range api.Functions {
+		for _, v := range config.Vars(f.Config()) {
+			out[v.Name] = true
+		}
 	}
+	return out
+}
+
+// The variables that carry queue URLs are ones the functions' configs read.
+func TestQueueURLVarsAreConfig(t *testing.T) {
+	tags := configVars()
 	want := map[string]string{
 		queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
 		queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
@@ -256,8 +269,54 @@ func TestQueueURLVarsAreConfig(t *testing.T) {
 	}
 	for q, v := range queueURLVars {
 		if !tags[v] {
-			t.Errorf("queue %s: %s is not a variable of config.API", q, v)
+			t.Errorf("queue %s: %s is not a variable of any function's config", q, v)
 		}
+	}
+}
+
+// What the stack gives each function starts it: its config loads and its
+// handler builds, as functions/<name> does at start. Without any one of
+// the variables its config requires it would not start, and would say
+// which. Every variable the stack sets is one a function reads.
+func TestFunctionEnvironmentStartsIt(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	known := configVars()
+	// The values are references CloudFormation resolves at deploy.
+	aws := func(context.Context) (awssdk.Config, error) { return awssdk.Config{Region: "us-east-1"}, nil }
+	for _, fn := range functionNames() {
+		t.Run(fn, func(t *testing.T) {
+			f, ok := api.Function(fn)
+			if !ok {
+				t.Fatalf("no wiring of %s", fn)
+			}
+			f = f.WithAWS(aws)
+			vars, _ := s.doc.Resources[ids[fn]].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+			env := map[string]string{}
+			for k, v := range vars {
+				if !known[k] {
+					t.Errorf("%s is set, but no function reads it", k)
+				}
+				env[k] = "resolved at deploy"
+				if lit, ok := v.(string); ok {
+					env[k] = lit
+				}
+			}
+			if _, err := f.Handler(t.Context(), envconfig.MapLookuper(env)); err != nil {
+				t.Fatalf("with the stack's environment: %v", err)
+			}
+			for _, v := range config.Vars(f.Config()) {
+				if !v.Required {
+					continue
+				}
+				without := maps.Clone(env)
+				delete(without, v.Name)
+				_, err := f.Handler(t.Context(), envconfig.MapLookuper(without))
+				if want := "config: " + v.Name + " is required by " + fn; err == nil || err.Error() != want {
+					t.Errorf("without %s: err = %v, want %q", v.Name, err, want)
+				}
+			}
+		})
 	}
 }
 
@@ -356,4 +415,40 @@ func TestLogGroupPerAccessProfile(t *testing.T) {
 	onePerProfile(t, s.doc, "AWS::Logs::LogGroup", func(fnID string) string {
 		return logGroupOf(s.doc, fnID)
 	})
+}
+
+// A function links the SDK client of a service only if its access profile
+// uses the service: no SES client where nothing sends, no SQS client where
+// no queue is used, no DynamoDB client where nothing reads the table (an
+// imported SDK package runs its init at every start, used or not).
+func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
+	cmd := exec.Command("go", "list", "-tags", "lambda.norpc", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./functions/...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		deps[path.Base(f[0])] = f[1:]
+	}
+	for _, fn := range functionNames() {
+		a := accessOf(fn)
+		_, consumer := consumedQueue(fn)
+		uses := map[string]bool{
+			"dynamodb": len(a.table) > 0 || a.apiKeys,
+			"sqs":      len(a.sendTo) > 0 || consumer,
+			"sesv2":    a.sendEmail,
+		}
+		if deps[fn] == nil {
+			t.Errorf("go list did not list functions/%s", fn)
+			continue
+		}
+		for svc, want := range uses {
+			if got := slices.Contains(deps[fn], "github.com/aws/aws-sdk-go-v2/service/"+svc); got != want {
+				t.Errorf("%s: links the %s client: %v, its access profile uses %s: %v", fn, svc, got, svc, want)
+			}
+		}
+	}
 }

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/sethvargo/go-envconfig"
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/api"
-	"github.com/sesame-mail/sesame/internal/config"
-	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
 )
 
 // invokeCommand runs one function's handler once on an event file, the way
@@ -34,59 +38,49 @@ func (c *console) invokeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var cfg config.API
-			if err := config.LoadOverriding(ctx, map[string]string{"SESAME_TABLE": table}, &cfg); err != nil {
-				return err
+			fn, ok := api.Function(args[0])
+			if !ok {
+				return fmt.Errorf("no function %q; see functions/", args[0])
 			}
 			awsCfg, err := c.aws(ctx)
 			if err != nil {
 				return err
 			}
-			deps := api.NewDeps(cfg, api.NewClients(awsCfg, disableChecksumIfLocal()), api.NewLogger(cfg.LogLevel))
+			if isLoopbackURL(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")) {
+				awsCfg.APIOptions = append(slices.Clip(awsCfg.APIOptions), dynamo.WithoutResponseChecksums)
+			}
+			// The function's own start: its config checked, only its
+			// services built; the console's table and AWS settings.
+			env := envconfig.MultiLookuper(envconfig.MapLookuper(map[string]string{"SESAME_TABLE": table}), envconfig.OsLookuper())
+			h, err := fn.WithAWS(func(context.Context) (aws.Config, error) { return awsCfg, nil }).Handler(ctx, env)
+			if err != nil {
+				return err
+			}
 			var out any
-			switch r, consumer, ok := function(args[0]); {
-			case !ok:
-				return fmt.Errorf("no function %q; see functions/", args[0])
-			case consumer == nil:
+			switch h := h.(type) {
+			case wire.RouteHandler:
 				var ev events.APIGatewayProxyRequest
 				if err := json.Unmarshal(raw, &ev); err != nil {
 					return fmt.Errorf("%s: not an API Gateway proxy event: %w", args[1], err)
 				}
-				h, err := api.Handler(deps, r)
-				if err != nil {
+				if out, err = h(ctx, ev); err != nil {
 					return err
 				}
-				if out, err = httpadapter.New(h).ProxyWithContext(ctx, ev); err != nil {
-					return err
-				}
-			default:
+			case queue.Consumer:
 				var ev events.SQSEvent
 				if err := json.Unmarshal(raw, &ev); err != nil || len(ev.Records) == 0 {
 					// A bare message body (e.g. an SES event) becomes one record.
 					ev = events.SQSEvent{Records: []events.SQSMessage{{MessageId: "invoke-1", Body: string(raw), EventSource: "aws:sqs"}}}
 				}
-				if out, err = api.Consumers(deps)[*consumer](ctx, ev); err != nil {
+				if out, err = h(ctx, ev); err != nil {
 					return err
 				}
+			default:
+				return fmt.Errorf("%s: a handler of type %T", args[0], h)
 			}
 			enc := json.NewEncoder(c.out)
 			enc.SetIndent("", "  ")
 			return enc.Encode(out)
 		},
 	}
-}
-
-// function finds the route or queue consumer of a function name.
-func function(name string) (routes.Route, *routes.Consumer, bool) {
-	for _, r := range routes.API {
-		if r.Function == name {
-			return r, nil, true
-		}
-	}
-	for _, c := range routes.Consumers {
-		if c.Function == name {
-			return routes.Route{}, &c, true
-		}
-	}
-	return routes.Route{}, nil, false
 }

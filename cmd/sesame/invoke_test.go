@@ -11,6 +11,8 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 )
 
 // `sesame invoke` runs a route's handler on an API Gateway event and a
@@ -44,7 +46,15 @@ func TestInvoke(t *testing.T) {
 	if !strings.Contains(out, `"statusCode": 200`) || !strings.Contains(out, id) {
 		t.Errorf("invoke get-email printed:\n%s", out)
 	}
-	out = c.must("invoke", "status", filepath.Join(repo, "events", "ses", "delivery.json"))
+	// A function starts only with its own settings, as in Lambda: status
+	// fans its events out to the webhooks queue.
+	delivery := filepath.Join(repo, "events", "ses", "delivery.json")
+	t.Setenv("SESAME_WEBHOOKS_QUEUE_URL", "")
+	if _, err := c.run("invoke", "status", delivery); err == nil || !strings.Contains(err.Error(), "SESAME_WEBHOOKS_QUEUE_URL is required by status") {
+		t.Errorf("invoke status without SESAME_WEBHOOKS_QUEUE_URL: err = %v, want it named", err)
+	}
+	t.Setenv("SESAME_WEBHOOKS_QUEUE_URL", queuetest.New(t, queue.Webhooks).URL(t, queue.Webhooks.Name))
+	out = c.must("invoke", "status", delivery)
 	if !strings.Contains(out, `"batchItemFailures": null`) {
 		t.Errorf("invoke status printed:\n%s", out)
 	}

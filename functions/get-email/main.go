@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api"
-	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/api/reads"
+	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { api.LambdaMain(routes.GetEmail) }
+func main() { wire.Main(reads.GetEmail) }

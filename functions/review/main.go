@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api"
-	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { api.ConsumerMain(routes.Review) }
+func main() { wire.Main(sends.Review) }

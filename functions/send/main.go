@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api"
-	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { api.LambdaMain(routes.Send) }
+func main() { wire.Main(sends.Send) }

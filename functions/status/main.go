@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api"
-	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { api.ConsumerMain(routes.Status) }
+func main() { wire.Main(pipeline.Status) }

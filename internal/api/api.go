@@ -1,32 +1,26 @@
-// Package api assembles the /api/v1 routes and the queue consumers from the
-// domain packages. The Lambda functions serve one route or queue each and
-// the dev server serves them all, through the same handlers.
+// Package api builds every /api/v1 route and queue consumer at once, for
+// the processes that serve them all (the dev server, tests). A Lambda
+// function builds only its own, through the packages below internal/api
+// (see wire); both use the same builders.
 package api
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/sesame-mail/sesame/internal/attachment/fetch"
+	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/public"
+	"github.com/sesame-mail/sesame/internal/api/reads"
+	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/email/emailhttp"
-	"github.com/sesame-mail/sesame/internal/event/eventhttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/identity/identityhttp"
-	"github.com/sesame-mail/sesame/internal/metrics/metricshttp"
 	"github.com/sesame-mail/sesame/internal/openapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -35,8 +29,25 @@ import (
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/webhook"
-	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
+
+// Functions are the Lambda functions, one per route of routes.API and
+// consumer of routes.Consumers: what each functions/<name>/main.go runs.
+var Functions = []wire.Starter{
+	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, reads.Domains,
+	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI,
+	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
+}
+
+// Function is the function named name.
+func Function(name string) (wire.Starter, bool) {
+	for _, f := range Functions {
+		if f.FunctionName() == name {
+			return f, true
+		}
+	}
+	return nil, false
+}
 
 // Deps is what the handlers and consumers need, built once per process.
 type Deps struct {
@@ -73,42 +84,31 @@ func NewClients(awsCfg aws.Config, dynamoOpts ...func(*dynamodb.Options)) Client
 	}
 }
 
-// NewDeps wires the domain services over the clients.
+// NewDeps builds every function's services over the clients, from the
+// builders the functions use.
 func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 	repos := dynamo.NewRepositories(dynamo.NewTable(c.DynamoDB, cfg.Table))
-	svc := &sending.Service{
-		Store:       repos.Sends,
-		Transport:   &ses.Client{API: c.SES},
-		Attachments: fetch.New(fetch.Options{}),
-		Review:      &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
-		ConfigSets:  sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
-		Logger:      logger,
-	}
-	fanout := &webhook.Fanout{Endpoints: repos.Webhooks, Queue: &queue.BatchPublisher{SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL}}
-	statusProcessor := &status.Processor{Store: repos.Statuses, Publisher: fanout, Logger: logger}
-	svc.Failures = statusProcessor
+	sets := config.SES{ConfigSetFull: cfg.ConfigSetFull, ConfigSetEssential: cfg.ConfigSetEssential, ConfigSetOff: cfg.ConfigSetOff}
+	webhooks := config.WebhooksQueue{WebhooksQueueURL: cfg.WebhooksQueueURL}
+	statusProcessor := pipeline.Processor(repos.Table, webhooks, c.SQS, logger)
+	svc := sends.Service(repos.Table, sets, &ses.Client{API: c.SES}, &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
+		statusProcessor, logger)
+	delivery := config.Delivery{WebhookTimeout: cfg.WebhookTimeout, WebhookAllowedPrefixes: cfg.WebhookAllowedPrefixes}
 	return Deps{
 		Repos:    repos,
 		Cursors:  httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
 		Logger:   logger,
 		Sending:  svc,
-		Reviewer: &sending.Reviewer{Held: repos.Held, Workspaces: repos.Workspaces, Service: svc},
+		Reviewer: sends.Reviewer(repos.Table, svc),
 		Status:   statusProcessor,
-		Webhooks: webhook.NewDispatcher(repos.Webhooks,
-			post.NewClient(post.Options{Timeout: cfg.WebhookTimeout, AllowedPrefixes: cfg.WebhookAllowedPrefixes}),
-			&queue.Visibility{SQS: c.SQS, QueueURL: cfg.WebhooksQueueURL},
-			webhook.DispatcherOptions{Timeout: cfg.WebhookTimeout, Logger: logger}),
+		Webhooks: pipeline.Dispatcher(repos.Table, delivery, webhooks, c.SQS, logger),
 	}
 }
 
 // Routes returns every implemented route with its handler.
 func Routes(d Deps) []httpapi.Route {
-	var all []httpapi.Route
-	all = append(all, emailhttp.Handlers{Store: d.Repos.Emails, ClickStore: d.Repos.Clicks, Cursors: d.Cursors}.Routes()...)
-	all = append(all, eventhttp.Handlers{Store: d.Repos.Events, Cursors: d.Cursors}.Routes()...)
-	all = append(all, metricshttp.Handlers{Store: d.Repos.Metrics}.Routes()...)
+	all := reads.Routes(d.Repos.Table, d.Cursors)
 	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
-	all = append(all, identityhttp.Handlers{Store: d.Repos.Domains, Cursors: d.Cursors}.Routes()...)
 	all = append(all, openapi.Handlers{}.Routes()...)
 	return all
 }
@@ -130,79 +130,12 @@ func Handler(d Deps, only ...routes.Route) (http.Handler, error) {
 	if len(only) == 0 {
 		return srv.Handler(all...), nil
 	}
-	var picked []httpapi.Route
-	for _, want := range only {
-		found := false
-		for _, rt := range all {
-			if rt.Route == want {
-				picked, found = append(picked, rt), true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("route %s %s has no handler", want.Method, want.Path)
-		}
+	picked, err := wire.Pick(all, only...)
+	if err != nil {
+		return nil, err
 	}
 	return srv.Handler(picked...), nil
 }
 
 // NewLogger is the JSON logger of every Sesame process.
-func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-}
-
-// LambdaMain runs the Lambda function that serves rt. Every API function's
-// main calls it: config from the environment, SDK clients built once, no
-// network call before the first request.
-func LambdaMain(rt routes.Route) {
-	run(rt.Function, func(d Deps) (any, error) { return LambdaHandler(d, rt) })
-}
-
-// LambdaHandler is the Lambda handler of route rt: API Gateway proxy
-// events through the route's http.Handler. Routes page through lists, so
-// they need the cursor secret.
-func LambdaHandler(d Deps, rt routes.Route) (func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error), error) {
-	if len(d.Cursors.Secret) == 0 {
-		return nil, fmt.Errorf("config: SESAME_CURSOR_SECRET is required by API functions")
-	}
-	h, err := Handler(d, rt)
-	if err != nil {
-		return nil, err
-	}
-	return httpadapter.New(h).ProxyWithContext, nil
-}
-
-// ConsumerMain runs the Lambda function of a queue consumer.
-func ConsumerMain(c routes.Consumer) {
-	run(c.Function, func(d Deps) (any, error) {
-		h, ok := Consumers(d)[c]
-		if !ok {
-			return nil, fmt.Errorf("consumer %s has no handler", c.Function)
-		}
-		return h, nil
-	})
-}
-
-func run(name string, handler func(Deps) (any, error)) {
-	ctx := context.Background()
-	if err := start(ctx, handler); err != nil {
-		slog.Error("function failed to start", slog.String("function", name), slog.Any("err", err))
-		os.Exit(1)
-	}
-}
-
-func start(ctx context.Context, handler func(Deps) (any, error)) error {
-	var cfg config.API
-	if err := config.Load(ctx, &cfg); err != nil {
-		return err
-	}
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return fmt.Errorf("aws config: %w", err)
-	}
-	h, err := handler(NewDeps(cfg, NewClients(awsCfg), NewLogger(cfg.LogLevel)))
-	if err != nil {
-		return err
-	}
-	lambda.StartWithOptions(h, lambda.WithContext(ctx))
-	return nil
-}
+func NewLogger(level slog.Level) *slog.Logger { return wire.NewLogger(level) }

@@ -1,8 +1,16 @@
 package api_test
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -103,5 +111,126 @@ func TestImportPathFindsIndirectImports(t *testing.T) {
 	}
 	if importPath(graph, module+"internal/fail", "net/http") != nil {
 		t.Error("internal/fail reaches net/http")
+	}
+}
+
+// initCompiles are the calls that compile at package initialization what
+// only some paths use (the review's patterns): they belong in a
+// sync.OnceValue, or in the function that needs them.
+var initCompiles = map[string][]string{
+	"regexp":        {"Compile", "MustCompile", "CompilePOSIX", "MustCompilePOSIX"},
+	"html/template": {"Must", "New"},
+	"text/template": {"Must", "New"},
+}
+
+// No package that a function links compiles a regular expression or a
+// template at init: every start would pay for it, used or not (DESIGN:
+// init ≤ 1.2× a binary that only builds the SDK clients).
+func TestNothingCompiledAtInit(t *testing.T) {
+	cmd := exec.Command("go", "list", "-tags", "lambda.norpc", "-deps", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \" \"}}", "../../functions/...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if !strings.HasPrefix(f[0], module) {
+			continue
+		}
+		checked++
+		for _, name := range f[2:] {
+			for _, at := range compiledAtInit(t, filepath.Join(f[1], name)) {
+				t.Errorf("%s: %s at package initialization", strings.TrimPrefix(f[0], module), at)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d packages of the functions", checked)
+	}
+}
+
+// compiledAtInit lists the initCompiles calls that file runs at package
+// initialization: in a package variable's value (outside function
+// literals, unless called there and then) or in func init.
+func compiledAtInit(t *testing.T, file string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string]string{} // local name → path
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		name := path.Base(p)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		imports[name] = p
+	}
+	var found []string
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // runs when called, not here
+		case *ast.CallExpr:
+			if lit, ok := n.Fun.(*ast.FuncLit); ok {
+				ast.Inspect(lit.Body, visit) // called right away
+			}
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && slices.Contains(initCompiles[imports[x.Name]], sel.Sel.Name) {
+					found = append(found, fmt.Sprintf("%s: %s.%s", fset.Position(n.Pos()), imports[x.Name], sel.Sel.Name))
+				}
+			}
+		}
+		return true
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				ast.Inspect(d, visit)
+			}
+		case *ast.FuncDecl:
+			if d.Name.Name == "init" && d.Recv == nil {
+				ast.Inspect(d.Body, visit)
+			}
+		}
+	}
+	return found
+}
+
+// The check finds a compile at init, and only there.
+func TestCompiledAtInitFindsThem(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.go")
+	src := `package x
+
+import (
+	"regexp"
+	tpl "text/template"
+	"sync"
+)
+
+var eager = regexp.MustCompile("a")
+var iife = func() *regexp.Regexp { return regexp.MustCompile("b") }()
+var lazy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("c") })
+var t = tpl.Must(tpl.New("t").Parse("x"))
+
+func init() { _ = regexp.MustCompile("d") }
+
+func later() { _ = regexp.MustCompile("e") }
+`
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, at := range compiledAtInit(t, file) {
+		_, rest, _ := strings.Cut(at, "x.go:")
+		lines = append(lines, rest)
+	}
+	want := []string{"9:13: regexp.MustCompile", "10:43: regexp.MustCompile", "12:9: text/template.Must", "12:18: text/template.New", "14:19: regexp.MustCompile"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("found %q, want %q", lines, want)
 	}
 }

@@ -249,5 +249,7 @@ func costReport() {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	costReport()
+	initReport()
+	removeBinaries()
 	os.Exit(code)
 }

@@ -2,7 +2,8 @@
 // the local emulators (`make bench`): time spent outside DynamoDB and SES
 // (handler overhead), DynamoDB calls and capacity units per request, and
 // from those counts and public prices the infrastructure cost per 1,000
-// emails. Nothing here runs in `make test`.
+// emails; and each function's start against a binary that only builds
+// its SDK clients (init_test.go). Nothing here runs in `make test`.
 package bench
 
 import (

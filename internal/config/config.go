@@ -1,5 +1,6 @@
 // Package config is the typed environment configuration of Sesame's
-// functions and tools, one struct per kind of process.
+// functions and tools: one struct per kind of function, composed of the
+// small structs of what it uses, and the console's.
 package config
 
 import (
@@ -8,34 +9,140 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
 )
 
-// API configures a function that serves /api/v1 routes.
-type API struct {
-	// Table is the DynamoDB table name.
-	Table string `env:"SESAME_TABLE, required"`
-	// CursorSecret signs pagination cursors; API functions require it
-	// (LambdaMain checks), queue consumers have none.
-	CursorSecret string `env:"SESAME_CURSOR_SECRET"`
+// Each Lambda function reads its own config struct (Public, Read, List,
+// Send, Review, Status, Dispatch below), composed by embedding the small
+// structs of what it uses. LoadFunction refuses a config whose required
+// variable is unset or empty, naming it.
+
+// Logging is what every function reads.
+type Logging struct {
 	// LogLevel is debug, info, warn or error.
 	LogLevel slog.Level `env:"LOG_LEVEL, default=info"`
-	// ReviewQueueURL is the queue of held emails awaiting the security review.
-	ReviewQueueURL string `env:"SESAME_REVIEW_QUEUE_URL"`
-	// ConfigSets are the SES configuration sets per open-tracking mode.
-	ConfigSetFull      string `env:"SESAME_CONFIG_SET_FULL"`
-	ConfigSetEssential string `env:"SESAME_CONFIG_SET_ESSENTIAL"`
-	ConfigSetOff       string `env:"SESAME_CONFIG_SET_OFF"`
-	// WebhooksQueueURL is the queue of webhook deliveries.
-	WebhooksQueueURL string `env:"SESAME_WEBHOOKS_QUEUE_URL"`
+}
+
+// Level is the function's log level.
+func (l Logging) Level() slog.Level { return l.LogLevel }
+
+// DynamoDB names the table of a function that reads or writes it.
+type DynamoDB struct {
+	Table string `env:"SESAME_TABLE, required"`
+}
+
+// Paging is the secret that signs a list route's cursors.
+type Paging struct {
+	CursorSecret string `env:"SESAME_CURSOR_SECRET, required"`
+}
+
+// SES are the configuration sets of a function that sends email, one per
+// open-tracking mode.
+type SES struct {
+	ConfigSetFull      string `env:"SESAME_CONFIG_SET_FULL, required"`
+	ConfigSetEssential string `env:"SESAME_CONFIG_SET_ESSENTIAL, required"`
+	ConfigSetOff       string `env:"SESAME_CONFIG_SET_OFF, required"`
+}
+
+// ReviewQueue is the queue of held emails awaiting the security review.
+type ReviewQueue struct {
+	ReviewQueueURL string `env:"SESAME_REVIEW_QUEUE_URL, required"`
+}
+
+// WebhooksQueue is the queue of webhook deliveries: the fan-out sends to
+// it, the dispatcher schedules retries on it.
+type WebhooksQueue struct {
+	WebhooksQueueURL string `env:"SESAME_WEBHOOKS_QUEUE_URL, required"`
+}
+
+// Delivery tunes webhook POSTs.
+type Delivery struct {
 	// WebhookTimeout bounds one delivery POST; 0 means 10 s.
 	WebhookTimeout time.Duration `env:"SESAME_WEBHOOK_TIMEOUT"`
 	// WebhookAllowedPrefixes lets webhook deliveries reach these networks
 	// despite the SSRF guard. The local stack allows loopback; production
 	// never sets it.
 	WebhookAllowedPrefixes []netip.Prefix `env:"SESAME_WEBHOOK_ALLOWED_PREFIXES"`
+}
+
+// Public configures a route served without a key that reads nothing
+// (get-openapi).
+type Public struct {
+	Logging
+}
+
+// Read configures a read route that does not page (get-email,
+// list-clicks, get-metrics): the key lookup and its repository.
+type Read struct {
+	Logging
+	DynamoDB
+}
+
+// List configures a read route that pages (list-emails, list-events,
+// list-domains).
+type List struct {
+	Read
+	Paging
+}
+
+// Send configures POST /send and /send/batch: held email goes to the
+// review queue, the rest to SES; a failure is fanned out to webhooks.
+type Send struct {
+	Logging
+	DynamoDB
+	SES
+	ReviewQueue
+	WebhooksQueue
+}
+
+// Review configures the review consumer: it sends what it clears and
+// fans out the failure of what it does not.
+type Review struct {
+	Logging
+	DynamoDB
+	SES
+	WebhooksQueue
+}
+
+// Status configures the status consumer, whose events fan out to webhooks.
+type Status struct {
+	Logging
+	DynamoDB
+	WebhooksQueue
+}
+
+// Dispatch configures the webhook-dispatch consumer: retries are
+// scheduled on its own queue.
+type Dispatch struct {
+	Logging
+	DynamoDB
+	WebhooksQueue
+	Delivery
+}
+
+// Function is what every function's config has.
+type Function interface {
+	Level() slog.Level
+}
+
+// API is every function's settings at once, for the processes that serve
+// every route and queue (`sesame dev`, tests), which set it in code. A
+// Lambda function reads its own config from the environment instead.
+type API struct {
+	Table                  string
+	CursorSecret           string
+	LogLevel               slog.Level
+	ReviewQueueURL         string
+	ConfigSetFull          string
+	ConfigSetEssential     string
+	ConfigSetOff           string
+	WebhooksQueueURL       string
+	WebhookTimeout         time.Duration
+	WebhookAllowedPrefixes []netip.Prefix
 }
 
 // Console configures the operator console (cmd/sesame). Each variable
@@ -69,11 +176,6 @@ func (c Console) RequireTable() (string, error) {
 	return c.Table, nil
 }
 
-// Load fills cfg from the process environment.
-func Load(ctx context.Context, cfg any) error {
-	return LoadFrom(ctx, envconfig.OsLookuper(), cfg)
-}
-
 // LoadOverriding fills cfg from the process environment, except that a
 // variable named in overrides takes that value instead (the console's
 // flags, keyed by the variable each stands for).
@@ -82,13 +184,85 @@ func LoadOverriding(ctx context.Context, overrides map[string]string, cfg any) e
 }
 
 func loadOverriding(ctx context.Context, overrides map[string]string, env envconfig.Lookuper, cfg any) error {
-	return LoadFrom(ctx, envconfig.MultiLookuper(envconfig.MapLookuper(overrides), env), cfg)
+	return loadFrom(ctx, envconfig.MultiLookuper(envconfig.MapLookuper(overrides), env), cfg)
 }
 
-// LoadFrom fills cfg from l (tests pass a map).
-func LoadFrom(ctx context.Context, l envconfig.Lookuper, cfg any) error {
+// loadFrom fills cfg from l.
+func loadFrom(ctx context.Context, l envconfig.Lookuper, cfg any) error {
 	if err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: cfg, Lookuper: l}); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil
+}
+
+// Var is an environment variable a config reads.
+type Var struct {
+	Name     string
+	Required bool
+	// field is the Go path to it, as envconfig's errors name it
+	// ("Logging: LogLevel").
+	field string
+}
+
+// Vars lists the variables cfg (a config struct, or a pointer to one)
+// reads, through its embedded structs, in field order.
+func Vars(cfg any) []Var {
+	t := reflect.TypeOf(cfg)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return vars(t, "")
+}
+
+func vars(t reflect.Type, path string) []Var {
+	var out []Var
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, ok := f.Tag.Lookup("env")
+		if !ok {
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				out = append(out, vars(f.Type, path+f.Name+": ")...)
+			}
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		v := Var{Name: strings.TrimSpace(name), field: path + f.Name}
+		for o := range strings.SplitSeq(opts, ",") {
+			v.Required = v.Required || strings.TrimSpace(o) == "required"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// LoadFunction fills cfg, the config of the function named function, from
+// l. A required variable that is unset or empty is refused by name, so a
+// function that lacks one says which and does not start; so is a value
+// that does not parse.
+func LoadFunction(ctx context.Context, function string, l envconfig.Lookuper, cfg any) error {
+	vs := Vars(cfg)
+	var missing []string
+	for _, v := range vs {
+		if val, ok := l.Lookup(v.Name); v.Required && (!ok || val == "") {
+			missing = append(missing, v.Name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+	case 1:
+		return fmt.Errorf("config: %s is required by %s", missing[0], function)
+	default:
+		return fmt.Errorf("config: %s are required by %s", strings.Join(missing, ", "), function)
+	}
+	err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: cfg, Lookuper: l})
+	if err == nil {
+		return nil
+	}
+	// envconfig names the Go field; the operator sets the variable.
+	for _, v := range vs {
+		if rest, ok := strings.CutPrefix(err.Error(), v.field+": "); ok {
+			return fmt.Errorf("config: %s of %s: %s", v.Name, function, rest)
+		}
+	}
+	return fmt.Errorf("config of %s: %w", function, err)
 }

@@ -3,44 +3,16 @@ package config
 import (
 	"errors"
 	"log/slog"
+	"maps"
+	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sethvargo/go-envconfig"
 )
-
-func TestLoadAPI(t *testing.T) {
-	cases := map[string]struct {
-		env     map[string]string
-		want    API
-		wantErr bool
-	}{
-		"all set": {
-			env:  map[string]string{"SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s", "LOG_LEVEL": "debug"},
-			want: API{Table: "t", CursorSecret: "s", LogLevel: slog.LevelDebug},
-		},
-		"default log level": {
-			env:  map[string]string{"SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s"},
-			want: API{Table: "t", CursorSecret: "s", LogLevel: slog.LevelInfo},
-		},
-		"missing table":             {env: map[string]string{"SESAME_CURSOR_SECRET": "s"}, wantErr: true},
-		"consumer without a secret": {env: map[string]string{"SESAME_TABLE": "t"}, want: API{Table: "t", LogLevel: slog.LevelInfo}},
-		"bad log level":             {env: map[string]string{"SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s", "LOG_LEVEL": "loud"}, wantErr: true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got API
-			err := LoadFrom(t.Context(), envconfig.MapLookuper(tc.env), &got)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
-			}
-			if !tc.wantErr && !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
-}
 
 func TestLoadConsole(t *testing.T) {
 	stack := map[string]string{
@@ -94,4 +66,113 @@ func TestLoadConsole(t *testing.T) {
 	if _, err := (Console{}).RequireTable(); !strings.Contains(err.Error(), "SESAME_TABLE") || !strings.Contains(err.Error(), "--table") {
 		t.Errorf("no-table error %q does not name SESAME_TABLE and --table", err)
 	}
+}
+
+// Each function's config: what the full environment gives it, the
+// variables it requires, and a refusal naming each one unset or empty.
+func TestLoadFunction(t *testing.T) {
+	full := map[string]string{
+		"LOG_LEVEL": "debug", "SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s",
+		"SESAME_CONFIG_SET_FULL": "full", "SESAME_CONFIG_SET_ESSENTIAL": "essential", "SESAME_CONFIG_SET_OFF": "off",
+		"SESAME_REVIEW_QUEUE_URL": "https://sqs/review", "SESAME_WEBHOOKS_QUEUE_URL": "https://sqs/webhooks",
+		"SESAME_WEBHOOK_TIMEOUT": "5s", "SESAME_WEBHOOK_ALLOWED_PREFIXES": "127.0.0.2/32",
+	}
+	logging := Logging{LogLevel: slog.LevelDebug}
+	table := DynamoDB{Table: "t"}
+	sets := SES{ConfigSetFull: "full", ConfigSetEssential: "essential", ConfigSetOff: "off"}
+	webhooks := WebhooksQueue{WebhooksQueueURL: "https://sqs/webhooks"}
+	cases := map[string]struct {
+		want     Function
+		required []string
+	}{
+		"get-openapi": {want: &Public{logging}},
+		"get-email": {
+			want:     &Read{logging, table},
+			required: []string{"SESAME_TABLE"},
+		},
+		"list-emails": {
+			want:     &List{Read{logging, table}, Paging{CursorSecret: "s"}},
+			required: []string{"SESAME_TABLE", "SESAME_CURSOR_SECRET"},
+		},
+		"send": {
+			want: &Send{logging, table, sets, ReviewQueue{ReviewQueueURL: "https://sqs/review"}, webhooks},
+			required: []string{"SESAME_TABLE", "SESAME_CONFIG_SET_FULL", "SESAME_CONFIG_SET_ESSENTIAL", "SESAME_CONFIG_SET_OFF",
+				"SESAME_REVIEW_QUEUE_URL", "SESAME_WEBHOOKS_QUEUE_URL"},
+		},
+		"review": {
+			want: &Review{logging, table, sets, webhooks},
+			required: []string{"SESAME_TABLE", "SESAME_CONFIG_SET_FULL", "SESAME_CONFIG_SET_ESSENTIAL", "SESAME_CONFIG_SET_OFF",
+				"SESAME_WEBHOOKS_QUEUE_URL"},
+		},
+		"status": {
+			want:     &Status{logging, table, webhooks},
+			required: []string{"SESAME_TABLE", "SESAME_WEBHOOKS_QUEUE_URL"},
+		},
+		"webhook-dispatch": {
+			want: &Dispatch{logging, table, webhooks,
+				Delivery{WebhookTimeout: 5 * time.Second, WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}},
+			required: []string{"SESAME_TABLE", "SESAME_WEBHOOKS_QUEUE_URL"},
+		},
+	}
+	for fn, tc := range cases {
+		t.Run(fn, func(t *testing.T) {
+			empty := func() any { return reflect.New(reflect.TypeOf(tc.want).Elem()).Interface() }
+			got := empty()
+			if err := LoadFunction(t.Context(), fn, envconfig.MapLookuper(full), got); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+			var required []string
+			for _, v := range Vars(got) {
+				if v.Required {
+					required = append(required, v.Name)
+				}
+			}
+			if !slices.Equal(required, tc.required) {
+				t.Errorf("required %v, want %v", required, tc.required)
+			}
+			for _, name := range tc.required {
+				for how, env := range map[string]map[string]string{"unset": without(full, name), "empty": with(full, name, "")} {
+					err := LoadFunction(t.Context(), fn, envconfig.MapLookuper(env), empty())
+					if want := "config: " + name + " is required by " + fn; err == nil || err.Error() != want {
+						t.Errorf("%s %s: err = %v, want %q", name, how, err, want)
+					}
+				}
+			}
+			// The log level defaults to info and must be one.
+			got = empty()
+			if err := LoadFunction(t.Context(), fn, envconfig.MapLookuper(without(full, "LOG_LEVEL")), got); err != nil || got.(Function).Level() != slog.LevelInfo {
+				t.Errorf("without LOG_LEVEL: level %v, err %v; want info", got.(Function).Level(), err)
+			}
+			err := LoadFunction(t.Context(), fn, envconfig.MapLookuper(with(full, "LOG_LEVEL", "loud")), empty())
+			if want := "config: LOG_LEVEL of " + fn + ": invalid syntax"; err == nil || err.Error() != want {
+				t.Errorf("LOG_LEVEL=loud: err = %v, want %q", err, want)
+			}
+		})
+	}
+	// A value that does not parse is named by its variable too.
+	err := LoadFunction(t.Context(), "webhook-dispatch", envconfig.MapLookuper(with(full, "SESAME_WEBHOOK_TIMEOUT", "10")), &Dispatch{})
+	if err == nil || !strings.HasPrefix(err.Error(), "config: SESAME_WEBHOOK_TIMEOUT of webhook-dispatch: ") {
+		t.Errorf("SESAME_WEBHOOK_TIMEOUT=10: err = %v, want one naming the variable", err)
+	}
+	// Every missing variable is named at once.
+	err = LoadFunction(t.Context(), "send", envconfig.MapLookuper(map[string]string{"SESAME_TABLE": "t",
+		"SESAME_CONFIG_SET_FULL": "f", "SESAME_CONFIG_SET_ESSENTIAL": "e", "SESAME_CONFIG_SET_OFF": "o"}), &Send{})
+	if want := "config: SESAME_REVIEW_QUEUE_URL, SESAME_WEBHOOKS_QUEUE_URL are required by send"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+func without(env map[string]string, name string) map[string]string {
+	out := maps.Clone(env)
+	delete(out, name)
+	return out
+}
+
+func with(env map[string]string, name, value string) map[string]string {
+	out := maps.Clone(env)
+	out[name] = value
+	return out
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -102,4 +103,30 @@ func (c Cursors) NextCursor(binding, position string, hasMore bool) *string {
 	}
 	s := c.Encode(binding, position)
 	return &s
+}
+
+// Fetch reads one page of a list from its store: up to limit items after
+// position after ("" for the first page), the position of the last one,
+// and whether more follow.
+type Fetch[T any] func(ctx context.Context, after string, limit int) (items []T, next string, hasMore bool, err error)
+
+// ServeList answers a list route: it reads limit and cursor (bound to
+// binding), fetches that page and writes the list envelope, each item
+// rendered by view, with the cursor of the next page. Every list route
+// goes through it, so all page alike.
+func ServeList[T, V any](w http.ResponseWriter, r *http.Request, c Cursors, binding string, fetch Fetch[T], view func(T) V) error {
+	page, err := c.ParsePage(r, binding)
+	if err != nil {
+		return err
+	}
+	items, next, hasMore, err := fetch(r.Context(), page.After, page.Limit)
+	if err != nil {
+		return err
+	}
+	out := List[V]{Data: make([]V, 0, len(items)), HasMore: hasMore, NextCursor: c.NextCursor(binding, next, hasMore)}
+	for _, it := range items {
+		out.Data = append(out.Data, view(it))
+	}
+	WriteJSON(w, http.StatusOK, out)
+	return nil
 }

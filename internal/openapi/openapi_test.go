@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -15,8 +16,10 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/sethvargo/go-envconfig"
 
-	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/api/public"
+	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
 	"github.com/sesame-mail/sesame/internal/openapi/openapitest"
@@ -101,12 +104,13 @@ func TestServedWithoutKey(t *testing.T) {
 	if ev.Headers["Authorization"] != "" {
 		t.Fatal("the fixture must carry no Authorization header")
 	}
-	// No key store at all: a public route never asks it.
-	handle, err := api.LambdaHandler(api.Deps{Cursors: httpapi.Cursors{Secret: []byte("s")}}, routes.OpenAPI)
+	// What get-openapi runs, with nothing in its environment: no table, no
+	// key store, no AWS configuration; a public route never asks them.
+	h, err := public.OpenAPI.Handler(context.Background(), envconfig.MapLookuper(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := handle(t.Context(), ev)
+	res, err := h.(wire.RouteHandler)(t.Context(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,28 +1,17 @@
-// Package queue defines Sesame's SQS queues and adapts the SQS API: sending
-// messages and, locally, polling a queue into a consumer the way a Lambda
-// event source mapping does.
+// Package queue adapts the SQS API: sending messages, changing a message's
+// visibility, the Lambda event of a consumer and, locally, polling a queue
+// into a consumer the way a Lambda event source mapping does.
 package queue
 
-import "time"
+import "github.com/sesame-mail/sesame/internal/queue/queues"
 
-// Def describes one work queue. Each has a dead-letter queue named Name+"-dlq"
-// that receives a message after MaxReceives failed deliveries.
-type Def struct {
-	Name              string
-	VisibilityTimeout time.Duration
-	MaxReceives       int
-}
+// The queue definitions live in internal/queue/queues, which links no SDK;
+// these names let code that uses the SQS adapters import one package.
+type Def = queues.Def
 
-// DLQName is the name of the dead-letter queue of d.
-func (d Def) DLQName() string { return d.Name + "-dlq" }
-
-// The queues of Sesame, used by the CDK stack and the local setup alike.
 var (
-	SESEvents = Def{Name: "ses-events", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
-	Webhooks  = Def{Name: "webhooks", VisibilityTimeout: 60 * time.Second, MaxReceives: 30}
-	Review    = Def{Name: "review", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+	SESEvents = queues.SESEvents
+	Webhooks  = queues.Webhooks
+	Review    = queues.Review
+	All       = queues.All
 )
-
-// All lists every queue. Each has a consumer (internal/routes); the bulk
-// and automation queues of DESIGN.md come with the features that use them.
-var All = []Def{SESEvents, Webhooks, Review}

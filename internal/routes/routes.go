@@ -5,7 +5,7 @@ package routes
 
 import (
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/queue/queues"
 )
 
 // Route is one method and path of /api/v1, served by functions/<Function>.
@@ -40,14 +40,14 @@ var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events
 // mapping (batches, partial batch failures reported).
 type Consumer struct {
 	Function string
-	Queue    queue.Def
+	Queue    queues.Def
 }
 
 // The queue consumers.
 var (
-	Review          = Consumer{Function: "review", Queue: queue.Review}
-	Status          = Consumer{Function: "status", Queue: queue.SESEvents}
-	WebhookDispatch = Consumer{Function: "webhook-dispatch", Queue: queue.Webhooks}
+	Review          = Consumer{Function: "review", Queue: queues.Review}
+	Status          = Consumer{Function: "status", Queue: queues.SESEvents}
+	WebhookDispatch = Consumer{Function: "webhook-dispatch", Queue: queues.Webhooks}
 )
 
 // Consumers is every implemented queue consumer.

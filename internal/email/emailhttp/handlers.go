@@ -3,6 +3,7 @@
 package emailhttp
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -56,22 +57,9 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	}
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|emails|" + string(f.Status) + "|" + string(f.Type) + "|" + string(f.Environment)
-	page, err := h.Cursors.ParsePage(r, binding)
-	if err != nil {
-		return err
-	}
-	emails, next, hasMore, err := h.Store.ListEmails(r.Context(), ws, f, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	out := httpapi.List[email.View]{Data: make([]email.View, 0, len(emails))}
-	for _, e := range emails {
-		out.Data = append(out.Data, e.View())
-	}
-	out.HasMore = hasMore
-	out.NextCursor = h.Cursors.NextCursor(binding, next, hasMore)
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]email.Email, string, bool, error) {
+		return h.Store.ListEmails(ctx, ws, f, after, limit)
+	}, email.Email.View)
 }
 
 func parseFilter(r *http.Request) (email.Filter, error) {

@@ -3,6 +3,7 @@
 package eventhttp
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -26,19 +27,7 @@ func (h Handlers) Routes() []httpapi.Route {
 func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|events"
-	page, err := h.Cursors.ParsePage(r, binding)
-	if err != nil {
-		return err
-	}
-	bodies, next, hasMore, err := h.Store.ListEvents(r.Context(), ws, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	out := httpapi.List[json.RawMessage]{Data: make([]json.RawMessage, 0, len(bodies)), HasMore: hasMore}
-	for _, b := range bodies {
-		out.Data = append(out.Data, json.RawMessage(b))
-	}
-	out.NextCursor = h.Cursors.NextCursor(binding, next, hasMore)
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([][]byte, string, bool, error) {
+		return h.Store.ListEvents(ctx, ws, after, limit)
+	}, func(b []byte) json.RawMessage { return b })
 }

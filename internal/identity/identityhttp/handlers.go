@@ -3,6 +3,7 @@
 package identityhttp
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -36,23 +37,16 @@ type DomainView struct {
 func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|domains"
-	page, err := h.Cursors.ParsePage(r, binding)
-	if err != nil {
-		return err
+	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]identity.Domain, string, bool, error) {
+		return h.Store.ListDomains(ctx, ws, after, limit)
+	}, view)
+}
+
+// view is d as the API shows it: records is an array, never null.
+func view(d identity.Domain) DomainView {
+	v := DomainView{ID: d.ID, Name: d.Name, Status: string(d.Status), Records: d.Records, CreatedAt: timestamp.Format(d.CreatedAt), VerifiedAt: timestamp.Optional(d.VerifiedAt)}
+	if v.Records == nil {
+		v.Records = []identity.DNSRecord{}
 	}
-	domains, next, hasMore, err := h.Store.ListDomains(r.Context(), ws, page.After, page.Limit)
-	if err != nil {
-		return err
-	}
-	out := httpapi.List[DomainView]{Data: make([]DomainView, 0, len(domains)), HasMore: hasMore}
-	for _, d := range domains {
-		v := DomainView{ID: d.ID, Name: d.Name, Status: string(d.Status), Records: d.Records, CreatedAt: timestamp.Format(d.CreatedAt), VerifiedAt: timestamp.Optional(d.VerifiedAt)}
-		if v.Records == nil {
-			v.Records = []identity.DNSRecord{}
-		}
-		out.Data = append(out.Data, v)
-	}
-	out.NextCursor = h.Cursors.NextCursor(binding, next, hasMore)
-	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return v
 }

@@ -1,0 +1,67 @@
+// Package pipeline declares the functions of the delivery pipeline and
+// builds its services: the status processor that moves emails through
+// their statuses and fans its events out to the webhooks queue (the send
+// path records a failed send with it too), and the webhook dispatcher:
+// signed POSTs through the SSRF guard, each failure retried later by
+// lengthening its message's visibility.
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/post"
+)
+
+// Status consumes the ses-events queue.
+var Status = wire.Function[config.Status]{
+	Name: routes.Status.Function,
+	AWS:  sdk.Load,
+	Build: func(_ context.Context, cfg config.Status, env wire.Env) (any, error) {
+		t := dynamo.Open(env.AWS, cfg.Table)
+		p := Processor(t, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		return queue.NewConsumer(p.Handle), nil
+	},
+}
+
+// WebhookDispatch consumes the webhooks queue.
+var WebhookDispatch = wire.Function[config.Dispatch]{
+	Name: routes.WebhookDispatch.Function,
+	AWS:  sdk.Load,
+	Build: func(_ context.Context, cfg config.Dispatch, env wire.Env) (any, error) {
+		d := Dispatcher(dynamo.Open(env.AWS, cfg.Table), cfg.Delivery, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		return queue.NewConsumer(d.Handle), nil
+	},
+}
+
+// Processor is the status pipeline over t: each event changes the email,
+// feeds the events list and counters, and is fanned out to the webhooks
+// queue (fanout).
+func Processor(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI, logger *slog.Logger) *status.Processor {
+	return &status.Processor{Store: &dynamo.Statuses{Table: t}, Publisher: fanout(t, q, c), Logger: logger}
+}
+
+// fanout puts one webhook job per enabled endpoint subscribed to an
+// event's type on the webhooks queue.
+func fanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webhook.Fanout {
+	return &webhook.Fanout{Endpoints: &dynamo.Webhooks{Table: t}, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.WebhooksQueueURL}}
+}
+
+// Dispatcher delivers the webhook jobs of queue q, recording every
+// attempt in t.
+func Dispatcher(t *dynamo.Table, d config.Delivery, q config.WebhooksQueue, c queue.VisibilityAPI, logger *slog.Logger) *webhook.Dispatcher {
+	return webhook.NewDispatcher(&dynamo.Webhooks{Table: t},
+		post.NewClient(post.Options{Timeout: d.WebhookTimeout, AllowedPrefixes: d.WebhookAllowedPrefixes}),
+		&queue.Visibility{SQS: c, QueueURL: q.WebhooksQueueURL},
+		webhook.DispatcherOptions{Timeout: d.WebhookTimeout, Logger: logger})
+}

@@ -1,0 +1,81 @@
+// Package sends declares the functions that send email (send,
+// send-batch, review) and builds the send path they share: the SES
+// client, attachment fetches, the review queue and the failure record
+// with its webhook fan-out.
+package sends
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/attachment/fetch"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
+	"github.com/sesame-mail/sesame/internal/ses"
+)
+
+// The send routes' functions.
+var (
+	Send      = route(routes.Send)
+	SendBatch = route(routes.SendBatch)
+)
+
+func route(rt routes.Route) wire.Function[config.Send] {
+	return wire.Function[config.Send]{Name: rt.Function, AWS: sdk.Load,
+		Build: func(_ context.Context, cfg config.Send, env wire.Env) (any, error) {
+			t := dynamo.Open(env.AWS, cfg.Table)
+			q := sqs.NewFromConfig(env.AWS)
+			svc := Service(t, cfg.SES, newSES(env.AWS), &queue.Publisher{SQS: q, QueueURL: cfg.ReviewQueueURL},
+				pipeline.Processor(t, cfg.WebhooksQueue, q, env.Logger), env.Logger)
+			return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
+		}}
+}
+
+// Review consumes the review queue: held email is sent once cleared, or
+// recorded as failed.
+var Review = wire.Function[config.Review]{
+	Name: routes.Review.Function,
+	AWS:  sdk.Load,
+	Build: func(_ context.Context, cfg config.Review, env wire.Env) (any, error) {
+		t := dynamo.Open(env.AWS, cfg.Table)
+		failures := pipeline.Processor(t, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		// No review queue: the review sends or fails, it never holds.
+		svc := Service(t, cfg.SES, newSES(env.AWS), nil, failures, env.Logger)
+		return queue.NewConsumer(Reviewer(t, svc).Handle), nil
+	},
+}
+
+func newSES(cfg aws.Config) *ses.Client { return &ses.Client{API: sesv2.NewFromConfig(cfg)} }
+
+// Service is the send path over t: the send context and new emails in
+// the table, attachments fetched by URL, the message sent through
+// transport with the configuration set of its tracking mode. Held email
+// goes to review; a send that fails is recorded by failures (the status
+// pipeline: feed, counter, webhooks).
+func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, review sending.Enqueuer, failures sending.FailureRecorder, logger *slog.Logger) *sending.Service {
+	return &sending.Service{
+		Store:       &dynamo.Sends{Table: t},
+		Transport:   transport,
+		Attachments: fetch.New(fetch.Options{}),
+		Review:      review,
+		Failures:    failures,
+		ConfigSets:  sending.ConfigSets{Full: sets.ConfigSetFull, Essential: sets.ConfigSetEssential, Off: sets.ConfigSetOff},
+		Logger:      logger,
+	}
+}
+
+// Reviewer reviews the email held in t and releases it through svc.
+func Reviewer(t *dynamo.Table, svc *sending.Service) *sending.Reviewer {
+	return &sending.Reviewer{Held: &dynamo.Held{Table: t}, Workspaces: &dynamo.Workspaces{Table: t}, Service: svc}
+}

@@ -1,0 +1,28 @@
+// Package queues lists Sesame's SQS queues: names, visibility and
+// redrive. It imports no SDK, so internal/routes, and every function that
+// reads routes, need not link the SQS client to name a queue.
+package queues
+
+import "time"
+
+// Def describes one work queue. Each has a dead-letter queue named Name+"-dlq"
+// that receives a message after MaxReceives failed deliveries.
+type Def struct {
+	Name              string
+	VisibilityTimeout time.Duration
+	MaxReceives       int
+}
+
+// DLQName is the name of the dead-letter queue of d.
+func (d Def) DLQName() string { return d.Name + "-dlq" }
+
+// The queues of Sesame, used by the CDK stack and the local setup alike.
+var (
+	SESEvents = Def{Name: "ses-events", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+	Webhooks  = Def{Name: "webhooks", VisibilityTimeout: 60 * time.Second, MaxReceives: 30}
+	Review    = Def{Name: "review", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+)
+
+// All lists every queue. Each has a consumer (internal/routes); the bulk
+// and automation queues of DESIGN.md come with the features that use them.
+var All = []Def{SESEvents, Webhooks, Review}
