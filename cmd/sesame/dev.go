@@ -108,7 +108,7 @@ func (c *console) devCommand() *cobra.Command {
 				"SESAME_CONFIG_SET_FULL":      cfg.ConfigSetFull,
 				"SESAME_CONFIG_SET_ESSENTIAL": cfg.ConfigSetEssential,
 				"SESAME_CONFIG_SET_OFF":       cfg.ConfigSetOff,
-				// What the emulators do not keep: SES identities (and raw MIME).
+				// What the emulators do not keep: SES identities and raw MIME.
 				devstack.DataEnv: dataDir,
 			}
 			for _, d := range queue.All {
@@ -121,14 +121,17 @@ func (c *console) devCommand() *cobra.Command {
 				return err
 			}
 			printDevBanner(c.out, env, envFile)
+			// The exact MIME of what goes to SES or is captured is kept.
+			raw := &devstack.RawMessages{Dir: devstack.MIMEDir(dataDir), Next: deps.Sending.Transport, Emails: deps.Repos.Emails, Logger: logger}
+			deps.Sending.Captures = raw
 			// SES events, which the SES emulator does not publish, are simulated.
 			sesEvents := &devstack.SESEvents{
-				Next:  deps.Sending.Transport,
+				Next:  raw,
 				Queue: &queue.Publisher{SQS: sqsClient, QueueURL: queueURLs[queue.SESEvents.Name]},
 			}
 			deps.Sending.Transport = sesEvents
 			stack := &devstack.Stack{Deps: deps, Logger: logger,
-				DevRoutes: devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes()}
+				DevRoutes: append(devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes(), raw.Routes()...)}
 			for c, consume := range api.Consumers(deps) {
 				stack.Pollers = append(stack.Pollers, &queue.Poller{
 					SQS: sqsClient, QueueURL: queueURLs[c.Queue.Name], Consume: consume, Logger: logger,
@@ -139,7 +142,7 @@ func (c *console) devCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to serve the API on")
 	cmd.Flags().StringVar(&envFile, "env-file", ".sesame/dev.env", "file to write the local settings and demo keys to")
-	cmd.Flags().StringVar(&dataDir, "data-dir", ".sesame/data", "folder of the local data the emulators do not keep (SES identities), kept across restarts")
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".sesame/data", "folder of the local data the emulators do not keep (SES identities, raw MIME), kept across restarts")
 	return cmd
 }
 

@@ -55,7 +55,35 @@ func (c *console) heldCommand() *cobra.Command {
 func (c *console) capturedCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "captured", Short: "Emails captured by test keys"}
 	workspaceFlag(cmd)
-	cmd.AddCommand(&cobra.Command{
+	var raw bool
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one captured email; --raw prints its exact MIME (kept by the local stack only)",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
+			if raw {
+				msg, err := svc.Captured.Message(cmd.Context(), c.cfg.WorkspaceID, args[0])
+				if errors.Is(err, owner.ErrNoRawMessages) {
+					return fmt.Errorf("%w: for the local stack, source its settings (set -a; . .sesame/dev.env; set +a), whose SESAME_LOCAL_DATA names where they are", err)
+				}
+				if err != nil {
+					return err
+				}
+				_, err = c.out.Write(msg)
+				return err
+			}
+			e, err := svc.Captured.Get(cmd.Context(), c.cfg.WorkspaceID, args[0])
+			if err != nil {
+				return err
+			}
+			v := e.View()
+			return c.print(v, func(w io.Writer) {
+				fmt.Fprintf(w, "id\t%s\nsent\t%s\nstatus\t%s\nenvironment\t%s\nto\t%s\nsubject\t%s\n", v.ID, v.SentAt, v.Status, v.Environment, v.To, v.Subject)
+			})
+		}),
+	}
+	show.Flags().BoolVar(&raw, "raw", false, "print the message's exact MIME (message/rfc822), as the test key's send built it")
+	cmd.AddCommand(show, &cobra.Command{
 		Use:   "list",
 		Short: "List emails captured in test mode (newest first)",
 		Args:  cobra.NoArgs,

@@ -20,11 +20,13 @@ import (
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
-// ownerClients are the AWS clients the owner service reaches.
+// ownerClients are what the owner service reaches: the AWS clients, and
+// on the local stack its raw messages.
 type ownerClients struct {
 	DynamoDB dynamo.DB
 	SES      ses.API
 	SQS      queue.SendAPI
+	Raw      owner.RawReader // nil: no messages are kept (a deployed stack)
 }
 
 // newOwner builds the owner service over the stack's table, SES and the
@@ -43,7 +45,7 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Domains:      &owner.Domains{Store: repos.Domains, Identities: identities},
 		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
 		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Review: review},
-		Captured:     &owner.Captured{Emails: repos.Emails},
+		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 	}
@@ -68,6 +70,9 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 		if clients.SES, err = sesClient(awsCfg); err != nil {
 			return nil, err
 		}
+	}
+	if dataDir := os.Getenv(devstack.DataEnv); dataDir != "" {
+		clients.Raw = &devstack.RawMessages{Dir: devstack.MIMEDir(dataDir)}
 	}
 	c.svc = newOwner(c.cfg, table, clients)
 	return c.svc, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -114,14 +116,73 @@ func (h *Held) decide(ctx context.Context, workspaceID, emailID string, cleared 
 	return errors.Join(errs...)
 }
 
-// Captured lists what test keys sent: captured, never delivered.
-type Captured struct {
-	Emails EmailLister
+// CapturedStore lists a workspace's emails and reads one.
+type CapturedStore interface {
+	EmailLister
+	GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
 }
+
+// RawReader reads the exact message of a workspace's email (the local
+// stack's devstack.RawMessages); it fails for an email whose message is
+// not kept.
+type RawReader interface {
+	Raw(workspaceID, emailID string) ([]byte, error)
+}
+
+// Captured is what test keys sent: captured, never delivered.
+type Captured struct {
+	Emails CapturedStore
+	// Raw is nil where messages are not kept: a deployed stack keeps the
+	// email, not its MIME.
+	Raw RawReader
+}
+
+var (
+	// ErrNotCaptured refuses an email that a live key sent.
+	ErrNotCaptured = errors.New("not captured in test mode: a live key sent it")
+	// ErrNoRawMessages refuses --raw where no messages are kept.
+	ErrNoRawMessages = errors.New("raw messages are kept only by the local stack (sesame dev), not by a deployed stack")
+)
 
 // List returns every email captured in test mode, newest first.
 func (c *Captured) List(ctx context.Context, workspaceID string) ([]email.Email, error) {
 	return listEmails(ctx, c.Emails, workspaceID, email.Filter{Environment: apikey.Test})
+}
+
+// Get returns one captured email; its id is case-insensitive.
+func (c *Captured) Get(ctx context.Context, workspaceID, emailID string) (email.Email, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return email.Email{}, err
+	}
+	id, err := uuid.Parse(emailID)
+	if err != nil {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, email.ErrNotFound)
+	}
+	e, err := c.Emails.GetEmail(ctx, workspaceID, id.String())
+	if err != nil {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, err)
+	}
+	if e.Environment != apikey.Test {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, ErrNotCaptured)
+	}
+	return e, nil
+}
+
+// Message returns the exact MIME of a captured email, as the test key's
+// send built it.
+func (c *Captured) Message(ctx context.Context, workspaceID, emailID string) ([]byte, error) {
+	e, err := c.Get(ctx, workspaceID, emailID)
+	if err != nil {
+		return nil, err
+	}
+	if c.Raw == nil {
+		return nil, ErrNoRawMessages
+	}
+	raw, err := c.Raw.Raw(workspaceID, e.ID)
+	if err != nil {
+		return nil, fmt.Errorf("email %s: %w", emailID, err)
+	}
+	return raw, nil
 }
 
 // listEmails reads every page of the workspace's emails that pass f.
