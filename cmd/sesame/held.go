@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,14 +18,14 @@ func (c *console) heldCommand() *cobra.Command {
 	workspaceFlag(cmd)
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List held emails",
+		Short: "List held emails and why each is held",
 		Args:  cobra.NoArgs,
 		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			held, err := svc.Held.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			return c.printEmails(held)
+			return c.printHeld(held)
 		}),
 	}
 	decide := func(use, short, verb string, decision func(h *owner.Held, ctx context.Context, workspaceID, emailID string) error) *cobra.Command {
@@ -96,6 +97,26 @@ func (c *console) capturedCommand() *cobra.Command {
 		}),
 	})
 	return cmd
+}
+
+// heldView is a held email as the API shows it, and why it is held.
+type heldView struct {
+	email.View
+	HeldBecause []string `json:"held_because"`
+}
+
+// printHeld prints held emails with their reasons.
+func (c *console) printHeld(held []owner.HeldEmail) error {
+	views := make([]heldView, len(held))
+	for i, h := range held {
+		views[i] = heldView{View: h.View(), HeldBecause: h.Reasons}
+	}
+	return c.print(views, func(w io.Writer) {
+		fmt.Fprintln(w, "ID\tSENT\tSTATUS\tENV\tTO\tSUBJECT\tHELD BECAUSE")
+		for _, v := range views {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.SentAt, v.Status, v.Environment, v.To, v.Subject, strings.Join(v.HeldBecause, "; "))
+		}
+	})
 }
 
 // printEmails prints emails as the API shows them.

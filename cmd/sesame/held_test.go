@@ -132,8 +132,8 @@ func TestHeldCommands(t *testing.T) {
 
 	list := c.must("held", "list", "--workspace", ws)
 	for _, id := range []string{denied, cleared, sameTemplate, foreign} {
-		if !regexp.MustCompile(`(?m)^` + id + `\s+\S+\s+held\s+live\s+bob@example\.org\s+\S`).MatchString(list) {
-			t.Errorf("held list does not show %s:\n%s", id, list)
+		if !regexp.MustCompile(`(?m)^` + id + `\s+\S+\s+held\s+live\s+bob@example\.org\s+\S.*\snew template: its first security review is pending`).MatchString(list) {
+			t.Errorf("held list does not show %s held for its new template:\n%s", id, list)
 		}
 	}
 	if strings.Contains(list, live) || strings.Contains(list, "Not held") {
@@ -195,8 +195,16 @@ func TestHeldCommands(t *testing.T) {
 			t.Errorf("SES emulator has %d messages %q, want %d", n, subject, want)
 		}
 	}
-	if after := c.must("held", "list", "--workspace", ws); strings.Count(after, "\n") != 2 || !strings.Contains(after, foreign) {
-		t.Errorf("held list after the decisions should show only the foreign-brand email:\n%s", after)
+	if after := c.must("held", "list", "--workspace", ws); strings.Count(after, "\n") != 2 || !strings.Contains(after, foreign) ||
+		!strings.Contains(after, "names a brand the workspace does not own: paypal") {
+		t.Errorf("held list after the decisions should show only the foreign-brand email, and why:\n%s", after)
+	}
+	reasons, _ := mustJSON[[]struct {
+		ID          string   `json:"id"`
+		HeldBecause []string `json:"held_because"`
+	}](c, "held", "list", "--workspace", ws)
+	if len(reasons) != 1 || reasons[0].ID != foreign || !slices.Equal(reasons[0].HeldBecause, []string{"names a brand the workspace does not own: paypal"}) {
+		t.Errorf("held list --output json = %+v, want the foreign-brand email and its reason", reasons)
 	}
 	// The owner denies it: that email alone fails; the template stays cleared.
 	c.must("held", "deny", foreign, "--workspace", ws)

@@ -44,7 +44,7 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Keys:         &owner.Keys{Store: repos.Keys},
 		Domains:      &owner.Domains{Store: repos.Domains, Identities: identities},
 		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
-		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Review: review},
+		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
 		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // EmailLister lists a workspace's emails, newest first, a page at a time.
@@ -45,17 +48,76 @@ type Held struct {
 	Emails    EmailLister
 	Store     HeldStore
 	Templates TemplateStore
+	// Workspaces gives the brands an email may name (List's reasons).
+	Workspaces WorkspaceReader
 	// Review is nil where no review queue is configured.
 	Review ReviewQueue
+}
+
+// HeldEmail is a held email and why the review holds it.
+type HeldEmail struct {
+	email.Email
+	// Reasons say why, in the review's words (e.g. "names a brand the
+	// workspace does not own: PayPal").
+	Reasons []string
 }
 
 // emailsPage is how many emails one read asks for; a filtered read
 // examines at most 1,000, so an old held email can be a few pages down.
 const emailsPage = 100
 
-// List returns every email the review holds, newest first.
-func (h *Held) List(ctx context.Context, workspaceID string) ([]email.Email, error) {
-	return listEmails(ctx, h.Emails, workspaceID, email.Filter{Status: email.StatusHeld})
+// List returns every email the review holds, newest first, with why it is
+// held. An email released while the list is read is left out.
+func (h *Held) List(ctx context.Context, workspaceID string) ([]HeldEmail, error) {
+	emails, err := listEmails(ctx, h.Emails, workspaceID, email.Filter{Status: email.StatusHeld})
+	if err != nil || len(emails) == 0 {
+		return []HeldEmail{}, err
+	}
+	ws, err := h.Workspaces.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	templates := map[string]sending.Template{}
+	out := make([]HeldEmail, 0, len(emails))
+	for _, e := range emails {
+		held, err := h.Store.GetHeld(ctx, workspaceID, e.ID)
+		if errors.Is(err, sending.ErrNotHeld) {
+			continue // released meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("email %s: %w", e.ID, err)
+		}
+		tpl, ok := templates[held.Fingerprint]
+		if !ok {
+			if tpl, err = h.Templates.GetTemplate(ctx, workspaceID, held.Fingerprint); err != nil {
+				return nil, fmt.Errorf("email %s: %w", e.ID, err)
+			}
+			templates[held.Fingerprint] = tpl
+		}
+		out = append(out, HeldEmail{Email: e, Reasons: holdReasons(tpl, held.Request, ws)})
+	}
+	return out, nil
+}
+
+// holdReasons says why an email is held, from what the review records:
+// its template's verdict and, once the template is cleared, the email's own
+// check (brands, links, markup), run on the held content as the review
+// runs it, so the reasons are never older than the workspace's settings.
+func holdReasons(tpl sending.Template, req sending.Request, ws workspace.Workspace) []string {
+	switch tpl.State {
+	case sending.TemplatePending:
+		return []string{"new template: its first security review is pending (it runs within seconds of the send; or clear or deny it)"}
+	case sending.TemplateDenied:
+		reason := "its template was denied by the security review"
+		if len(tpl.Reasons) > 0 {
+			reason += ": " + strings.Join(tpl.Reasons, "; ")
+		}
+		return []string{reason + " (the email fails at its review)"}
+	}
+	if v := review.Check(req.Subject, req.HTML, ws.OwnBrands()); !v.Cleared {
+		return v.Reasons
+	}
+	return []string{"its template is cleared and its own check passes now: the review sends it, or clear it"}
 }
 
 // Clear sends the email: the owner vouches for it. See decide.
