@@ -6,10 +6,16 @@ import { SnsStore } from "./node_modules/fauxqs/dist/sns/snsStore.js";
 import { S3Store } from "./node_modules/fauxqs/dist/s3/s3Store.js";
 
 const port = parseInt(process.env.FAUXQS_PORT ?? "4566", 10);
+// Queue URLs are built from the request's Host header (127.0.0.1:PORT), so
+// each is a URL of this emulator: http://127.0.0.1:PORT/000000000000/NAME.
+// fauxqs's `host` option would give sqs.REGION.HOST:PORT instead (and a
+// host that holds the port already doubles it); an empty store host turns
+// that off, and buildApp only sets a non-empty one.
+const sqsStore = new SqsStore();
+sqsStore.host = "";
 const app = buildApp({
   logger: false,
-  host: `127.0.0.1:${port}`,
-  stores: { sqsStore: new SqsStore(), snsStore: new SnsStore(), s3Store: new S3Store() },
+  stores: { sqsStore, snsStore: new SnsStore(), s3Store: new S3Store() },
 });
 await app.listen({ port, host: "127.0.0.1" });
 console.log(`fauxqs listening on 127.0.0.1:${port}`);

@@ -10,7 +10,9 @@ root=$(cd "$here/.." && pwd)
 export STATE_DIR=${STATE_DIR:-$root/.sesame/dev}
 export DYNAMODB_PORT=${DYNAMODB_PORT:-18000} SQS_PORT=${SQS_PORT:-18001} SES_PORT=${SES_PORT:-18002}
 # The local table survives restarts (the demo workspace and its keys are
-# reused); `make dev-reset` deletes it. Queues start empty each time.
+# reused), and so does what the emulators do not keep, which `sesame dev`
+# writes beside it (SES identities, raw MIME); `make dev-reset` deletes
+# them. Queues start empty each time.
 export DYNAMODB_DATA=${DYNAMODB_DATA:-$root/.sesame/data}
 API_ADDR=${API_ADDR:-127.0.0.1:8080}
 ENV_FILE=${ENV_FILE:-$root/.sesame/dev.env}
@@ -48,7 +50,7 @@ case "${1:-}" in
     trap '"$here/emulators.sh" stop' EXIT
     "$here/emulators.sh" start
     # Not exec: the trap must run after the server stops.
-    "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" || true
+    "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" --data-dir "$DYNAMODB_DATA" || true
     ;;
   up)
     if alive "$STATE_DIR/api.pid" "$API_MARKER"; then
@@ -61,7 +63,7 @@ case "${1:-}" in
     # The banner (with the demo keys) goes to a private file, never into
     # the log; both are under the git-ignored .sesame/.
     (umask 077; : >"$STATE_DIR/banner.txt")
-    "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" >"$STATE_DIR/banner.txt" 2>"$STATE_DIR/api.log" &
+    "$SESAME_BIN" dev --addr "$API_ADDR" --env-file "$ENV_FILE" --data-dir "$DYNAMODB_DATA" >"$STATE_DIR/banner.txt" 2>"$STATE_DIR/api.log" &
     echo $! >"$STATE_DIR/api.pid"
     wait_api
     trap - ERR

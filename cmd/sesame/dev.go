@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -18,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // localEndpoints must point at emulators: `sesame dev` refuses to create
@@ -30,7 +32,7 @@ var localEndpoints = []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS
 const devTable = "sesame"
 
 func (c *console) devCommand() *cobra.Command {
-	var addr, envFile string
+	var addr, envFile, dataDir string
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run the local stack: API on --addr, queue pollers, demo workspace",
@@ -78,7 +80,13 @@ func (c *console) devCommand() *cobra.Command {
 			logger := api.NewLogger(cfg.LogLevel)
 			clients := api.NewClients(awsCfg, disableChecksum)
 			deps := api.NewDeps(cfg, clients, logger)
-			demo, err := devstack.Seed(ctx, deps.Repos, prev)
+			if dataDir, err = filepath.Abs(dataDir); err != nil {
+				return err
+			}
+			// The SES emulator has no identity API: the local stack keeps its
+			// identities (LocalSES), for Seed here and the console.
+			identities := &ses.Client{API: &devstack.LocalSES{Path: devstack.IdentitiesFile(dataDir), Next: clients.SES}}
+			demo, err := devstack.Seed(ctx, deps.Repos, identities, prev)
 			if err != nil {
 				return err
 			}
@@ -100,6 +108,8 @@ func (c *console) devCommand() *cobra.Command {
 				"SESAME_CONFIG_SET_FULL":      cfg.ConfigSetFull,
 				"SESAME_CONFIG_SET_ESSENTIAL": cfg.ConfigSetEssential,
 				"SESAME_CONFIG_SET_OFF":       cfg.ConfigSetOff,
+				// What the emulators do not keep: SES identities and raw MIME.
+				devstack.DataEnv: dataDir,
 			}
 			for _, d := range queue.All {
 				env["SESAME_QUEUE_URL_"+envName(d.Name)] = queueURLs[d.Name]
@@ -111,14 +121,17 @@ func (c *console) devCommand() *cobra.Command {
 				return err
 			}
 			printDevBanner(c.out, env, envFile)
+			// The exact MIME of what goes to SES or is captured is kept.
+			raw := &devstack.RawMessages{Dir: devstack.MIMEDir(dataDir), Next: deps.Sending.Transport, Emails: deps.Repos.Emails, Logger: logger}
+			deps.Sending.Captures = raw
 			// SES events, which the SES emulator does not publish, are simulated.
 			sesEvents := &devstack.SESEvents{
-				Next:  deps.Sending.Transport,
+				Next:  raw,
 				Queue: &queue.Publisher{SQS: sqsClient, QueueURL: queueURLs[queue.SESEvents.Name]},
 			}
 			deps.Sending.Transport = sesEvents
 			stack := &devstack.Stack{Deps: deps, Logger: logger,
-				DevRoutes: devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes()}
+				DevRoutes: append(devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes(), raw.Routes()...)}
 			for c, consume := range api.Consumers(deps) {
 				stack.Pollers = append(stack.Pollers, &queue.Poller{
 					SQS: sqsClient, QueueURL: queueURLs[c.Queue.Name], Consume: consume, Logger: logger,
@@ -129,6 +142,7 @@ func (c *console) devCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to serve the API on")
 	cmd.Flags().StringVar(&envFile, "env-file", ".sesame/dev.env", "file to write the local settings and demo keys to")
+	cmd.Flags().StringVar(&dataDir, "data-dir", ".sesame/data", "folder of the local data the emulators do not keep (SES identities, raw MIME), kept across restarts")
 	cmd.AddCommand(c.devSeedCommand())
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 	sestypes "github.com/aws/aws-sdk-go-v2/service/sesv2/types"
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/emulatortest"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -257,4 +258,38 @@ func TestDomainsCommandErrors(t *testing.T) {
 	if v := c.workspace(ws).VerifiedDomains; len(v) != 0 {
 		t.Errorf("failed commands verified %v", v)
 	}
+}
+
+// Against the local stack (.sesame/dev.env sets SESAME_LOCAL_DATA), the
+// domain commands work as they do against SES: the SES emulator has no
+// identity API (they failed with "deserialization failed … invalid
+// character '<'"), so the local stack keeps identities itself, pending
+// when added and verified when read.
+func TestDomainsOnTheLocalStack(t *testing.T) {
+	emulatortest.Require(t, "AWS_ENDPOINT_URL_SESV2")
+	c := newConsoleTable(t)
+	ws := c.createWorkspace("Acme")
+	t.Setenv("SESAME_LOCAL_DATA", t.TempDir())
+
+	out := c.must("domains", "add", "local.example", "--workspace", ws)
+	if !strings.Contains(out, "Added local.example (pending)") || strings.Count(out, "CNAME") != 3 {
+		t.Errorf("domains add printed:\n%s", out)
+	}
+	out = c.must("domains", "status", "local.example", "--workspace", ws)
+	if !regexp.MustCompile(`^local\.example\s+verified\s+\(DKIM SUCCESS\)\n$`).MatchString(out) {
+		t.Errorf("domains status printed %q", out)
+	}
+	if v := c.workspace(ws).VerifiedDomains; !slices.Equal(v, []string{"local.example"}) {
+		t.Errorf("verified domains = %v, want [local.example]", v)
+	}
+	again, _ := mustJSON[identity.Domain](c, "domains", "status", "local.example", "--workspace", ws)
+	if again.Status != identity.DomainVerified || len(again.Records) != 3 {
+		t.Errorf("domains status again = %+v", again)
+	}
+
+	// The local identities are never used against SES itself.
+	t.Setenv("AWS_ENDPOINT_URL_SESV2", "")
+	args := []string{"domains", "add", "real.example", "--workspace", ws}
+	out, err := c.run(args...)
+	checkFails(t, args, out, err, nil, "unset SESAME_LOCAL_DATA")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,14 +18,14 @@ func (c *console) heldCommand() *cobra.Command {
 	workspaceFlag(cmd)
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List held emails",
+		Short: "List held emails and why each is held",
 		Args:  cobra.NoArgs,
 		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
 			held, err := svc.Held.List(cmd.Context(), c.cfg.WorkspaceID)
 			if err != nil {
 				return err
 			}
-			return c.printEmails(held)
+			return c.printHeld(held)
 		}),
 	}
 	decide := func(use, short, verb string, decision func(h *owner.Held, ctx context.Context, workspaceID, emailID string) error) *cobra.Command {
@@ -55,7 +56,35 @@ func (c *console) heldCommand() *cobra.Command {
 func (c *console) capturedCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "captured", Short: "Emails captured by test keys"}
 	workspaceFlag(cmd)
-	cmd.AddCommand(&cobra.Command{
+	var raw bool
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one captured email; --raw prints its exact MIME (kept by the local stack only)",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
+			if raw {
+				msg, err := svc.Captured.Message(cmd.Context(), c.cfg.WorkspaceID, args[0])
+				if errors.Is(err, owner.ErrNoRawMessages) {
+					return fmt.Errorf("%w: for the local stack, source its settings (set -a; . .sesame/dev.env; set +a), whose SESAME_LOCAL_DATA names where they are", err)
+				}
+				if err != nil {
+					return err
+				}
+				_, err = c.out.Write(msg)
+				return err
+			}
+			e, err := svc.Captured.Get(cmd.Context(), c.cfg.WorkspaceID, args[0])
+			if err != nil {
+				return err
+			}
+			v := e.View()
+			return c.print(v, func(w io.Writer) {
+				fmt.Fprintf(w, "id\t%s\nsent\t%s\nstatus\t%s\nenvironment\t%s\nto\t%s\nsubject\t%s\n", v.ID, v.SentAt, v.Status, v.Environment, v.To, v.Subject)
+			})
+		}),
+	}
+	show.Flags().BoolVar(&raw, "raw", false, "print the message's exact MIME (message/rfc822), as the test key's send built it")
+	cmd.AddCommand(show, &cobra.Command{
 		Use:   "list",
 		Short: "List emails captured in test mode (newest first)",
 		Args:  cobra.NoArgs,
@@ -68,6 +97,26 @@ func (c *console) capturedCommand() *cobra.Command {
 		}),
 	})
 	return cmd
+}
+
+// heldView is a held email as the API shows it, and why it is held.
+type heldView struct {
+	email.View
+	HeldBecause []string `json:"held_because"`
+}
+
+// printHeld prints held emails with their reasons.
+func (c *console) printHeld(held []owner.HeldEmail) error {
+	views := make([]heldView, len(held))
+	for i, h := range held {
+		views[i] = heldView{View: h.View(), HeldBecause: h.Reasons}
+	}
+	return c.print(views, func(w io.Writer) {
+		fmt.Fprintln(w, "ID\tSENT\tSTATUS\tENV\tTO\tSUBJECT\tHELD BECAUSE")
+		for _, v := range views {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.SentAt, v.Status, v.Environment, v.To, v.Subject, strings.Join(v.HeldBecause, "; "))
+		}
+	})
 }
 
 // printEmails prints emails as the API shows them.

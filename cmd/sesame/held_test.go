@@ -15,8 +15,10 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/emulatortest"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/review"
@@ -130,8 +132,8 @@ func TestHeldCommands(t *testing.T) {
 
 	list := c.must("held", "list", "--workspace", ws)
 	for _, id := range []string{denied, cleared, sameTemplate, foreign} {
-		if !regexp.MustCompile(`(?m)^` + id + `\s+\S+\s+held\s+live\s+bob@example\.org\s+\S`).MatchString(list) {
-			t.Errorf("held list does not show %s:\n%s", id, list)
+		if !regexp.MustCompile(`(?m)^` + id + `\s+\S+\s+held\s+live\s+bob@example\.org\s+\S.*\snew template: its first security review is pending`).MatchString(list) {
+			t.Errorf("held list does not show %s held for its new template:\n%s", id, list)
 		}
 	}
 	if strings.Contains(list, live) || strings.Contains(list, "Not held") {
@@ -193,8 +195,16 @@ func TestHeldCommands(t *testing.T) {
 			t.Errorf("SES emulator has %d messages %q, want %d", n, subject, want)
 		}
 	}
-	if after := c.must("held", "list", "--workspace", ws); strings.Count(after, "\n") != 2 || !strings.Contains(after, foreign) {
-		t.Errorf("held list after the decisions should show only the foreign-brand email:\n%s", after)
+	if after := c.must("held", "list", "--workspace", ws); strings.Count(after, "\n") != 2 || !strings.Contains(after, foreign) ||
+		!strings.Contains(after, "names a brand the workspace does not own: paypal") {
+		t.Errorf("held list after the decisions should show only the foreign-brand email, and why:\n%s", after)
+	}
+	reasons, _ := mustJSON[[]struct {
+		ID          string   `json:"id"`
+		HeldBecause []string `json:"held_because"`
+	}](c, "held", "list", "--workspace", ws)
+	if len(reasons) != 1 || reasons[0].ID != foreign || !slices.Equal(reasons[0].HeldBecause, []string{"names a brand the workspace does not own: paypal"}) {
+		t.Errorf("held list --output json = %+v, want the foreign-brand email and its reason", reasons)
 	}
 	// The owner denies it: that email alone fails; the template stays cleared.
 	c.must("held", "deny", foreign, "--workspace", ws)
@@ -289,5 +299,66 @@ func TestCapturedList(t *testing.T) {
 	}
 	if _, err := c.run("captured", "list"); err == nil || !strings.Contains(err.Error(), "--workspace is required") {
 		t.Errorf("captured list without --workspace: err = %v", err)
+	}
+}
+
+// `captured show ID --raw` prints the exact MIME a test key's send built,
+// which the local stack keeps (SESAME_LOCAL_DATA, from .sesame/dev.env).
+func TestCapturedShow(t *testing.T) {
+	ctx := t.Context()
+	c := newConsoleTable(t)
+	ws := c.createWorkspace("Acme")
+	other := c.createWorkspace("Other")
+	put := func(env apikey.Environment, subject string) string {
+		t.Helper()
+		id := uuid.Must(uuid.NewV7()).String()
+		if err := c.store.Emails.PutEmail(ctx, email.Email{ID: id, WorkspaceID: ws, To: "bob@example.org", Subject: subject,
+			Status: email.StatusSent, Type: email.TypeTransactional, Environment: env, SentAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	captured, noCopy, live := put(apikey.Test, "Captured"), put(apikey.Test, "Captured before"), put(apikey.Live, "Live")
+	dataDir := t.TempDir()
+	raw := []byte("From: hello@acme.test\r\nTo: bob@example.org\r\nSubject: Captured\r\n\r\nHi Bob \xe2\x80\x94 exactly these bytes\r\n")
+	kept := &devstack.RawMessages{Dir: devstack.MIMEDir(dataDir)}
+	if err := kept.Capture(ctx, sending.SendInput{Raw: raw, Tags: map[string]string{"email_id": captured, "workspace_id": ws}}); err != nil {
+		t.Fatal(err)
+	}
+
+	out := c.must("captured", "show", captured, "--workspace", ws)
+	for _, re := range []string{`(?m)^id\s+` + captured + `$`, `(?m)^environment\s+test$`, `(?m)^subject\s+Captured$`, `(?m)^to\s+bob@example\.org$`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("captured show does not match %s:\n%s", re, out)
+		}
+	}
+	if v, _ := mustJSON[email.View](c, "captured", "show", strings.ToUpper(captured), "--workspace", ws); v.ID != captured {
+		t.Errorf("captured show --output json = %+v", v)
+	}
+	args := []string{"captured", "show", captured, "--raw", "--workspace", ws}
+	out, err := c.run(args...)
+	checkFails(t, args, out, err, owner.ErrNoRawMessages, "source its settings")
+
+	t.Setenv("SESAME_LOCAL_DATA", dataDir)
+	if out := c.must("captured", "show", captured, "--raw", "--workspace", ws); out != string(raw) {
+		t.Errorf("captured show --raw printed %q, want the kept bytes %q", out, raw)
+	}
+	cases := map[string]struct {
+		args   []string
+		wantIs error
+	}{
+		"a live email":                {[]string{"captured", "show", live, "--raw", "--workspace", ws}, owner.ErrNotCaptured},
+		"another workspace's":         {[]string{"captured", "show", captured, "--raw", "--workspace", other}, email.ErrNotFound},
+		"not an id":                   {[]string{"captured", "show", "../../etc/passwd", "--raw", "--workspace", ws}, email.ErrNotFound},
+		"captured before it was kept": {[]string{"captured", "show", noCopy, "--raw", "--workspace", ws}, devstack.ErrNoRawMessage},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := c.run(tc.args...)
+			checkFails(t, tc.args, out, err, tc.wantIs, "")
+			if out != "" {
+				t.Errorf("a failed show printed %q", out)
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ type consoleTable struct {
 func newConsoleTable(t *testing.T) *consoleTable {
 	t.Helper()
 	// The console's settings come from these; keep the tests hermetic.
-	for _, name := range []string{"SESAME_TABLE", "SESAME_WORKSPACE_ID", "SESAME_REVIEW_QUEUE_URL", "SESAME_CONFIG_SET_FULL"} {
+	for _, name := range []string{"SESAME_TABLE", "SESAME_WORKSPACE_ID", "SESAME_REVIEW_QUEUE_URL", "SESAME_CONFIG_SET_FULL", "SESAME_LOCAL_DATA"} {
 		t.Setenv(name, "")
 	}
 	name := dynamotest.NewTable(t)

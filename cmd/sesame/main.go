@@ -18,6 +18,6 @@ func main() {
 	defer stop()
 	if err := execute(ctx, newRootCommand()); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err)) // 2 for a command line it cannot run
 	}
 }

@@ -4,24 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
-// ownerClients are the AWS clients the owner service reaches.
+// ownerClients are what the owner service reaches: the AWS clients, and
+// on the local stack its raw messages.
 type ownerClients struct {
 	DynamoDB dynamo.DB
 	SES      ses.API
 	SQS      queue.SendAPI
+	Raw      owner.RawReader // nil: no messages are kept (a deployed stack)
 }
 
 // newOwner builds the owner service over the stack's table, SES and the
@@ -39,8 +44,8 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Keys:         &owner.Keys{Store: repos.Keys},
 		Domains:      &owner.Domains{Store: repos.Domains, Identities: identities},
 		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
-		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Review: review},
-		Captured:     &owner.Captured{Emails: repos.Emails},
+		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
+		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 	}
@@ -62,7 +67,12 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 	}
 	clients := ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI, SQS: sqs.NewFromConfig(awsCfg)}
 	if clients.SES == nil {
-		clients.SES = sesv2.NewFromConfig(awsCfg)
+		if clients.SES, err = sesClient(awsCfg); err != nil {
+			return nil, err
+		}
+	}
+	if dataDir := os.Getenv(devstack.DataEnv); dataDir != "" {
+		clients.Raw = &devstack.RawMessages{Dir: devstack.MIMEDir(dataDir)}
 	}
 	c.svc = newOwner(c.cfg, table, clients)
 	return c.svc, nil
@@ -95,4 +105,20 @@ func (c *console) withOwner(run func(cmd *cobra.Command, args []string, svc *own
 		}
 		return run(cmd, args, svc)
 	}
+}
+
+// sesClient is SES v2 for the owner service; against the local stack
+// (.sesame/dev.env sets SESAME_LOCAL_DATA), its identities are the local
+// stack's, as the SES emulator has no identity API.
+func sesClient(awsCfg aws.Config) (ses.API, error) {
+	client := sesv2.NewFromConfig(awsCfg)
+	dataDir := os.Getenv(devstack.DataEnv)
+	if dataDir == "" {
+		return client, nil
+	}
+	// Never fake verification of a real SES account's identities.
+	if endpoint := os.Getenv("AWS_ENDPOINT_URL_SESV2"); !isLoopbackURL(endpoint) {
+		return nil, fmt.Errorf("%s is set (the local stack's data, from .sesame/dev.env) but AWS_ENDPOINT_URL_SESV2 (%q) is not the local SES emulator: unset %s to manage SES identities in AWS", devstack.DataEnv, endpoint, devstack.DataEnv)
+	}
+	return &devstack.LocalSES{Path: devstack.IdentitiesFile(dataDir), Next: client}, nil
 }

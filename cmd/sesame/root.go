@@ -62,6 +62,8 @@ func (c *console) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
 	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
 		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.webhooksCommand(), c.invokeCommand(), c.devCommand())
+	checkUsage(root)
+	c.explainErrors(root)
 	return root
 }
 

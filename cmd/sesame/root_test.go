@@ -19,7 +19,7 @@ func TestConsoleTableSetting(t *testing.T) {
 		"SESAME_TABLE":           {env: c.name, args: []string{"workspace", "list"}},
 		"--table":                {args: []string{"--table", c.name, "workspace", "list"}},
 		"--table over the env":   {env: "absent-" + c.name, args: []string{"--table", c.name, "workspace", "list"}},
-		"the env's absent table": {env: "absent-" + c.name, args: []string{"workspace", "list"}, wantMsg: "non-existent table"},
+		"the env's absent table": {env: "absent-" + c.name, args: []string{"workspace", "list"}, wantMsg: `there is no DynamoDB table "absent-`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/ses"
 )
 
 // dynamoEndpoint is the DynamoDB endpoint the AWS SDK uses when one is set
@@ -56,7 +58,10 @@ func (c *console) devSeedCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			demo, err := devstack.Seed(ctx, repos, prev)
+			// The stack's SES (aws-ses-v2-local) has no identity API: the demo
+			// domain's identity is kept beside the env file, as `sesame dev` keeps its own.
+			identities := &ses.Client{API: &devstack.LocalSES{Path: devstack.IdentitiesFile(filepath.Join(filepath.Dir(envFile), "localstack-data"))}}
+			demo, err := devstack.Seed(ctx, repos, identities, prev)
 			if err != nil {
 				return err
 			}

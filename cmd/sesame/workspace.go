@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,9 +54,7 @@ func (c *console) workspaceCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.print(ws, func(w io.Writer) {
-				fmt.Fprintf(w, "id\t%s\nname\t%s\ncreated\t%s\n", ws.ID, ws.Name, ws.CreatedAt.Format("2006-01-02 15:04:05 MST"))
-			})
+			return c.printWorkspace(ws)
 		}),
 	}
 	cmd.AddCommand(create, list, show, c.workspaceSetCommand())
@@ -97,10 +96,7 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.print(ws, func(w io.Writer) {
-				fmt.Fprintf(w, "monthly allowance\t%d\ntracking off provisioned\t%v\ndefault tracking\t%s\nbrands\t%v\n",
-					ws.MonthlyAllowance, ws.TrackingOffProvisioned, ws.DefaultTracking, ws.Brands)
-			})
+			return c.printWorkspace(ws)
 		},
 	}
 	cmd.Flags().IntVar(&allowance, "monthly-allowance", 0, "live emails per calendar month (0: no cap)")
@@ -108,4 +104,42 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 	cmd.Flags().StringVar(&defaultTracking, "default-tracking", "", "full, essential or off")
 	cmd.Flags().StringSliceVar(&brands, "brands", nil, "brand names the workspace owns (comma-separated)")
 	return cmd
+}
+
+// printWorkspace prints every setting of a workspace, each on its line,
+// saying what an unset one means.
+func (c *console) printWorkspace(ws workspace.Workspace) error {
+	or := func(list []string, none string) string {
+		if len(list) == 0 {
+			return none
+		}
+		return strings.Join(list, ", ")
+	}
+	sender := "none (sends must give from or sender_id; set one with sesame senders add --default)"
+	if d := ws.DefaultSender; d != nil {
+		sender = d.Email + " (" + d.ID + ")"
+		if d.Name != "" {
+			sender = d.Name + " <" + d.Email + "> (" + d.ID + ")"
+		}
+		if len(d.ReplyTo) > 0 {
+			sender += ", reply-to " + strings.Join(d.ReplyTo, ", ")
+		}
+	}
+	tracking := ws.DefaultTracking
+	if tracking == "" {
+		tracking = "full (the default)"
+	}
+	allowance := fmt.Sprint(ws.MonthlyAllowance)
+	if ws.MonthlyAllowance == 0 {
+		allowance = "0 (no cap)"
+	}
+	return c.print(ws, func(w io.Writer) {
+		fmt.Fprintf(w, "id\t%s\nname\t%s\ncreated\t%s\n", ws.ID, ws.Name, ws.CreatedAt.Format("2006-01-02 15:04:05 MST"))
+		fmt.Fprintf(w, "verified domains\t%s\n", or(ws.VerifiedDomains, "none (sesame domains add, then domains status)"))
+		fmt.Fprintf(w, "default sender\t%s\n", sender)
+		fmt.Fprintf(w, "default tracking\t%s\n", tracking)
+		fmt.Fprintf(w, "tracking off provisioned\t%v\n", ws.TrackingOffProvisioned)
+		fmt.Fprintf(w, "monthly allowance\t%s\n", allowance)
+		fmt.Fprintf(w, "brands\t%s\n", or(ws.Brands, "none (its name and verified domains only)"))
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/identity"
 )
 
 func TestAuthFailures(t *testing.T) {
@@ -369,12 +370,21 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 func TestSeedReusesDemoWorkspace(t *testing.T) {
 	store, _ := dynamotest.NewStore(t)
 	ctx := t.Context()
-	first, err := devstack.Seed(ctx, store, devstack.Env{})
+	identities := localIdentities(t)
+	first, err := devstack.Seed(ctx, store, identities, devstack.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The demo domain is added as the console adds one: an SES identity
+	// (the local stack's), verified, with its DKIM records.
+	if d, err := store.Domains.GetDomain(ctx, first.WorkspaceID, devstack.DemoDomain); err != nil || d.Status != identity.DomainVerified || len(d.Records) != 3 {
+		t.Errorf("demo domain = %+v (err %v), want verified with three DKIM records", d, err)
+	}
+	if st, err := identities.DomainStatus(ctx, devstack.DemoDomain); err != nil || !st.Verified {
+		t.Errorf("demo domain identity = %+v (err %v), want verified", st, err)
+	}
 	prev := devstack.Env{"SESAME_WORKSPACE_ID": first.WorkspaceID, "SESAME_LIVE_KEY": first.LiveKey, "SESAME_TEST_KEY": first.TestKey}
-	again, err := devstack.Seed(ctx, store, prev)
+	again, err := devstack.Seed(ctx, store, identities, prev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +400,7 @@ func TestSeedReusesDemoWorkspace(t *testing.T) {
 	}
 	// A stale env file (emulators restarted, table empty) seeds anew.
 	fresh, _ := dynamotest.NewStore(t)
-	other, err := devstack.Seed(ctx, fresh, prev)
+	other, err := devstack.Seed(ctx, fresh, identities, prev)
 	if err != nil {
 		t.Fatal(err)
 	}

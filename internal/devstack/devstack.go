@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -84,8 +85,10 @@ type Demo struct {
 
 // Seed returns the demo workspace recorded in prev when it still exists and
 // its keys still work (a restart of `sesame dev` against running emulators);
-// otherwise it creates a new one with a live and a test full-access key.
-func Seed(ctx context.Context, store dynamo.Repositories, prev Env) (Demo, error) {
+// otherwise it creates a new one with a live and a test full-access key, and
+// adds its domain as the console does (`sesame domains add` and `status`)
+// through identities, the local stack's SES identities (LocalSES).
+func Seed(ctx context.Context, store dynamo.Repositories, identities owner.Identities, prev Env) (Demo, error) {
 	demo := Demo{WorkspaceID: prev["SESAME_WORKSPACE_ID"], LiveKey: prev["SESAME_LIVE_KEY"], TestKey: prev["SESAME_TEST_KEY"]}
 	if demo.WorkspaceID != "" && keyWorks(ctx, store, demo.LiveKey, demo.WorkspaceID) && keyWorks(ctx, store, demo.TestKey, demo.WorkspaceID) {
 		return demo, nil
@@ -94,13 +97,12 @@ func Seed(ctx context.Context, store dynamo.Repositories, prev Env) (Demo, error
 	if err != nil {
 		return Demo{}, err
 	}
-	// The SES emulator has no identity API: the demo domain is recorded as
-	// verified directly, as `sesame domains status` would after DNS checks.
-	if _, err := store.Domains.AddDomain(ctx, ws.ID, DemoDomain, nil); err != nil {
-		return Demo{}, err
+	domains := &owner.Domains{Store: store.Domains, Identities: identities}
+	if _, err := domains.Add(ctx, owner.DomainRequest{WorkspaceID: ws.ID, Name: DemoDomain}); err != nil {
+		return Demo{}, fmt.Errorf("demo domain: %w", err)
 	}
-	if _, err := store.Domains.SetDomainStatus(ctx, ws.ID, DemoDomain, identity.DomainVerified, nil); err != nil {
-		return Demo{}, err
+	if check, err := domains.Status(ctx, ws.ID, DemoDomain); err != nil || check.Domain.Status != identity.DomainVerified {
+		return Demo{}, fmt.Errorf("demo domain: not verified (%v)", err)
 	}
 	sender := identity.Sender{Name: "Sesame Demo", Email: "hello@" + DemoDomain}
 	if _, err := store.Senders.AddSender(ctx, ws.ID, sender, true); err != nil {

@@ -36,7 +36,7 @@ const plainHTML = "<p>Hello there</p>"
 // held is the owner's side of the review, as the console and the
 // dashboard reach it.
 func (e *env) held() *owner.Held {
-	return &owner.Held{Emails: e.deps.Repos.Emails, Store: e.deps.Repos.Held, Templates: e.deps.Repos.Held, Review: e.deps.Sending.Review}
+	return &owner.Held{Emails: e.deps.Repos.Emails, Store: e.deps.Repos.Held, Templates: e.deps.Repos.Held, Workspaces: e.deps.Repos.Workspaces, Review: e.deps.Sending.Review}
 }
 
 // withService serves the env's routes on a second server whose send

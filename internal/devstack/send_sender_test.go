@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/identity"
 )
 
@@ -125,6 +126,41 @@ func TestSendReplyTo(t *testing.T) {
 			got := addresses(t, m.Header, "Reply-To")
 			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("Reply-To = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The sender refusals name the fix: no sender at all says how to set a
+// default, and a sender off the verified domains lists them.
+func TestSendSenderErrorsNameTheFix(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	noDefault := newSendWS(t, e, identity.Sender{})
+	_, none := e.workspace(apikey.Live) // no verified domain at all
+	cases := map[string]struct {
+		key         string
+		extra       map[string]any
+		status      int
+		code, param string
+		message     string
+	}{
+		"no sender at all": {noDefault.key, nil, 400, "missing_field", "from",
+			"from is required: this workspace has no default sender; give from or sender_id, or set a default with `sesame senders add --default`"},
+		"from off the verified domains": {s.key, map[string]any{"from": "news@pending.test"}, 403, "sender_not_verified", "from",
+			"news@pending.test is not on a verified domain of this workspace (its verified domains: " + sendDomain + ")"},
+		"a workspace without domains": {none, map[string]any{"from": "a@nowhere.test"}, 403, "sender_not_verified", "from",
+			"a@nowhere.test is not on a verified domain of this workspace (it has none yet: add one with `sesame domains add`)"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := e.post(tc.key, "/api/v1/send", msg("fix", tc.extra))
+			r.wantError(t, tc.status, tc.code, tc.param)
+			var b errorBody
+			r.decode(t, tc.status, &b)
+			if b.Error.Message != tc.message {
+				t.Errorf("message = %q\nwant      %q", b.Error.Message, tc.message)
 			}
 		})
 	}

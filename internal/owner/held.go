@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // EmailLister lists a workspace's emails, newest first, a page at a time.
@@ -43,17 +48,76 @@ type Held struct {
 	Emails    EmailLister
 	Store     HeldStore
 	Templates TemplateStore
+	// Workspaces gives the brands an email may name (List's reasons).
+	Workspaces WorkspaceReader
 	// Review is nil where no review queue is configured.
 	Review ReviewQueue
+}
+
+// HeldEmail is a held email and why the review holds it.
+type HeldEmail struct {
+	email.Email
+	// Reasons say why, in the review's words (e.g. "names a brand the
+	// workspace does not own: PayPal").
+	Reasons []string
 }
 
 // emailsPage is how many emails one read asks for; a filtered read
 // examines at most 1,000, so an old held email can be a few pages down.
 const emailsPage = 100
 
-// List returns every email the review holds, newest first.
-func (h *Held) List(ctx context.Context, workspaceID string) ([]email.Email, error) {
-	return listEmails(ctx, h.Emails, workspaceID, email.Filter{Status: email.StatusHeld})
+// List returns every email the review holds, newest first, with why it is
+// held. An email released while the list is read is left out.
+func (h *Held) List(ctx context.Context, workspaceID string) ([]HeldEmail, error) {
+	emails, err := listEmails(ctx, h.Emails, workspaceID, email.Filter{Status: email.StatusHeld})
+	if err != nil || len(emails) == 0 {
+		return []HeldEmail{}, err
+	}
+	ws, err := h.Workspaces.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	templates := map[string]sending.Template{}
+	out := make([]HeldEmail, 0, len(emails))
+	for _, e := range emails {
+		held, err := h.Store.GetHeld(ctx, workspaceID, e.ID)
+		if errors.Is(err, sending.ErrNotHeld) {
+			continue // released meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("email %s: %w", e.ID, err)
+		}
+		tpl, ok := templates[held.Fingerprint]
+		if !ok {
+			if tpl, err = h.Templates.GetTemplate(ctx, workspaceID, held.Fingerprint); err != nil {
+				return nil, fmt.Errorf("email %s: %w", e.ID, err)
+			}
+			templates[held.Fingerprint] = tpl
+		}
+		out = append(out, HeldEmail{Email: e, Reasons: holdReasons(tpl, held.Request, ws)})
+	}
+	return out, nil
+}
+
+// holdReasons says why an email is held, from what the review records:
+// its template's verdict and, once the template is cleared, the email's own
+// check (brands, links, markup), run on the held content as the review
+// runs it, so the reasons are never older than the workspace's settings.
+func holdReasons(tpl sending.Template, req sending.Request, ws workspace.Workspace) []string {
+	switch tpl.State {
+	case sending.TemplatePending:
+		return []string{"new template: its first security review is pending (it runs within seconds of the send; or clear or deny it)"}
+	case sending.TemplateDenied:
+		reason := "its template was denied by the security review"
+		if len(tpl.Reasons) > 0 {
+			reason += ": " + strings.Join(tpl.Reasons, "; ")
+		}
+		return []string{reason + " (the email fails at its review)"}
+	}
+	if v := review.Check(req.Subject, req.HTML, ws.OwnBrands()); !v.Cleared {
+		return v.Reasons
+	}
+	return []string{"its template is cleared and its own check passes now: the review sends it, or clear it"}
 }
 
 // Clear sends the email: the owner vouches for it. See decide.
@@ -114,14 +178,73 @@ func (h *Held) decide(ctx context.Context, workspaceID, emailID string, cleared 
 	return errors.Join(errs...)
 }
 
-// Captured lists what test keys sent: captured, never delivered.
-type Captured struct {
-	Emails EmailLister
+// CapturedStore lists a workspace's emails and reads one.
+type CapturedStore interface {
+	EmailLister
+	GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
 }
+
+// RawReader reads the exact message of a workspace's email (the local
+// stack's devstack.RawMessages); it fails for an email whose message is
+// not kept.
+type RawReader interface {
+	Raw(workspaceID, emailID string) ([]byte, error)
+}
+
+// Captured is what test keys sent: captured, never delivered.
+type Captured struct {
+	Emails CapturedStore
+	// Raw is nil where messages are not kept: a deployed stack keeps the
+	// email, not its MIME.
+	Raw RawReader
+}
+
+var (
+	// ErrNotCaptured refuses an email that a live key sent.
+	ErrNotCaptured = errors.New("not captured in test mode: a live key sent it")
+	// ErrNoRawMessages refuses --raw where no messages are kept.
+	ErrNoRawMessages = errors.New("raw messages are kept only by the local stack (sesame dev), not by a deployed stack")
+)
 
 // List returns every email captured in test mode, newest first.
 func (c *Captured) List(ctx context.Context, workspaceID string) ([]email.Email, error) {
 	return listEmails(ctx, c.Emails, workspaceID, email.Filter{Environment: apikey.Test})
+}
+
+// Get returns one captured email; its id is case-insensitive.
+func (c *Captured) Get(ctx context.Context, workspaceID, emailID string) (email.Email, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return email.Email{}, err
+	}
+	id, err := uuid.Parse(emailID)
+	if err != nil {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, email.ErrNotFound)
+	}
+	e, err := c.Emails.GetEmail(ctx, workspaceID, id.String())
+	if err != nil {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, err)
+	}
+	if e.Environment != apikey.Test {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, ErrNotCaptured)
+	}
+	return e, nil
+}
+
+// Message returns the exact MIME of a captured email, as the test key's
+// send built it.
+func (c *Captured) Message(ctx context.Context, workspaceID, emailID string) ([]byte, error) {
+	e, err := c.Get(ctx, workspaceID, emailID)
+	if err != nil {
+		return nil, err
+	}
+	if c.Raw == nil {
+		return nil, ErrNoRawMessages
+	}
+	raw, err := c.Raw.Raw(workspaceID, e.ID)
+	if err != nil {
+		return nil, fmt.Errorf("email %s: %w", emailID, err)
+	}
+	return raw, nil
 }
 
 // listEmails reads every page of the workspace's emails that pass f.

@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // fakeReview records the review messages queued; enqueue, when set, answers
@@ -72,7 +73,7 @@ func hold(t *testing.T, store dynamo.Repositories, workspaceID, html string) str
 }
 
 func newHeld(store dynamo.Repositories, queue owner.ReviewQueue) *owner.Held {
-	return &owner.Held{Emails: store.Emails, Store: store.Held, Templates: store.Held, Review: queue}
+	return &owner.Held{Emails: store.Emails, Store: store.Held, Templates: store.Held, Workspaces: store.Workspaces, Review: queue}
 }
 
 // The owner's verdict is the template's while the template is undecided,
@@ -198,39 +199,110 @@ func TestHeldAndCapturedLists(t *testing.T) {
 	}
 	h := newHeld(store, nil)
 	c := &owner.Captured{Emails: store.Emails}
-	for name, list := range map[string]func(context.Context, string) ([]email.Email, error){"held": h.List, "captured": c.List} {
-		if none, err := list(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
-			t.Errorf("%s list of no emails = %#v (err %v), want an empty list", name, none, err)
-		}
-		_, err := list(ctx, "")
-		wantInput(t, err, "workspace")
+	if none, err := h.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
+		t.Errorf("held list of no emails = %#v (err %v), want an empty list", none, err)
 	}
+	if none, err := c.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
+		t.Errorf("captured list of no emails = %#v (err %v), want an empty list", none, err)
+	}
+	_, err := h.List(ctx, "")
+	wantInput(t, err, "workspace")
+	_, err = c.List(ctx, "")
+	wantInput(t, err, "workspace")
 
 	// More captured emails than one page of the store.
 	var captured []string
 	for range 101 {
 		captured = append([]string{put(ws.ID, apikey.Test, email.StatusSent)}, captured...)
 	}
-	held := []string{put(ws.ID, apikey.Live, email.StatusHeld)}
+	held := []string{hold(t, store, ws.ID, "<p>First</p>")}
 	put(ws.ID, apikey.Live, email.StatusSent)
 	put(other.ID, apikey.Test, email.StatusSent)
-	put(other.ID, apikey.Live, email.StatusHeld)
-	held = append([]string{put(ws.ID, apikey.Live, email.StatusHeld)}, held...)
+	hold(t, store, other.ID, "<p>Theirs</p>")
+	held = append([]string{hold(t, store, ws.ID, "<p>Second</p>")}, held...)
+	// Marked held, but its content is gone: released while the list is read.
+	put(ws.ID, apikey.Live, email.StatusHeld)
 
-	for name, tc := range map[string]struct {
-		list func(context.Context, string) ([]email.Email, error)
-		want []string
-	}{"held": {h.List, held}, "captured": {c.List, captured}} {
-		got, err := tc.list(ctx, ws.ID)
-		if err != nil {
+	gotCaptured, err := c.List(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotHeld, err := h.List(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct{ got, want []string }{
+		"held":     {ids(gotHeld, func(e owner.HeldEmail) string { return e.ID }), held},
+		"captured": {ids(gotCaptured, func(e email.Email) string { return e.ID }), captured},
+	} {
+		if !slices.Equal(tc.got, tc.want) {
+			t.Errorf("%s list = %d emails, want %d newest first, this workspace's only", name, len(tc.got), len(tc.want))
+		}
+	}
+}
+
+func ids[T any](list []T, id func(T) string) []string {
+	var out []string
+	for _, e := range list {
+		out = append(out, id(e))
+	}
+	return out
+}
+
+// held list says why each email is held: its template's review, or the
+// email's own check once the template is cleared.
+func TestHeldListReasons(t *testing.T) {
+	ctx := t.Context()
+	store := newStore(t)
+	ws := newWorkspace(t, store, "Acme")
+	h := newHeld(store, nil)
+	layout := `<div><p>Hello %s</p><a href="%s">Your order</a></div>`
+	html := func(name, link string) string { return fmt.Sprintf(layout, name, link) }
+	pending := hold(t, store, ws.ID, `<table><tr><td>New</td></tr></table>`)
+	plain := hold(t, store, ws.ID, html("Bob", "https://acme.example/o"))
+	brand := hold(t, store, ws.ID, html("PayPal customer", "https://acme.example/o"))
+	link := hold(t, store, ws.ID, strings.Replace(html("Ann", "https://evil.example/o"), "Your order", "https://acme.example/o", 1))
+	denied := hold(t, store, ws.ID, `<form><input type="password" name="p"></form>`)
+	decide := func(body string, state sending.TemplateState, reasons ...string) {
+		t.Helper()
+		if _, err := store.Held.DecideTemplate(ctx, ws.ID, review.Fingerprint(body), state, reasons, false); err != nil {
 			t.Fatal(err)
 		}
-		var ids []string
-		for _, e := range got {
-			ids = append(ids, e.ID)
+	}
+	decide(html("", ""), sending.TemplateCleared)
+	decide(`<form><input type="password" name="p"></form>`, sending.TemplateDenied, "asks for a password")
+
+	list, err := h.List(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range list {
+		got[e.ID] = strings.Join(e.Reasons, " | ")
+	}
+	for id, want := range map[string]string{
+		pending: "new template: its first security review is pending",
+		brand:   "names a brand the workspace does not own: paypal",
+		link:    "a link shows one address and goes to another",
+		denied:  "its template was denied by the security review: asks for a password",
+		plain:   "its template is cleared and its own check passes now",
+	} {
+		if !strings.Contains(got[id], want) {
+			t.Errorf("email %s is held because %q, want it to say %q", id, got[id], want)
 		}
-		if !slices.Equal(ids, tc.want) {
-			t.Errorf("%s list = %d emails, want %d newest first, this workspace's only", name, len(ids), len(tc.want))
+	}
+	// The owner makes the brand its own: the check passes now, and the
+	// list says so instead of a reason that no longer holds.
+	if _, err := store.Workspaces.UpdateWorkspace(ctx, ws.ID, workspace.Settings{Brands: &[]string{"PayPal"}}); err != nil {
+		t.Fatal(err)
+	}
+	list, err = h.List(ctx, ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list {
+		if e.ID == brand && !strings.Contains(strings.Join(e.Reasons, " "), "its own check passes now") {
+			t.Errorf("after the brand became the workspace's, email %s is held because %q", e.ID, e.Reasons)
 		}
 	}
 }

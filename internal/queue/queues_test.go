@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -105,6 +107,30 @@ func TestEnsureAllQueues(t *testing.T) {
 			if !strings.HasSuffix(s.URL(t, name), "/"+s.Prefix+name) {
 				t.Errorf("URL of %s = %q", name, s.URL(t, name))
 			}
+		}
+	}
+}
+
+// The emulator's queue URLs are URLs of the emulator itself, as real SQS
+// URLs are of its endpoint: `.sesame/dev.env` once carried
+// http://sqs.us-east-1.127.0.0.1:18001:18001/…, a host with the port twice
+// (fauxqs-loopback.mjs gave fauxqs a host that already held the port).
+func TestEmulatorQueueURLsAreTheEndpoints(t *testing.T) {
+	t.Parallel()
+	s := queuetest.New(t, queue.Review)
+	endpoint, err := url.Parse(os.Getenv("AWS_ENDPOINT_URL_SQS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{queue.Review.Name, queue.Review.DLQName()} {
+		raw := s.URL(t, name)
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Errorf("URL of %s = %q: %v", name, raw, err)
+			continue
+		}
+		if u.Scheme != endpoint.Scheme || u.Host != endpoint.Host || u.Path != "/000000000000/"+s.Prefix+name {
+			t.Errorf("URL of %s = %q, want %s://%s/000000000000/%s", name, raw, endpoint.Scheme, endpoint.Host, s.Prefix+name)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/mail"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
@@ -212,10 +213,15 @@ func resolveSender(c Context, req Request) (mail.Address, []string, error) {
 	case c.Workspace.DefaultSender != nil:
 		sender = c.Workspace.DefaultSender // no field of the request to name
 	default:
-		return mail.Address{}, nil, fail.Missing("from")
+		return mail.Address{}, nil, fail.Errorf(fail.KindMissing, "", "from",
+			"from is required: this workspace has no default sender; give from or sender_id, or set a default with `sesame senders add --default`")
 	}
-	if !slices.Contains(c.Workspace.VerifiedDomains, identity.DomainOf(sender.Email)) {
-		return mail.Address{}, nil, fail.Errorf(fail.KindForbidden, fail.SenderNotVerified, param, "%s is not on a verified domain of this workspace", sender.Email)
+	if verified := c.Workspace.VerifiedDomains; !slices.Contains(verified, identity.DomainOf(sender.Email)) {
+		domains := "it has none yet: add one with `sesame domains add`"
+		if len(verified) > 0 {
+			domains = "its verified domains: " + strings.Join(verified, ", ")
+		}
+		return mail.Address{}, nil, fail.Errorf(fail.KindForbidden, fail.SenderNotVerified, param, "%s is not on a verified domain of this workspace (%s)", sender.Email, domains)
 	}
 	replyTo := []string(req.ReplyTo)
 	if len(replyTo) == 0 {

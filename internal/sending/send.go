@@ -51,6 +51,13 @@ type Transport interface {
 	Send(ctx context.Context, in SendInput) (string, error)
 }
 
+// Capturer keeps the message a test key sent, as it would have gone to
+// SES. The local stack keeps them (devstack.RawMessages); a deployed stack
+// has none: a capture is the stored email alone.
+type Capturer interface {
+	Capture(ctx context.Context, in SendInput) error
+}
+
 // Resolver turns attachment inputs into files (fetch.Fetcher).
 type Resolver interface {
 	Resolve(ctx context.Context, in []attachment.Input) ([]attachment.File, error)
@@ -83,6 +90,7 @@ type Service struct {
 	Attachments Resolver
 	Review      Enqueuer
 	Failures    FailureRecorder
+	Captures    Capturer // nil: captures keep no message
 	ConfigSets  ConfigSets
 	Logger      *slog.Logger
 	Now         func() time.Time
@@ -209,6 +217,12 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		s.logger().InfoContext(ctx, "captured test email", slog.Bool("test", true),
 			slog.String("email_id", e.ID), slog.String("workspace_id", e.WorkspaceID),
 			slog.String("to", e.To), slog.String("subject", e.Subject))
+		if s.Captures != nil {
+			in := SendInput{Raw: raw, Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: d.From.Address, To: e.To}
+			if err := s.Captures.Capture(ctx, in); err != nil {
+				s.logger().WarnContext(ctx, "captured message not kept", slog.String("email_id", e.ID), slog.Any("err", err))
+			}
+		}
 	case ActionDeliver:
 		if out, err = s.deliver(ctx, e, d.From, raw, idemKey, out); err != nil {
 			return Outcome{}, err

@@ -33,6 +33,13 @@ type Workspace struct {
 	Brands []string `json:"brands"`
 }
 
+// OwnBrands are the names the workspace may mention without its email
+// being held as a possible impersonation: its name, its brands and its
+// verified domains.
+func (w Workspace) OwnBrands() []string {
+	return append(append([]string{w.Name}, w.Brands...), w.VerifiedDomains...)
+}
+
 // ErrNotFound is returned for a workspace that does not exist.
 var ErrNotFound = errors.New("workspace not found")
 
