@@ -60,13 +60,16 @@ func Build(m Message) ([]byte, error) {
 	}
 	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent(), gomail.WithCharset(gomail.CharsetUTF8))
 
-	from := m.From
-	msg.FromMailAddress(&from)
-	if err := msg.To(m.To); err != nil {
-		return nil, fmt.Errorf("%w: to: %v", ErrInvalid, err)
+	from, to, replyTo, err := addresses(m)
+	if err != nil {
+		return nil, err
 	}
-	if len(m.ReplyTo) > 0 {
-		if err := msg.SetAddrHeader(gomail.HeaderReplyTo, m.ReplyTo...); err != nil {
+	msg.FromMailAddress(&from)
+	msg.ToMailAddress(&to)
+	if len(replyTo) > 0 {
+		// go-mail takes several Reply-To addresses only as text: the
+		// canonical form of what ParseAddress read, which it reads alike.
+		if err := msg.SetAddrHeader(gomail.HeaderReplyTo, replyTo...); err != nil {
 			return nil, fmt.Errorf("%w: reply_to: %v", ErrInvalid, err)
 		}
 	}
@@ -98,13 +101,26 @@ func Build(m Message) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// addresses reads From, To and Reply-To with ParseAddress, the reading the
+// API validated them with, so what it accepted is what gets written.
+func addresses(m Message) (from, to mail.Address, replyTo []string, err error) {
+	if from, err = ParseAddress(m.From.String()); err != nil {
+		return from, to, nil, fmt.Errorf("%w: from %q: %v", ErrInvalid, m.From.Address, err)
+	}
+	if to, err = ParseAddress(m.To); err != nil {
+		return from, to, nil, fmt.Errorf("%w: to: %v", ErrInvalid, err)
+	}
+	for i, r := range m.ReplyTo {
+		a, err := ParseAddress(r)
+		if err != nil {
+			return from, to, nil, fmt.Errorf("%w: reply_to[%d]: %v", ErrInvalid, i, err)
+		}
+		replyTo = append(replyTo, a.String())
+	}
+	return from, to, replyTo, nil
+}
+
 func validate(m Message) error {
-	if _, err := mail.ParseAddress("<" + m.From.Address + ">"); err != nil || domainOf(m.From.Address) == "" {
-		return fmt.Errorf("%w: from address %q", ErrInvalid, m.From.Address)
-	}
-	if m.To == "" {
-		return fmt.Errorf("%w: to is empty", ErrInvalid)
-	}
 	if m.EmailID == "" || strings.ContainsAny(m.EmailID, "<>@ \t\"\\") {
 		return fmt.Errorf("%w: email id %q cannot be a Message-ID local part", ErrInvalid, m.EmailID)
 	}

@@ -3,10 +3,8 @@ package owner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/mail"
-	"strings"
 
+	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -68,12 +66,12 @@ func (s *Senders) Add(ctx context.Context, req SenderRequest) (identity.Sender, 
 	if err := requireWorkspace(req.WorkspaceID); err != nil {
 		return identity.Sender{}, err
 	}
-	from, err := parseAddress(req.From)
+	from, err := compose.ParseAddress(req.From)
 	if err != nil {
 		return identity.Sender{}, &InputError{Field: "from", Err: err}
 	}
 	for _, r := range req.ReplyTo {
-		if _, err := parseAddress(r); err != nil {
+		if _, err := compose.ParseAddress(r); err != nil {
 			return identity.Sender{}, &InputError{Field: "reply-to", Value: r, Err: err}
 		}
 	}
@@ -108,13 +106,4 @@ func (s *Senders) List(ctx context.Context, workspaceID string) (SenderList, err
 		list.DefaultID = ws.DefaultSender.ID
 	}
 	return list, nil
-}
-
-// parseAddress reads one address. A line break, even one the mail parser
-// would take, never reaches a header.
-func parseAddress(s string) (*mail.Address, error) {
-	if strings.ContainsAny(s, "\r\n") {
-		return nil, fmt.Errorf("line breaks are not allowed")
-	}
-	return mail.ParseAddress(s)
 }

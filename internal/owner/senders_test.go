@@ -83,6 +83,7 @@ func TestSendersAddRefusals(t *testing.T) {
 		"LF in a display name": {req: req("Acme\nInc <hello@example.com>"), field: "from"},
 		"bad reply-to":         {req: req("hello@example.com", "help@example.com", "nope"), field: "reply-to", value: "nope"},
 		"CRLF in reply-to":     {req: req("hello@example.com", "help@example.com\r\nBcc: x@example.org"), field: "reply-to", value: "help@example.com\r\nBcc: x@example.org"},
+		"reply-to, comma":      {req: req("hello@example.com", "r@example.org,"), field: "reply-to", value: "r@example.org,"},
 		"unknown domain":       {req: req("hello@unknown.example"), foreignOf: "unknown.example"},
 		"another workspace's":  {req: req("hello@other.example"), foreignOf: "other.example"},
 		"a subdomain":          {req: req("hello@mail.example.com"), foreignOf: "mail.example.com"},

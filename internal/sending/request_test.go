@@ -1,0 +1,61 @@
+package sending_test
+
+import (
+	"net/mail"
+	"strings"
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/sending"
+)
+
+func validRequest() sending.Request {
+	return sending.Request{To: recipient, Subject: "Your receipt", HTML: "<p>Thanks</p>", From: "Acme <billing@acme.test>"}
+}
+
+func TestValidate(t *testing.T) {
+	cases := map[string]struct {
+		edit    func(r *sending.Request)
+		param   string // "" when the request is valid
+		message string // part of the refusal
+	}{
+		"valid": {func(r *sending.Request) {}, "", ""},
+
+		"reply_to with a trailing comma":       {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"r@example.org,"} }, "reply_to", "entry 0"},
+		"reply_to with a leading comma":        {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{",r@example.org"} }, "reply_to", "entry 0"},
+		"reply_to in brackets, trailing comma": {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"<r@example.org>,"} }, "reply_to", "entry 0"},
+		"reply_to array with an empty entry":   {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"r@example.org", ""} }, "reply_to", "entry 1"},
+		"reply_to with two addresses":          {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"a@x.com, b@y.com"} }, "reply_to", "2 addresses"},
+		"reply_to of 11":                       {func(r *sending.Request) { r.ReplyTo = make(sending.ReplyTo, 11) }, "reply_to", "at most 10"},
+		"to with a trailing comma":             {func(r *sending.Request) { r.To = "ann@example.com," }, "to", "one email address"},
+		"from with a trailing comma":           {func(r *sending.Request) { r.From = "billing@acme.test," }, "from", "one email address"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := validRequest()
+			tc.edit(&r)
+			err := r.Validate("emails[2].")
+			if tc.param == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				// What validation accepts, Build writes: one address reading.
+				if _, err := compose.Build(compose.Message{
+					From: mail.Address{Address: "billing@acme.test"}, To: r.To, ReplyTo: r.ReplyTo,
+					Subject: r.Subject, HTML: r.HTML, EmailID: emailID,
+				}); err != nil {
+					t.Errorf("Build refuses a valid request: %v", err)
+				}
+				return
+			}
+			e, ok := fail.As(err)
+			if !ok || e.Kind != fail.KindInvalid || e.Param != "emails[2]."+tc.param {
+				t.Fatalf("Validate = %v, want invalid emails[2].%s", err, tc.param)
+			}
+			if !strings.Contains(e.Message, tc.message) {
+				t.Errorf("message %q does not say %q", e.Message, tc.message)
+			}
+		})
+	}
+}
