@@ -13,6 +13,7 @@ import (
 	"net/mail"
 	"net/textproto"
 	"strings"
+	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
 )
@@ -73,7 +74,7 @@ func Build(m Message) ([]byte, error) {
 			return nil, fmt.Errorf("%w: reply_to: %v", ErrInvalid, err)
 		}
 	}
-	msg.Subject(m.Subject)
+	setSubject(msg, m.Subject)
 	msg.SetDate()
 	msg.SetMessageIDWithValue(m.EmailID + "@" + domainOf(m.From.Address))
 	for k, v := range m.Headers {
@@ -162,7 +163,7 @@ func validate(m Message) error {
 	}
 	for name, v := range values {
 		if strings.ContainsAny(v, "\r\n\x00") {
-			return fmt.Errorf("%w: %s contains a line break", ErrInvalid, name)
+			return fmt.Errorf("%w: %s contains a line break or NUL", ErrInvalid, name)
 		}
 	}
 	return nil
@@ -188,4 +189,83 @@ func domainOf(addr string) string {
 		return ""
 	}
 	return addr[i+1:]
+}
+
+// Subject encoding: a plain subject is written as it is and go-mail folds
+// it between words; any other is written as RFC 2047 encoded-words, one
+// per line, so no line of the header passes 78 octets (RFC 5322 allows
+// 998) however long the subject or its words.
+const (
+	// maxPlainWord is the longest word a folded line holds: " " + 77.
+	maxPlainWord = 77
+	// maxEncodedText fills an encoded-word to 69 octets, so even the first
+	// line, "Subject: =?UTF-8?Q?…?=", stays within 78.
+	maxEncodedText = 57
+)
+
+func setSubject(msg *gomail.Msg, s string) {
+	if plainSubject(s) {
+		msg.Subject(s)
+		return
+	}
+	msg.SetGenHeaderPreformatted(gomail.HeaderSubject, encodedWords(s))
+}
+
+// plainSubject reports whether s reads back exactly as written: printable
+// ASCII, words of a line's length at most, single spaces only (a reader
+// unfolds any run of white space at a fold into one space), and no "=?",
+// which a reader would decode as an encoded-word.
+func plainSubject(s string) bool {
+	if strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, "  ") || strings.Contains(s, "=?") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	for w := range strings.SplitSeq(s, " ") {
+		if len(w) > maxPlainWord {
+			return false
+		}
+	}
+	return true
+}
+
+// encodedWords is s as Q encoded-words in UTF-8, each cut at a character
+// boundary and folded onto its own line. White space between encoded-words
+// is not part of the text, so s reads back exactly, spaces included.
+func encodedWords(s string) string {
+	var out, word strings.Builder
+	flush := func() {
+		if out.Len() > 0 {
+			out.WriteString("\r\n ")
+		}
+		out.WriteString("=?UTF-8?Q?" + word.String() + "?=")
+		word.Reset()
+	}
+	var enc []byte
+	for len(s) > 0 {
+		_, n := utf8.DecodeRuneInString(s)
+		enc = enc[:0]
+		for _, b := range []byte(s[:n]) {
+			switch {
+			case b == ' ':
+				enc = append(enc, '_')
+			case b > ' ' && b <= '~' && b != '=' && b != '?' && b != '_':
+				enc = append(enc, b)
+			default:
+				enc = append(enc, '=', "0123456789ABCDEF"[b>>4], "0123456789ABCDEF"[b&15])
+			}
+		}
+		if word.Len()+len(enc) > maxEncodedText {
+			flush()
+		}
+		word.Write(enc)
+		s = s[n:]
+	}
+	if word.Len() > 0 {
+		flush()
+	}
+	return out.String()
 }

@@ -22,14 +22,24 @@ func TestValidate(t *testing.T) {
 	}{
 		"valid": {func(r *sending.Request) {}, "", ""},
 
-		"reply_to with a trailing comma":       {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"r@example.org,"} }, "reply_to", "entry 0"},
-		"reply_to with a leading comma":        {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{",r@example.org"} }, "reply_to", "entry 0"},
-		"reply_to in brackets, trailing comma": {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"<r@example.org>,"} }, "reply_to", "entry 0"},
-		"reply_to array with an empty entry":   {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"r@example.org", ""} }, "reply_to", "entry 1"},
-		"reply_to with two addresses":          {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"a@x.com, b@y.com"} }, "reply_to", "2 addresses"},
-		"reply_to of 11":                       {func(r *sending.Request) { r.ReplyTo = make(sending.ReplyTo, 11) }, "reply_to", "at most 10"},
-		"to with a trailing comma":             {func(r *sending.Request) { r.To = "ann@example.com," }, "to", "one email address"},
-		"from with a trailing comma":           {func(r *sending.Request) { r.From = "billing@acme.test," }, "from", "one email address"},
+		"reply_to with a trailing comma":         {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"r@example.org,"} }, "reply_to", "entry 0"},
+		"reply_to with a leading comma":          {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{",r@example.org"} }, "reply_to", "entry 0"},
+		"reply_to in brackets, trailing comma":   {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"<r@example.org>,"} }, "reply_to", "entry 0"},
+		"reply_to array with an empty entry":     {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"r@example.org", ""} }, "reply_to", "entry 1"},
+		"reply_to with two addresses":            {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{"a@x.com, b@y.com"} }, "reply_to", "2 addresses"},
+		"reply_to of 11":                         {func(r *sending.Request) { r.ReplyTo = make(sending.ReplyTo, 11) }, "reply_to", "at most 10"},
+		"to with a trailing comma":               {func(r *sending.Request) { r.To = "ann@example.com," }, "to", "one email address"},
+		"from with a trailing comma":             {func(r *sending.Request) { r.From = "billing@acme.test," }, "from", "one email address"},
+		"subject with NUL":                       {func(r *sending.Request) { r.Subject = "Hi\x00there" }, "subject", "control characters"},
+		"subject with a tab":                     {func(r *sending.Request) { r.Subject = "Hi\tthere" }, "subject", "control characters"},
+		"subject with DEL":                       {func(r *sending.Request) { r.Subject = "Hi\x7fthere" }, "subject", "control characters"},
+		"subject with a C1 control":              {func(r *sending.Request) { r.Subject = "Hi\u0085there" }, "subject", "control characters"},
+		"subject with CRLF":                      {func(r *sending.Request) { r.Subject = "Hi\r\nBcc: x@y.com" }, "subject", "line breaks"},
+		"subject of 998 non-ASCII characters":    {func(r *sending.Request) { r.Subject = strings.Repeat("é", 998) }, "", ""},
+		"subject of 999 non-ASCII characters":    {func(r *sending.Request) { r.Subject = strings.Repeat("é", 999) }, "subject", "at most 998 characters"},
+		"subject of 999 letters":                 {func(r *sending.Request) { r.Subject = strings.Repeat("s", 999) }, "subject", "at most 998 characters"},
+		"subject not UTF-8":                      {func(r *sending.Request) { r.Subject = "Hi \xff" }, "subject", "UTF-8"},
+		"subject with a zero-width joiner is ok": {func(r *sending.Request) { r.Subject = "👩\u200d💻 news" }, "", ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
