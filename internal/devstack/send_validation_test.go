@@ -65,6 +65,8 @@ func TestSendBadInput(t *testing.T) {
 		"reply_to, brackets, trailing comma":  {body: with(map[string]any{"reply_to": "<r@example.org>,"}), status: 400, code: "invalid_field", param: "reply_to"},
 		"reply_to array, trailing comma":      {body: with(map[string]any{"reply_to": []string{"a@x.com", "r@example.org,"}}), status: 400, code: "invalid_field", param: "reply_to", message: "entry 1"},
 		"reply_to array, empty entry":         {body: with(map[string]any{"reply_to": []string{"r@example.org", ""}}), status: 400, code: "invalid_field", param: "reply_to", message: "entry 1"},
+		"reply_to name, another domain's":     {body: with(map[string]any{"reply_to": `"help@bank.example" <r@example.org>`}), status: 400, code: "invalid_field", param: "reply_to", message: "another domain"},
+		"from name, another domain's":         {body: with(map[string]any{"from": `"hello@demo.sesame.test" <hello@acme.test>`}), status: 400, code: "invalid_field", param: "from", message: "the display name may not contain an address on another domain than the sender's"},
 		"subject with NUL":                    {body: with(map[string]any{"subject": "Hi\x00there"}), status: 400, code: "invalid_field", param: "subject", message: "control characters"},
 		"subject with a control character":    {body: with(map[string]any{"subject": "Hi\x1bthere"}), status: 400, code: "invalid_field", param: "subject", message: "control characters"},
 		"subject of 999 non-ASCII characters": {body: with(map[string]any{"subject": strings.Repeat("é", 999)}), status: 400, code: "invalid_field", param: "subject", message: "998 characters"},

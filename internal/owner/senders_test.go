@@ -84,6 +84,8 @@ func TestSendersAddRefusals(t *testing.T) {
 		"bad reply-to":         {req: req("hello@example.com", "help@example.com", "nope"), field: "reply-to", value: "nope"},
 		"CRLF in reply-to":     {req: req("hello@example.com", "help@example.com\r\nBcc: x@example.org"), field: "reply-to", value: "help@example.com\r\nBcc: x@example.org"},
 		"reply-to, comma":      {req: req("hello@example.com", "r@example.org,"), field: "reply-to", value: "r@example.org,"},
+		"from name, foreign":   {req: req(`"help@bank.example" <hello@example.com>`), field: "from"},
+		"reply-to, foreign":    {req: req("hello@example.com", `"help@bank.example" <r@example.org>`), field: "reply-to", value: `"help@bank.example" <r@example.org>`},
 		"unknown domain":       {req: req("hello@unknown.example"), foreignOf: "unknown.example"},
 		"another workspace's":  {req: req("hello@other.example"), foreignOf: "other.example"},
 		"a subdomain":          {req: req("hello@mail.example.com"), foreignOf: "mail.example.com"},

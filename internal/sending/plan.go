@@ -222,6 +222,9 @@ func resolveSender(c Context, req Request) (mail.Address, []string, error) {
 	// here, it is the owner's to fix, rather than a message Build refuses.
 	stored := sender.Address()
 	from, err := compose.ParseAddress(stored.String())
+	if err == nil {
+		err = compose.CheckSenderName(from)
+	}
 	if err != nil {
 		return mail.Address{}, nil, fail.Invalid(param, "the sender %s is not acceptable: %s", sender.Email, err)
 	}

@@ -78,8 +78,12 @@ func (r *Request) Validate(prefix string) error {
 		return fail.Invalid(p("subject"), "%s", err)
 	}
 	if r.From != "" && r.SenderID == "" {
-		if _, err := compose.ParseAddress(r.From); err != nil {
+		from, err := compose.ParseAddress(r.From)
+		if err != nil {
 			return fail.Invalid(p("from"), "from must be one email address: %s", err)
+		}
+		if err := compose.CheckSenderName(from); err != nil {
+			return fail.Invalid(p("from"), "from: %s", err)
 		}
 	}
 	if err := checkReplyTo(r.ReplyTo, p("reply_to")); err != nil {
@@ -120,7 +124,11 @@ func checkReplyTo(list []string, param string) error {
 		return fail.Invalid(param, "reply_to takes at most 10 addresses")
 	}
 	for i, s := range list {
-		if _, err := compose.ParseAddress(s); err != nil {
+		a, err := compose.ParseAddress(s)
+		if err == nil {
+			err = compose.CheckSenderName(a)
+		}
+		if err != nil {
 			return fail.Invalid(param, "reply_to entry %d is not a valid address: %s", i, err)
 		}
 	}

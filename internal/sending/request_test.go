@@ -40,6 +40,13 @@ func TestValidate(t *testing.T) {
 		"subject of 999 letters":                 {func(r *sending.Request) { r.Subject = strings.Repeat("s", 999) }, "subject", "at most 998 characters"},
 		"subject not UTF-8":                      {func(r *sending.Request) { r.Subject = "Hi \xff" }, "subject", "UTF-8"},
 		"subject with a zero-width joiner is ok": {func(r *sending.Request) { r.Subject = "👩\u200d💻 news" }, "", ""},
+		"reply_to showing another domain's":      {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{`"help@bank.example" <r@example.org>`} }, "reply_to", "another domain than the sender's (example.org); it shows help@bank.example"},
+		"reply_to showing its own domain's":      {func(r *sending.Request) { r.ReplyTo = sending.ReplyTo{`"help@example.org" <r@example.org>`} }, "", ""},
+		"from showing another domain's address":  {func(r *sending.Request) { r.From = `"hello@demo.sesame.test" <a@beta.test>` }, "from", "the display name may not contain an address on another domain than the sender's (beta.test); it shows hello@demo.sesame.test"},
+		"from whose name holds such an address":  {func(r *sending.Request) { r.From = `"Support (help@bank.example)" <a@beta.test>` }, "from", "it shows help@bank.example"},
+		"from showing its own domain's address":  {func(r *sending.Request) { r.From = `"hello@beta.test" <a@beta.test>` }, "", ""},
+		"from showing a subdomain's address":     {func(r *sending.Request) { r.From = `"billing@eu.beta.test" <a@beta.test>` }, "", ""},
+		"sender_id: from is not read":            {func(r *sending.Request) { r.SenderID, r.From = "snd_1", `"x@evil.test" <a@beta.test>` }, "", ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
