@@ -10,7 +10,7 @@ ARCH ?= arm64
 check_arch = $(if $(filter $(ARCH),arm64 amd64),,$(error ARCH must be arm64 or amd64, not $(ARCH)))
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev dev-up dev-down dev-reset test build synth lint bench clean deps invoke
+.PHONY: dev dev-up dev-down dev-reset test build synth lint bench clean deps invoke fuzz
 
 deps: $(NODE_DEPS)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
@@ -42,6 +42,18 @@ dev-reset:
 ## test: starts the emulators, runs every test (race detector), stops them
 test: deps
 	localstack/test.sh
+
+## fuzz: every fuzz target (func Fuzz… in a _test.go) for FUZZTIME each, in turn;
+##   its seed corpus (testdata/fuzz/<Fuzz…>) also runs in make test. A failing
+##   input is written to that corpus: fix the code, keep the input.
+FUZZTIME ?= 30s
+fuzz:
+	@for file in $$(grep -rl --include='*_test.go' '^func Fuzz' cmd internal infra | sort); do \
+		for fn in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+			echo "fuzz $$fn in ./$$(dirname $$file) for $(FUZZTIME)"; \
+			go test ./$$(dirname $$file) -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; \
+		done; \
+	done
 
 ## bench: speed, DynamoDB calls and capacity per request, cost per 1,000 emails
 bench: deps

@@ -46,9 +46,9 @@ func TestSuppressionsAdd(t *testing.T) {
 		args    []string
 		wantMsg string
 	}{
-		"not an address":    {args: []string{"suppressions", "add", "ann at example.org", "--workspace", ws}, wantMsg: "mail:"},
+		"not an address":    {args: []string{"suppressions", "add", "ann at example.org", "--workspace", ws}, wantMsg: "cannot parse"},
 		"CRLF":              {args: []string{"suppressions", "add", "dan@example.org\r\nBcc: x@example.org", "--workspace", ws}, wantMsg: "line breaks are not allowed"},
-		"two addresses":     {args: []string{"suppressions", "add", "dan@example.org, eve@example.org", "--workspace", ws}, wantMsg: "mail:"},
+		"two addresses":     {args: []string{"suppressions", "add", "dan@example.org, eve@example.org", "--workspace", ws}, wantMsg: "2 addresses given"},
 		"no address":        {args: []string{"suppressions", "add", "--workspace", ws}, wantMsg: "accepts 1 arg"},
 		"missing workspace": {args: []string{"suppressions", "add", "dan@example.org"}, wantMsg: "--workspace is required"},
 	}

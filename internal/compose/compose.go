@@ -13,6 +13,7 @@ import (
 	"net/mail"
 	"net/textproto"
 	"strings"
+	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
 )
@@ -60,17 +61,20 @@ func Build(m Message) ([]byte, error) {
 	}
 	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent(), gomail.WithCharset(gomail.CharsetUTF8))
 
-	from := m.From
-	msg.FromMailAddress(&from)
-	if err := msg.To(m.To); err != nil {
-		return nil, fmt.Errorf("%w: to: %v", ErrInvalid, err)
+	from, to, replyTo, err := addresses(m)
+	if err != nil {
+		return nil, err
 	}
-	if len(m.ReplyTo) > 0 {
-		if err := msg.SetAddrHeader(gomail.HeaderReplyTo, m.ReplyTo...); err != nil {
+	msg.FromMailAddress(&from)
+	msg.ToMailAddress(&to)
+	if len(replyTo) > 0 {
+		// go-mail takes several Reply-To addresses only as text: the
+		// canonical form of what ParseAddress read, which it reads alike.
+		if err := msg.SetAddrHeader(gomail.HeaderReplyTo, replyTo...); err != nil {
 			return nil, fmt.Errorf("%w: reply_to: %v", ErrInvalid, err)
 		}
 	}
-	msg.Subject(m.Subject)
+	setSubject(msg, m.Subject)
 	msg.SetDate()
 	msg.SetMessageIDWithValue(m.EmailID + "@" + domainOf(m.From.Address))
 	for k, v := range m.Headers {
@@ -98,13 +102,34 @@ func Build(m Message) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// addresses reads From, To and Reply-To with ParseAddress, the reading the
+// API validated them with, so what it accepted is what gets written. A
+// sender's display name may show no address on another domain.
+func addresses(m Message) (from, to mail.Address, replyTo []string, err error) {
+	if from, err = ParseAddress(m.From.String()); err != nil {
+		return from, to, nil, fmt.Errorf("%w: from %q: %v", ErrInvalid, m.From.Address, err)
+	}
+	if to, err = ParseAddress(m.To); err != nil {
+		return from, to, nil, fmt.Errorf("%w: to: %v", ErrInvalid, err)
+	}
+	senders := []mail.Address{from}
+	for i, r := range m.ReplyTo {
+		a, err := ParseAddress(r)
+		if err != nil {
+			return from, to, nil, fmt.Errorf("%w: reply_to[%d]: %v", ErrInvalid, i, err)
+		}
+		senders = append(senders, a)
+		replyTo = append(replyTo, a.String())
+	}
+	for _, a := range senders {
+		if err := CheckSenderName(a); err != nil {
+			return from, to, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, a.Address, err)
+		}
+	}
+	return from, to, replyTo, nil
+}
+
 func validate(m Message) error {
-	if _, err := mail.ParseAddress("<" + m.From.Address + ">"); err != nil || domainOf(m.From.Address) == "" {
-		return fmt.Errorf("%w: from address %q", ErrInvalid, m.From.Address)
-	}
-	if m.To == "" {
-		return fmt.Errorf("%w: to is empty", ErrInvalid)
-	}
 	if m.EmailID == "" || strings.ContainsAny(m.EmailID, "<>@ \t\"\\") {
 		return fmt.Errorf("%w: email id %q cannot be a Message-ID local part", ErrInvalid, m.EmailID)
 	}
@@ -146,7 +171,7 @@ func validate(m Message) error {
 	}
 	for name, v := range values {
 		if strings.ContainsAny(v, "\r\n\x00") {
-			return fmt.Errorf("%w: %s contains a line break", ErrInvalid, name)
+			return fmt.Errorf("%w: %s contains a line break or NUL", ErrInvalid, name)
 		}
 	}
 	return nil
@@ -172,4 +197,83 @@ func domainOf(addr string) string {
 		return ""
 	}
 	return addr[i+1:]
+}
+
+// Subject encoding: a plain subject is written as it is and go-mail folds
+// it between words; any other is written as RFC 2047 encoded-words, one
+// per line, so no line of the header passes 78 octets (RFC 5322 allows
+// 998) however long the subject or its words.
+const (
+	// maxPlainWord is the longest word a folded line holds: " " + 77.
+	maxPlainWord = 77
+	// maxEncodedText fills an encoded-word to 69 octets, so even the first
+	// line, "Subject: =?UTF-8?Q?…?=", stays within 78.
+	maxEncodedText = 57
+)
+
+func setSubject(msg *gomail.Msg, s string) {
+	if plainSubject(s) {
+		msg.Subject(s)
+		return
+	}
+	msg.SetGenHeaderPreformatted(gomail.HeaderSubject, encodedWords(s))
+}
+
+// plainSubject reports whether s reads back exactly as written: printable
+// ASCII, words of a line's length at most, single spaces only (a reader
+// unfolds any run of white space at a fold into one space), and no "=?",
+// which a reader would decode as an encoded-word.
+func plainSubject(s string) bool {
+	if strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, "  ") || strings.Contains(s, "=?") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	for w := range strings.SplitSeq(s, " ") {
+		if len(w) > maxPlainWord {
+			return false
+		}
+	}
+	return true
+}
+
+// encodedWords is s as Q encoded-words in UTF-8, each cut at a character
+// boundary and folded onto its own line. White space between encoded-words
+// is not part of the text, so s reads back exactly, spaces included.
+func encodedWords(s string) string {
+	var out, word strings.Builder
+	flush := func() {
+		if out.Len() > 0 {
+			out.WriteString("\r\n ")
+		}
+		out.WriteString("=?UTF-8?Q?" + word.String() + "?=")
+		word.Reset()
+	}
+	var enc []byte
+	for len(s) > 0 {
+		_, n := utf8.DecodeRuneInString(s)
+		enc = enc[:0]
+		for _, b := range []byte(s[:n]) {
+			switch {
+			case b == ' ':
+				enc = append(enc, '_')
+			case b > ' ' && b <= '~' && b != '=' && b != '?' && b != '_':
+				enc = append(enc, b)
+			default:
+				enc = append(enc, '=', "0123456789ABCDEF"[b>>4], "0123456789ABCDEF"[b&15])
+			}
+		}
+		if word.Len()+len(enc) > maxEncodedText {
+			flush()
+		}
+		word.Write(enc)
+		s = s[n:]
+	}
+	if word.Len() > 0 {
+		flush()
+	}
+	return out.String()
 }

@@ -242,11 +242,50 @@ func TestBuildLineLength(t *testing.T) {
 	}
 }
 
+// Every subject the API takes (up to 998 characters, any of them
+// non-ASCII, words of any length) reads back exactly, and no line of the
+// header passes 78 octets: RFC 5322 allows 998, SES refuses past 1,000.
+func TestBuildSubject(t *testing.T) {
+	cases := map[string]string{
+		"998 non-ASCII characters": strings.Repeat("é", 998),
+		"998 emoji":                strings.Repeat("👋", 998),
+		"998 letters, no space":    strings.Repeat("s", 998),
+		"long words and spaces":    strings.Repeat("Long subject ", 76) + "end",
+		"a word of 77 letters":     "Hi " + strings.Repeat("w", 77) + " there",
+		"a word of 78 letters":     "Hi " + strings.Repeat("w", 78) + " there",
+		"spaces kept":              "  two  spaces, and trailing ",
+		"encoded-word syntax":      "=?UTF-8?B?UGF5UGFs?=",
+		"Q specials":               "a_b=c?d ü",
+		"mixed":                    "Grüße " + strings.Repeat("x", 200) + " 👋",
+		"plain":                    "Your order #1234 has shipped",
+	}
+	dec := new(mime.WordDecoder)
+	for name, subject := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := baseMessage()
+			m.Subject = subject
+			raw := build(t, m)
+			header, _, _ := bytes.Cut(raw, []byte("\r\n\r\n"))
+			for i, line := range strings.Split(string(header), "\r\n") {
+				if len(line) > 78 {
+					t.Errorf("header line %d is %d octets: %q", i, len(line), line)
+				}
+			}
+			msg, _ := parse(t, raw)
+			got, err := dec.DecodeHeader(msg.Header.Get("Subject"))
+			if err != nil || got != subject {
+				t.Errorf("Subject reads back as %q (%v), want %q", got, err, subject)
+			}
+		})
+	}
+}
+
 func TestBuildRejects(t *testing.T) {
 	cases := map[string]func(*compose.Message){
 		"subject CRLF":          func(m *compose.Message) { m.Subject = "Hi\r\nBcc: x@evil.test" },
 		"subject LF":            func(m *compose.Message) { m.Subject = "Hi\nBcc: x@evil.test" },
 		"subject CR":            func(m *compose.Message) { m.Subject = "Hi\rBcc: x@evil.test" },
+		"subject NUL":           func(m *compose.Message) { m.Subject = "Hi\x00there" },
 		"from name":             func(m *compose.Message) { m.From.Name = "A\r\nBcc: x@evil.test" },
 		"from address":          func(m *compose.Message) { m.From.Address = "a@b.test\r\nBcc: x@evil.test" },
 		"from without domain":   func(m *compose.Message) { m.From.Address = "nobody" },
@@ -304,6 +343,9 @@ func TestHTMLToText(t *testing.T) {
 		{`<a href="https://e.test/a">https://e.test/a</a>`, "https://e.test/a"},
 		{`<a href='mailto:x@e.test'>x@e.test</a>`, "x@e.test"},
 		{`<a href="javascript:alert(1)">click</a>`, "click"},
+		{`<a href=http://<A0>x</a>`, "x"},
+		{`<a href="https://e.test/&lt;b&gt;">see</a>`, "see"},
+		{`<a href="https://e.test/a b">see</a>`, "see"},
 		{`<p title="a > b">x</p>`, "x"},
 		{`<p class=don't>it's</p>`, "it's"},
 		{"<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>", "a b\nc"},

@@ -82,14 +82,25 @@ func HTMLToText(s string) string {
 			// Keep the target of a link findable for text-only readers,
 			// unless the link text already shows it.
 			text := strings.TrimSpace(w.b.String()[min(linkStart, w.b.Len()):])
-			if (strings.HasPrefix(href, "http://") || strings.HasPrefix(href, "https://") || strings.HasPrefix(href, "mailto:")) &&
-				text != href && text != strings.TrimPrefix(href, "mailto:") {
+			if showable(href) && text != href && text != strings.TrimPrefix(href, "mailto:") {
 				w.text(" (" + href + ")")
 			}
 			href = ""
 		}
 	}
 	return w.b.String()
+}
+
+// showable reports whether a link's target is worth showing a text-only
+// reader: http(s) or mailto, without what no URL holds (white space,
+// quotes, angle brackets), which would read as markup in the text.
+func showable(href string) bool {
+	if !strings.HasPrefix(href, "http://") && !strings.HasPrefix(href, "https://") && !strings.HasPrefix(href, "mailto:") {
+		return false
+	}
+	return !strings.ContainsFunc(href, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || r == '<' || r == '>' || r == '"'
+	})
 }
 
 // textWriter collapses whitespace as it writes: a run of spaces becomes one

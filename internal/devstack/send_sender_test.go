@@ -48,6 +48,7 @@ func TestSendSender(t *testing.T) {
 		"sender_id":                          {s.key, map[string]any{"sender_id": billing.ID}, "billing@acme.test", 200, "", ""},
 		"from on a verified domain":          {s.key, map[string]any{"from": "Ops <ops@acme.test>"}, "ops@acme.test", 200, "", ""},
 		"from, domain in capitals":           {s.key, map[string]any{"from": "ops@ACME.TEST"}, "ops@ACME.TEST", 200, "", ""},
+		"from, name on its own domain":       {s.key, map[string]any{"from": `"help@acme.test" <ops@acme.test>`}, "ops@acme.test", 200, "", ""},
 		"sender_id wins over from":           {s.key, map[string]any{"sender_id": billing.ID, "from": "x@pending.test"}, "billing@acme.test", 200, "", ""},
 		"sender_id on unverified domain":     {s.key, map[string]any{"sender_id": unverified.ID}, "", 403, "sender_not_verified", "sender_id"},
 		"from on unverified domain":          {s.key, map[string]any{"from": "news@pending.test"}, "", 403, "sender_not_verified", "from"},

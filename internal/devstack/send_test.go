@@ -2,6 +2,7 @@ package devstack_test
 
 import (
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 	"testing"
@@ -161,5 +162,40 @@ func TestSendSESThrottled(t *testing.T) {
 	}
 	if got := emulated(t, req["subject"].(string)); len(got) != 1 {
 		t.Errorf("emulator has %d messages, want exactly 1", len(got))
+	}
+}
+
+// A subject of 998 characters is taken however many bytes they are, and
+// reaches SES folded: no line over 998 octets, the subject read back whole.
+func TestSendLongSubject(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	s := newSendWS(t, e, defaultSender())
+	dec := new(mime.WordDecoder)
+	for name, subject := range map[string]string{
+		"non-ASCII":     strings.Repeat("é", 998),
+		"one long word": strings.Repeat("s", 998),
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := msg("subject", map[string]any{"subject": subject})
+			b := e.post(s.key, "/api/v1/send", req).sent(t, http.StatusOK)
+			b.want(t, true, "sent")
+			if d := e.emailData(t, s.key, b.ID); d["subject"] != subject {
+				t.Errorf("stored subject = %v", d["subject"])
+			}
+			sends := e.ses.sendsTo(req["to"].(string))
+			if len(sends) != 1 {
+				t.Fatalf("%d SES sends, want 1", len(sends))
+			}
+			for i, line := range strings.Split(string(sends[0].Raw), "\r\n") {
+				if len(line) > 998 {
+					t.Errorf("line %d of the message is %d octets", i, len(line))
+				}
+			}
+			got, err := dec.DecodeHeader(parseRaw(t, sends[0].Raw).Header.Get("Subject"))
+			if err != nil || got != subject {
+				t.Errorf("Subject reads back as %q (%v)", got, err)
+			}
+		})
 	}
 }

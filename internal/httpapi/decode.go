@@ -74,7 +74,11 @@ func decodeError(err error) error {
 	// encoding/json reports unknown fields only as text: `json: unknown field "x"`.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		field := strings.Trim(name, `"`)
-		return fail.Invalid(field, "unknown field %q", field)
+		param := field
+		if param == "" {
+			param = "body" // a field named "" has no name to give as param
+		}
+		return fail.Invalid(param, "unknown field %q", field)
 	}
 	return fail.Invalid("body", "request body is not valid JSON")
 }

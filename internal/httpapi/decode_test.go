@@ -109,6 +109,10 @@ func TestDecodeJSON(t *testing.T) {
 			contentType: "application/json", body: `{"bogus":1}`,
 			wantStatus: 400, wantCode: "invalid_field", wantParam: "bogus",
 		},
+		"unknown field without a name": {
+			contentType: "application/json", body: `{"":1}`,
+			wantStatus: 400, wantCode: "invalid_field", wantParam: "body",
+		},
 		"unknown field after known ones": {
 			contentType: "application/json", body: `{"to":"a@example.com","cc":"b@example.com"}`,
 			wantStatus: 400, wantCode: "invalid_field", wantParam: "cc",

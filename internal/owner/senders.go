@@ -3,10 +3,9 @@ package owner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/mail"
-	"strings"
 
+	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -68,12 +67,12 @@ func (s *Senders) Add(ctx context.Context, req SenderRequest) (identity.Sender, 
 	if err := requireWorkspace(req.WorkspaceID); err != nil {
 		return identity.Sender{}, err
 	}
-	from, err := parseAddress(req.From)
+	from, err := parseSender(req.From)
 	if err != nil {
 		return identity.Sender{}, &InputError{Field: "from", Err: err}
 	}
 	for _, r := range req.ReplyTo {
-		if _, err := parseAddress(r); err != nil {
+		if _, err := parseSender(r); err != nil {
 			return identity.Sender{}, &InputError{Field: "reply-to", Value: r, Err: err}
 		}
 	}
@@ -110,11 +109,13 @@ func (s *Senders) List(ctx context.Context, workspaceID string) (SenderList, err
 	return list, nil
 }
 
-// parseAddress reads one address. A line break, even one the mail parser
-// would take, never reaches a header.
-func parseAddress(s string) (*mail.Address, error) {
-	if strings.ContainsAny(s, "\r\n") {
-		return nil, fmt.Errorf("line breaks are not allowed")
+// parseSender reads a from or reply-to address as a send will: one
+// address (so line breaks never reach a header) whose display name shows
+// no address on another domain.
+func parseSender(s string) (mail.Address, error) {
+	a, err := compose.ParseAddress(s)
+	if err != nil {
+		return a, err
 	}
-	return mail.ParseAddress(s)
+	return a, compose.CheckSenderName(a)
 }

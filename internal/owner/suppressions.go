@@ -1,6 +1,10 @@
 package owner
 
-import "context"
+import (
+	"context"
+
+	"github.com/sesame-mail/sesame/internal/compose"
+)
 
 // SuppressionStore keeps a workspace's do-not-send list.
 type SuppressionStore interface {
@@ -21,7 +25,7 @@ func (s *Suppressions) Add(ctx context.Context, workspaceID, address, reason str
 	if err := requireWorkspace(workspaceID); err != nil {
 		return "", err
 	}
-	addr, err := parseAddress(address)
+	addr, err := compose.ParseAddress(address)
 	if err != nil {
 		return "", &InputError{Field: "address", Err: err}
 	}

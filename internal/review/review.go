@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"golang.org/x/net/html"
 )
@@ -75,9 +76,12 @@ var brandsByFirstWord = func() map[string][][]string {
 
 // ForeignBrands returns the impersonation-prone brands that subject or the
 // visible text of body name and that are not among own (the workspace's
-// name, brands and domains), in the order of the impersonated list.
+// name, brands and domains), in the order of the impersonated list. Text
+// is read as it shows: invisible characters dropped, white space runs one
+// space, and a brand split by markup ("Pay<b></b>Pal") still named.
 func ForeignBrands(subject, body string, own []string) []string {
-	named := namedBrands(subject + "\n" + visibleText(body))
+	spaced, joined := visibleText(body)
+	named := namedBrands(readable(subject) + "\n" + readable(spaced) + "\n" + readable(joined))
 	var found []string
 	for _, b := range impersonated {
 		if named[b] && !ownsBrand(own, b) {
@@ -159,14 +163,17 @@ func ownsBrand(own []string, brand string) bool {
 	return false
 }
 
-func visibleText(body string) string {
-	var b strings.Builder
+// visibleText returns the text of body outside script and style twice:
+// with a word break at every tag, and with none, as an inline element or a
+// comment joins the text around it. A brand named in either is shown.
+func visibleText(body string) (spaced, joined string) {
+	var s, j strings.Builder
 	z := html.NewTokenizer(strings.NewReader(body))
 	skip := 0
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return b.String()
+			return s.String(), j.String()
 		case html.StartTagToken:
 			if name, _ := z.TagName(); string(name) == "script" || string(name) == "style" {
 				skip++
@@ -177,11 +184,36 @@ func visibleText(body string) string {
 			}
 		case html.TextToken:
 			if skip == 0 {
-				b.Write(z.Text())
-				b.WriteByte(' ')
+				text := z.Text()
+				s.Write(text)
+				s.WriteByte(' ')
+				j.Write(text)
 			}
 		}
 	}
+}
+
+// readable is text as a reader sees it: format characters (soft hyphen,
+// zero-width space and joiners, which render as nothing) dropped, and every
+// run of white space (an HTML line break, a non-breaking space) one space.
+func readable(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	space := false
+	for _, r := range text {
+		switch {
+		case unicode.Is(unicode.Cf, r):
+		case unicode.IsSpace(r):
+			space = true
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Verdict is the outcome of the automated review.

@@ -45,6 +45,16 @@ func TestForeignBrands(t *testing.T) {
 		"brand only in attribute":  {"Hi", `<a href="https://apple.com">link</a>`, []string{"Acme"}, nil},
 		"brand only in script":     {"Hi", `<script>var google = 1</script>`, []string{"Acme"}, nil},
 		"word inside another word": {"Pineapple news", "<p>Snapple</p>", []string{"Acme"}, nil},
+		// Shown whole, however the markup or invisible characters split it.
+		"split by an element":  {"Hi", "<p>Pay<span></span>Pal</p>", nil, []string{"paypal"}},
+		"split by inline tags": {"Hi", "<p>Micro<b>soft</b></p>", nil, []string{"microsoft"}},
+		"split by a comment":   {"Hi", "<p>Net<!-- x -->flix</p>", nil, []string{"netflix"}},
+		"soft hyphen":          {"Hi", "<p>Pay&shy;Pal</p>", nil, []string{"paypal"}},
+		"zero-width space":     {"Pay\u200bPal login", "<p>x</p>", nil, []string{"paypal"}},
+		"spaces doubled":       {"Bank  of  America alert", "<p>x</p>", nil, []string{"bank of america"}},
+		"line break in HTML":   {"Hi", "<p>Wells\n  Fargo</p>", nil, []string{"wells fargo"}},
+		"non-breaking space":   {"Hi", "<p>Wells&nbsp;Fargo</p>", nil, []string{"wells fargo"}},
+		"brands in two blocks": {"Hi", "<p>Hello</p><p>PayPal</p>", nil, []string{"paypal"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
@@ -205,7 +206,7 @@ func resolveSender(c Context, req Request) (mail.Address, []string, error) {
 		}
 		sender, param = c.Sender, "sender_id"
 	case req.From != "":
-		a, err := mail.ParseAddress(req.From)
+		a, err := compose.ParseAddress(req.From)
 		if err != nil {
 			return mail.Address{}, nil, fail.Invalid("from", "from must be one email address")
 		}
@@ -223,11 +224,24 @@ func resolveSender(c Context, req Request) (mail.Address, []string, error) {
 		}
 		return mail.Address{}, nil, fail.Errorf(fail.KindForbidden, fail.SenderNotVerified, param, "%s is not on a verified domain of this workspace (%s)", sender.Email, domains)
 	}
+	// A stored sender may predate a rule of the address reading: refused
+	// here, it is the owner's to fix, rather than a message Build refuses.
+	stored := sender.Address()
+	from, err := compose.ParseAddress(stored.String())
+	if err == nil {
+		err = compose.CheckSenderName(from)
+	}
+	if err != nil {
+		return mail.Address{}, nil, fail.Invalid(param, "the sender %s is not acceptable: %s", sender.Email, err)
+	}
 	replyTo := []string(req.ReplyTo)
 	if len(replyTo) == 0 {
+		if err := checkReplyTo(sender.ReplyTo, param); err != nil {
+			return mail.Address{}, nil, fail.Invalid(param, "the sender's default reply-to is not valid (%s); the workspace owner must correct the sender", fail.MessageOf(err))
+		}
 		replyTo = sender.ReplyTo
 	}
-	return sender.Address(), replyTo, nil
+	return from, replyTo, nil
 }
 
 // resolveTracking picks the mode: the request's, else the workspace's

@@ -241,6 +241,15 @@ func TestPlanRefusals(t *testing.T) {
 			fail.KindForbidden, fail.SenderNotVerified, "", 0, "ann@other.test is not on a verified domain"},
 		"no sender at all": {[]edit{noSender},
 			fail.KindMissing, "", "from", 0, "from is required"},
+		// A stored sender that Build would not read, or whose name breaks
+		// the display-name rule, is refused, not handed to Build, which
+		// would refuse it as a fault of ours.
+		"sender_id whose name is another domain's address": {[]edit{senderID(identity.Sender{ID: "snd_1", Name: "help@bank.example", Email: "billing@acme.test"})},
+			fail.KindInvalid, "", "sender_id", 0, "another domain than the sender's (acme.test); it shows help@bank.example"},
+		"default sender whose name is another domain's address": {[]edit{noSender, defaultSender(identity.Sender{Name: "help@bank.example", Email: "billing@acme.test"})},
+			fail.KindInvalid, "", "", 0, "it shows help@bank.example"},
+		"sender_id with an unreadable default reply-to": {[]edit{senderID(identity.Sender{ID: "snd_1", Email: "billing@acme.test", ReplyTo: []string{"r@example.org,"}})},
+			fail.KindInvalid, "", "sender_id", 0, "default reply-to is not valid"},
 
 		"tracking off, not provisioned": {[]edit{trackingOff},
 			fail.KindUnavailable, "", "tracking", 0, "not provisioned"},

@@ -7,11 +7,14 @@ package sending
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/attachment"
+	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 )
@@ -66,29 +69,25 @@ func (r *Request) Validate(prefix string) error {
 	case strings.TrimSpace(r.HTML) == "":
 		return fail.Missing(p("html"))
 	}
-	to, err := parseOneAddress(r.To)
+	to, err := compose.ParseAddress(r.To)
 	if err != nil {
 		return fail.Invalid(p("to"), "to must be one email address: %s", err)
 	}
 	r.To = to.Address
-	if strings.ContainsAny(r.Subject, "\r\n") {
-		return fail.Invalid(p("subject"), "subject must not contain line breaks")
-	}
-	if len(r.Subject) > 998 {
-		return fail.Invalid(p("subject"), "subject must be at most 998 characters")
+	if err := checkSubject(r.Subject); err != nil {
+		return fail.Invalid(p("subject"), "%s", err)
 	}
 	if r.From != "" && r.SenderID == "" {
-		if _, err := parseOneAddress(r.From); err != nil {
+		from, err := compose.ParseAddress(r.From)
+		if err != nil {
 			return fail.Invalid(p("from"), "from must be one email address: %s", err)
 		}
-	}
-	if len(r.ReplyTo) > 10 {
-		return fail.Invalid(p("reply_to"), "reply_to takes at most 10 addresses")
-	}
-	for i, a := range r.ReplyTo {
-		if _, err := parseOneAddress(a); err != nil {
-			return fail.Invalid(p("reply_to"), "reply_to entry %d is not a valid address: %s", i, err)
+		if err := compose.CheckSenderName(from); err != nil {
+			return fail.Invalid(p("from"), "from: %s", err)
 		}
+	}
+	if err := checkReplyTo(r.ReplyTo, p("reply_to")); err != nil {
+		return err
 	}
 	if r.Tracking != "" && !email.TrackingMode(r.Tracking).Valid() {
 		return fail.Invalid(p("tracking"), "tracking must be full, essential or off")
@@ -99,22 +98,39 @@ func (r *Request) Validate(prefix string) error {
 	return nil
 }
 
-// parseOneAddress accepts exactly one address, with or without a display
-// name, and refuses header injection.
-func parseOneAddress(s string) (*mail.Address, error) {
-	if strings.ContainsAny(s, "\r\n") {
-		return nil, fmt.Errorf("line breaks are not allowed")
+// MaxSubject is the longest subject, in characters: RFC 5322's line
+// limit, which Build keeps every header line under by folding.
+const MaxSubject = 998
+
+// checkSubject refuses a subject that is not one line of text: control
+// characters (line breaks, NUL, tabs, DEL and the C1 controls) or over
+// MaxSubject characters.
+func checkSubject(s string) error {
+	switch {
+	case !utf8.ValidString(s):
+		return errors.New("subject must be valid UTF-8")
+	case strings.ContainsFunc(s, unicode.IsControl):
+		return errors.New("subject must not contain line breaks or other control characters")
+	case utf8.RuneCountInString(s) > MaxSubject:
+		return fmt.Errorf("subject must be at most %d characters", MaxSubject)
 	}
-	list, err := mail.ParseAddressList(s)
-	if err != nil {
-		return nil, fmt.Errorf("cannot parse %q", s)
+	return nil
+}
+
+// checkReplyTo checks reply-to addresses (the request's or a sender's
+// default) as Build will read them; param names them in a refusal.
+func checkReplyTo(list []string, param string) error {
+	if len(list) > 10 {
+		return fail.Invalid(param, "reply_to takes at most 10 addresses")
 	}
-	if len(list) != 1 {
-		return nil, fmt.Errorf("%d addresses given", len(list))
+	for i, s := range list {
+		a, err := compose.ParseAddress(s)
+		if err == nil {
+			err = compose.CheckSenderName(a)
+		}
+		if err != nil {
+			return fail.Invalid(param, "reply_to entry %d is not a valid address: %s", i, err)
+		}
 	}
-	at := strings.LastIndexByte(list[0].Address, '@')
-	if at <= 0 || !strings.Contains(list[0].Address[at:], ".") {
-		return nil, fmt.Errorf("%q has no domain", list[0].Address)
-	}
-	return list[0], nil
+	return nil
 }

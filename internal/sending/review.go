@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/mail"
 	"strings"
 	"time"
 
@@ -138,12 +137,12 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 		return err
 	}
 	if h.SentMessageID == "" {
-		from, err := mail.ParseAddress(h.From)
+		from, err := compose.ParseAddress(h.From)
 		if err != nil {
 			return rv.release(ctx, h, email.StatusFailed, "not sent after review: its sender address is invalid")
 		}
 		raw, _, err := rv.Service.build(ctx, compose.Message{
-			From: *from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
+			From: from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
 		}, h.Request.Attachments)
 		switch {
 		case fail.IsPermanent(err):

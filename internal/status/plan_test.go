@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -550,4 +551,86 @@ func TestEventIDs(t *testing.T) {
 	other("click, other link", e, edited(t, "click", func(m map[string]any) { obj(t, m, "click")["link"] = "https://demo.sesame.test/orders/124" }))
 	other("delivery, other email", sentEmail(func(e *email.Email) { e.ID = "01937f4e-0000-7000-8000-000000000002" }), fixture(t, "delivery"))
 	other("delivery, other workspace", sentEmail(func(e *email.Email) { e.WorkspaceID = "ws_0000000000000002" }), fixture(t, "delivery"))
+}
+
+var fuzzStatuses = []email.Status{
+	email.StatusSent, email.StatusDelivered, email.StatusOpened, email.StatusClicked, email.StatusBounced,
+	email.StatusFailed, email.StatusComplained, email.StatusSuppressed, email.StatusHeld,
+}
+
+// fuzzEmail is the email an event is planned against, in one of many
+// states: its status, tracking mode, environment and which first times it
+// has, all chosen by state.
+func fuzzEmail(state uint16) email.Email {
+	e := email.Email{
+		ID: emailID, WorkspaceID: wsID, To: recipient, Subject: "Hi", Type: email.TypeTransactional,
+		Status:       fuzzStatuses[int(state)%len(fuzzStatuses)],
+		TrackingMode: []email.TrackingMode{email.TrackingFull, email.TrackingEssential, email.TrackingOff}[int(state>>4)%3],
+		Environment:  apikey.Live, SentAt: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
+	}
+	if state&(1<<6) != 0 {
+		e.Environment = apikey.Test
+	}
+	at := e.SentAt.Add(time.Minute)
+	for i, p := range []**time.Time{&e.DeliveredAt, &e.OpenedAt, &e.ClickedAt, &e.BouncedAt, &e.ComplainedAt} {
+		if state&(1<<(7+i)) != 0 {
+			*p = &at
+		}
+	}
+	return e
+}
+
+// FuzzParsePlan: any queue body parses to an event or to one of Parse's
+// errors, and planning a parsed event against an email in any state never
+// panics, never lowers its status, never rewrites a first time it has,
+// and is the same plan twice.
+func FuzzParsePlan(f *testing.F) {
+	f.Add([]byte(`{"eventType":"Delivery","mail":{"timestamp":"2026-11-20T10:00:00Z","tags":{"workspace_id":["w"],"email_id":["e"]}},"delivery":{"timestamp":"2026-11-20T10:00:01Z"}}`), uint16(0))
+	f.Fuzz(func(t *testing.T, body []byte, state uint16) {
+		ev, err := status.Parse(body)
+		if err != nil {
+			if !errors.Is(err, status.ErrMalformed) && !errors.Is(err, status.ErrUnknownType) && !errors.Is(err, status.ErrNoTags) {
+				t.Fatalf("Parse: %v, not one of its errors", err)
+			}
+			return
+		}
+		e := fuzzEmail(state)
+		c := status.Plan(e, ev)
+		if again := status.Plan(e, ev); !reflect.DeepEqual(c, again) {
+			t.Fatalf("two plans of one event differ:\n%+v\n%+v", c, again)
+		}
+		if c == nil {
+			return
+		}
+		if c.WorkspaceID != e.WorkspaceID || c.EmailID != e.ID || c.ExpectStatus != e.Status {
+			t.Fatalf("change of another email: %+v", c)
+		}
+		if !strings.HasPrefix(c.DedupeID, "evt_") || len(c.DedupeID) != 36 {
+			t.Fatalf("dedupe id %q", c.DedupeID)
+		}
+		if c.Event != nil && c.Event.ID != c.DedupeID {
+			t.Fatalf("feed item %s, dedupe id %s", c.Event.ID, c.DedupeID)
+		}
+		if c.Email == nil {
+			return
+		}
+		next := *c.Email
+		if next.Status.Rank() < e.Status.Rank() {
+			t.Fatalf("status %s lowered to %s by %s", e.Status, next.Status, ev.EventType)
+		}
+		for _, name := range timeFields {
+			before, after := timeField(e, name), timeField(next, name)
+			switch {
+			case before != nil && (after == nil || !after.Equal(*before)):
+				t.Fatalf("%s rewritten from %v to %v", name, before, after)
+			case before == nil && after != nil && !slices.Contains(c.FirstTimes, name):
+				t.Fatalf("%s set but not among the first times %v", name, c.FirstTimes)
+			}
+		}
+		for _, name := range c.FirstTimes {
+			if timeField(e, name) != nil || timeField(next, name) == nil {
+				t.Fatalf("first time %s was already set, or is not set", name)
+			}
+		}
+	})
 }
