@@ -22,7 +22,7 @@ func TestOwnBrands(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := review.BrandCheck(subject, "<p>Thanks</p>", ownBrands(tc.ws)).Cleared; got != tc.cleared {
+			if got := review.BrandCheck(subject, "<p>Thanks</p>", tc.ws.OwnBrands()).Cleared; got != tc.cleared {
 				t.Errorf("cleared = %v, want %v", got, tc.cleared)
 			}
 		})

@@ -169,7 +169,7 @@ func decideStatus(d *Decision, in PlanInput) {
 // markup), for an email whose template is cleared: the same at send time
 // and when a held email is reviewed.
 func checkEmail(req Request, ws workspace.Workspace) review.Verdict {
-	return review.Check(req.Subject, req.HTML, ownBrands(ws))
+	return review.Check(req.Subject, req.HTML, ws.OwnBrands())
 }
 
 // replay answers a request whose Idempotency-Key is taken: the first
@@ -271,8 +271,4 @@ func checkAllowance(allowance, sent int, now time.Time) error {
 	e := fail.Errorf(fail.KindTooMany, fail.QuotaExceeded, "", "the workspace has used its monthly allowance of %d live emails; it renews on %s", allowance, next.Format("2006-01-02"))
 	e.RetryAfter = next.Sub(now)
 	return e
-}
-
-func ownBrands(ws workspace.Workspace) []string {
-	return append(append([]string{ws.Name}, ws.Brands...), ws.VerifiedDomains...)
 }
