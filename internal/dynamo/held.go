@@ -144,7 +144,7 @@ func (s *Held) heldChunks(ctx context.Context, workspaceID, emailID string) ([]h
 
 // GetHeld reads a held email and its content.
 func (s *Held) GetHeld(ctx context.Context, workspaceID, emailID string) (sending.HeldEmail, error) {
-	chunks, err := (&Held{s.Table}).heldChunks(ctx, workspaceID, emailID)
+	chunks, err := s.heldChunks(ctx, workspaceID, emailID)
 	if err != nil {
 		return sending.HeldEmail{}, err
 	}
@@ -187,7 +187,7 @@ func (s *Held) MarkHeldSent(ctx context.Context, workspaceID, emailID, messageID
 // ReleaseHeld moves a held email to status and drops its stored content,
 // in one transaction that fails with ErrNotHeld unless it is still held.
 func (s *Held) ReleaseHeld(ctx context.Context, workspaceID, emailID string, status email.Status, reason string) error {
-	chunks, err := (&Held{s.Table}).heldChunks(ctx, workspaceID, emailID)
+	chunks, err := s.heldChunks(ctx, workspaceID, emailID)
 	if err != nil {
 		return err
 	}
