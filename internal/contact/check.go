@@ -3,7 +3,6 @@ package contact
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -22,10 +21,19 @@ const (
 	MaxPropertyValue = 1000
 )
 
-var (
-	tagPattern         = regexp.MustCompile(`^[a-z0-9_-]+$`)
-	propertyKeyPattern = regexp.MustCompile(`^[a-z0-9_]+$`)
-)
+// isKey reports whether s is 1 to max characters of a-z, 0-9, _ and the
+// extra characters (a tag also allows -).
+func isKey(s string, max int, extra string) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' && !strings.ContainsRune(extra, r) {
+			return false
+		}
+	}
+	return true
+}
 
 // Check normalizes p's email and checks p against the caps: an
 // invalid_field error naming the exact param (properties.plan, tags[3]).
@@ -78,7 +86,7 @@ func checkTags(tags []string) error {
 		return fail.Invalid("tags", "a contact has at most %d tags", MaxTags)
 	}
 	for i, t := range tags {
-		if len(t) > MaxTag || !tagPattern.MatchString(t) {
+		if !isKey(t, MaxTag, "-") {
 			return fail.Invalid(fmt.Sprintf("tags[%d]", i), "a tag is 1 to %d characters of a-z, 0-9, _ and -", MaxTag)
 		}
 	}
@@ -87,7 +95,7 @@ func checkTags(tags []string) error {
 
 func checkProperty(k string, v *Property) error {
 	param := "properties." + k
-	if len(k) > MaxPropertyKey || !propertyKeyPattern.MatchString(k) {
+	if !isKey(k, MaxPropertyKey, "") {
 		return fail.Invalid(param, "a property key is 1 to %d characters of a-z, 0-9 and _", MaxPropertyKey)
 	}
 	switch {
