@@ -30,7 +30,7 @@ func TestStalledStoreIs503(t *testing.T) {
 		op   string // "" stalls every call, the key check's too
 		call func(e *env, key string) response
 	}{
-		"key check": {"", func(e *env, key string) response { return e.get(bearer(key), "/api/v1/emails") }},
+		"key check":   {"", func(e *env, key string) response { return e.get(bearer(key), "/api/v1/emails") }},
 		"list emails": {"Query", func(e *env, key string) response { return e.get(bearer(key), "/api/v1/emails") }},
 		"get email": {"GetItem", func(e *env, key string) response {
 			return e.get(bearer(key), "/api/v1/emails/01a20b29-2fe6-710b-9a09-e0df3df5c4c1")
