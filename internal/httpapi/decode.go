@@ -137,6 +137,9 @@ func checkQuery(raw string) error {
 			return fail.Invalid(name, "query parameter %q is not valid percent-encoding", name)
 		}
 		if _, err := url.QueryUnescape(value); err != nil || strings.Contains(value, ";") {
+			if key == "" { // no name to give as param
+				return fail.Invalid("", "the value of a query parameter without a name is not valid percent-encoding")
+			}
 			return fail.Invalid(key, "the value of %s is not valid percent-encoding", key)
 		}
 	}
