@@ -26,19 +26,9 @@ var shortBounds = config.SDK{ConnectTimeout: 100 * time.Millisecond, AttemptTime
 // fault the route answers in time: 503 service_unavailable with
 // Retry-After, whether the key check or the route's own call stalls.
 func TestStalledStoreIs503(t *testing.T) {
-	cases := map[string]struct {
-		op   string // "" stalls every call, the key check's too
-		call func(e *env, key string) response
-	}{
-		"key check":   {"", func(e *env, key string) response { return e.get(bearer(key), "/api/v1/emails") }},
-		"list emails": {"Query", func(e *env, key string) response { return e.get(bearer(key), "/api/v1/emails") }},
-		"get email": {"GetItem", func(e *env, key string) response {
-			return e.get(bearer(key), "/api/v1/emails/01a20b29-2fe6-710b-9a09-e0df3df5c4c1")
-		}},
-		"send": {"BatchGetItem", func(e *env, key string) response {
-			return e.post(key, "/api/v1/send", map[string]any{"to": "ann@example.org", "subject": "Hi", "html": "<p>Hi</p>"})
-		}},
-	}
+	cases := storeCalls()
+	// "" stalls every call, the key check's too.
+	cases["key check"] = storeCall{"", func(e *env, key string) response { return e.get(bearer(key), "/api/v1/emails") }}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
