@@ -94,6 +94,22 @@ func TestRouteFunctions(t *testing.T) {
 	}
 }
 
+// A stalled AWS call ends (config.DefaultCallTimeout) with time left for
+// the function to answer 503, or for a consumer to report its failures
+// (queue.ConsumerMargin) before Lambda ends it; and well before API
+// Gateway's 29 s.
+func TestSDKCallsEndBeforeTheFunction(t *testing.T) {
+	const apiGateway = 29
+	if config.DefaultCallTimeout.Seconds() >= apiGateway/2 {
+		t.Errorf("default call timeout %v: want well under API Gateway's %d s", config.DefaultCallTimeout, apiGateway)
+	}
+	for name, want := range wantSizing() {
+		if left := want[1] - (config.DefaultCallTimeout + queue.ConsumerMargin).Seconds(); left < 1 {
+			t.Errorf("%s: timeout %v s leaves %v s after a stalled call and the consumer margin, want at least 1 s", name, want[1], left)
+		}
+	}
+}
+
 // The send routes' sizing, pinned in numbers (API Gateway's 29 s limit,
 // 20 MB messages in memory) rather than read back from the table.
 func TestSendRoutesSizing(t *testing.T) {

@@ -78,7 +78,7 @@ func (c *console) devCommand() *cobra.Command {
 				WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 			}
 			logger := api.NewLogger(cfg.LogLevel)
-			clients := api.NewClients(awsCfg, disableChecksum)
+			clients := api.NewClients(awsCfg, config.SDK{}, disableChecksum)
 			deps := api.NewDeps(cfg, clients, logger)
 			if dataDir, err = filepath.Abs(dataDir); err != nil {
 				return err

@@ -76,9 +76,11 @@ type Clients struct {
 	SQS      SQSAPI
 }
 
-// NewClients builds the SDK clients from the AWS configuration; no call is
-// made until the first request.
-func NewClients(awsCfg aws.Config, dynamoOpts ...func(*dynamodb.Options)) Clients {
+// NewClients builds the SDK clients from the AWS configuration, every
+// call bounded by b as a function's are (wire.Bound); no call is made
+// until the first request.
+func NewClients(awsCfg aws.Config, b config.SDK, dynamoOpts ...func(*dynamodb.Options)) Clients {
+	awsCfg = wire.Bound(awsCfg, b)
 	return Clients{
 		DynamoDB: dynamodb.NewFromConfig(awsCfg, dynamoOpts...),
 		SES:      sesv2.NewFromConfig(awsCfg),

@@ -65,7 +65,7 @@ func newRig(b *testing.B) *rig {
 	if err != nil {
 		b.Fatal(err)
 	}
-	clients := api.NewClients(awsCfg)
+	clients := api.NewClients(awsCfg, config.SDK{})
 	clients.DynamoDB = db
 	cfg := config.API{Table: dynamotest.NewTable(b), CursorSecret: "bench", ConfigSetFull: "full"}
 	deps := api.NewDeps(cfg, clients, slog.New(slog.DiscardHandler))

@@ -69,6 +69,43 @@ type Delivery struct {
 	WebhookAllowedPrefixes []netip.Prefix `env:"SESAME_WEBHOOK_ALLOWED_PREFIXES"`
 }
 
+// SDK bounds every AWS SDK call of a function: a service that stalls is
+// a fault answered in time (503 with Retry-After on a route, a retried
+// message on a queue), never a request held until API Gateway gives up at
+// 29 s or the function is ended. A zero field means its default.
+type SDK struct {
+	// ConnectTimeout bounds dialing and the TLS handshake; default 1 s.
+	ConnectTimeout time.Duration `env:"SESAME_AWS_CONNECT_TIMEOUT"`
+	// AttemptTimeout bounds one HTTP attempt, connection to response
+	// body; the SDK retries an attempt that runs out. Default 3 s.
+	AttemptTimeout time.Duration `env:"SESAME_AWS_ATTEMPT_TIMEOUT"`
+	// CallTimeout bounds one SDK call, its retries included; default 6 s,
+	// under the 10 s of the shortest function timeout (infra).
+	CallTimeout time.Duration `env:"SESAME_AWS_CALL_TIMEOUT"`
+}
+
+// The SDK bounds' defaults.
+const (
+	DefaultConnectTimeout = 1 * time.Second
+	DefaultAttemptTimeout = 3 * time.Second
+	DefaultCallTimeout    = 6 * time.Second
+)
+
+// SDKBounds is s with each zero field set to its default.
+func (s SDK) SDKBounds() SDK {
+	or := func(d, def time.Duration) time.Duration {
+		if d <= 0 {
+			return def
+		}
+		return d
+	}
+	return SDK{
+		ConnectTimeout: or(s.ConnectTimeout, DefaultConnectTimeout),
+		AttemptTimeout: or(s.AttemptTimeout, DefaultAttemptTimeout),
+		CallTimeout:    or(s.CallTimeout, DefaultCallTimeout),
+	}
+}
+
 // Public configures a route served without a key that reads nothing
 // (get-openapi).
 type Public struct {
@@ -79,6 +116,7 @@ type Public struct {
 // list-clicks, get-metrics): the key lookup and its repository.
 type Read struct {
 	Logging
+	SDK
 	DynamoDB
 }
 
@@ -93,6 +131,7 @@ type List struct {
 // review queue, the rest to SES; a failure is fanned out to webhooks.
 type Send struct {
 	Logging
+	SDK
 	DynamoDB
 	SES
 	ReviewQueue
@@ -103,6 +142,7 @@ type Send struct {
 // fans out the failure of what it does not.
 type Review struct {
 	Logging
+	SDK
 	DynamoDB
 	SES
 	WebhooksQueue
@@ -111,6 +151,7 @@ type Review struct {
 // Status configures the status consumer, whose events fan out to webhooks.
 type Status struct {
 	Logging
+	SDK
 	DynamoDB
 	WebhooksQueue
 }
@@ -119,6 +160,7 @@ type Status struct {
 // scheduled on its own queue.
 type Dispatch struct {
 	Logging
+	SDK
 	DynamoDB
 	WebhooksQueue
 	Delivery

@@ -76,9 +76,11 @@ func TestLoadFunction(t *testing.T) {
 		"SESAME_CONFIG_SET_FULL": "full", "SESAME_CONFIG_SET_ESSENTIAL": "essential", "SESAME_CONFIG_SET_OFF": "off",
 		"SESAME_REVIEW_QUEUE_URL": "https://sqs/review", "SESAME_WEBHOOKS_QUEUE_URL": "https://sqs/webhooks",
 		"SESAME_WEBHOOK_TIMEOUT": "5s", "SESAME_WEBHOOK_ALLOWED_PREFIXES": "127.0.0.2/32",
+		"SESAME_AWS_CONNECT_TIMEOUT": "100ms", "SESAME_AWS_ATTEMPT_TIMEOUT": "200ms", "SESAME_AWS_CALL_TIMEOUT": "500ms",
 	}
 	logging := Logging{LogLevel: slog.LevelDebug}
 	table := DynamoDB{Table: "t"}
+	bounds := SDK{ConnectTimeout: 100 * time.Millisecond, AttemptTimeout: 200 * time.Millisecond, CallTimeout: 500 * time.Millisecond}
 	sets := SES{ConfigSetFull: "full", ConfigSetEssential: "essential", ConfigSetOff: "off"}
 	webhooks := WebhooksQueue{WebhooksQueueURL: "https://sqs/webhooks"}
 	cases := map[string]struct {
@@ -87,29 +89,29 @@ func TestLoadFunction(t *testing.T) {
 	}{
 		"get-openapi": {want: &Public{logging}},
 		"get-email": {
-			want:     &Read{logging, table},
+			want:     &Read{logging, bounds, table},
 			required: []string{"SESAME_TABLE"},
 		},
 		"list-emails": {
-			want:     &List{Read{logging, table}, Paging{CursorSecret: "s"}},
+			want:     &List{Read{logging, bounds, table}, Paging{CursorSecret: "s"}},
 			required: []string{"SESAME_TABLE", "SESAME_CURSOR_SECRET"},
 		},
 		"send": {
-			want: &Send{logging, table, sets, ReviewQueue{ReviewQueueURL: "https://sqs/review"}, webhooks},
+			want: &Send{logging, bounds, table, sets, ReviewQueue{ReviewQueueURL: "https://sqs/review"}, webhooks},
 			required: []string{"SESAME_TABLE", "SESAME_CONFIG_SET_FULL", "SESAME_CONFIG_SET_ESSENTIAL", "SESAME_CONFIG_SET_OFF",
 				"SESAME_REVIEW_QUEUE_URL", "SESAME_WEBHOOKS_QUEUE_URL"},
 		},
 		"review": {
-			want: &Review{logging, table, sets, webhooks},
+			want: &Review{logging, bounds, table, sets, webhooks},
 			required: []string{"SESAME_TABLE", "SESAME_CONFIG_SET_FULL", "SESAME_CONFIG_SET_ESSENTIAL", "SESAME_CONFIG_SET_OFF",
 				"SESAME_WEBHOOKS_QUEUE_URL"},
 		},
 		"status": {
-			want:     &Status{logging, table, webhooks},
+			want:     &Status{logging, bounds, table, webhooks},
 			required: []string{"SESAME_TABLE", "SESAME_WEBHOOKS_QUEUE_URL"},
 		},
 		"webhook-dispatch": {
-			want: &Dispatch{logging, table, webhooks,
+			want: &Dispatch{logging, bounds, table, webhooks,
 				Delivery{WebhookTimeout: 5 * time.Second, WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}},
 			required: []string{"SESAME_TABLE", "SESAME_WEBHOOKS_QUEUE_URL"},
 		},
@@ -175,4 +177,21 @@ func with(env map[string]string, name, value string) map[string]string {
 	out := maps.Clone(env)
 	out[name] = value
 	return out
+}
+
+// The SDK bounds default field by field, and stay well under the 10 s of
+// the shortest function timeout (infra's defaultSizing) and API Gateway's
+// 29 s, retries included.
+func TestSDKBounds(t *testing.T) {
+	def := SDK{}.SDKBounds()
+	if def != (SDK{ConnectTimeout: DefaultConnectTimeout, AttemptTimeout: DefaultAttemptTimeout, CallTimeout: DefaultCallTimeout}) {
+		t.Errorf("defaults = %+v", def)
+	}
+	if !(def.ConnectTimeout < def.AttemptTimeout && def.AttemptTimeout < def.CallTimeout && def.CallTimeout < 10*time.Second) {
+		t.Errorf("defaults %+v: want connect < attempt < call < 10 s", def)
+	}
+	set := SDK{AttemptTimeout: time.Second}.SDKBounds()
+	if set.AttemptTimeout != time.Second || set.ConnectTimeout != DefaultConnectTimeout || set.CallTimeout != DefaultCallTimeout {
+		t.Errorf("one field set: %+v", set)
+	}
 }

@@ -108,7 +108,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients := api.NewClients(awsCfg)
+	clients := api.NewClients(awsCfg, config.SDK{})
 	clients.DynamoDB = rec
 	clients.SQS = queuetest.Client(t)
 	cfg := config.API{

@@ -26,6 +26,7 @@ func TestSendBatch(t *testing.T) {
 		msg("b", map[string]any{"attachments": []any{map[string]any{"filename": "x.exe", "content": "aGk="}}}),
 		msg("b", map[string]any{"to": 42}),
 		msg("b", map[string]any{"reply_to": "r@example.org,"}),
+		msg("b", map[string]any{"attachments": []any{map[string]any{"filename": "a.txt", "content": "aGk=", "x": 1}}}),
 	}
 	wantErr := map[int][2]string{
 		1: {"missing_field", "emails[1].to"},
@@ -35,8 +36,9 @@ func TestSendBatch(t *testing.T) {
 		6: {"invalid_field", "emails[6].attachments"},
 		7: {"invalid_field", "emails[7].to"},
 		8: {"invalid_field", "emails[8].reply_to"}, // was "internal error; retry it"
+		9: {"invalid_field", "emails[9].attachments[0].x"},
 	}
-	// Items 1 to 8 but 5 are refused on purpose.
+	// Items 1 to 9 but 5 are refused on purpose.
 	items := e.bad().post(s.key, "/api/v1/send/batch", map[string]any{"emails": emails}).batch(t, len(emails))
 	for i, it := range items {
 		want, bad := wantErr[i]

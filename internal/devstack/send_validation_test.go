@@ -96,6 +96,8 @@ func TestSendBadInput(t *testing.T) {
 		"two JSON objects":               {body: `{"to":"a@x.com","subject":"s","html":"<p>x</p>"}{}`, status: 400, code: "invalid_field", param: "body"},
 		"wrong Content-Type":             {body: with(nil), hdr: []string{"Content-Type", "text/plain"}, status: 400, code: "invalid_field", param: "Content-Type"},
 		"unknown field":                  {body: with(map[string]any{"bcc": "x@y.com"}), status: 400, code: "invalid_field", param: "bcc"},
+		"unknown field in an attachment": {body: with(map[string]any{"attachments": []any{inline("a.txt", "aGk="), map[string]any{"filename": "b.txt", "content": "aGk=", "x": 1}}}), status: 400, code: "invalid_field", param: "attachments[1].x"},
+		"attachment filename a number":   {body: with(map[string]any{"attachments": []any{map[string]any{"filename": 7, "content": "aGk="}}}), status: 400, code: "invalid_field", param: "attachments[0].filename"},
 		"tracking sometimes":             {body: with(map[string]any{"tracking": "sometimes"}), status: 400, code: "invalid_field", param: "tracking"},
 		"tracking off, not provisioned":  {body: with(map[string]any{"tracking": "off"}), status: 503, code: "service_unavailable", param: "tracking"},
 		"sender_id of another workspace": {body: with(map[string]any{"sender_id": other.sender.ID}), status: 404, code: "sender_not_found", param: "sender_id"},

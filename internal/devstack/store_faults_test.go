@@ -9,13 +9,17 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 )
 
-// A store fault after the key check, on a read or on the send path, is
-// 503 service_unavailable with Retry-After, its detail only in the log.
-func TestStoreFaultAfterKeyCheckIs503(t *testing.T) {
-	cases := map[string]struct {
-		op   string
-		call func(e *env, key string) response
-	}{
+// storeCall is a request whose route makes DynamoDB call op after the
+// key check.
+type storeCall struct {
+	op   string
+	call func(e *env, key string) response
+}
+
+// storeCalls are a read, a list and the send route, each by the call it
+// makes first after the key check.
+func storeCalls() map[string]storeCall {
+	return map[string]storeCall{
 		"list emails": {"Query", func(e *env, key string) response { return e.get(bearer(key), "/api/v1/emails") }},
 		"get email": {"GetItem", func(e *env, key string) response {
 			return e.get(bearer(key), "/api/v1/emails/01a20b29-2fe6-710b-9a09-e0df3df5c4c1")
@@ -24,6 +28,12 @@ func TestStoreFaultAfterKeyCheckIs503(t *testing.T) {
 			return e.post(key, "/api/v1/send", map[string]any{"to": "ann@example.org", "subject": "Hi", "html": "<p>Hi</p>"})
 		}},
 	}
+}
+
+// A store fault after the key check, on a read or on the send path, is
+// 503 service_unavailable with Retry-After, its detail only in the log.
+func TestStoreFaultAfterKeyCheckIs503(t *testing.T) {
+	cases := storeCalls()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			e := startDev(t)

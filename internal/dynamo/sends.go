@@ -128,12 +128,13 @@ func (s *Sends) batchGet(ctx context.Context, keys []map[string]ddbtypes.Attribu
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, storeFault(ctx.Err())
 			case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
 			}
 		}
 		if attempt == 5 {
-			return nil, errors.New("batch get: keys left unprocessed")
+			// DynamoDB is throttling: a store fault like any other.
+			return nil, storeFault(errors.New("batch get: keys left unprocessed"))
 		}
 		res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 		if err != nil {

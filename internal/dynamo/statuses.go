@@ -107,7 +107,7 @@ func (s *Statuses) updateRetrying(ctx context.Context, u *ddbtypes.Update) error
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return ctx.Err()
+				return storeFault(ctx.Err())
 			case <-time.After(time.Duration(attempt*attempt) * 50 * time.Millisecond):
 			}
 		}

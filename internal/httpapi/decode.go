@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -46,7 +47,7 @@ func DecodeValue(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return decodeError(err)
+		return decodeError(err, body, reflect.TypeOf(dst))
 	}
 	// dec.More is false before a stray ']' or '}', so check for the end itself.
 	if _, err := dec.Token(); err != io.EOF {
@@ -55,7 +56,9 @@ func DecodeValue(body []byte, dst any) error {
 	return nil
 }
 
-func decodeError(err error) error {
+// decodeError turns err, from decoding body into dst of type t, into the
+// API's answer, naming the offending field by its full path.
+func decodeError(err error, body []byte, t reflect.Type) error {
 	if e, ok := fail.As(err); ok {
 		return e // a field's own UnmarshalJSON named the problem
 	}
@@ -64,6 +67,9 @@ func decodeError(err error) error {
 	switch {
 	case errors.As(err, &typeErr):
 		param := typeErr.Field
+		if p, ok := pathOf(wrongKind, body, t); ok && withoutIndexes(p) == param {
+			param = p
+		}
 		if param == "" {
 			param = "body"
 		}
@@ -75,12 +81,32 @@ func decodeError(err error) error {
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		field := strings.Trim(name, `"`)
 		param := field
-		if param == "" {
+		if p, ok := pathOf(unknownField, body, t); ok && (p == field || strings.HasSuffix(p, "."+field)) {
+			param = p
+		}
+		if field == "" {
 			param = "body" // a field named "" has no name to give as param
 		}
 		return fail.Invalid(param, "unknown field %q", field)
 	}
 	return fail.Invalid("body", "request body is not valid JSON")
+}
+
+// withoutIndexes is param as encoding/json writes a path: a.b, not a[0].b.
+func withoutIndexes(param string) string {
+	var b strings.Builder
+	inIndex := false
+	for _, r := range param {
+		switch {
+		case r == '[':
+			inIndex = true
+		case r == ']':
+			inIndex = false
+		case !inIndex:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func jsonKind(goKind string) string {
@@ -111,6 +137,9 @@ func checkQuery(raw string) error {
 			return fail.Invalid(name, "query parameter %q is not valid percent-encoding", name)
 		}
 		if _, err := url.QueryUnescape(value); err != nil || strings.Contains(value, ";") {
+			if key == "" { // no name to give as param
+				return fail.Invalid("", "the value of a query parameter without a name is not valid percent-encoding")
+			}
 			return fail.Invalid(key, "the value of %s is not valid percent-encoding", key)
 		}
 	}

@@ -1,10 +1,12 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 )
 
@@ -103,7 +105,7 @@ func TestDecodeJSON(t *testing.T) {
 		},
 		"number in a string array": {
 			contentType: "application/json", body: `{"to":"a@example.com","tags":["x",1]}`,
-			wantStatus: 400, wantCode: "invalid_field", wantParam: "tags",
+			wantStatus: 400, wantCode: "invalid_field", wantParam: "tags[1]",
 		},
 		"unknown field": {
 			contentType: "application/json", body: `{"bogus":1}`,
@@ -188,6 +190,55 @@ func TestDecodeJSONMessagesNameTheField(t *testing.T) {
 			}
 			if strings.Contains(e.Message, "json:") || strings.Contains(e.Message, "thingInput") {
 				t.Errorf("message %q leaks decoder internals", e.Message)
+			}
+		})
+	}
+}
+
+// The param of an unknown field or a field of the wrong type is its full
+// path, array indexes included, at any depth; the path follows the keys
+// as written, through embedded structs, maps and pointers.
+func TestDecodeValueNamesTheFullPath(t *testing.T) {
+	type deep struct {
+		Y string `json:"y"`
+	}
+	type inner struct {
+		Deep []*deep `json:"deep"`
+	}
+	type part struct {
+		Name  string `json:"name"`
+		Inner inner  `json:"inner"`
+	}
+	type Embedded struct {
+		Promoted string `json:"promoted"`
+	}
+	type body struct {
+		Embedded
+		Parts  []part          `json:"parts"`
+		ByName map[string]part `json:"by_name"`
+		Any    any             `json:"any"`
+		Raw    json.RawMessage `json:"raw"`
+		Tags   []string        `json:"tags"`
+	}
+	cases := map[string]struct{ body, param string }{
+		"unknown, top level":              {`{"promoted":"p","x":1}`, "x"},
+		"unknown in an array item":        {`{"parts":[{"name":"a","x":1}]}`, "parts[0].x"},
+		"unknown deep down":               {`{"parts":[{"name":"a"},{"inner":{"deep":[{"y":"1"},{"y":"2","z":3}]}}]}`, "parts[1].inner.deep[1].z"},
+		"unknown under a map":             {`{"by_name":{"k":{"x":1}}}`, "by_name.k.x"},
+		"keys matched ignoring case":      {`{"PARTS":[{"Name":"a","x":1}]}`, "PARTS[0].x"},
+		"first of two, in document order": {`{"parts":[{"x":1}],"y":2}`, "parts[0].x"},
+		"free-form values not looked in":  {`{"any":{"x":1},"raw":{"x":1},"w":1}`, "w"},
+		"wrong type in an array item":     {`{"parts":[{"name":"a"},{"name":7}]}`, "parts[1].name"},
+		"wrong type deep down":            {`{"parts":[{"inner":{"deep":[{"y":true}]}}]}`, "parts[0].inner.deep[0].y"},
+		"wrong type in a string array":    {`{"tags":["a","b",3]}`, "tags[2]"},
+		"object for an array":             {`{"parts":{"name":"a"}}`, "parts"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got body
+			e, ok := fail.As(httpapi.DecodeValue([]byte(tc.body), &got))
+			if !ok || e.Kind != fail.KindInvalid || e.Param != tc.param {
+				t.Fatalf("DecodeValue = %v, want invalid %s", e, tc.param)
 			}
 		})
 	}

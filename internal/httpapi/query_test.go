@@ -29,5 +29,8 @@ func TestCheckQuery(t *testing.T) {
 				t.Errorf("checkQuery(%q) = %v, want invalid %s", tc.raw, err, tc.param)
 			}
 		})
+	} // A bad value without a name is refused too, with no param to give.
+	if e, ok := fail.As(checkQuery("=%")); !ok || e.Kind != fail.KindInvalid || e.Param != "" {
+		t.Errorf(`checkQuery("=%%") = %v, want invalid without a param`, e)
 	}
 }

@@ -12,9 +12,12 @@ import (
 
 // NewConsumer adapts a batch handler to the SQS event of a Lambda event
 // source mapping (and of Poller): the messages it returns are reported as
-// batch item failures.
+// batch item failures. The handler's context ends ConsumerMargin before
+// the invocation's.
 func NewConsumer(h batch.Handler) Consumer {
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		ctx, cancel := withMargin(ctx)
+		defer cancel()
 		msgs := make([]batch.Message, len(ev.Records))
 		for i, rec := range ev.Records {
 			msgs[i] = message(rec)
@@ -25,6 +28,21 @@ func NewConsumer(h batch.Handler) Consumer {
 		}
 		return resp, nil
 	}
+}
+
+// ConsumerMargin is kept free before an invocation's deadline: a batch
+// slowed by a stalled dependency still returns which of its messages to
+// deliver again, instead of being ended by Lambda (which would deliver
+// every one of them again, the done ones too).
+const ConsumerMargin = 2 * time.Second
+
+// withMargin ends ctx ConsumerMargin before its deadline, if it has one.
+func withMargin(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, deadline.Add(-ConsumerMargin))
 }
 
 // message reads what a consumer needs of an SQS record; an attribute SQS

@@ -48,3 +48,27 @@ func TestNewConsumer(t *testing.T) {
 		t.Errorf("failures = %+v, want m2", resp.BatchItemFailures)
 	}
 }
+
+// The handler's context ends ConsumerMargin before the invocation's, so
+// a batch held up by a stalled dependency still reports its failures;
+// without an invocation deadline (the local poller) it has none either.
+func TestConsumerEndsBeforeTheInvocation(t *testing.T) {
+	var got time.Time
+	var has bool
+	consume := queue.NewConsumer(func(ctx context.Context, _ []batch.Message) []string {
+		got, has = ctx.Deadline()
+		return nil
+	})
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(t.Context(), deadline)
+	defer cancel()
+	if _, err := consume(ctx, events.SQSEvent{}); err != nil {
+		t.Fatal(err)
+	}
+	if !has || !got.Equal(deadline.Add(-queue.ConsumerMargin)) {
+		t.Errorf("handler deadline = %v (%v), want %v", got, has, deadline.Add(-queue.ConsumerMargin))
+	}
+	if _, err := consume(t.Context(), events.SQSEvent{}); err != nil || has {
+		t.Errorf("without a deadline: handler has one (%v), err %v", has, err)
+	}
+}

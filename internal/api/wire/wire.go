@@ -35,8 +35,9 @@ import (
 // Env is what a function is built from besides its config.
 type Env struct {
 	Logger *slog.Logger
-	// AWS is the SDK configuration its clients are built from; zero for a
-	// function that calls no AWS service.
+	// AWS is the SDK configuration its clients are built from, every call
+	// bounded in time (Bound); zero for a function that calls no AWS
+	// service.
 	AWS aws.Config
 }
 
@@ -93,8 +94,17 @@ func (f Function[C]) Handler(ctx context.Context, l envconfig.Lookuper) (any, er
 		if env.AWS, err = f.AWS(ctx); err != nil {
 			return nil, fmt.Errorf("aws config: %w", err)
 		}
+		env.AWS = Bound(env.AWS, sdkBounds(cfg))
 	}
 	return f.Build(ctx, cfg, env)
+}
+
+// sdkBounds are the SDK bounds cfg sets, the defaults if it sets none.
+func sdkBounds(cfg config.Function) config.SDK {
+	if b, ok := cfg.(interface{ SDKBounds() config.SDK }); ok {
+		return b.SDKBounds()
+	}
+	return config.SDK{}.SDKBounds()
 }
 
 // WithAWS returns f loading its SDK configuration with load.

@@ -14,11 +14,14 @@ import (
 // Recorder wraps a DB: it counts calls per operation and written items,
 // sums the time spent in DynamoDB and, with MeasureCapacity, the capacity
 // units DynamoDB reports; when Fail is set, it returns Fail's error instead
-// of calling through.
+// of calling through, and when Via is set, it calls the DB Via names.
 type Recorder struct {
 	DB dynamo.DB
 	// Fail, when it returns an error for an operation, makes that call fail.
 	Fail func(op string) error
+	// Via, when it returns a DB for an operation, makes that call go to it
+	// instead of DB (e.g. a client of an endpoint that never answers).
+	Via func(op string) dynamo.DB
 	// MeasureCapacity asks DynamoDB for the consumed capacity of each call.
 	MeasureCapacity bool
 
@@ -80,13 +83,18 @@ func (r *Recorder) Reset() {
 
 // record runs one call: it counts it, fails it when asked, and records its
 // time, written items and consumed capacity.
-func record[O any](r *Recorder, op string, items int, capacity *ddbtypes.ReturnConsumedCapacity, call func() (O, []ddbtypes.ConsumedCapacity, error)) (O, error) {
+func record[O any](r *Recorder, op string, items int, capacity *ddbtypes.ReturnConsumedCapacity, call func(db dynamo.DB) (O, []ddbtypes.ConsumedCapacity, error)) (O, error) {
 	r.mu.Lock()
 	if r.calls == nil {
 		r.calls = map[string]int{}
 	}
 	r.calls[op]++
-	fail := r.Fail
+	fail, db := r.Fail, r.DB
+	if r.Via != nil {
+		if via := r.Via(op); via != nil {
+			db = via
+		}
+	}
 	if r.MeasureCapacity {
 		*capacity = ddbtypes.ReturnConsumedCapacityTotal
 	}
@@ -98,7 +106,7 @@ func record[O any](r *Recorder, op string, items int, capacity *ddbtypes.ReturnC
 		}
 	}
 	start := time.Now()
-	out, cc, err := call()
+	out, cc, err := call(db)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.waited += time.Since(start)
@@ -124,8 +132,8 @@ func one(c *ddbtypes.ConsumedCapacity) []ddbtypes.ConsumedCapacity {
 }
 
 func (r *Recorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return record(r, "GetItem", 0, &in.ReturnConsumedCapacity, func() (*dynamodb.GetItemOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.GetItem(ctx, in, opts...)
+	return record(r, "GetItem", 0, &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.GetItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.GetItem(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
@@ -134,8 +142,8 @@ func (r *Recorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts 
 }
 
 func (r *Recorder) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return record(r, "PutItem", 1, &in.ReturnConsumedCapacity, func() (*dynamodb.PutItemOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.PutItem(ctx, in, opts...)
+	return record(r, "PutItem", 1, &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.PutItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.PutItem(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
@@ -144,8 +152,8 @@ func (r *Recorder) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts 
 }
 
 func (r *Recorder) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return record(r, "UpdateItem", 1, &in.ReturnConsumedCapacity, func() (*dynamodb.UpdateItemOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.UpdateItem(ctx, in, opts...)
+	return record(r, "UpdateItem", 1, &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.UpdateItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.UpdateItem(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
@@ -154,8 +162,8 @@ func (r *Recorder) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput,
 }
 
 func (r *Recorder) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return record(r, "DeleteItem", 1, &in.ReturnConsumedCapacity, func() (*dynamodb.DeleteItemOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.DeleteItem(ctx, in, opts...)
+	return record(r, "DeleteItem", 1, &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.DeleteItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.DeleteItem(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
@@ -164,8 +172,8 @@ func (r *Recorder) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput,
 }
 
 func (r *Recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return record(r, "Query", 0, &in.ReturnConsumedCapacity, func() (*dynamodb.QueryOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.Query(ctx, in, opts...)
+	return record(r, "Query", 0, &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.QueryOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.Query(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
@@ -174,8 +182,8 @@ func (r *Recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...f
 }
 
 func (r *Recorder) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return record(r, "TransactWriteItems", len(in.TransactItems), &in.ReturnConsumedCapacity, func() (*dynamodb.TransactWriteItemsOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.TransactWriteItems(ctx, in, opts...)
+	return record(r, "TransactWriteItems", len(in.TransactItems), &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.TransactWriteItemsOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.TransactWriteItems(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
@@ -184,8 +192,8 @@ func (r *Recorder) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 }
 
 func (r *Recorder) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return record(r, "BatchGetItem", 0, &in.ReturnConsumedCapacity, func() (*dynamodb.BatchGetItemOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.BatchGetItem(ctx, in, opts...)
+	return record(r, "BatchGetItem", 0, &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.BatchGetItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.BatchGetItem(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
@@ -198,8 +206,8 @@ func (r *Recorder) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIt
 	for _, reqs := range in.RequestItems {
 		items += len(reqs)
 	}
-	return record(r, "BatchWriteItem", items, &in.ReturnConsumedCapacity, func() (*dynamodb.BatchWriteItemOutput, []ddbtypes.ConsumedCapacity, error) {
-		out, err := r.DB.BatchWriteItem(ctx, in, opts...)
+	return record(r, "BatchWriteItem", items, &in.ReturnConsumedCapacity, func(db dynamo.DB) (*dynamodb.BatchWriteItemOutput, []ddbtypes.ConsumedCapacity, error) {
+		out, err := db.BatchWriteItem(ctx, in, opts...)
 		if err != nil {
 			return out, nil, err
 		}
