@@ -83,7 +83,7 @@ func NewClients(awsCfg aws.Config, b config.SDK, dynamoOpts ...func(*dynamodb.Op
 	awsCfg = wire.Bound(awsCfg, b)
 	return Clients{
 		DynamoDB: dynamodb.NewFromConfig(awsCfg, dynamoOpts...),
-		SES:      sesv2.NewFromConfig(awsCfg),
+		SES:      sesv2.NewFromConfig(awsCfg, wire.SESBound(b)),
 		SQS:      sqs.NewFromConfig(awsCfg),
 	}
 }

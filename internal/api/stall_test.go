@@ -50,8 +50,8 @@ func stalledFunction(t *testing.T, name string, env map[string]string) (any, *em
 // short are bounds that end a stalled call quickly; long ones that no
 // test reaches.
 var (
-	short = map[string]string{"SESAME_AWS_ATTEMPT_TIMEOUT": "100ms", "SESAME_AWS_CALL_TIMEOUT": "300ms"}
-	long  = map[string]string{"SESAME_AWS_ATTEMPT_TIMEOUT": "1m", "SESAME_AWS_CALL_TIMEOUT": "1m"}
+	short = map[string]string{"SESAME_AWS_ATTEMPT_TIMEOUT": "100ms", "SESAME_AWS_CALL_TIMEOUT": "300ms", "SESAME_SES_CALL_TIMEOUT": "300ms"}
+	long  = map[string]string{"SESAME_AWS_ATTEMPT_TIMEOUT": "1m", "SESAME_AWS_CALL_TIMEOUT": "1m", "SESAME_SES_CALL_TIMEOUT": "1m"}
 )
 
 // A route function whose DynamoDB hangs answers 503 service_unavailable

@@ -76,12 +76,16 @@ type Delivery struct {
 type SDK struct {
 	// ConnectTimeout bounds dialing and the TLS handshake; default 1 s.
 	ConnectTimeout time.Duration `env:"SESAME_AWS_CONNECT_TIMEOUT"`
-	// AttemptTimeout bounds one HTTP attempt, connection to response
-	// body; the SDK retries an attempt that runs out. Default 3 s.
+	// AttemptTimeout bounds the wait for an answer once a request is
+	// written; the SDK retries an attempt that runs out. Default 3 s.
 	AttemptTimeout time.Duration `env:"SESAME_AWS_ATTEMPT_TIMEOUT"`
 	// CallTimeout bounds one SDK call, its retries included; default 6 s,
 	// under the 10 s of the shortest function timeout (infra).
 	CallTimeout time.Duration `env:"SESAME_AWS_CALL_TIMEOUT"`
+	// SESCallTimeout bounds an SES call and its wait for an answer; a
+	// raw send of up to 40 MB must not be cut short, and the send
+	// handler's deadline margin still answers in time. Default 12 s.
+	SESCallTimeout time.Duration `env:"SESAME_SES_CALL_TIMEOUT"`
 }
 
 // The SDK bounds' defaults.
@@ -89,6 +93,7 @@ const (
 	DefaultConnectTimeout = 1 * time.Second
 	DefaultAttemptTimeout = 3 * time.Second
 	DefaultCallTimeout    = 6 * time.Second
+	DefaultSESCallTimeout = 12 * time.Second
 )
 
 // SDKBounds is s with each zero field set to its default.
@@ -103,6 +108,7 @@ func (s SDK) SDKBounds() SDK {
 		ConnectTimeout: or(s.ConnectTimeout, DefaultConnectTimeout),
 		AttemptTimeout: or(s.AttemptTimeout, DefaultAttemptTimeout),
 		CallTimeout:    or(s.CallTimeout, DefaultCallTimeout),
+		SESCallTimeout: or(s.SESCallTimeout, DefaultSESCallTimeout),
 	}
 }
 

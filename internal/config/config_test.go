@@ -184,11 +184,14 @@ func with(env map[string]string, name, value string) map[string]string {
 // 29 s, retries included.
 func TestSDKBounds(t *testing.T) {
 	def := SDK{}.SDKBounds()
-	if def != (SDK{ConnectTimeout: DefaultConnectTimeout, AttemptTimeout: DefaultAttemptTimeout, CallTimeout: DefaultCallTimeout}) {
+	if def != (SDK{ConnectTimeout: DefaultConnectTimeout, AttemptTimeout: DefaultAttemptTimeout, CallTimeout: DefaultCallTimeout, SESCallTimeout: DefaultSESCallTimeout}) {
 		t.Errorf("defaults = %+v", def)
 	}
 	if !(def.ConnectTimeout < def.AttemptTimeout && def.AttemptTimeout < def.CallTimeout && def.CallTimeout < 10*time.Second) {
 		t.Errorf("defaults %+v: want connect < attempt < call < 10 s", def)
+	}
+	if def.SESCallTimeout >= 29*time.Second/2 {
+		t.Errorf("SES call timeout %v: want well under API Gateway's 29 s", def.SESCallTimeout)
 	}
 	set := SDK{AttemptTimeout: time.Second}.SDKBounds()
 	if set.AttemptTimeout != time.Second || set.ConnectTimeout != DefaultConnectTimeout || set.CallTimeout != DefaultCallTimeout {

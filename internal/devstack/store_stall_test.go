@@ -20,7 +20,7 @@ import (
 
 // shortBounds end a stalled call quickly, as the defaults would in
 // seconds.
-var shortBounds = config.SDK{ConnectTimeout: 100 * time.Millisecond, AttemptTimeout: 100 * time.Millisecond, CallTimeout: 300 * time.Millisecond}
+var shortBounds = config.SDK{ConnectTimeout: 100 * time.Millisecond, AttemptTimeout: 100 * time.Millisecond, CallTimeout: 300 * time.Millisecond, SESCallTimeout: 300 * time.Millisecond}
 
 // A DynamoDB that hangs (accepts connections, never answers) is a store
 // fault the route answers in time: 503 service_unavailable with

@@ -36,7 +36,7 @@ func route(rt routes.Route) wire.Function[config.Send] {
 		Build: func(_ context.Context, cfg config.Send, env wire.Env) (any, error) {
 			t := dynamo.Open(env.AWS, cfg.Table)
 			q := sqs.NewFromConfig(env.AWS)
-			svc := Service(t, cfg.SES, newSES(env.AWS), &queue.Publisher{SQS: q, QueueURL: cfg.ReviewQueueURL},
+			svc := Service(t, cfg.SES, newSES(env.AWS, cfg.SDK), &queue.Publisher{SQS: q, QueueURL: cfg.ReviewQueueURL},
 				pipeline.Processor(t, cfg.WebhooksQueue, q, env.Logger), env.Logger)
 			return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
 		}}
@@ -51,12 +51,14 @@ var Review = wire.Function[config.Review]{
 		t := dynamo.Open(env.AWS, cfg.Table)
 		failures := pipeline.Processor(t, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
 		// No review queue: the review sends or fails, it never holds.
-		svc := Service(t, cfg.SES, newSES(env.AWS), nil, failures, env.Logger)
+		svc := Service(t, cfg.SES, newSES(env.AWS, cfg.SDK), nil, failures, env.Logger)
 		return queue.NewConsumer(Reviewer(t, svc).Handle), nil
 	},
 }
 
-func newSES(cfg aws.Config) *ses.Client { return &ses.Client{API: sesv2.NewFromConfig(cfg)} }
+func newSES(cfg aws.Config, b config.SDK) *ses.Client {
+	return &ses.Client{API: sesv2.NewFromConfig(cfg, wire.SESBound(b))}
+}
 
 // Service is the send path over t: the send context and new emails in
 // the table, attachments fetched by URL, the message sent through

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/sesame-mail/sesame/internal/config"
@@ -18,8 +19,9 @@ import (
 // by b (zero fields: the defaults):
 //
 //   - the HTTP client: dial and TLS handshake within ConnectTimeout, the
-//     response headers and the whole attempt within AttemptTimeout. A
-//     timed-out attempt is a connection error the SDK retries;
+//     response headers within AttemptTimeout of the request being written
+//     (an upload, however large, is bounded by the call, not the
+//     attempt). A timed-out attempt is a connection error the SDK retries;
 //   - the call, retries included, within CallTimeout, and within the
 //     caller's own deadline when that is sooner.
 //
@@ -36,7 +38,6 @@ func Bound(cfg aws.Config, b config.SDK) aws.Config {
 	}
 	if ok {
 		cfg.HTTPClient = base.
-			WithTimeout(b.AttemptTimeout).
 			WithDialerOptions(func(d *net.Dialer) { d.Timeout = b.ConnectTimeout }).
 			WithTransportOptions(func(t *http.Transport) {
 				t.TLSHandshakeTimeout = b.ConnectTimeout
@@ -50,15 +51,36 @@ func Bound(cfg aws.Config, b config.SDK) aws.Config {
 	return cfg
 }
 
+// callDeadlineID names the call deadline step, so SESBound can swap it.
+const callDeadlineID = "SesameCallDeadline"
+
 // callDeadline is the first step of every call: the rest of it, retries
 // included, runs under a deadline d away. The deadline ends with the
 // call, which suits the APIs Sesame calls: their answers are read whole
 // before the call returns (no streamed bodies).
 func callDeadline(d time.Duration) middleware.InitializeMiddleware {
-	return middleware.InitializeMiddlewareFunc("SesameCallDeadline",
+	return middleware.InitializeMiddlewareFunc(callDeadlineID,
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			ctx, cancel := context.WithTimeout(ctx, d)
 			defer cancel()
 			return next.HandleInitialize(ctx, in)
 		})
+}
+
+// SESBound is the option of an SES client built from a Bound config: a
+// send carries up to 40 MB and SES may take its time to accept it, so
+// the call runs within b's SESCallTimeout and its attempt waits as long
+// for an answer. A retried attempt could send the email twice, so SES is
+// not given the short attempts of the other services.
+func SESBound(b config.SDK) func(*sesv2.Options) {
+	d := b.SDKBounds().SESCallTimeout
+	return func(o *sesv2.Options) {
+		if c, ok := o.HTTPClient.(*awshttp.BuildableClient); ok {
+			o.HTTPClient = c.WithTransportOptions(func(t *http.Transport) { t.ResponseHeaderTimeout = d })
+		}
+		o.APIOptions = append(slices.Clone(o.APIOptions), func(s *middleware.Stack) error {
+			_, err := s.Initialize.Swap(callDeadlineID, callDeadline(d))
+			return err
+		})
+	}
 }

@@ -106,3 +106,20 @@ func TestBoundKeepsTheCallersSettings(t *testing.T) {
 type doFunc func(*http.Request) (*http.Response, error)
 
 func (f doFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
+
+// An SES client waits for SES's answer as long as its call may last: the
+// short attempts of the other services would cut a large send and retry
+// it, which could send the email twice.
+func TestSESBoundWaitsOneAttempt(t *testing.T) {
+	stalled := emulatortest.NewStalled(t)
+	b := config.SDK{AttemptTimeout: 20 * time.Millisecond, CallTimeout: long, SESCallTimeout: 300 * time.Millisecond}
+	client := sesv2.NewFromConfig(wire.Bound(stalled.Config(), b), wire.SESBound(b))
+	_, err := client.GetAccount(t.Context(), &sesv2.GetAccountInput{})
+	var netErr net.Error
+	if !errors.Is(err, context.DeadlineExceeded) && !(errors.As(err, &netErr) && netErr.Timeout()) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if got := stalled.Accepted(); got != 1 {
+		t.Errorf("%d attempts reached the endpoint, want 1", got)
+	}
+}
