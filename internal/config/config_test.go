@@ -76,6 +76,7 @@ func TestLoadFunction(t *testing.T) {
 		"SESAME_CONFIG_SET_FULL": "full", "SESAME_CONFIG_SET_ESSENTIAL": "essential", "SESAME_CONFIG_SET_OFF": "off",
 		"SESAME_REVIEW_QUEUE_URL": "https://sqs/review", "SESAME_WEBHOOKS_QUEUE_URL": "https://sqs/webhooks",
 		"SESAME_WEBHOOK_TIMEOUT": "5s", "SESAME_WEBHOOK_ALLOWED_PREFIXES": "127.0.0.2/32",
+		"SESAME_UNSUBSCRIBE_SECRET": "u",
 	}
 	logging := Logging{LogLevel: slog.LevelDebug}
 	table := DynamoDB{Table: "t"}
@@ -107,6 +108,10 @@ func TestLoadFunction(t *testing.T) {
 		"status": {
 			want:     &Status{logging, table, webhooks},
 			required: []string{"SESAME_TABLE", "SESAME_WEBHOOKS_QUEUE_URL"},
+		},
+		"unsubscribe": {
+			want:     &Unsubscribe{logging, table, Unsubscribing{UnsubscribeSecret: "u"}},
+			required: []string{"SESAME_TABLE", "SESAME_UNSUBSCRIBE_SECRET"},
 		},
 		"webhook-dispatch": {
 			want: &Dispatch{logging, table, webhooks,
