@@ -12,6 +12,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -133,7 +134,10 @@ var (
 //go:embed page.html
 var pageHTML string
 
-var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
+// pageTemplate is parsed on first use, not at init (cold starts).
+var pageTemplate = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("page").Parse(pageHTML)
+})
 
 // securityHeaders keep the page private and inert: no caching (it is one
 // recipient's), no referrer (the URL holds the token), no script, no
@@ -149,7 +153,11 @@ var securityHeaders = map[string]string{
 
 func render(w http.ResponseWriter, status int, p page) {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	tmpl, err := pageTemplate()
+	if err == nil {
+		err = tmpl.Execute(&buf, p)
+	}
+	if err != nil {
 		// The pages are fixed text: a failure is a programming error the
 		// tests catch; the client still gets the status.
 		w.WriteHeader(status)
