@@ -115,3 +115,18 @@ func newCursorSecret(stack awscdk.Stack) awssecretsmanager.Secret {
 		},
 	})
 }
+
+// newUnsubscribeSecret creates the HMAC key of unsubscribe links, passed
+// as SESAME_UNSUBSCRIBE_SECRET like the cursor secret (see
+// newCursorSecret). A secret of its own: rotating it breaks every link
+// already sent (mailbox providers expect them to keep working), so it is
+// rotated apart from the cursors, deliberately, if ever.
+func newUnsubscribeSecret(stack awscdk.Stack) awssecretsmanager.Secret {
+	return awssecretsmanager.NewSecret(stack, jsii.String("UnsubscribeSecret"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("Sesame: HMAC key for unsubscribe links"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength:     jsii.Number(64),
+			ExcludePunctuation: jsii.Bool(true),
+		},
+	})
+}
