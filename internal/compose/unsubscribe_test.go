@@ -94,16 +94,18 @@ func TestWithUnsubscribeNoMailto(t *testing.T) {
 
 func TestWithUnsubscribeRefuses(t *testing.T) {
 	cases := map[string]func(*compose.Message, *compose.Unsubscribe){
-		"relative URL":         func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "/unsubscribe/x" },
-		"javascript URL":       func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "javascript:alert(1)" },
-		"URL with a bracket":   func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "https://a.test/x>, <https://evil.test" },
-		"URL with a line":      func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "https://a.test/x\r\nBcc: a@b.test" },
-		"no postal address":    func(_ *compose.Message, u *compose.Unsubscribe) { u.PostalAddress = " " },
-		"postal on two lines":  func(_ *compose.Message, u *compose.Unsubscribe) { u.PostalAddress = "Acme\r\nBcc: a@b.test" },
-		"mailto with a name":   func(_ *compose.Message, u *compose.Unsubscribe) { u.Mailto = "Ann <ann@a.test>" },
-		"mailto with a query":  func(_ *compose.Message, u *compose.Unsubscribe) { u.Mailto = "ann@a.test?cc=x@y.test" },
-		"mailto without @":     func(_ *compose.Message, u *compose.Unsubscribe) { u.Mailto = "ann" },
-		"header already given": func(m *compose.Message, _ *compose.Unsubscribe) { m.Headers = map[string]string{"list-unsubscribe": "<x>"} },
+		"relative URL":        func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "/unsubscribe/x" },
+		"javascript URL":      func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "javascript:alert(1)" },
+		"URL with a bracket":  func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "https://a.test/x>, <https://evil.test" },
+		"URL with a line":     func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "https://a.test/x\r\nBcc: a@b.test" },
+		"no postal address":   func(_ *compose.Message, u *compose.Unsubscribe) { u.PostalAddress = " " },
+		"postal on two lines": func(_ *compose.Message, u *compose.Unsubscribe) { u.PostalAddress = "Acme\r\nBcc: a@b.test" },
+		"mailto with a name":  func(_ *compose.Message, u *compose.Unsubscribe) { u.Mailto = "Ann <ann@a.test>" },
+		"mailto with a query": func(_ *compose.Message, u *compose.Unsubscribe) { u.Mailto = "ann@a.test?cc=x@y.test" },
+		"mailto without @":    func(_ *compose.Message, u *compose.Unsubscribe) { u.Mailto = "ann" },
+		"header already given": func(m *compose.Message, _ *compose.Unsubscribe) {
+			m.Headers = map[string]string{"list-unsubscribe": "<x>"}
+		},
 	}
 	for name, change := range cases {
 		t.Run(name, func(t *testing.T) {
