@@ -159,3 +159,19 @@ func addGatewayResponses(api awsapigateway.RestApi) {
 		})
 	}
 }
+
+// publicURL is where recipients reach the stack, the base of unsubscribe
+// links: the context's publicUrl (a custom domain in front of the API), or
+// the stage's own URL built from the RestApi id, region and stage name.
+// Not api.Url(): that names the deployment stage, which depends on every
+// method and so on every function; a function given it would depend on
+// itself. The RestApi depends on nothing.
+func publicURL(stack awscdk.Stack, api awsapigateway.RestApi, opts deployOptions) *string {
+	if opts.publicURL != "" {
+		return jsii.String(opts.publicURL)
+	}
+	return awscdk.Fn_Join(jsii.String(""), &[]*string{
+		jsii.String("https://"), api.RestApiId(), jsii.String(".execute-api."), stack.Region(),
+		jsii.String("."), stack.UrlSuffix(), jsii.String("/" + stageName),
+	})
+}

@@ -40,11 +40,15 @@ func TestMethodPerRoute(t *testing.T) {
 	methods := s.doc.ofType("AWS::ApiGateway::Method")
 	fns := s.doc.routeFunctions()
 	distinct := map[string]bool{}
-	for _, r := range routes.API {
+	for _, r := range routes.All() {
 		distinct[r.Path] = true
 	}
-	if len(methods) != len(routes.API)+len(distinct) {
-		t.Errorf("%d methods, want one per route (%d) and an ANY per path (%d)", len(methods), len(routes.API), len(distinct))
+	if len(methods) != len(routes.All())+len(distinct) {
+		t.Errorf("%d methods, want one per route (%d) and an ANY per path (%d)", len(methods), len(routes.All()), len(distinct))
+	}
+	descriptions := map[string]string{} // function → its description
+	for _, f := range routes.RouteFunctions() {
+		descriptions[f.Name] = f.Description()
 	}
 	// ANY on each path reaches a function of that path, whose router
 	// answers other methods with 405.
@@ -68,7 +72,7 @@ func TestMethodPerRoute(t *testing.T) {
 
 	// Shared prefixes are one resource each: one per distinct path prefix.
 	prefixes := map[string]bool{}
-	for _, r := range routes.API {
+	for _, r := range routes.All() {
 		segs := strings.Split(strings.TrimPrefix(r.Path, "/"), "/")
 		for i := range segs {
 			prefixes["/"+strings.Join(segs[:i+1], "/")] = true
@@ -78,7 +82,7 @@ func TestMethodPerRoute(t *testing.T) {
 		t.Errorf("%d API resources, want %d (one per distinct prefix)", len(paths), len(prefixes))
 	}
 
-	for _, r := range routes.API {
+	for _, r := range routes.All() {
 		found := false
 		for id, m := range methods {
 			p := m.Properties
@@ -96,7 +100,7 @@ func TestMethodPerRoute(t *testing.T) {
 				continue
 			}
 			desc := fns[targets[0]].Properties["Description"]
-			if want := "Sesame " + r.Method + " " + r.Path; desc != want {
+			if want := descriptions[r.Function]; desc != want {
 				t.Errorf("%s %s: integrates %s (%v), want the function of route %s", r.Method, r.Path, targets[0], desc, r.Function)
 			}
 		}
@@ -214,14 +218,33 @@ func TestOneInvokePermissionPerRouteFunction(t *testing.T) {
 		}
 	}
 	ids := functionIDs(t, s.doc)
-	for _, r := range routes.API {
-		if n := perFunction[ids[r.Function]]; n != 1 {
-			t.Errorf("%s: %d invoke permissions, want 1", r.Function, n)
+	for _, f := range routes.RouteFunctions() {
+		if n := perFunction[ids[f.Name]]; n != 1 {
+			t.Errorf("%s: %d invoke permissions, want 1", f.Name, n)
 		}
 	}
 	for _, c := range routes.Consumers {
 		if n := perFunction[ids[c.Function]]; n != 0 {
 			t.Errorf("%s: %d invoke permissions, want none (a queue consumer)", c.Function, n)
 		}
+	}
+}
+
+// The public URL, the base of unsubscribe links, is the stage's URL built
+// from the RestApi alone (no Stage or Deployment, which depend on every
+// function: a function given it would depend on itself), or the custom
+// domain given as context.
+func TestPublicURL(t *testing.T) {
+	s := synth(t)
+	apiID := onlyID(t, s.doc, "AWS::ApiGateway::RestApi")
+	out, _ := s.doc.Outputs["PublicUrl"].(map[string]any)
+	want := "https://${" + apiID + "}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + stageName
+	if got := render(out["Value"]); got != want {
+		t.Errorf("PublicUrl = %s, want %s", got, want)
+	}
+	custom := synthWith(t, "public-url", map[string]any{contextPublicURL: "https://mail.example.com"})
+	out, _ = custom.doc.Outputs["PublicUrl"].(map[string]any)
+	if out["Value"] != "https://mail.example.com" {
+		t.Errorf("with -c publicUrl: PublicUrl = %v", out["Value"])
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
 )
 
 // The context keys the app reads, set with `cdk synth -c KEY=VALUE` (or
@@ -25,6 +27,10 @@ const (
 	// contextSESv2Endpoint is where functions send their SES v2 calls in
 	// LocalStack mode; defaultSESv2Endpoint if unset.
 	contextSESv2Endpoint = "sesv2Endpoint"
+	// contextPublicURL is where recipients reach the stack when a custom
+	// domain fronts the API (https, no trailing path needed); unset, the
+	// stage's execute-api URL (publicURL).
+	contextPublicURL = "publicUrl"
 )
 
 // Function architectures, as `make build ARCH=…` and GOARCH name them.
@@ -52,6 +58,7 @@ type deployOptions struct {
 	arch          string
 	localStack    bool
 	sesv2Endpoint string
+	publicURL     string
 }
 
 // deployOptionsOf reads the context of scope (the app or the stack).
@@ -75,6 +82,14 @@ func deployOptionsOf(scope constructs.Construct) (deployOptions, error) {
 		default:
 			return opts, fmt.Errorf("context %s=%q: want true or false", contextLocalStack, v)
 		}
+	}
+	if v, ok, err := contextString(scope, contextPublicURL); err != nil {
+		return opts, err
+	} else if ok {
+		if err := unsubscribe.CheckBaseURL(v); err != nil {
+			return opts, fmt.Errorf("context %s: %w", contextPublicURL, err)
+		}
+		opts.publicURL = strings.TrimSuffix(v, "/")
 	}
 	v, ok, err := contextString(scope, contextSESv2Endpoint)
 	switch {

@@ -30,6 +30,9 @@ func TestDeployOptions(t *testing.T) {
 		},
 		"SES endpoint without localstack": {context: map[string]any{contextSESv2Endpoint: "http://10.0.0.5:8005"}, wantErr: "applies only with -c localstack=true"},
 		"SES endpoint not a URL":          {context: map[string]any{contextLocalStack: "true", contextSESv2Endpoint: "ses-v2-local"}, wantErr: "want an http(s) URL"},
+		"public URL of a custom domain":   {context: map[string]any{contextPublicURL: "https://mail.example.com/"}, want: deployOptions{arch: archARM64, publicURL: "https://mail.example.com"}},
+		"public URL over http":            {context: map[string]any{contextPublicURL: "http://mail.example.com"}, wantErr: "must be https"},
+		"public URL with a query":         {context: map[string]any{contextPublicURL: "https://mail.example.com/?a=b"}, wantErr: "without query"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

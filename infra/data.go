@@ -107,11 +107,26 @@ func newQueues(stack awscdk.Stack) map[string]awssqs.Queue {
 // deploy time; the cost is that the value is visible to whoever may read the
 // function's configuration, and a rotation takes effect on the next deploy.
 func newCursorSecret(stack awscdk.Stack) awssecretsmanager.Secret {
-	return awssecretsmanager.NewSecret(stack, jsii.String("CursorSecret"), &awssecretsmanager.SecretProps{
-		Description: jsii.String("Sesame: HMAC key for pagination cursors"),
+	return newHMACSecret(stack, "CursorSecret", "Sesame: HMAC key for pagination cursors")
+}
+
+// newHMACSecret is a generated 64-character key, as the functions receive
+// their secrets (see newCursorSecret).
+func newHMACSecret(stack awscdk.Stack, id, description string) awssecretsmanager.Secret {
+	return awssecretsmanager.NewSecret(stack, jsii.String(id), &awssecretsmanager.SecretProps{
+		Description: jsii.String(description),
 		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
 			PasswordLength:     jsii.Number(64),
 			ExcludePunctuation: jsii.Bool(true),
 		},
 	})
+}
+
+// newUnsubscribeSecret creates the HMAC key of unsubscribe links, passed
+// as SESAME_UNSUBSCRIBE_SECRET like the cursor secret (see
+// newCursorSecret). A secret of its own: rotating it breaks every link
+// already sent (mailbox providers expect them to keep working), so it is
+// rotated apart from the cursors, deliberately, if ever.
+func newUnsubscribeSecret(stack awscdk.Stack) awssecretsmanager.Secret {
+	return newHMACSecret(stack, "UnsubscribeSecret", "Sesame: HMAC key for unsubscribe links")
 }

@@ -15,9 +15,20 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
+
+// isPage reports whether fn serves routes.Pages (outside /api/v1).
+func isPage(fn string) bool {
+	for _, r := range routes.Pages {
+		if r.Function == fn {
+			return true
+		}
+	}
+	return false
+}
 
 // DynamoDB item actions. TransactWriteItems is not an IAM action of its
 // own: each item of a transaction is authorized as its action (Put →
@@ -61,6 +72,20 @@ type access struct {
 	// apiKeys allows the per-request key lookup and rate-limit count: an
 	// UpdateItem limited to API-key items (partition keys APIKEY#…).
 	apiKeys bool
+	// keyed allows item actions on the table limited to the items whose
+	// partition key matches (dynamodb:LeadingKeys).
+	keyed []keyedGrant
+	// unsubscribeSecret passes SESAME_UNSUBSCRIBE_SECRET, which signs and
+	// checks unsubscribe links.
+	unsubscribeSecret bool
+}
+
+// keyedGrant is one action on the table's items of some partitions only:
+// patterns as dynamodb.LeadingKeys (StringLike: * is any run of
+// characters) from internal/dynamo's layout.
+type keyedGrant struct {
+	action      string
+	leadingKeys []string
 }
 
 // readRoute is a GET route: every /api/v1 request reads its API key and
@@ -103,6 +128,21 @@ var contactWriteRoute = access{
 // besides its logs.
 var publicRoute = access{name: "public-route"}
 
+// unsubscribePages is GET and POST /unsubscribe/{token}, public pages
+// whose signed token is the credential: no API key is read. The one-click
+// POST updates the contact's subscription (UpdateItem of contact items
+// only) or, for an address with no contact, puts it on the do-not-send
+// list (PutItem of suppression items only). Nothing else of the table,
+// not even a read.
+var unsubscribePages = access{
+	name: "unsubscribe-pages",
+	keyed: []keyedGrant{
+		{action: ddbUpdateItem, leadingKeys: []string{dynamo.ContactKeysPattern}},
+		{action: ddbPutItem, leadingKeys: []string{dynamo.SuppressionKeysPattern}},
+	},
+	unsubscribeSecret: true,
+}
+
 // queueURLVars is the environment variable (internal/config) that passes each
 // queue's URL to the functions that use it, by queue.Def name.
 var queueURLVars = map[string]string{
@@ -117,15 +157,16 @@ var queueURLVars = map[string]string{
 // profile, so they must consume the same queue, or none
 // (accessTableProblems).
 var functionAccess = map[string]access{
-	routes.ListEmails.Function: readRoute,
-	routes.GetEmail.Function:   readRoute,
-	routes.Domains.Function:    readRoute,
-	routes.Clicks.Function:     readRoute,
-	routes.Events.Function:     readRoute,
-	routes.Metrics.Function:    readRoute,
-	routes.Send.Function:       sendRoute,
-	routes.SendBatch.Function:  sendRoute,
-	routes.OpenAPI.Function:    publicRoute,
+	routes.ListEmails.Function:  readRoute,
+	routes.GetEmail.Function:    readRoute,
+	routes.Domains.Function:     readRoute,
+	routes.Clicks.Function:      readRoute,
+	routes.Events.Function:      readRoute,
+	routes.Metrics.Function:     readRoute,
+	routes.Send.Function:        sendRoute,
+	routes.SendBatch.Function:   sendRoute,
+	routes.OpenAPI.Function:     publicRoute,
+	routes.Unsubscribe.Function: unsubscribePages,
 
 	routes.ListContacts.Function:  readRoute,
 	routes.GetContact.Function:    readRoute,
@@ -207,9 +248,9 @@ var routeSizing = map[string]sizing{
 	routes.SendBatch.Function: sendSizing,
 }
 
-// sizingOf is the sizing of route r.
-func sizingOf(r routes.Route) sizing {
-	if s, ok := routeSizing[r.Function]; ok {
+// sizingOf is the sizing of route function fn.
+func sizingOf(fn string) sizing {
+	if s, ok := routeSizing[fn]; ok {
 		return s
 	}
 	return defaultSizing
@@ -255,8 +296,10 @@ type functionDeps struct {
 	queues      map[string]awssqs.Queue // by queue.Def.Name
 	configSets  []configSet
 	identityArn *string // every SES identity of the stack's account and region
-	// cursorSecret signs pagination cursors, for route functions only.
+	// cursorSecret signs pagination cursors, for API route functions only.
 	cursorSecret *string
+	// unsubscribeSecret signs unsubscribe links (access.unsubscribeSecret).
+	unsubscribeSecret *string
 	// env is what every function reads (config.Logging, config.DynamoDB).
 	env map[string]*string
 	// profiles holds what the functions of one access profile share, by
@@ -351,9 +394,12 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 			env[cs.envVar] = cs.set.ConfigurationSetName()
 		}
 	}
-	if consumes == nil {
-		// Only routes page through lists.
+	if consumes == nil && !isPage(function) {
+		// Only API routes page through lists.
 		env["SESAME_CURSOR_SECRET"] = d.cursorSecret
+	}
+	if a.unsubscribeSecret {
+		env["SESAME_UNSUBSCRIBE_SECRET"] = d.unsubscribeSecret
 	}
 
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
@@ -412,6 +458,15 @@ func (d functionDeps) statements(a access) []awsiam.PolicyStatement {
 			Resources: &[]*string{d.table.TableArn()},
 			Conditions: &map[string]any{
 				"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{"APIKEY#*"}},
+			},
+		}))
+	}
+	for _, k := range a.keyed {
+		out = append(out, awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings(k.action),
+			Resources: &[]*string{d.table.TableArn()},
+			Conditions: &map[string]any{
+				"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": k.leadingKeys},
 			},
 		}))
 	}

@@ -24,9 +24,9 @@ import (
 // wantSizing is the memory (MB) and timeout (s) each function must have.
 func wantSizing() map[string][2]float64 {
 	out := map[string][2]float64{}
-	for _, r := range routes.API {
-		s := sizingOf(r)
-		out[r.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+	for _, f := range routes.RouteFunctions() {
+		s := sizingOf(f.Name)
+		out[f.Name] = [2]float64{s.memoryMB, s.timeout.Seconds()}
 	}
 	for _, c := range routes.Consumers {
 		s := consumerSizing(c)
@@ -38,7 +38,7 @@ func wantSizing() map[string][2]float64 {
 func TestRouteFunctions(t *testing.T) {
 	s := synth(t)
 	fns := s.doc.routeFunctions()
-	if want := len(routes.API) + len(routes.Consumers); len(fns) != want {
+	if want := len(routes.RouteFunctions()) + len(routes.Consumers); len(fns) != want {
 		t.Fatalf("%d bootstrap functions, want one per route and consumer (%d)", len(fns), want)
 	}
 	check(t, func() {
@@ -58,15 +58,18 @@ func TestRouteFunctions(t *testing.T) {
 	}
 
 	tableID := onlyID(t, s.doc, "AWS::DynamoDB::Table")
-	secretID := onlyID(t, s.doc, "AWS::SecretsManager::Secret")
+	secretID := secretIDOf(t, s.doc, "CursorSecret")
+	unsubSecretID := secretIDOf(t, s.doc, "UnsubscribeSecret")
 	logGroups := s.doc.ofType("AWS::Logs::LogGroup")
-	consumerFunctions := map[string]bool{}
+	consumerFunctions := map[string]bool{} // and pages: no API route
+	pageFunctions := map[string]bool{}
 	for name, id := range functionIDs(t, s.doc) {
 		for _, c := range routes.Consumers {
 			if c.Function == name {
 				consumerFunctions[id] = true
 			}
 		}
+		pageFunctions[id] = isPage(name)
 	}
 	for id, fn := range fns {
 		vars, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
@@ -76,16 +79,21 @@ func TestRouteFunctions(t *testing.T) {
 		if refTarget(vars["SESAME_TABLE"]) != tableID {
 			t.Errorf("%s: SESAME_TABLE = %v, want Ref %s", id, vars["SESAME_TABLE"], tableID)
 		}
-		// Routes get a dynamic reference to the secret, never a value in
-		// the template; queue consumers page through nothing and get none.
-		secret, _ := json.Marshal(vars["SESAME_CURSOR_SECRET"])
-		if consumerFunctions[id] {
+		// API routes get a dynamic reference to the secret, never a value
+		// in the template; queue consumers and pages page through nothing
+		// and get none.
+		if consumerFunctions[id] || pageFunctions[id] {
 			if vars["SESAME_CURSOR_SECRET"] != nil {
-				t.Errorf("%s: a consumer has SESAME_CURSOR_SECRET", id)
+				t.Errorf("%s: a consumer or page has SESAME_CURSOR_SECRET", id)
 			}
-		} else if !strings.Contains(string(secret), "{{resolve:secretsmanager:") ||
-			!strings.Contains(string(secret), `{"Ref":"`+secretID+`"}`) {
-			t.Errorf("%s: SESAME_CURSOR_SECRET = %s, want a dynamic reference to %s", id, secret, secretID)
+		} else {
+			wantSecretRef(t, id, "SESAME_CURSOR_SECRET", vars, secretID)
+		}
+		// Only the pages check unsubscribe links, so far.
+		if pageFunctions[id] {
+			wantSecretRef(t, id, "SESAME_UNSUBSCRIBE_SECRET", vars, unsubSecretID)
+		} else if vars["SESAME_UNSUBSCRIBE_SECRET"] != nil {
+			t.Errorf("%s: SESAME_UNSUBSCRIBE_SECRET set, but the function has no use for it", id)
 		}
 		lg := logGroupOf(s.doc, id)
 		if got := logGroups[lg].Properties["RetentionInDays"]; got == nil {
@@ -250,7 +258,7 @@ func TestConsumersEventSources(t *testing.T) {
 
 func TestMissingBinaries(t *testing.T) {
 	dir := t.TempDir()
-	want := len(routes.API) + len(routes.Consumers)
+	want := len(routes.RouteFunctions()) + len(routes.Consumers)
 	if got := missingBinaries(dir); len(got) != want {
 		t.Errorf("empty bin dir: %d missing, want %d", len(got), want)
 	}
@@ -453,7 +461,7 @@ func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
 		a := accessOf(fn)
 		_, consumer := consumedQueue(fn)
 		uses := map[string]bool{
-			"dynamodb": len(a.table) > 0 || a.apiKeys,
+			"dynamodb": len(a.table) > 0 || a.apiKeys || len(a.keyed) > 0,
 			"sqs":      len(a.sendTo) > 0 || consumer,
 			"sesv2":    a.sendEmail,
 		}
@@ -466,5 +474,15 @@ func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
 				t.Errorf("%s: links the %s client: %v, its access profile uses %s: %v", fn, svc, got, svc, want)
 			}
 		}
+	}
+}
+
+// wantSecretRef checks that variable v of function id is a dynamic
+// reference to the secret secretID, never its value.
+func wantSecretRef(t *testing.T, id, v string, vars map[string]any, secretID string) {
+	t.Helper()
+	secret, _ := json.Marshal(vars[v])
+	if !strings.Contains(string(secret), "{{resolve:secretsmanager:") || !strings.Contains(string(secret), `{"Ref":"`+secretID+`"}`) {
+		t.Errorf("%s: %s = %s, want a dynamic reference to %s", id, v, secret, secretID)
 	}
 }

@@ -215,7 +215,7 @@ func (c cfnTemplate) routeFunctions() map[string]cfnResource {
 	return out
 }
 
-// functionIDs maps each function of routes.API and routes.Consumers to the
+// functionIDs maps each function of routes.RouteFunctions and routes.Consumers to the
 // logical id of its AWS::Lambda::Function, found by its description.
 func functionIDs(t *testing.T, doc cfnTemplate) map[string]string {
 	t.Helper()
@@ -225,8 +225,8 @@ func functionIDs(t *testing.T, doc cfnTemplate) map[string]string {
 	}
 	out := map[string]string{}
 	want := map[string]string{} // function → description
-	for _, r := range routes.API {
-		want[r.Function] = "Sesame " + r.Method + " " + r.Path
+	for _, f := range routes.RouteFunctions() {
+		want[f.Name] = f.Description()
 	}
 	for _, c := range routes.Consumers {
 		want[c.Function] = "Sesame consumer of the " + c.Queue.Name + " queue"
@@ -379,10 +379,7 @@ func functionGrants(t *testing.T, doc cfnTemplate, fnID string) map[string]bool 
 			}
 			suffix := ""
 			if cond, ok := st["Condition"]; ok {
-				if !reflect.DeepEqual(cond, apiKeyCondition) {
-					t.Errorf("%s: unexpected condition %v", fnID, cond)
-				}
-				suffix = " (API keys only)"
+				suffix = conditionSuffix(t, fnID, cond)
 			}
 			for _, a := range actions(st) {
 				for _, r := range resources(st) {
@@ -441,6 +438,42 @@ func onePerProfile(t *testing.T, doc cfnTemplate, typ string, of func(fnID strin
 		byProfile[profile] = id
 		byResource[id] = profile
 	}
+}
+
+// conditionSuffix names the items a statement's condition limits it to:
+// " (API keys only)", or " (keys P1, P2)" for other leading keys.
+func conditionSuffix(t *testing.T, fnID string, cond any) string {
+	t.Helper()
+	if reflect.DeepEqual(cond, apiKeyCondition) {
+		return " (API keys only)"
+	}
+	like, _ := cond.(map[string]any)["ForAllValues:StringLike"].(map[string]any)
+	keys, _ := like["dynamodb:LeadingKeys"].([]any)
+	if len(cond.(map[string]any)) != 1 || len(like) != 1 || len(keys) == 0 {
+		t.Errorf("%s: unexpected condition %v", fnID, cond)
+		return " (unexpected condition)"
+	}
+	var names []string
+	for _, k := range keys {
+		names = append(names, k.(string))
+	}
+	return " (keys " + strings.Join(names, ", ") + ")"
+}
+
+// secretIDOf is the logical id of the stack's secret whose id starts
+// with prefix.
+func secretIDOf(t *testing.T, doc cfnTemplate, prefix string) string {
+	t.Helper()
+	var found []string
+	for id := range doc.ofType("AWS::SecretsManager::Secret") {
+		if strings.HasPrefix(id, prefix) {
+			found = append(found, id)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("secrets named %s*: %v, want one", prefix, found)
+	}
+	return found[0]
 }
 
 // apiKeyCondition limits a statement to API-key items of the table.

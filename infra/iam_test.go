@@ -68,6 +68,9 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 		if a.apiKeys {
 			want["dynamodb:UpdateItem on "+tableArn+" (API keys only)"] = true
 		}
+		for _, k := range a.keyed {
+			want[k.action+" on "+tableArn+" (keys "+strings.Join(k.leadingKeys, ", ")+")"] = true
+		}
 		for _, q := range a.sendTo {
 			want["sqs:SendMessage on ${"+queues[q.Name]+".Arn}"] = true
 		}
@@ -266,5 +269,22 @@ func TestAccessProfileSharedAcrossQueues(t *testing.T) {
 	functionAccess = saved
 	if p := accessTableProblems(); len(p) > 0 {
 		t.Errorf("permission table: %v", p)
+	}
+}
+
+// The unsubscribe pages, spelled out: update contacts and put
+// suppressions, nothing else of the table (no read, no API key), and no
+// other service.
+func TestUnsubscribePagesGrants(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	id := functionIDs(t, s.doc)[routes.Unsubscribe.Function]
+	want := map[string]bool{
+		"dynamodb:UpdateItem on " + tableArn + " (keys WS#*#CONTACT#*)": true,
+		"dynamodb:PutItem on " + tableArn + " (keys WS#*#SUPPRESSION)":  true,
+	}
+	maps.Copy(want, ownLogsGrants(s.doc, id))
+	if got := functionGrants(t, s.doc, id); !reflect.DeepEqual(got, want) {
+		t.Errorf("grants\n%v\nwant\n%v", sortedKeys(got), sortedKeys(want))
 	}
 }

@@ -48,6 +48,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	table := newTable(stack)
 	queues := newQueues(stack)
 	cursorSecret := newCursorSecret(stack)
+	unsubscribeSecret := newUnsubscribeSecret(stack)
 	configSets, setNames := sesConfiguration(stack, opts)
 	publishSESEvents(stack, setNames, queues[queue.SESEvents.Name])
 
@@ -60,7 +61,8 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		identityArn: sesIdentitiesArn(stack),
 		// Resolved by CloudFormation at deploy time (see newCursorSecret), so
 		// the template holds a {{resolve:secretsmanager:…}} reference only.
-		cursorSecret: cursorSecret.SecretValue().UnsafeUnwrap(),
+		cursorSecret:      cursorSecret.SecretValue().UnsafeUnwrap(),
+		unsubscribeSecret: unsubscribeSecret.SecretValue().UnsafeUnwrap(),
 		env: map[string]*string{
 			"SESAME_TABLE": table.TableName(),
 			"LOG_LEVEL":    jsii.String("info"),
@@ -71,22 +73,23 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	api := newRestAPI(stack)
 	created := map[string]awslambda.Function{} // by function name
 	byPath := map[string]awslambda.Function{}
-	for _, r := range routes.API {
-		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizingOf(r), nil)
-		created[r.Function] = fn
-		addRoute(api, r, fn)
-		if _, ok := byPath[r.Path]; !ok {
-			byPath[r.Path] = fn
+	var paths []string
+	for _, f := range routes.RouteFunctions() {
+		fn := fns.newFunction(f.Name, f.Description(), sizingOf(f.Name), nil)
+		created[f.Name] = fn
+		for _, r := range f.Routes {
+			addRoute(api, r, fn)
+			if _, ok := byPath[r.Path]; !ok {
+				byPath[r.Path] = fn
+				paths = append(paths, r.Path)
+			}
 		}
 	}
 	// Any other method on a known path reaches a function of the path,
 	// whose router answers 405 with Allow, as `make dev` does; API Gateway
 	// alone would answer it like an unknown path.
-	for _, r := range routes.API {
-		if fn, ok := byPath[r.Path]; ok {
-			addRoute(api, routes.Route{Method: "ANY", Path: r.Path}, fn)
-			delete(byPath, r.Path)
-		}
+	for _, p := range paths {
+		addRoute(api, routes.Route{Method: "ANY", Path: p}, byPath[p])
 	}
 	for _, c := range routes.Consumers {
 		created[c.Function] = fns.newConsumer(c)
@@ -99,6 +102,10 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		Value:       api.Url(),
 		Description: jsii.String("Base URL of the REST API stage; routes live under /api/v1"),
 	})
+	awscdk.NewCfnOutput(stack, jsii.String("PublicUrl"), &awscdk.CfnOutputProps{
+		Value:       publicURL(stack, api, opts),
+		Description: jsii.String("Where recipients reach the stack: unsubscribe links are built on it"),
+	})
 	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{
 		Value: table.TableName(),
 	})
@@ -109,12 +116,12 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	return stack
 }
 
-// functionNames lists every function of the stack: one per routes.API
-// entry and one per routes.Consumers entry.
+// functionNames lists every function of the stack: one per
+// routes.RouteFunctions entry and one per routes.Consumers entry.
 func functionNames() []string {
-	names := make([]string, 0, len(routes.API)+len(routes.Consumers))
-	for _, r := range routes.API {
-		names = append(names, r.Function)
+	var names []string
+	for _, f := range routes.RouteFunctions() {
+		names = append(names, f.Name)
 	}
 	for _, c := range routes.Consumers {
 		names = append(names, c.Function)

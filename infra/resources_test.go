@@ -115,8 +115,8 @@ func TestResourcesPerRouteFunction(t *testing.T) {
 		return sum / float64(len(names))
 	}
 	var routeNames, consumerNames []string
-	for _, r := range routes.API {
-		routeNames = append(routeNames, r.Function)
+	for _, f := range routes.RouteFunctions() {
+		routeNames = append(routeNames, f.Name)
 	}
 	for _, c := range routes.Consumers {
 		consumerNames = append(consumerNames, c.Function)

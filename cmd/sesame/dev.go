@@ -69,8 +69,20 @@ func (c *console) devCommand() *cobra.Command {
 			if secret == "" {
 				secret = devstack.NewSecret()
 			}
+			// Kept across restarts: unsubscribe links already sent keep working.
+			unsubSecret := prev["SESAME_UNSUBSCRIBE_SECRET"]
+			if unsubSecret == "" {
+				unsubSecret = devstack.NewSecret()
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			defer ln.Close() // Serve closes it too; this covers a failed start
+			publicURL := "http://" + ln.Addr().String()
 			cfg := config.API{
 				Table: table, CursorSecret: secret, LogLevel: slog.LevelInfo,
+				UnsubscribeSecret: unsubSecret, PublicURL: publicURL,
 				ReviewQueueURL: queueURLs[queue.Review.Name],
 				ConfigSetFull:  "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off",
 				WebhooksQueueURL: queueURLs[queue.Webhooks.Name],
@@ -90,18 +102,16 @@ func (c *console) devCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
 			env := devstack.Env{
-				"SESAME_URL":           "http://" + ln.Addr().String(),
+				"SESAME_URL":           publicURL,
 				"SESAME_LIVE_KEY":      demo.LiveKey,
 				"SESAME_TEST_KEY":      demo.TestKey,
 				"SESAME_WORKSPACE_ID":  demo.WorkspaceID,
 				"SESAME_TABLE":         table,
 				"SESAME_CURSOR_SECRET": secret,
-				"AWS_REGION":           awsCfg.Region,
+				// Signs unsubscribe links, on SESAME_URL (the public URL).
+				"SESAME_UNSUBSCRIBE_SECRET": unsubSecret,
+				"AWS_REGION":                awsCfg.Region,
 				// What the console needs to act like the functions (held clear).
 				"SESAME_REVIEW_QUEUE_URL":     cfg.ReviewQueueURL,
 				"SESAME_WEBHOOKS_QUEUE_URL":   cfg.WebhooksQueueURL,

@@ -66,6 +66,7 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 	var trackingOff bool
 	var defaultTracking string
 	var brands []string
+	var postalAddress string
 	cmd := &cobra.Command{
 		Use:   "set ID",
 		Short: "Change a workspace's sending settings",
@@ -85,6 +86,9 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 			if flags.Changed("brands") {
 				change.Brands = &brands
 			}
+			if flags.Changed("postal-address") {
+				change.PostalAddress = &postalAddress
+			}
 			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
@@ -103,6 +107,7 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&trackingOff, "tracking-off-provisioned", false, "allow tracking off on sends")
 	cmd.Flags().StringVar(&defaultTracking, "default-tracking", "", "full, essential or off")
 	cmd.Flags().StringSliceVar(&brands, "brands", nil, "brand names the workspace owns (comma-separated)")
+	cmd.Flags().StringVar(&postalAddress, "postal-address", "", `the sender's postal address, one line, shown in every campaign's footer ("" clears it)`)
 	return cmd
 }
 
@@ -141,5 +146,14 @@ func (c *console) printWorkspace(ws workspace.Workspace) error {
 		fmt.Fprintf(w, "tracking off provisioned\t%v\n", ws.TrackingOffProvisioned)
 		fmt.Fprintf(w, "monthly allowance\t%s\n", allowance)
 		fmt.Fprintf(w, "brands\t%s\n", or(ws.Brands, "none (its name and verified domains only)"))
+		fmt.Fprintf(w, "postal address\t%s\n", or(nonEmpty(ws.PostalAddress), "none (campaign footers need one: sesame workspace set --postal-address)"))
 	})
+}
+
+// nonEmpty is s as a list of one, or none when empty.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }

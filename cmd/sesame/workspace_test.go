@@ -48,7 +48,7 @@ func TestWorkspaceCommands(t *testing.T) {
 	for _, re := range []string{`(?m)^id\s+` + acme + `$`, `(?m)^name\s+Acme$`, `(?m)^created\s+\d{4}-\d\d-\d\d `,
 		`(?m)^verified domains\s+none \(sesame domains add`, `(?m)^default sender\s+none \(sends must give from or sender_id; set one with sesame senders add --default\)$`,
 		`(?m)^default tracking\s+full \(the default\)$`, `(?m)^tracking off provisioned\s+false$`,
-		`(?m)^monthly allowance\s+0 \(no cap\)$`, `(?m)^brands\s+none `} {
+		`(?m)^monthly allowance\s+0 \(no cap\)$`, `(?m)^brands\s+none `, `(?m)^postal address\s+none \(campaign footers need one`} {
 		if !regexp.MustCompile(re).MatchString(show) {
 			t.Errorf("workspace show does not match %s:\n%s", re, show)
 		}
@@ -66,17 +66,19 @@ func TestWorkspaceCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.must("workspace", "set", acme, "--monthly-allowance", "5000", "--tracking-off-provisioned", "--default-tracking", "off", "--brands", "Acme,AcmeCo")
+	c.must("workspace", "set", acme, "--monthly-allowance", "5000", "--tracking-off-provisioned", "--default-tracking", "off", "--brands", "Acme,AcmeCo",
+		"--postal-address", "Acme Ltd, 1 Main St, Springfield")
 	show = c.must("workspace", "show", acme)
 	for _, re := range []string{`(?m)^verified domains\s+acme\.example, mail\.acme\.example$`,
 		`(?m)^default sender\s+Acme Grüße <hello@acme\.example> \(` + sender.ID + `\), reply-to help@acme\.example$`,
-		`(?m)^default tracking\s+off$`, `(?m)^tracking off provisioned\s+true$`, `(?m)^monthly allowance\s+5000$`, `(?m)^brands\s+Acme, AcmeCo$`} {
+		`(?m)^default tracking\s+off$`, `(?m)^tracking off provisioned\s+true$`, `(?m)^monthly allowance\s+5000$`, `(?m)^brands\s+Acme, AcmeCo$`,
+		`(?m)^postal address\s+Acme Ltd, 1 Main St, Springfield$`} {
 		if !regexp.MustCompile(re).MatchString(show) {
 			t.Errorf("workspace show does not match %s:\n%s", re, show)
 		}
 	}
-	if n := strings.Count(show, "\n"); n != 9 {
-		t.Errorf("workspace show printed %d lines, want 9 (every setting):\n%s", n, show)
+	if n := strings.Count(show, "\n"); n != 10 {
+		t.Errorf("workspace show printed %d lines, want 10 (every setting):\n%s", n, show)
 	}
 	shown, _ := mustJSON[workspace.Workspace](c, "workspace", "show", beta.ID)
 	if shown.ID != beta.ID || shown.Name != "Beta" || !shown.CreatedAt.Equal(beta.CreatedAt) {
@@ -167,5 +169,43 @@ func TestWorkspaceSet(t *testing.T) {
 	}
 	if all, err := c.store.Workspaces.ListWorkspaces(t.Context()); err != nil || len(all) != 2 {
 		t.Errorf("workspaces = %+v (err %v), want the two created", all, err)
+	}
+}
+
+// The postal address is set on one line, shown by show, refused with a
+// control character or over 300 characters, and cleared by "".
+func TestWorkspacePostalAddress(t *testing.T) {
+	c := newConsoleTable(t)
+	ws := c.createWorkspace("Acme")
+	out := c.must("workspace", "set", ws, "--postal-address", "Acme Ltd, 1 Main St, Springfield <IL> 62701")
+	if !regexp.MustCompile(`(?m)^postal address\s+Acme Ltd, 1 Main St, Springfield <IL> 62701$`).MatchString(out) {
+		t.Errorf("workspace set output:\n%s", out)
+	}
+	if got := c.workspace(ws).PostalAddress; got != "Acme Ltd, 1 Main St, Springfield <IL> 62701" {
+		t.Errorf("stored postal address %q", got)
+	}
+	for name, addr := range map[string]string{
+		"line break":     "Acme Ltd\n1 Main St",
+		"tab":            "Acme Ltd\t1 Main St",
+		"line separator": "Acme Ltd\u20281 Main St",
+		"too long":       strings.Repeat("a", 301),
+		"spaces around":  " Acme Ltd ",
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := []string{"workspace", "set", ws, "--postal-address", addr}
+			out, err := c.run(args...)
+			checkFails(t, args, out, err, nil, "--postal-address")
+		})
+	}
+	if got := c.workspace(ws).PostalAddress; got != "Acme Ltd, 1 Main St, Springfield <IL> 62701" {
+		t.Errorf("a refused address changed it to %q", got)
+	}
+	c.must("workspace", "set", ws, "--postal-address", strings.Repeat("é", 300)) // characters, not bytes
+	c.must("workspace", "set", ws, "--postal-address", "")
+	if got := c.workspace(ws); got.PostalAddress != "" || got.Name != "Acme" {
+		t.Errorf("after clearing: %+v", got)
+	}
+	if show := c.must("workspace", "show", ws); !strings.Contains(show, "postal address\tnone") && !regexp.MustCompile(`(?m)^postal address\s+none`).MatchString(show) {
+		t.Errorf("show after clearing:\n%s", show)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/pages"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
 	"github.com/sesame-mail/sesame/internal/api/reads"
@@ -29,14 +30,16 @@ import (
 	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
-// Functions are the Lambda functions, one per route of routes.API and
-// consumer of routes.Consumers: what each functions/<name>/main.go runs.
+// Functions are the Lambda functions, one per function of
+// routes.RouteFunctions and consumer of routes.Consumers: what each
+// functions/<name>/main.go runs.
 var Functions = []wire.Starter{
 	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, reads.Domains,
-	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI,
+	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI, pages.Unsubscribe,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
 	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
 }
@@ -60,6 +63,10 @@ type Deps struct {
 	Reviewer *sending.Reviewer
 	Status   *status.Processor
 	Webhooks *webhook.Dispatcher
+	// Unsubscribe serves the unsubscribe pages; Links builds their links
+	// on the process's public URL (campaign emails, tests).
+	Unsubscribe *unsubscribe.Service
+	Links       unsubscribe.Links
 }
 
 // SQSAPI is the part of the SQS API the functions use.
@@ -98,22 +105,27 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 	svc := sends.Service(repos.Table, sets, &ses.Client{API: c.SES}, &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
 		statusProcessor, logger)
 	delivery := config.Delivery{WebhookTimeout: cfg.WebhookTimeout, WebhookAllowedPrefixes: cfg.WebhookAllowedPrefixes}
+	unsub := pages.Unsubscriber(repos.Table, config.Unsubscribing{UnsubscribeSecret: cfg.UnsubscribeSecret})
 	return Deps{
-		Repos:    repos,
-		Cursors:  httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
-		Logger:   logger,
-		Sending:  svc,
-		Reviewer: sends.Reviewer(repos.Table, svc),
-		Status:   statusProcessor,
-		Webhooks: pipeline.Dispatcher(repos.Table, delivery, webhooks, c.SQS, logger),
+		Repos:       repos,
+		Cursors:     httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
+		Logger:      logger,
+		Sending:     svc,
+		Reviewer:    sends.Reviewer(repos.Table, svc),
+		Status:      statusProcessor,
+		Webhooks:    pipeline.Dispatcher(repos.Table, delivery, webhooks, c.SQS, logger),
+		Unsubscribe: unsub,
+		Links:       unsubscribe.Links{BaseURL: cfg.PublicURL, Signer: unsub.Signer},
 	}
 }
 
-// Routes returns every implemented route with its handler.
+// Routes returns every implemented route with its handler: routes.API,
+// then routes.Pages.
 func Routes(d Deps) []httpapi.Route {
 	all := reads.Routes(d.Repos.Table, d.Cursors)
 	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, openapi.Handlers{}.Routes()...)
+	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	return all
 }

@@ -38,8 +38,8 @@ import (
 // functionNames is every function the CDK stack deploys.
 func functionNames() []string {
 	var names []string
-	for _, rt := range routes.API {
-		names = append(names, rt.Function)
+	for _, f := range routes.RouteFunctions() {
+		names = append(names, f.Name)
 	}
 	for _, c := range routes.Consumers {
 		names = append(names, c.Function)
@@ -51,7 +51,7 @@ func functionNames() []string {
 // function main that serves exactly it: no route is left unwired.
 func TestEveryRouteIsWired(t *testing.T) {
 	deps := api.Deps{Cursors: httpapi.Cursors{Secret: []byte("s")}}
-	for _, rt := range routes.API {
+	for _, rt := range routes.All() {
 		t.Run(rt.Function, func(t *testing.T) {
 			if _, err := api.Handler(deps, rt); err != nil {
 				t.Fatal(err)
@@ -62,8 +62,8 @@ func TestEveryRouteIsWired(t *testing.T) {
 	for _, rt := range api.Routes(deps) {
 		served[rt.Function] = true
 	}
-	if len(served) != len(routes.API) {
-		t.Errorf("%d routes have handlers but routes.API lists %d", len(served), len(routes.API))
+	if want := len(routes.RouteFunctions()); len(served) != want {
+		t.Errorf("%d functions' routes have handlers but routes lists %d", len(served), want)
 	}
 }
 

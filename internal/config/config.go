@@ -40,6 +40,14 @@ type Paging struct {
 	CursorSecret string `env:"SESAME_CURSOR_SECRET, required"`
 }
 
+// Unsubscribing is the secret that signs unsubscribe links
+// (internal/unsubscribe). A secret of its own, not the cursor secret:
+// rotating it breaks every link already sent, which a cursor rotation
+// must not do.
+type Unsubscribing struct {
+	UnsubscribeSecret string `env:"SESAME_UNSUBSCRIBE_SECRET, required"`
+}
+
 // SES are the configuration sets of a function that sends email, one per
 // open-tracking mode.
 type SES struct {
@@ -172,6 +180,16 @@ type Dispatch struct {
 	Delivery
 }
 
+// Unsubscribe configures the unsubscribe pages (GET and POST
+// /unsubscribe/{token}): the secret that checks their token and the table
+// they write the contact's subscription or the suppression to.
+type Unsubscribe struct {
+	Logging
+	SDK
+	DynamoDB
+	Unsubscribing
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level
@@ -191,6 +209,10 @@ type API struct {
 	WebhooksQueueURL       string
 	WebhookTimeout         time.Duration
 	WebhookAllowedPrefixes []netip.Prefix
+	UnsubscribeSecret      string
+	// PublicURL is where recipients reach the stack (the dev server's
+	// URL): unsubscribe links are built on it.
+	PublicURL string
 }
 
 // Console configures the operator console (cmd/sesame). Each variable

@@ -77,6 +77,7 @@ func TestLoadFunction(t *testing.T) {
 		"SESAME_REVIEW_QUEUE_URL": "https://sqs/review", "SESAME_WEBHOOKS_QUEUE_URL": "https://sqs/webhooks",
 		"SESAME_WEBHOOK_TIMEOUT": "5s", "SESAME_WEBHOOK_ALLOWED_PREFIXES": "127.0.0.2/32",
 		"SESAME_AWS_CONNECT_TIMEOUT": "100ms", "SESAME_AWS_ATTEMPT_TIMEOUT": "200ms", "SESAME_AWS_CALL_TIMEOUT": "500ms",
+		"SESAME_UNSUBSCRIBE_SECRET": "u",
 	}
 	logging := Logging{LogLevel: slog.LevelDebug}
 	table := DynamoDB{Table: "t"}
@@ -109,6 +110,10 @@ func TestLoadFunction(t *testing.T) {
 		"status": {
 			want:     &Status{logging, bounds, table, webhooks},
 			required: []string{"SESAME_TABLE", "SESAME_WEBHOOKS_QUEUE_URL"},
+		},
+		"unsubscribe": {
+			want:     &Unsubscribe{logging, bounds, table, Unsubscribing{UnsubscribeSecret: "u"}},
+			required: []string{"SESAME_TABLE", "SESAME_UNSUBSCRIBE_SECRET"},
 		},
 		"webhook-dispatch": {
 			want: &Dispatch{logging, bounds, table, webhooks,

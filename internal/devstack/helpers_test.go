@@ -111,8 +111,13 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	clients := api.NewClients(awsCfg, config.SDK{})
 	clients.DynamoDB = rec
 	clients.SQS = queuetest.Client(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := config.API{
 		Table: store.Table.Name, CursorSecret: "test-secret",
+		UnsubscribeSecret: "test-unsubscribe-secret", PublicURL: "http://" + ln.Addr().String(),
 		ReviewQueueURL: queues.URL(t, queue.Review.Name),
 		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
 		WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name),
@@ -127,10 +132,6 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 		deps, devRoutes = wrap(deps, queues)
 	}
 	stack := &devstack.Stack{Deps: deps, DevRoutes: devRoutes}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- stack.Serve(ctx, ln) }()

@@ -76,6 +76,17 @@ const (
 	workspacesListPK = "WORKSPACES"
 )
 
+// Partition key patterns for IAM's dynamodb:LeadingKeys (StringLike: *
+// is any run of characters): a function limited to them reaches only
+// those items (infra's permission table).
+var (
+	// ContactKeysPattern matches the contacts of every workspace, every
+	// shard, and no other kind (not the email claims).
+	ContactKeysPattern = wsPK("*", kindContact) + "#*"
+	// SuppressionKeysPattern matches every workspace's do-not-send list.
+	SuppressionKeysPattern = wsPK("*", kindSuppression)
+)
+
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
 var WorkspaceKinds = []string{
 	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,

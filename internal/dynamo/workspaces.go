@@ -28,6 +28,7 @@ type workspaceItem struct {
 	TrackingOffProvisioned bool        `dynamodbav:"tracking_off_provisioned,omitempty"`
 	MonthlyAllowance       int         `dynamodbav:"monthly_allowance,omitempty"`
 	Brands                 []string    `dynamodbav:"brands,omitempty"`
+	PostalAddress          string      `dynamodbav:"postal_address,omitempty"`
 }
 
 func (it workspaceItem) workspace() workspace.Workspace {
@@ -35,7 +36,7 @@ func (it workspaceItem) workspace() workspace.Workspace {
 		ID: it.ID, Name: it.Name, CreatedAt: it.CreatedAt,
 		VerifiedDomains: it.VerifiedDomains, DefaultSender: it.defaultSender(),
 		DefaultTracking: it.DefaultTracking, TrackingOffProvisioned: it.TrackingOffProvisioned,
-		MonthlyAllowance: it.MonthlyAllowance, Brands: it.Brands,
+		MonthlyAllowance: it.MonthlyAllowance, Brands: it.Brands, PostalAddress: it.PostalAddress,
 	}
 }
 
@@ -101,6 +102,13 @@ func (s *Workspaces) UpdateWorkspace(ctx context.Context, id string, change work
 	}
 	if change.Brands != nil {
 		set("brands", *change.Brands)
+	}
+	switch {
+	case change.PostalAddress == nil:
+	case *change.PostalAddress == "":
+		update = update.Remove(expression.Name("postal_address"))
+	default:
+		set("postal_address", *change.PostalAddress)
 	}
 	return s.updateWorkspace(ctx, id, update)
 }

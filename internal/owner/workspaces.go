@@ -59,6 +59,11 @@ func (w *Workspaces) Update(ctx context.Context, id string, change workspace.Set
 	if change.DefaultTracking != nil && !email.TrackingMode(*change.DefaultTracking).Valid() {
 		return workspace.Workspace{}, &InputError{Field: "default-tracking", Reason: "must be full, essential or off"}
 	}
+	if change.PostalAddress != nil {
+		if err := workspace.CheckPostalAddress(*change.PostalAddress); err != nil {
+			return workspace.Workspace{}, &InputError{Field: "postal-address", Reason: err.Error()}
+		}
+	}
 	if change == (workspace.Settings{}) {
 		return workspace.Workspace{}, ErrNothingToChange
 	}

@@ -70,7 +70,7 @@ func TestWorkspacesUpdate(t *testing.T) {
 		t.Errorf("Update = %+v", got)
 	}
 
-	minus, zero, loud, empty := -1, 0, "loud", ""
+	minus, zero, loud, empty, twoLines := -1, 0, "loud", "", "Acme Ltd\n1 Main St"
 	cases := map[string]struct {
 		id     string
 		change workspace.Settings
@@ -81,6 +81,7 @@ func TestWorkspacesUpdate(t *testing.T) {
 		"unknown tracking":            {id: acme.ID, change: workspace.Settings{DefaultTracking: &loud}, field: "default-tracking"},
 		"empty tracking":              {id: acme.ID, change: workspace.Settings{DefaultTracking: &empty}, field: "default-tracking"},
 		"a bad setting beside a good": {id: acme.ID, change: workspace.Settings{MonthlyAllowance: &zero, DefaultTracking: &loud}, field: "default-tracking"},
+		"postal address on two lines": {id: acme.ID, change: workspace.Settings{PostalAddress: &twoLines}, field: "postal-address"},
 		"nothing":                     {id: acme.ID, want: owner.ErrNothingToChange},
 		"absent workspace":            {id: uuid.NewString(), change: workspace.Settings{MonthlyAllowance: &zero}, want: workspace.ErrNotFound},
 	}

@@ -1,9 +1,13 @@
 // Package routes lists the public API routes, the scope each needs and the
-// Lambda function that serves it. The dev server mounts them on one mux; the
-// CDK stack creates one function and one API Gateway method per entry.
+// Lambda function that serves it, and the pages outside /api/v1 that answer
+// recipients. The dev server mounts them on one mux; the CDK stack creates
+// one API Gateway method per entry and one function per function name.
 package routes
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/queue/queues"
 )
@@ -43,6 +47,54 @@ var (
 var API = []Route{
 	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
 	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
+}
+
+// Pages are the routes outside /api/v1 that answer an email's recipient
+// (a person's browser, a mailbox provider's RFC 8058 one-click POST), not
+// an API client: HTML, no API key, a signed token in the path. Both
+// methods of /unsubscribe/{token} are served by one function.
+var (
+	Unsubscribe         = Route{Function: "unsubscribe", Method: "GET", Path: "/unsubscribe/{token}", Public: true}
+	UnsubscribeOneClick = Route{Function: "unsubscribe", Method: "POST", Path: "/unsubscribe/{token}", Public: true}
+)
+
+// Pages is every implemented page route.
+var Pages = []Route{Unsubscribe, UnsubscribeOneClick}
+
+// All is every route the stack serves: API, then Pages.
+func All() []Route { return slices.Concat(API, Pages) }
+
+// RouteFunction is a Lambda function that serves routes, all of one path.
+type RouteFunction struct {
+	Name   string
+	Routes []Route
+}
+
+// Description names the function's methods and path, as the stack
+// describes it: "Sesame GET /api/v1/emails", "Sesame GET, POST
+// /unsubscribe/{token}".
+func (f RouteFunction) Description() string {
+	methods := make([]string, 0, len(f.Routes))
+	for _, r := range f.Routes {
+		methods = append(methods, r.Method)
+	}
+	return "Sesame " + strings.Join(methods, ", ") + " " + f.Routes[0].Path
+}
+
+// RouteFunctions groups All by function, in the order they first appear.
+func RouteFunctions() []RouteFunction {
+	var out []RouteFunction
+	index := map[string]int{}
+	for _, r := range All() {
+		i, ok := index[r.Function]
+		if !ok {
+			i = len(out)
+			index[r.Function] = i
+			out = append(out, RouteFunction{Name: r.Function})
+		}
+		out[i].Routes = append(out[i].Routes, r)
+	}
+	return out
 }
 
 // Consumer is a Lambda function fed by a queue through an event source

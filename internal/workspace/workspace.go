@@ -4,7 +4,11 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/identity"
 )
@@ -31,6 +35,10 @@ type Workspace struct {
 	// Brands are the names the workspace may mention without its email
 	// being held as a possible impersonation (its name is always one).
 	Brands []string `json:"brands"`
+	// PostalAddress is the sender's physical postal address, shown in the
+	// footer of every campaign and automation email (CAN-SPAM requires
+	// one); empty until the owner sets it.
+	PostalAddress string `json:"postal_address"`
 }
 
 // OwnBrands are the names the workspace may mention without its email
@@ -49,4 +57,33 @@ type Settings struct {
 	TrackingOffProvisioned *bool
 	MonthlyAllowance       *int
 	Brands                 *[]string
+	// PostalAddress "" clears it.
+	PostalAddress *string
+}
+
+// MaxPostalAddress is the longest postal address, in characters: one
+// footer line.
+const MaxPostalAddress = 300
+
+// CheckPostalAddress accepts a postal address of at most
+// MaxPostalAddress characters on one line: no control characters (a line
+// break or tab included) and no line or paragraph separators, which would
+// break the footer it is shown in. Empty is accepted: it clears the
+// setting.
+func CheckPostalAddress(s string) error {
+	if utf8.RuneCountInString(s) > MaxPostalAddress {
+		return fmt.Errorf("is %d characters, at most %d", utf8.RuneCountInString(s), MaxPostalAddress)
+	}
+	if !utf8.ValidString(s) {
+		return errors.New("is not valid UTF-8")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("contains the control character %U; give the address on one line, parts separated by commas", r)
+		}
+	}
+	if s != strings.TrimSpace(s) {
+		return errors.New("starts or ends with white space")
+	}
+	return nil
 }

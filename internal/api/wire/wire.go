@@ -142,7 +142,13 @@ type RouteHandler = func(context.Context, events.APIGatewayProxyRequest) (events
 // auth, scopes, rate limit, errors and logs. auth may be nil for a public
 // route.
 func Route(logger *slog.Logger, auth httpapi.Authenticator, rt routes.Route, handlers []httpapi.Route) (RouteHandler, error) {
-	picked, err := Pick(handlers, rt)
+	return Routes(logger, auth, handlers, rt)
+}
+
+// Routes is Route for a function that serves several routes (the methods
+// of one path, e.g. GET and POST /unsubscribe/{token}).
+func Routes(logger *slog.Logger, auth httpapi.Authenticator, handlers []httpapi.Route, rts ...routes.Route) (RouteHandler, error) {
+	picked, err := Pick(handlers, rts...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,14 +10,16 @@ import (
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/sesame-mail/sesame/internal/openapi"
 )
 
-// Prefix is the path prefix of the traffic a Transport checks.
-const Prefix = "/api/v1/"
+// Prefixes are the path prefixes of the traffic a Transport checks: the
+// API and the recipients' pages.
+var Prefixes = []string{"/api/v1/", "/unsubscribe/"}
 
 var (
 	loadOnce sync.Once
@@ -31,6 +33,8 @@ var (
 func Document() (*openapi3.T, error) {
 	loadOnce.Do(func() {
 		ctx := context.Background()
+		// The unsubscribe pages answer HTML, checked as text.
+		openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
 		loader := openapi3.NewLoader()
 		doc, err := loader.LoadFromData(openapi.Document)
 		if err != nil {

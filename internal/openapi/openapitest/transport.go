@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -43,7 +44,7 @@ func options() *openapi3filter.Options {
 	return o
 }
 
-// Transport checks each request to a path under Prefix against the
+// Transport checks each request to a path under Prefixes against the
 // document before sending it, and its response after, and reports every
 // mismatch. Other requests pass through unchecked.
 type Transport struct {
@@ -64,7 +65,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	if !strings.HasPrefix(req.URL.Path, Prefix) {
+	if !slices.ContainsFunc(Prefixes, func(p string) bool { return strings.HasPrefix(req.URL.Path, p) }) {
 		return base.RoundTrip(req)
 	}
 	doc, err := Document()
