@@ -90,7 +90,7 @@ func NewClients(awsCfg aws.Config, b config.SDK, dynamoOpts ...func(*dynamodb.Op
 	awsCfg = wire.Bound(awsCfg, b)
 	return Clients{
 		DynamoDB: dynamodb.NewFromConfig(awsCfg, dynamoOpts...),
-		SES:      sesv2.NewFromConfig(awsCfg, wire.SESBound(b)),
+		SES:      sesv2.NewFromConfig(awsCfg, sends.SESBound(b)),
 		SQS:      sqs.NewFromConfig(awsCfg),
 	}
 }

@@ -56,8 +56,18 @@ var Review = wire.Function[config.Review]{
 	},
 }
 
+// SESBound is the option of an SES client built from a wire.Bound
+// config: a send carries up to 40 MB and SES may take its time to accept
+// it, so the call runs within b's SESCallTimeout and its one attempt waits
+// as long; the short attempts of the other services would cut it and
+// could retry it into a second copy of the email.
+func SESBound(b config.SDK) func(*sesv2.Options) {
+	d := b.SDKBounds().SESCallTimeout
+	return func(o *sesv2.Options) { o.HTTPClient, o.APIOptions = wire.LongCall(o.HTTPClient, o.APIOptions, d) }
+}
+
 func newSES(cfg aws.Config, b config.SDK) *ses.Client {
-	return &ses.Client{API: sesv2.NewFromConfig(cfg, wire.SESBound(b))}
+	return &ses.Client{API: sesv2.NewFromConfig(cfg, SESBound(b))}
 }
 
 // Service is the send path over t: the send context and new emails in

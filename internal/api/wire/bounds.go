@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/sesame-mail/sesame/internal/config"
@@ -51,7 +50,7 @@ func Bound(cfg aws.Config, b config.SDK) aws.Config {
 	return cfg
 }
 
-// callDeadlineID names the call deadline step, so SESBound can swap it.
+// callDeadlineID names the call deadline step, so LongCall can swap it.
 const callDeadlineID = "SesameCallDeadline"
 
 // callDeadline is the first step of every call: the rest of it, retries
@@ -67,20 +66,16 @@ func callDeadline(d time.Duration) middleware.InitializeMiddleware {
 		})
 }
 
-// SESBound is the option of an SES client built from a Bound config: a
-// send carries up to 40 MB and SES may take its time to accept it, so
-// the call runs within b's SESCallTimeout and its attempt waits as long
-// for an answer. A retried attempt could send the email twice, so SES is
-// not given the short attempts of the other services.
-func SESBound(b config.SDK) func(*sesv2.Options) {
-	d := b.SDKBounds().SESCallTimeout
-	return func(o *sesv2.Options) {
-		if c, ok := o.HTTPClient.(*awshttp.BuildableClient); ok {
-			o.HTTPClient = c.WithTransportOptions(func(t *http.Transport) { t.ResponseHeaderTimeout = d })
-		}
-		o.APIOptions = append(slices.Clone(o.APIOptions), func(s *middleware.Stack) error {
-			_, err := s.Initialize.Swap(callDeadlineID, callDeadline(d))
-			return err
-		})
+// LongCall gives the calls of one client, whose HTTP client and API
+// options came from a Bound config, d to run and as long to wait for an
+// answer in one attempt: for a service whose request may be large and
+// whose retry after a timeout could repeat its effect (an SES send).
+func LongCall(c aws.HTTPClient, apiOptions []func(*middleware.Stack) error, d time.Duration) (aws.HTTPClient, []func(*middleware.Stack) error) {
+	if b, ok := c.(*awshttp.BuildableClient); ok {
+		c = b.WithTransportOptions(func(t *http.Transport) { t.ResponseHeaderTimeout = d })
 	}
+	return c, append(slices.Clone(apiOptions), func(s *middleware.Stack) error {
+		_, err := s.Initialize.Swap(callDeadlineID, callDeadline(d))
+		return err
+	})
 }
