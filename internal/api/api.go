@@ -36,6 +36,7 @@ import (
 var Functions = []wire.Starter{
 	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, reads.Domains,
 	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI,
+	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
 }
 

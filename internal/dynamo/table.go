@@ -181,6 +181,38 @@ func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, 
 	return out, nil
 }
 
+// listReadBudget bounds the items one filtered list request examines, so a
+// rare filter value cannot make one request read a whole history. When the
+// budget runs out the page is shorter and has_more is true.
+const listReadBudget = 1000
+
+// filteredPage reads one page of the Query in, whose filter may drop
+// items: up to limit items that pass, the item (or key) to continue after,
+// and whether more may follow. It reads one more than limit to tell, and
+// stops early, with a shorter page, once listReadBudget items were
+// examined.
+func (s *Table) filteredPage(ctx context.Context, what string, in *dynamodb.QueryInput, limit int) (items []map[string]ddbtypes.AttributeValue, last map[string]ddbtypes.AttributeValue, more bool, err error) {
+	examined := 0
+	for {
+		in.Limit = aws.Int32(int32(min(limit+1-len(items), listReadBudget-examined)))
+		out, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("query %s: %w", what, err)
+		}
+		examined += int(out.ScannedCount)
+		items = append(items, out.Items...)
+		switch {
+		case len(items) > limit:
+			return items[:limit], items[limit-1], true, nil
+		case len(out.LastEvaluatedKey) == 0:
+			return items, nil, false, nil
+		case examined >= listReadBudget:
+			return items, out.LastEvaluatedKey, true, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
 // listPartition reads a whole partition of the table as T items.
 func listPartition[T any](ctx context.Context, s *Table, pk string) ([]T, error) {
 	in, err := s.partition("", schema.AttrPK, pk)

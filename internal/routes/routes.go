@@ -31,10 +31,17 @@ var (
 	Events     = Route{Function: "list-events", Method: "GET", Path: "/api/v1/events", Scope: apikey.EventsRead}
 	Metrics    = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
 	OpenAPI    = Route{Function: "get-openapi", Method: "GET", Path: "/api/v1/openapi.json", Public: true}
+
+	ListSuppressions  = Route{Function: "list-suppressions", Method: "GET", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsRead}
+	AddSuppressions   = Route{Function: "add-suppressions", Method: "POST", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsWrite}
+	DeleteSuppression = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
 )
 
 // API is every implemented /api/v1 route.
-var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI}
+var API = []Route{
+	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
+	ListSuppressions, AddSuppressions, DeleteSuppression,
+}
 
 // Consumer is a Lambda function fed by a queue through an event source
 // mapping (batches, partial batch failures reported).
