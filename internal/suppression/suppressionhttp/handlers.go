@@ -15,7 +15,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/suppression"
-	"github.com/sesame-mail/sesame/internal/timestamp"
 )
 
 // addConcurrency bounds the writes of one request in flight at once: 1,000
@@ -37,22 +36,6 @@ func (h Handlers) Routes() []httpapi.Route {
 	}
 }
 
-// View is the Suppression object of the API.
-type View struct {
-	Email     string             `json:"email"`
-	Reason    suppression.Reason `json:"reason"`
-	EmailID   *string            `json:"email_id"`
-	CreatedAt string             `json:"created_at"`
-}
-
-func view(s suppression.Suppression) View {
-	v := View{Email: s.Email, Reason: s.Reason, CreatedAt: timestamp.Format(s.CreatedAt)}
-	if s.EmailID != "" {
-		v.EmailID = &s.EmailID
-	}
-	return v
-}
-
 // List answers GET /api/v1/suppressions.
 func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	f, err := parseFilter(r)
@@ -63,7 +46,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	binding := ws + "|suppressions|" + f.Email + "|" + string(f.Reason)
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]suppression.Suppression, string, bool, error) {
 		return h.Store.ListSuppressions(ctx, ws, f, after, limit)
-	}, view)
+	}, suppression.Suppression.View)
 }
 
 func parseFilter(r *http.Request) (suppression.Filter, error) {
@@ -98,7 +81,7 @@ type AddRequest struct {
 // its own, with param emails[i].
 type AddItem struct {
 	Index int `json:"index"`
-	*View
+	*suppression.View
 	Created *bool              `json:"created,omitempty"`
 	Error   *httpapi.ItemError `json:"error,omitempty"`
 }
@@ -136,7 +119,7 @@ func (h Handlers) Add(w http.ResponseWriter, r *http.Request) error {
 	if created {
 		code = http.StatusCreated
 	}
-	httpapi.WriteJSON(w, code, httpapi.Data[View]{Data: view(s)})
+	httpapi.WriteJSON(w, code, httpapi.Data[suppression.View]{Data: s.View()})
 	return nil
 }
 
@@ -159,7 +142,7 @@ func (h Handlers) addMany(w http.ResponseWriter, r *http.Request, emails []json.
 			param := "emails[" + strconv.Itoa(i) + "]"
 			s, created, err := h.addOne(ctx, ws, raw, reason, param)
 			if err == nil {
-				v := view(s)
+				v := s.View()
 				items[i].View, items[i].Created = &v, &created
 				return nil
 			}
@@ -204,6 +187,6 @@ func (h Handlers) Delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[View]{Data: view(s)})
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[suppression.View]{Data: s.View()})
 	return nil
 }
