@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -106,22 +105,7 @@ func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Fil
 	if after != "" {
 		in.ExclusiveStartKey = key(emailPK(workspaceID), after)
 	}
-	items, last, more, err := s.filteredPage(ctx, "emails", in, limit)
-	if err != nil {
-		return nil, "", false, err
-	}
-	var list []emailItem
-	if err := attributevalue.UnmarshalListOfMaps(items, &list); err != nil {
-		return nil, "", false, err
-	}
-	found := make([]email.Email, 0, len(list))
-	for _, it := range list {
-		found = append(found, it.email())
-	}
-	if !more {
-		return found, "", false, nil
-	}
-	return found, aws.ToString(stringAttr(last, schema.AttrSK)), true, nil
+	return filteredPage(ctx, s.Table, "emails", in, limit, schema.AttrSK, emailItem.email)
 }
 
 // emailStatusUpdate moves an email to status; cond guards the move.

@@ -149,22 +149,7 @@ func (s *Suppressions) ListSuppressions(ctx context.Context, workspaceID string,
 		in.ExclusiveStartKey[schema.AttrGSI1PK] = &ddbtypes.AttributeValueMemberS{Value: suppressionListPK(workspaceID)}
 		in.ExclusiveStartKey[schema.AttrGSI1SK] = &ddbtypes.AttributeValueMemberS{Value: after}
 	}
-	items, last, more, err := s.filteredPage(ctx, "suppressions", in, limit)
-	if err != nil {
-		return nil, "", false, err
-	}
-	var list []suppressionItem
-	if err := attributevalue.UnmarshalListOfMaps(items, &list); err != nil {
-		return nil, "", false, err
-	}
-	out := make([]suppression.Suppression, 0, len(list))
-	for _, it := range list {
-		out = append(out, it.suppression())
-	}
-	if !more {
-		return out, "", false, nil
-	}
-	return out, aws.ToString(stringAttr(last, schema.AttrGSI1SK)), true, nil
+	return filteredPage(ctx, s.Table, "suppressions", in, limit, schema.AttrGSI1SK, suppressionItem.suppression)
 }
 
 // lookup is the listing of one address: its entry, if it passes f.
