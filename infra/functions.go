@@ -123,6 +123,16 @@ var contactWriteRoute = access{
 	apiKeys: true,
 }
 
+// suppressionWriteRoute is POST and DELETE /suppressions: the key lookup
+// and rate limit (apiKeys), then one conditional PutItem per address added
+// (a listed address comes back in the failed condition, no read needed) or
+// one conditional DeleteItem. No Query, no index, no other item.
+var suppressionWriteRoute = access{
+	name:    "suppression-write-route",
+	table:   []string{ddbPutItem, ddbDeleteItem},
+	apiKeys: true,
+}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -173,6 +183,10 @@ var functionAccess = map[string]access{
 	routes.CreateContact.Function: contactWriteRoute,
 	routes.UpdateContact.Function: contactWriteRoute,
 	routes.DeleteContact.Function: contactWriteRoute,
+
+	routes.ListSuppressions.Function:  readRoute,
+	routes.AddSuppressions.Function:   suppressionWriteRoute,
+	routes.DeleteSuppression.Function: suppressionWriteRoute,
 
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,
@@ -242,10 +256,17 @@ var defaultSizing = sizing{memoryMB: 256, timeout: 10 * time.Second}
 //     in memory at once (and CPU grows with memory, shortening the build).
 var sendSizing = sizing{memoryMB: 1024, timeout: 28 * time.Second}
 
+// bulkWriteSizing is for POST /suppressions with up to 1,000 addresses:
+// about 63 rounds of 16 conditional writes, well under a second, but all
+// on one partition (and one index partition), whose throttling the SDK
+// rides out with retries; 28 s lets it, under API Gateway's 29 s.
+var bulkWriteSizing = sizing{memoryMB: 256, timeout: 28 * time.Second}
+
 // routeSizing lists the routes that need more than defaultSizing.
 var routeSizing = map[string]sizing{
-	routes.Send.Function:      sendSizing,
-	routes.SendBatch.Function: sendSizing,
+	routes.Send.Function:            sendSizing,
+	routes.SendBatch.Function:       sendSizing,
+	routes.AddSuppressions.Function: bulkWriteSizing,
 }
 
 // sizingOf is the sizing of route function fn.

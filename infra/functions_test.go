@@ -131,6 +131,15 @@ func TestSendRoutesSizing(t *testing.T) {
 	}
 }
 
+// Adding 1,000 addresses may ride out throttling of the list's partition.
+func TestAddSuppressionsSizing(t *testing.T) {
+	s := synth(t)
+	p := s.doc.Resources[functionIDs(t, s.doc)[routes.AddSuppressions.Function]].Properties
+	if p["Timeout"] != 28.0 || p["MemorySize"] != 256.0 {
+		t.Errorf("%s: Timeout %v, MemorySize %v; want 28 s, 256 MB", routes.AddSuppressions.Function, p["Timeout"], p["MemorySize"])
+	}
+}
+
 // The consumers' sizing, pinned in numbers: review rebuilds 20 MB
 // messages; every consumer ends within half its queue's 60 s visibility
 // (webhook-dispatch: 10 POSTs of up to 10 s at once per batch).

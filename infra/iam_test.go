@@ -133,6 +133,27 @@ func TestSendRoutesPolicy(t *testing.T) {
 	}
 }
 
+// The do-not-send list's write routes, spelled out: a conditional put per
+// address added, a conditional delete, the key lookup; nothing of SES.
+func TestSuppressionWriteRoutesPolicy(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	want := map[string]bool{
+		"dynamodb:PutItem on " + tableArn:                         true,
+		"dynamodb:DeleteItem on " + tableArn:                      true,
+		"dynamodb:UpdateItem on " + tableArn + " (API keys only)": true,
+	}
+	ids := functionIDs(t, s.doc)
+	for _, r := range []routes.Route{routes.AddSuppressions, routes.DeleteSuppression} {
+		want := maps.Clone(want)
+		maps.Copy(want, ownLogsGrants(s.doc, ids[r.Function]))
+		got := functionGrants(t, s.doc, ids[r.Function])
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: grants\n%v\nwant\n%v", r.Function, sortedKeys(got), sortedKeys(want))
+		}
+	}
+}
+
 func TestEveryFunctionHasAccessEntry(t *testing.T) {
 	if p := accessTableProblems(); len(p) > 0 {
 		t.Errorf("permission table: %v", p)

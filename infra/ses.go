@@ -61,6 +61,18 @@ type configSet struct {
 	arn    *string
 }
 
+// accountSuppression: every configuration set turns SES's account-level
+// suppression list off (SuppressionOptions with no reasons), so the only
+// list that stops Sesame's email is each workspace's own do-not-send list,
+// which the status pipeline fills with hard bounces and complaints as SES
+// would. SES's list belongs to the whole AWS account: left on, an address
+// one workspace bounced would be refused for every workspace, and an
+// address a workspace removes from its list (DELETE /suppressions) would
+// still be dropped by SES as OnAccountSuppressionList and come straight
+// back. Removing an address therefore never calls SES, and no function is
+// granted ses:DeleteSuppressedDestination, which cannot be scoped below
+// the whole account.
+//
 // newConfigSets creates one SES configuration set per tracking mode, named
 // <stack>-<mode>, each publishing its events to the account's default
 // EventBridge bus (see publishSESEvents).
@@ -78,6 +90,9 @@ func newConfigSets(stack awscdk.Stack) []configSet {
 			ConfigurationSetName: jsii.String(configSetName(stack, t.mode)),
 			ReputationMetrics:    jsii.Bool(true),
 			SendingEnabled:       jsii.Bool(true),
+			// Each workspace's own do-not-send list decides (see
+			// accountSuppression below).
+			DisableSuppressionList: jsii.Bool(true),
 		})
 		events := append([]awsses.EmailSendingEvent{}, deliveryEvents...)
 		if t.engagement {

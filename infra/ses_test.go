@@ -36,6 +36,12 @@ func TestConfigurationSets(t *testing.T) {
 		if rep["ReputationMetricsEnabled"] != true || snd["SendingEnabled"] != true {
 			t.Errorf("%s: ReputationOptions %v, SendingOptions %v; want reputation metrics and sending enabled", m, rep, snd)
 		}
+		// No reason at all turns SES's account-level suppression list off
+		// for the set: each workspace's own list decides (accountSuppression).
+		sup, _ := p["SuppressionOptions"].(map[string]any)
+		if reasons, ok := sup["SuppressedReasons"].([]any); !ok || len(reasons) != 0 {
+			t.Errorf("%s: SuppressionOptions %v, want SuppressedReasons [] (account-level suppression off)", m, p["SuppressionOptions"])
+		}
 	}
 }
 

@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
-func TestSuppressionsAdd(t *testing.T) {
+func TestSuppressions(t *testing.T) {
 	ctx := t.Context()
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
@@ -24,8 +25,8 @@ func TestSuppressionsAdd(t *testing.T) {
 	if out := c.must("suppressions", "add", "ann@example.org", "--workspace", ws); out != "suppressed ann@example.org\n" {
 		t.Errorf("suppressions add printed %q", out)
 	}
-	res, _ := mustJSON[map[string]string](c, "suppressions", "add", "Bob <Bob@Example.ORG>", "--workspace", ws, "--reason", "asked by phone")
-	if res["suppressed"] != "Bob@Example.ORG" || len(res) != 1 {
+	res, _ := mustJSON[map[string]any](c, "suppressions", "add", "Bob <Bob@Example.ORG>", "--workspace", ws, "--reason", "bounced")
+	if res["email"] != "bob@example.org" || res["reason"] != "bounced" || res["email_id"] != nil || res["created"] != true || res["created_at"] == nil {
 		t.Errorf("suppressions add --output json = %v", res)
 	}
 	for recipient, want := range map[string]bool{"ann@example.org": true, "ANN@example.org": true, "bob@example.org": true, "carl@example.org": false} {
@@ -36,10 +37,22 @@ func TestSuppressionsAdd(t *testing.T) {
 	if suppressed(t, other, "ann@example.org") {
 		t.Error("a suppression of one workspace applies to another")
 	}
-	// Adding it again is harmless.
-	c.must("suppressions", "add", "ann@example.org", "--workspace", ws)
-	if !suppressed(t, ws, "ann@example.org") {
-		t.Error("adding a suppression twice lost it")
+	// Adding it again is harmless, and says so.
+	if out := c.must("suppressions", "add", "Bob@example.org", "--workspace", ws); !strings.HasPrefix(out, "bob@example.org was suppressed already (bounced, ") {
+		t.Errorf("adding again printed %q", out)
+	}
+	list, _ := mustJSON[[]map[string]any](c, "suppressions", "list", "--workspace", ws)
+	if len(list) != 2 || list[0]["email"] != "bob@example.org" || list[1]["email"] != "ann@example.org" {
+		t.Errorf("suppressions list --output json = %v, want bob then ann", list)
+	}
+	if out := c.must("suppressions", "list", "--workspace", ws, "--reason", "manual"); !strings.Contains(out, "ann@example.org  manual  -") || strings.Contains(out, "bob@") {
+		t.Errorf("suppressions list --reason manual printed:\n%s", out)
+	}
+	if out := c.must("suppressions", "remove", "ANN@example.org", "--workspace", ws); out != "removed ann@example.org (manual)\n" {
+		t.Errorf("suppressions remove printed %q", out)
+	}
+	if suppressed(t, ws, "ann@example.org") || !suppressed(t, ws, "bob@example.org") {
+		t.Error("remove took off the wrong address")
 	}
 
 	cases := map[string]struct {
@@ -61,6 +74,10 @@ func TestSuppressionsAdd(t *testing.T) {
 			}
 		})
 	}
+	out, err := c.run("suppressions", "remove", "ann@example.org", "--workspace", ws)
+	checkFails(t, []string{"suppressions", "remove"}, out, err, suppression.ErrNotFound, "not on the do-not-send list")
+	out, err = c.run("suppressions", "add", "dan@example.org", "--workspace", ws, "--reason", "asked by phone")
+	checkFails(t, []string{"suppressions", "add", "--reason"}, out, err, nil, "reason must be one of")
 	for _, r := range []string{"dan@example.org", "eve@example.org"} {
 		if suppressed(t, ws, r) {
 			t.Errorf("a failed command suppressed %s", r)

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 }
 
 // A command line the console cannot run is a usage error: it says what is
-// wrong and exits 2. `sesame suppressions list` printed the help and
+// wrong and exits 2. `sesame suppressions purge` printed the help and
 // succeeded.
 func TestUsageErrors(t *testing.T) {
 	c := newConsoleTable(t)
@@ -32,7 +32,7 @@ func TestUsageErrors(t *testing.T) {
 		args    []string
 		wantMsg string
 	}{
-		"unknown subcommand":         {[]string{"suppressions", "list"}, `unknown command "list" for "sesame suppressions"; its commands: add`},
+		"unknown subcommand":         {[]string{"suppressions", "purge"}, `unknown command "purge" for "sesame suppressions"; its commands: add, list, remove`},
 		"misspelt subcommand":        {[]string{"held", "lst"}, `unknown command "lst" for "sesame held"; its commands: clear, deny, list; did you mean list?`},
 		"unknown command":            {[]string{"bogus"}, `unknown command "bogus" for "sesame"`},
 		"unknown subcommand, nested": {[]string{"webhooks", "frobnicate", "x"}, `unknown command "frobnicate" for "sesame webhooks"`},
@@ -67,7 +67,7 @@ func TestUsageErrors(t *testing.T) {
 
 // The process's exit status, from main.
 func TestExitCodes(t *testing.T) {
-	for args, want := range map[string]int{"suppressions list": 2, "suppressions": 0, "workspace show": 2} {
+	for args, want := range map[string]int{"suppressions purge": 2, "suppressions": 0, "workspace show": 2} {
 		cmd := exec.Command(os.Args[0], strings.Fields(args)...)
 		cmd.Env = append(os.Environ(), "SESAME_TEST_RUN_MAIN=1")
 		out, err := cmd.CombinedOutput()

@@ -40,6 +40,7 @@ import (
 var Functions = []wire.Starter{
 	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, reads.Domains,
 	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI, pages.Unsubscribe,
+	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
 	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
 }

@@ -119,16 +119,20 @@ func TestPipelineBouncesAndComplaints(t *testing.T) {
 		times  map[string]string // *_at set by the events
 		feed   []string          // newest first
 		counts map[string]int
+		listed suppressionEntry // the do-not-send list's entry, without email_id
 	}{
 		"hard bounce": {devstack.SimulatorBounce, 2, "bounced",
 			map[string]string{"bounced_at": "2026-11-22T10:00:01.000Z"},
-			[]string{"email.bounced"}, totals("sent", 1, "bounced", 1)},
+			[]string{"email.bounced"}, totals("sent", 1, "bounced", 1),
+			suppressionEntry{Email: devstack.SimulatorBounce, Reason: "bounced", CreatedAt: "2026-11-22T10:00:01.000Z"}},
 		"on the account suppression list": {devstack.SimulatorSuppressionList, 2, "bounced",
 			map[string]string{"bounced_at": "2026-11-22T10:00:01.000Z"},
-			[]string{"email.bounced"}, totals("sent", 1, "bounced", 1)},
+			[]string{"email.bounced"}, totals("sent", 1, "bounced", 1),
+			suppressionEntry{Email: devstack.SimulatorSuppressionList, Reason: "bounced", CreatedAt: "2026-11-22T10:00:01.000Z"}},
 		"complaint": {devstack.SimulatorComplaint, 3, "complained",
 			map[string]string{"delivered_at": "2026-11-22T10:00:01.000Z", "complained_at": "2026-11-22T10:00:02.000Z"},
-			[]string{"email.complained", "email.delivered"}, totals("sent", 1, "delivered", 1, "complained", 1)},
+			[]string{"email.complained", "email.delivered"}, totals("sent", 1, "delivered", 1, "complained", 1),
+			suppressionEntry{Email: devstack.SimulatorComplaint, Reason: "complained", CreatedAt: "2026-11-22T10:00:02.000Z"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -162,8 +166,15 @@ func TestPipelineBouncesAndComplaints(t *testing.T) {
 				t.Errorf("metrics = %v, want %v", got, tc.counts)
 			}
 
-			// The address is now on the do-not-send list: the next send is
-			// recorded as suppressed and never reaches SES.
+			// The address is now on the do-not-send list, with its reason and
+			// the email that put it there: the next send is recorded as
+			// suppressed and never reaches SES.
+			list := p.suppressions(t, s.key, "").Data
+			if len(list) != 1 || deref(list[0].EmailID) != id {
+				t.Errorf("do-not-send list = %+v, want one entry with email_id %s", list, id)
+			} else if got := list[0]; got.Email != tc.listed.Email || got.Reason != tc.listed.Reason || got.CreatedAt != tc.listed.CreatedAt {
+				t.Errorf("entry %+v, want %+v", got, tc.listed)
+			}
 			r := p.postTo(t, p.url, s.key, "/api/v1/send", msg("again", map[string]any{"to": strings.ToUpper(tc.to)})).sent(t, http.StatusOK)
 			r.want(t, false, "suppressed")
 			p.wantEmail(t, s.key, r.ID, "suppressed", "")

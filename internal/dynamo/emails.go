@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -77,11 +76,6 @@ func (s *Emails) GetEmail(ctx context.Context, workspaceID, id string) (email.Em
 	return getAs(ctx, s.Table, "email", key(emailPK(workspaceID), id), emailItem.email, email.ErrNotFound)
 }
 
-// listReadBudget bounds the items one filtered list request examines, so a
-// rare filter value cannot make one request read a whole history. When the
-// budget runs out the page is shorter and has_more is true.
-const listReadBudget = 1000
-
 // ListEmails returns emails newest first through a reverse Query of the
 // workspace's emails; status, type and environment filter within it.
 func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
@@ -111,34 +105,7 @@ func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Fil
 	if after != "" {
 		in.ExclusiveStartKey = key(emailPK(workspaceID), after)
 	}
-	var found []email.Email
-	examined := 0
-	for {
-		// One more than the page tells whether another page exists.
-		in.Limit = aws.Int32(int32(min(limit+1-len(found), listReadBudget-examined)))
-		out, err := s.DB.Query(ctx, in)
-		if err != nil {
-			return nil, "", false, fmt.Errorf("query emails: %w", err)
-		}
-		examined += int(out.ScannedCount)
-		var items []emailItem
-		if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
-			return nil, "", false, err
-		}
-		for _, it := range items {
-			found = append(found, it.email())
-		}
-		switch {
-		case len(found) > limit:
-			return found[:limit], found[limit-1].ID, true, nil
-		case len(out.LastEvaluatedKey) == 0:
-			return found, "", false, nil
-		case examined >= listReadBudget:
-			last := aws.ToString(stringAttr(out.LastEvaluatedKey, schema.AttrSK))
-			return found, last, true, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	return filteredPage(ctx, s.Table, "emails", in, limit, schema.AttrSK, emailItem.email)
 }
 
 // emailStatusUpdate moves an email to status; cond guards the move.

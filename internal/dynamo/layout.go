@@ -38,8 +38,11 @@ const (
 	// and on GSI1 the held emails of one template (HELDTPL#<fingerprint>).
 	kindHeld           = "HELD"
 	kindHeldByTemplate = "HELDTPL"
-	// The do-not-send list (sk = lowercased address).
-	kindSuppression = "SUPPRESSION"
+	// The do-not-send list (sk = lowercased address, read by every send);
+	// SUPPRESSIONS is its GSI1 list, newest first (gsi1sk = created time,
+	// then the address).
+	kindSuppression     = "SUPPRESSION"
+	kindSuppressionList = "SUPPRESSIONS"
 	// Monthly usage against the allowance (sk = YYYY-MM).
 	kindUsage = "USAGE"
 	// The events feed (sk = event time, then id) and the dedupe records of
@@ -90,7 +93,7 @@ var (
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
 var WorkspaceKinds = []string{
 	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
-	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindUsage, kindEvent, kindDedupe,
+	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
 	kindContact, kindContactEmail,
 }
@@ -158,13 +161,14 @@ func heldPK(ws, emailID string) string  { return wsSubPK(ws, kindHeld, emailID) 
 func heldByTemplatePK(ws, fingerprint string) string {
 	return wsSubPK(ws, kindHeldByTemplate, fingerprint)
 }
-func suppressionPK(ws string) string    { return wsPK(ws, kindSuppression) }
-func usagePK(ws string) string          { return wsPK(ws, kindUsage) }
-func feedPK(ws string) string           { return wsPK(ws, kindEvent) }
-func dedupePK(ws string) string         { return wsPK(ws, kindDedupe) }
-func metricsPK(ws string) string        { return wsPK(ws, kindMetrics) }
-func clickPK(ws, emailID string) string { return wsSubPK(ws, kindClick, emailID) }
-func webhookPK(ws string) string        { return wsPK(ws, kindWebhook) }
+func suppressionPK(ws string) string     { return wsPK(ws, kindSuppression) }
+func suppressionListPK(ws string) string { return wsPK(ws, kindSuppressionList) }
+func usagePK(ws string) string           { return wsPK(ws, kindUsage) }
+func feedPK(ws string) string            { return wsPK(ws, kindEvent) }
+func dedupePK(ws string) string          { return wsPK(ws, kindDedupe) }
+func metricsPK(ws string) string         { return wsPK(ws, kindMetrics) }
+func clickPK(ws, emailID string) string  { return wsSubPK(ws, kindClick, emailID) }
+func webhookPK(ws string) string         { return wsPK(ws, kindWebhook) }
 func webhookDeliveryPK(ws, endpointID string) string {
 	return wsSubPK(ws, kindWebhookDelivery, endpointID)
 }

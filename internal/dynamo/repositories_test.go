@@ -10,22 +10,25 @@ import (
 	"github.com/sesame-mail/sesame/internal/metrics"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 // Each repository has the interface its domain package declares.
 var (
-	_ httpapi.Authenticator  = (*dynamo.Keys)(nil)
-	_ contact.Store          = (*dynamo.Contacts)(nil)
-	_ contact.ImportStore    = (*dynamo.Contacts)(nil)
-	_ email.Store            = (*dynamo.Emails)(nil)
-	_ email.ClickStore       = (*dynamo.Clicks)(nil)
-	_ event.Store            = (*dynamo.Events)(nil)
-	_ metrics.Store          = (*dynamo.Metrics)(nil)
-	_ identity.DomainStore   = (*dynamo.Domains)(nil)
-	_ sending.Store          = (*dynamo.Sends)(nil)
-	_ sending.HeldStore      = (*dynamo.Held)(nil)
-	_ status.Store           = (*dynamo.Statuses)(nil)
-	_ webhook.DispatchStore  = (*dynamo.Webhooks)(nil)
-	_ webhook.EndpointLister = (*dynamo.Webhooks)(nil)
+	_ httpapi.Authenticator     = (*dynamo.Keys)(nil)
+	_ contact.Store             = (*dynamo.Contacts)(nil)
+	_ contact.ImportStore       = (*dynamo.Contacts)(nil)
+	_ email.Store               = (*dynamo.Emails)(nil)
+	_ email.ClickStore          = (*dynamo.Clicks)(nil)
+	_ event.Store               = (*dynamo.Events)(nil)
+	_ metrics.Store             = (*dynamo.Metrics)(nil)
+	_ identity.DomainStore      = (*dynamo.Domains)(nil)
+	_ sending.Store             = (*dynamo.Sends)(nil)
+	_ sending.HeldStore         = (*dynamo.Held)(nil)
+	_ status.Store              = (*dynamo.Statuses)(nil)
+	_ webhook.DispatchStore     = (*dynamo.Webhooks)(nil)
+	_ webhook.EndpointLister    = (*dynamo.Webhooks)(nil)
+	_ suppression.Store         = (*dynamo.Suppressions)(nil)
+	_ sending.SuppressionReader = (*dynamo.Suppressions)(nil)
 )

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 type usageItem struct {
@@ -64,7 +64,7 @@ func (s *Sends) claimable() expression.ConditionBuilder {
 func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sending.Context, error) {
 	keys := []map[string]ddbtypes.AttributeValue{
 		workspaceKey(q.WorkspaceID),
-		key(suppressionPK(q.WorkspaceID), strings.ToLower(q.Recipient)),
+		key(suppressionPK(q.WorkspaceID), suppression.Key(q.Recipient)),
 		key(templatePK(q.WorkspaceID), q.Fingerprint),
 		key(usagePK(q.WorkspaceID), q.Month),
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // dedupeTTL outlives any SQS redelivery of an SES event.
@@ -56,7 +57,10 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 		}
 	}
 	if c.Suppress != "" {
-		if err := (&Suppressions{s.Table}).AddSuppression(ctx, ws, c.Suppress, c.Reason); err != nil {
+		_, _, err := (&Suppressions{s.Table}).PutSuppression(ctx, ws, suppression.Suppression{
+			Email: c.Suppress, Reason: c.Reason, EmailID: c.EmailID, CreatedAt: c.OccurredAt,
+		})
+		if err != nil {
 			return err
 		}
 	}

@@ -2,28 +2,176 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
-// suppressionItem is one address of the do-not-send list.
+// suppressionItem is one address of the do-not-send list, keyed by the
+// address so that a send reads it with a point read; on GSI1 it is listed
+// newest first (gsi1sk = created time, then the address).
 type suppressionItem struct {
 	PK        string    `dynamodbav:"pk"`
 	SK        string    `dynamodbav:"sk"`
+	GSI1PK    string    `dynamodbav:"gsi1pk,omitempty"`
+	GSI1SK    string    `dynamodbav:"gsi1sk,omitempty"`
 	Email     string    `dynamodbav:"email"`
 	Reason    string    `dynamodbav:"reason"`
+	EmailID   string    `dynamodbav:"email_id,omitempty"`
 	CreatedAt time.Time `dynamodbav:"created_at"`
 }
 
-// AddSuppression puts an address on the workspace's do-not-send list.
-func (s *Suppressions) AddSuppression(ctx context.Context, workspaceID, address, reason string) error {
-	addr := strings.ToLower(address)
-	err := s.putItem(ctx, suppressionItem{
-		PK: suppressionPK(workspaceID), SK: addr, Email: addr, Reason: reason, CreatedAt: s.now().UTC(),
-	}, noCondition)
-	if err != nil {
-		return fmt.Errorf("add suppression: %w", err)
+func (it suppressionItem) suppression() suppression.Suppression {
+	return suppression.Suppression{
+		Email: it.SK, Reason: suppression.StoredReason(it.Reason), EmailID: it.EmailID, CreatedAt: it.CreatedAt,
 	}
-	return nil
+}
+
+// maxSortKeyBytes is DynamoDB's limit on a sort key value.
+const maxSortKeyBytes = 1024
+
+// suppressionListSK is the GSI1 sort key of an entry: its time first, so a
+// reverse Query is newest first, then the address, which makes it unique
+// and gives back the table key (a timeKey holds no '#').
+func suppressionListSK(created time.Time, address string) string {
+	return timeKey(created) + "#" + address
+}
+
+// AddSuppression puts an address on the workspace's do-not-send list (again
+// is harmless: the first entry stays).
+func (s *Suppressions) AddSuppression(ctx context.Context, workspaceID, address, reason string) error {
+	_, _, err := s.PutSuppression(ctx, workspaceID, suppression.Suppression{Email: address, Reason: suppression.StoredReason(reason)})
+	return err
+}
+
+// PutSuppression adds an entry unless its address is listed already, in
+// one conditional write; a listed address answers its entry as it is (the
+// failed condition returns it), so adding is idempotent and keeps the
+// first reason, email and time.
+func (s *Suppressions) PutSuppression(ctx context.Context, workspaceID string, sup suppression.Suppression) (suppression.Suppression, bool, error) {
+	addr := suppression.Key(sup.Email)
+	created := sup.CreatedAt
+	if created.IsZero() {
+		created = s.now()
+	}
+	created = created.UTC()
+	it := suppressionItem{
+		PK: suppressionPK(workspaceID), SK: addr,
+		GSI1PK: suppressionListPK(workspaceID), GSI1SK: suppressionListSK(created, addr),
+		Email: addr, Reason: string(sup.Reason), EmailID: sup.EmailID, CreatedAt: created,
+	}
+	p, err := s.putOf(it, itemAbsent())
+	if err != nil {
+		return suppression.Suppression{}, false, err
+	}
+	p.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+	err = s.put(ctx, p)
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		var old suppressionItem
+		if err := attributevalue.UnmarshalMap(ccf.Item, &old); err != nil {
+			return suppression.Suppression{}, false, err
+		}
+		return old.suppression(), false, nil
+	}
+	if err != nil {
+		return suppression.Suppression{}, false, fmt.Errorf("add suppression: %w", err)
+	}
+	return it.suppression(), true, nil
+}
+
+// DeleteSuppression removes the entry of an address and returns it, in
+// one conditional delete.
+func (s *Suppressions) DeleteSuppression(ctx context.Context, workspaceID, address string) (suppression.Suppression, error) {
+	addr := suppression.Key(address)
+	if addr == "" || len(addr) > maxSortKeyBytes {
+		return suppression.Suppression{}, suppression.ErrNotFound // no key can hold it
+	}
+	expr, err := conditionExpr(itemExists())
+	if err != nil {
+		return suppression.Suppression{}, err
+	}
+	out, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: &s.Name, Key: key(suppressionPK(workspaceID), addr),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+		ReturnValues: ddbtypes.ReturnValueAllOld,
+	})
+	if isConditionFailed(err) {
+		return suppression.Suppression{}, suppression.ErrNotFound
+	}
+	if err != nil {
+		return suppression.Suppression{}, fmt.Errorf("delete suppression: %w", err)
+	}
+	var it suppressionItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return suppression.Suppression{}, err
+	}
+	return it.suppression(), nil
+}
+
+// ListSuppressions returns the workspace's entries newest first: a reverse
+// Query of their GSI1 partition, the reason filtered within it under the
+// list read budget. An address filter is a point read instead.
+func (s *Suppressions) ListSuppressions(ctx context.Context, workspaceID string, f suppression.Filter, after string, limit int) ([]suppression.Suppression, string, bool, error) {
+	if f.Email != "" {
+		return s.lookup(ctx, workspaceID, f)
+	}
+	b := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrGSI1PK).Equal(expression.Value(suppressionListPK(workspaceID))))
+	if f.Reason != "" {
+		b = b.WithFilter(expression.Name("reason").Equal(expression.Value(string(f.Reason))))
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, "", false, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Name, IndexName: aws.String(schema.GSI1), ScanIndexForward: aws.Bool(false),
+		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	if after != "" {
+		// The position is the GSI1 sort key, which ends with the address.
+		_, addr, ok := strings.Cut(after, "#")
+		if !ok {
+			return nil, "", false, errors.New("bad suppression position")
+		}
+		in.ExclusiveStartKey = key(suppressionPK(workspaceID), addr)
+		in.ExclusiveStartKey[schema.AttrGSI1PK] = &ddbtypes.AttributeValueMemberS{Value: suppressionListPK(workspaceID)}
+		in.ExclusiveStartKey[schema.AttrGSI1SK] = &ddbtypes.AttributeValueMemberS{Value: after}
+	}
+	return filteredPage(ctx, s.Table, "suppressions", in, limit, schema.AttrGSI1SK, suppressionItem.suppression)
+}
+
+// lookup is the listing of one address: its entry, if it passes f.
+func (s *Suppressions) lookup(ctx context.Context, workspaceID string, f suppression.Filter) ([]suppression.Suppression, string, bool, error) {
+	var it suppressionItem
+	found, err := s.getItem(ctx, key(suppressionPK(workspaceID), f.Email), &it)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("get suppression: %w", err)
+	}
+	if !found || !f.Matches(it.suppression()) {
+		return nil, "", false, nil
+	}
+	return []suppression.Suppression{it.suppression()}, "", false, nil
+}
+
+// Suppressed reports whether an address is on the workspace's list: one
+// point read, strongly consistent.
+func (s *Suppressions) Suppressed(ctx context.Context, workspaceID, address string) (bool, error) {
+	var it suppressionItem
+	found, err := s.getItem(ctx, key(suppressionPK(workspaceID), suppression.Key(address)), &it)
+	if err != nil {
+		return false, fmt.Errorf("get suppression: %w", err)
+	}
+	return found, nil
 }

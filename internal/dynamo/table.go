@@ -181,6 +181,54 @@ func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, 
 	return out, nil
 }
 
+// listReadBudget bounds the items one filtered list request examines, so a
+// rare filter value cannot make one request read a whole history. When the
+// budget runs out the page is shorter and has_more is true.
+const listReadBudget = 1000
+
+// filteredPage reads one page of the Query in, whose filter may drop
+// items: up to limit items that pass, each converted, the position to
+// continue after (the posAttr key attribute of the last item, or of where
+// the read stopped) and whether more may follow. It reads one more than
+// limit to tell, and stops early, with a shorter page, once listReadBudget
+// items were examined.
+func filteredPage[I, T any](ctx context.Context, s *Table, what string, in *dynamodb.QueryInput, limit int, posAttr string, conv func(I) T) ([]T, string, bool, error) {
+	var items []map[string]ddbtypes.AttributeValue
+	var last map[string]ddbtypes.AttributeValue
+	more, examined := false, 0
+	for last == nil {
+		in.Limit = aws.Int32(int32(min(limit+1-len(items), listReadBudget-examined)))
+		out, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, "", false, fmt.Errorf("query %s: %w", what, err)
+		}
+		examined += int(out.ScannedCount)
+		items = append(items, out.Items...)
+		switch {
+		case len(items) > limit:
+			items, last, more = items[:limit], items[limit-1], true
+		case len(out.LastEvaluatedKey) == 0:
+			last = map[string]ddbtypes.AttributeValue{}
+		case examined >= listReadBudget:
+			last, more = out.LastEvaluatedKey, true
+		default:
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+	var decoded []I
+	if err := attributevalue.UnmarshalListOfMaps(items, &decoded); err != nil {
+		return nil, "", false, err
+	}
+	page := make([]T, 0, len(decoded))
+	for _, it := range decoded {
+		page = append(page, conv(it))
+	}
+	if !more {
+		return page, "", false, nil
+	}
+	return page, aws.ToString(stringAttr(last, posAttr)), true, nil
+}
+
 // listPartition reads a whole partition of the table as T items.
 func listPartition[T any](ctx context.Context, s *Table, pk string) ([]T, error) {
 	in, err := s.partition("", schema.AttrPK, pk)

@@ -1,10 +1,12 @@
 package owner_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 func TestSuppressions(t *testing.T) {
@@ -21,14 +23,14 @@ func TestSuppressions(t *testing.T) {
 		return sc.Suppressed
 	}
 
-	if got, err := s.Add(ctx, ws.ID, "Bob <Bob@Example.ORG>", ""); err != nil || got != "Bob@Example.ORG" {
-		t.Errorf("Add = %q (err %v), want the bare address", got, err)
+	if got, created, err := s.Add(ctx, ws.ID, "Bob <Bob@Example.ORG>", ""); err != nil || !created || got.Email != "bob@example.org" || got.Reason != suppression.Manual {
+		t.Errorf("Add = %+v, %v (err %v), want the bare address, lowercased, manual", got, created, err)
 	}
-	if got, err := s.Add(ctx, ws.ID, "ann@example.org", "asked by phone"); err != nil || got != "ann@example.org" {
-		t.Errorf("Add = %q (err %v)", got, err)
+	if got, created, err := s.Add(ctx, ws.ID, "ann@example.org", "unsubscribed"); err != nil || !created || got.Reason != suppression.Unsubscribed {
+		t.Errorf("Add = %+v, %v (err %v)", got, created, err)
 	}
-	if _, err := s.Add(ctx, ws.ID, "ann@example.org", ""); err != nil {
-		t.Errorf("adding an address again: %v", err)
+	if got, created, err := s.Add(ctx, ws.ID, "ANN@example.org", "bounced"); err != nil || created || got.Reason != suppression.Unsubscribed {
+		t.Errorf("adding an address again = %+v, %v (err %v); want the first entry, not created", got, created, err)
 	}
 	for recipient, want := range map[string]bool{"bob@example.org": true, "ANN@example.org": true, "carl@example.org": false} {
 		if got := suppressed(ws.ID, recipient); got != want {
@@ -38,6 +40,31 @@ func TestSuppressions(t *testing.T) {
 	if suppressed(other.ID, "ann@example.org") {
 		t.Error("a suppression of one workspace applies to another")
 	}
+	list, err := s.List(ctx, ws.ID, suppression.Filter{})
+	if err != nil || len(list) != 2 || list[0].Email != "ann@example.org" || list[1].Email != "bob@example.org" {
+		t.Errorf("List = %+v (err %v), want ann then bob", list, err)
+	}
+	if list, err := s.List(ctx, ws.ID, suppression.Filter{Email: "Bob <BOB@example.org>"}); err != nil || len(list) != 1 || list[0].Email != "bob@example.org" {
+		t.Errorf("List by email = %+v (err %v)", list, err)
+	}
+	if list, err := s.List(ctx, ws.ID, suppression.Filter{Reason: suppression.Unsubscribed}); err != nil || len(list) != 1 || list[0].Email != "ann@example.org" {
+		t.Errorf("List by reason = %+v (err %v)", list, err)
+	}
+
+	if got, err := s.Remove(ctx, ws.ID, "Ann <ann@EXAMPLE.org>"); err != nil || got.Email != "ann@example.org" {
+		t.Errorf("Remove = %+v (err %v)", got, err)
+	}
+	if suppressed(ws.ID, "ann@example.org") {
+		t.Error("a removed address is still suppressed")
+	}
+	for _, address := range []string{"ann@example.org", "nobody"} {
+		if _, err := s.Remove(ctx, ws.ID, address); !errors.Is(err, suppression.ErrNotFound) {
+			t.Errorf("Remove(%q) = %v, want ErrNotFound", address, err)
+		}
+	}
+	if _, err := s.Remove(ctx, other.ID, "bob@example.org"); !errors.Is(err, suppression.ErrNotFound) || !suppressed(ws.ID, "bob@example.org") {
+		t.Errorf("another workspace's Remove = %v, or it removed the entry", err)
+	}
 
 	for name, address := range map[string]string{
 		"not an address": "ann at example.org",
@@ -46,11 +73,19 @@ func TestSuppressions(t *testing.T) {
 		"nothing":        "",
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := s.Add(t.Context(), ws.ID, address, "")
+			_, _, err := s.Add(t.Context(), ws.ID, address, "")
 			wantInput(t, err, "address")
 		})
 	}
-	_, err := s.Add(ctx, "", "dan@example.org", "")
+	_, _, err = s.Add(ctx, ws.ID, "dan@example.org", "asked by phone")
+	wantInput(t, err, "reason")
+	_, _, err = s.Add(ctx, "", "dan@example.org", "")
+	wantInput(t, err, "workspace")
+	_, err = s.List(ctx, ws.ID, suppression.Filter{Reason: "spam"})
+	wantInput(t, err, "reason")
+	_, err = s.List(ctx, ws.ID, suppression.Filter{Email: "dan at example"})
+	wantInput(t, err, "email")
+	_, err = s.Remove(ctx, "", "bob@example.org")
 	wantInput(t, err, "workspace")
 	if suppressed(ws.ID, "dan@example.org") || suppressed(ws.ID, "eve@example.org") {
 		t.Error("a refused address was suppressed")

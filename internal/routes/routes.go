@@ -41,12 +41,16 @@ var (
 	GetContact    = Route{Function: "get-contact", Method: "GET", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsRead}
 	UpdateContact = Route{Function: "update-contact", Method: "PATCH", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
 	DeleteContact = Route{Function: "delete-contact", Method: "DELETE", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
+	ListSuppressions  = Route{Function: "list-suppressions", Method: "GET", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsRead}
+	AddSuppressions   = Route{Function: "add-suppressions", Method: "POST", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsWrite}
+	DeleteSuppression = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
 )
 
 // API is every implemented /api/v1 route.
 var API = []Route{
 	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
 	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
+	ListSuppressions, AddSuppressions, DeleteSuppression,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient

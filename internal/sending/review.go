@@ -23,12 +23,19 @@ type WorkspaceReader interface {
 	GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error)
 }
 
+// SuppressionReader tells whether an address is on the workspace's
+// do-not-send list.
+type SuppressionReader interface {
+	Suppressed(ctx context.Context, workspaceID, address string) (bool, error)
+}
+
 // Reviewer runs the quick security review of held email and releases it:
 // cleared email goes out, the rest is not sent and not counted.
 type Reviewer struct {
-	Held       HeldStore
-	Workspaces WorkspaceReader
-	Service    *Service
+	Held         HeldStore
+	Workspaces   WorkspaceReader
+	Suppressions SuppressionReader
+	Service      *Service
 }
 
 // reviewBudget is the time one review may take (an attachment refetch can
@@ -137,6 +144,14 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 		return err
 	}
 	if h.SentMessageID == "" {
+		// The recipient may have gone on the list while the email was held.
+		suppressed, err := rv.Suppressions.Suppressed(ctx, ws, h.Request.To)
+		if err != nil {
+			return fmt.Errorf("read suppression of held email %s: %w", id, err)
+		}
+		if suppressed {
+			return rv.release(ctx, h, email.StatusSuppressed, "")
+		}
 		from, err := compose.ParseAddress(h.From)
 		if err != nil {
 			return rv.release(ctx, h, email.StatusFailed, "not sent after review: its sender address is invalid")

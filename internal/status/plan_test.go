@@ -12,6 +12,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // timeField reads one of the email's first-event times by its API name.
@@ -132,10 +133,10 @@ func TestPlanTransitions(t *testing.T) {
 }
 
 func TestPlanBounceReasons(t *testing.T) {
-	cases := map[string]string{
-		"bounce-permanent":       "hard bounce (General)",
-		"bounce-suppressionlist": "hard bounce (OnAccountSuppressionList)",
-		"complaint":              "complaint",
+	cases := map[string]suppression.Reason{
+		"bounce-permanent":       suppression.Bounced,
+		"bounce-suppressionlist": suppression.Bounced,
+		"complaint":              suppression.Complained,
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // ClickRecord is one tracked click on a link of an email.
@@ -49,8 +50,8 @@ type Change struct {
 	Metrics     []string // daily counters to add one to
 	UsageMonth  string   // YYYY-MM of a live send to count, "" for none
 	Click       *ClickRecord
-	Suppress    string // address to put on the do-not-send list
-	Reason      string // why it is suppressed
+	Suppress    string             // address to put on the do-not-send list
+	Reason      suppression.Reason // why it is suppressed
 }
 
 // Errors of Store.Apply.
@@ -207,7 +208,7 @@ func Plan(e email.Email, ev SESEvent) *Change {
 		}
 		next.Status = higher(e.Status, email.StatusBounced)
 		if ev.Bounce.BounceType == "Permanent" {
-			c.Suppress, c.Reason = e.To, "hard bounce ("+ev.Bounce.BounceSubType+")"
+			c.Suppress, c.Reason = e.To, suppression.Bounced
 		}
 	case TypeComplaint:
 		evType = event.Complained
@@ -216,7 +217,7 @@ func Plan(e email.Email, ev SESEvent) *Change {
 			c.Metrics = []string{metric("complained")}
 		}
 		next.Status = higher(e.Status, email.StatusComplained)
-		c.Suppress, c.Reason = e.To, "complaint"
+		c.Suppress, c.Reason = e.To, suppression.Complained
 	case TypeReject, TypeRenderingFailure:
 		evType = event.Failed
 		if e.Status.Rank() < email.StatusFailed.Rank() {

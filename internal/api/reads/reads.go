@@ -1,6 +1,7 @@
-// Package reads declares the functions of the read routes: each builds
-// the DynamoDB client, the key lookup and the repositories its route
-// reads, and nothing else.
+// Package reads declares the functions of the routes served by DynamoDB
+// alone: the read routes, and the do-not-send list's writes (add and
+// remove an address). Each builds the DynamoDB client, the key lookup and
+// the repositories its route uses, and nothing else.
 package reads
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/identity/identityhttp"
 	"github.com/sesame-mail/sesame/internal/metrics/metricshttp"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/suppression/suppressionhttp"
 )
 
 // handlers builds, for each read route, the handler package that serves
@@ -40,6 +42,14 @@ var handlers = map[routes.Route]func(t *dynamo.Table, c httpapi.Cursors) []httpa
 	routes.Metrics: func(t *dynamo.Table, _ httpapi.Cursors) []httpapi.Route {
 		return metricshttp.Handlers{Store: &dynamo.Metrics{Table: t}}.Routes()
 	},
+	routes.ListSuppressions:  suppressions,
+	routes.AddSuppressions:   suppressions,
+	routes.DeleteSuppression: suppressions,
+}
+
+// suppressions serves the do-not-send list routes; only the list pages.
+func suppressions(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route {
+	return suppressionhttp.Handlers{Store: &dynamo.Suppressions{Table: t}, Cursors: c}.Routes()
 }
 
 // The read routes' functions. A route that pages signs its cursors, so
@@ -51,6 +61,10 @@ var (
 	Events     = list(routes.Events)
 	Domains    = list(routes.Domains)
 	Metrics    = read(routes.Metrics)
+
+	ListSuppressions  = list(routes.ListSuppressions)
+	AddSuppressions   = read(routes.AddSuppressions)
+	DeleteSuppression = read(routes.DeleteSuppression)
 )
 
 func read(rt routes.Route) wire.Function[config.Read] {
@@ -74,7 +88,7 @@ func serve(rt routes.Route, env wire.Env, db config.DynamoDB, c httpapi.Cursors)
 	return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, handlers[rt](t, c))
 }
 
-// Routes are every read route over t, for the dev server.
+// Routes are every route of the package over t, for the dev server.
 func Routes(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route {
 	var all []httpapi.Route
 	for _, rt := range routes.API {

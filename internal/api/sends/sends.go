@@ -89,5 +89,5 @@ func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, revi
 
 // Reviewer reviews the email held in t and releases it through svc.
 func Reviewer(t *dynamo.Table, svc *sending.Service) *sending.Reviewer {
-	return &sending.Reviewer{Held: &dynamo.Held{Table: t}, Workspaces: &dynamo.Workspaces{Table: t}, Service: svc}
+	return &sending.Reviewer{Held: &dynamo.Held{Table: t}, Workspaces: &dynamo.Workspaces{Table: t}, Suppressions: &dynamo.Suppressions{Table: t}, Service: svc}
 }

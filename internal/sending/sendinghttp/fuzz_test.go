@@ -279,7 +279,7 @@ func FuzzBatchBody(f *testing.F) {
 			Data []struct {
 				Index int `json:"index"`
 				sending.Response
-				Error *sendinghttp.BatchError `json:"error"`
+				Error *httpapi.ItemError `json:"error"`
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusOK {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -113,14 +112,7 @@ type BatchRequest struct {
 type BatchItem struct {
 	Index int `json:"index"`
 	*sending.Response
-	Error *BatchError `json:"error,omitempty"`
-}
-
-// BatchError is an item's error in the envelope's shape, without request id.
-type BatchError struct {
-	Code    httpapi.Code `json:"code"`
-	Message string       `json:"message"`
-	Param   *string      `json:"param"`
+	Error *httpapi.ItemError `json:"error,omitempty"`
 }
 
 // Batch answers POST /api/v1/send/batch: every item is validated and sent
@@ -181,30 +173,11 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 				h.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
 				problem.Message = "internal error; this email was not sent, retry it"
 			}
-			items[i].Error = batchError(problem, prefix)
+			items[i].Error = httpapi.NewItemError(problem, prefix)
 			return nil
 		})
 	}
 	_ = g.Wait() // items never return an error
 	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[[]BatchItem]{Data: items})
 	return nil
-}
-
-// batchError scopes an item's error to the item: validation errors come
-// prefixed already; errors of the send itself (sender_id, tracking, …) get
-// the prefix here. A malformed item names the item itself.
-func batchError(p httpapi.Problem, prefix string) *BatchError {
-	out := &BatchError{Code: p.Code, Message: p.Message}
-	param := p.Param
-	switch {
-	case param == "" || param == "Idempotency-Key":
-	case param == prefix+"body":
-		param = strings.TrimSuffix(prefix, ".")
-	case !strings.HasPrefix(param, prefix):
-		param = prefix + param
-	}
-	if param != "" {
-		out.Param = &param
-	}
-	return out
 }
