@@ -75,13 +75,22 @@ func ContentHash(subject, html string, sender identity.Sender) string {
 
 // EmailID is the id of the one email a campaign sends a contact: derived,
 // so a redelivered chunk or a restarted sender finds the email it already
-// claimed instead of sending twice.
-func EmailID(campaignID, contactID string) string {
-	return uuid.NewSHA1(emailIDSpace, []byte(campaignID+"/"+contactID)).String()
+// claimed instead of sending twice. It is a UUIDv7 stamped with the
+// campaign's start, so campaign emails sort among the workspace's emails
+// (newest first by id) where the campaign began; the rest of its bits
+// come from the campaign and contact ids.
+func EmailID(campaignID, contactID string, startedAt time.Time) string {
+	sum := sha256.Sum256([]byte(campaignID + "/" + contactID))
+	var id uuid.UUID
+	copy(id[:], sum[:])
+	ms := uint64(startedAt.UnixMilli())
+	for i := range 6 {
+		id[i] = byte(ms >> (40 - 8*i))
+	}
+	id[6] = id[6]&0x0f | 0x70 // version 7
+	id[8] = id[8]&0x3f | 0x80 // RFC 9562 variant
+	return id.String()
 }
-
-// emailIDSpace is the UUID namespace of campaign email ids.
-var emailIDSpace = uuid.MustParse("6f1d3c1e-5b0a-4c1f-9a57-3e0c2b7d8a11")
 
 // ErrNotFound is a campaign that does not exist in the workspace.
 var ErrNotFound = errors.New("campaign not found")
