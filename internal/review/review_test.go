@@ -106,12 +106,36 @@ func FuzzNamedBrands(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		got := namedBrands(text)
-		for _, b := range impersonated {
+		got := namedBrands([]byte(text))
+		for i, b := range impersonated {
 			want := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(b) + `\b`).MatchString(text)
-			if got[b] != want {
-				t.Errorf("%q: brand %q named = %v, the regexp says %v", text, b, got[b], want)
+			if got.has(i) != want {
+				t.Errorf("%q: brand %q named = %v, the regexp says %v", text, b, got.has(i), want)
 			}
 		}
 	})
+}
+
+// FuzzDomainLike holds the hand-written address test to the regular
+// expression it replaces.
+func FuzzDomainLike(f *testing.F) {
+	for _, seed := range []string{"acme.example", "https://acme.example/login", "HTTP://A.B.co/x y", "a..b", ".com", "a.b",
+		"acme.example/path\v", "xn--d1a.example", "httpſ://acme.example", "acme.\u212aom", "https://", "a-b.c-d.ef/", "acme.example "} {
+		f.Add(seed)
+	}
+	re := regexp.MustCompile(`(?i)^(https?://)?([a-z0-9-]+\.)+[a-z]{2,}(/\S*)?$`)
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := domainLike(text), re.MatchString(text); got != want {
+			t.Errorf("domainLike(%q) = %v, the regexp says %v", text, got, want)
+		}
+	})
+}
+
+func TestIsWordByte(t *testing.T) {
+	for c := range 256 {
+		want := c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if got := isWordByte(byte(c)); got != want {
+			t.Errorf("isWordByte(%q) = %v", rune(c), got)
+		}
+	}
 }
