@@ -225,4 +225,3 @@ func (t *shownText) char() {
 
 // wordBreak is a break between words, as a tag is in spaced text.
 func (t *shownText) wordBreak() { t.space = true }
-
