@@ -19,18 +19,19 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
 )
 
 // wantSizing is the memory (MB) and timeout (s) each function must have.
 func wantSizing() map[string][2]float64 {
 	out := map[string][2]float64{}
 	for _, r := range routes.API {
-		s := sizingOf(r)
-		out[r.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+		s := sizing.Route(r)
+		out[r.Function] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
 	}
 	for _, c := range routes.Consumers {
-		s := consumerSizing(c)
-		out[c.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+		s := sizing.Consumer(c)
+		out[c.Function] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
 	}
 	return out
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
 )
 
 // DefaultBinDir is where `make build` puts bin/<function>/bootstrap, relative
@@ -72,7 +73,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	created := map[string]awslambda.Function{} // by function name
 	byPath := map[string]awslambda.Function{}
 	for _, r := range routes.API {
-		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizingOf(r), nil)
+		fn := fns.newFunction(r.Function, "Sesame "+r.Method+" "+r.Path, sizing.Route(r), nil)
 		created[r.Function] = fn
 		addRoute(api, r, fn)
 		if _, ok := byPath[r.Path]; !ok {
