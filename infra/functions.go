@@ -287,6 +287,11 @@ func (d functionDeps) newFunction(function, description string, size sizing.Sizi
 		Environment:  &env,
 		LogGroup:     d.profile(a).logs,
 		Role:         d.profile(a).role,
+		// JSON lines, and none of Lambda's START/END/REPORT lines
+		// (sizing.FunctionLogs says why).
+		LoggingFormat:         awslambda.LoggingFormat(sizing.FunctionLogs.Format),
+		SystemLogLevelV2:      awslambda.SystemLogLevel(sizing.FunctionLogs.SystemLevel),
+		ApplicationLogLevelV2: awslambda.ApplicationLogLevel(sizing.FunctionLogs.ApplicationLevel),
 	})
 	return fn
 }

@@ -453,3 +453,39 @@ func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
 		}
 	}
 }
+
+// Every function logs JSON lines and Lambda writes none of its START, END
+// and REPORT lines (about 270 bytes of CloudWatch Logs per invocation).
+func TestFunctionsLogConfig(t *testing.T) {
+	s := synth(t)
+	for id, fn := range s.doc.routeFunctions() {
+		lc, _ := fn.Properties["LoggingConfig"].(map[string]any)
+		if lc["LogFormat"] != "JSON" || lc["SystemLogLevel"] != "WARN" || lc["ApplicationLogLevel"] != "INFO" {
+			t.Errorf("%s: LoggingConfig %v, want JSON, system WARN, application INFO", id, lc)
+		}
+	}
+}
+
+// The status and webhook consumers wait to fill a batch, pinned in
+// numbers: the latency it adds to an event that arrives alone.
+func TestConsumersBatchingWindow(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	want := map[string]any{
+		routes.Review.Function:          nil,
+		routes.Status.Function:          wantStatusWindow,
+		routes.WebhookDispatch.Function: wantWebhookWindow,
+	}
+	for _, m := range s.doc.ofType("AWS::Lambda::EventSourceMapping") {
+		for fn, w := range want {
+			if refTarget(m.Properties["FunctionName"]) == ids[fn] && m.Properties["MaximumBatchingWindowInSeconds"] != w {
+				t.Errorf("%s: MaximumBatchingWindowInSeconds %v, want %v", fn, m.Properties["MaximumBatchingWindowInSeconds"], w)
+			}
+		}
+	}
+}
+
+const (
+	wantStatusWindow  = 2.0
+	wantWebhookWindow = 1.0
+)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -74,5 +76,19 @@ func TestPriceHandComputed(t *testing.T) {
 	double := w.Add(w)
 	if !near(USEast1.Price(double).Total(), 2*got.Total()) || !near(USEast1.Price(w.Times(3)).Total(), 3*got.Total()) {
 		t.Errorf("Add or Times does not scale the bill")
+	}
+}
+
+func TestItemSize(t *testing.T) {
+	item := map[string]ddbtypes.AttributeValue{
+		"pk":    &ddbtypes.AttributeValueMemberS{Value: "WS#1"},                                                                               // 2 + 4
+		"n":     &ddbtypes.AttributeValueMemberN{Value: "12345"},                                                                              // 1 + 3 + 1
+		"ok":    &ddbtypes.AttributeValueMemberBOOL{Value: true},                                                                              // 2 + 1
+		"tags":  &ddbtypes.AttributeValueMemberL{Value: []ddbtypes.AttributeValue{&ddbtypes.AttributeValueMemberS{Value: "ab"}}},              // 4 + 3 + 1 + 2
+		"m":     &ddbtypes.AttributeValueMemberM{Value: map[string]ddbtypes.AttributeValue{"k": &ddbtypes.AttributeValueMemberS{Value: "v"}}}, // 1 + 3 + 1 + 1 + 1
+		"price": &ddbtypes.AttributeValueMemberN{Value: "0.0500"},                                                                             // 5 + (1+1)/2 + 1
+	}
+	if got, want := ItemSize(item), 6+5+3+10+7+7; got != want {
+		t.Errorf("ItemSize = %d, want %d", got, want)
 	}
 }

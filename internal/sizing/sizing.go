@@ -89,7 +89,10 @@ func BatchSize(c routes.Consumer) int {
 // batch (MaximumBatchingWindow): at low traffic each message would
 // otherwise be its own invocation, receive and delete. The wait is the
 // latency it adds, at most, to a message that arrives alone.
-var batchingWindows = map[string]time.Duration{}
+var batchingWindows = map[string]time.Duration{
+	routes.Status.Function:          2 * time.Second,
+	routes.WebhookDispatch.Function: 1 * time.Second,
+}
 
 // BatchingWindow is how long c's event source may wait to fill a batch;
 // zero for none.
@@ -109,4 +112,41 @@ func Memory(fn string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Logging is how Lambda treats every function's log lines.
+type Logging struct {
+	// Format is Lambda's log format: JSON (the functions already write
+	// JSON lines, which Lambda passes on) or Text.
+	Format string
+	// SystemLevel filters Lambda's own platform lines: at WARN it drops
+	// the START, END and REPORT lines of every invocation (about 270
+	// bytes each time), which only JSON format allows.
+	SystemLevel string
+	// ApplicationLevel filters the functions' lines by their "level"
+	// field, as LOG_LEVEL does in the code.
+	ApplicationLevel string
+}
+
+// FunctionLogs is the Logging of every function.
+var FunctionLogs = Logging{Format: "JSON", SystemLevel: "WARN", ApplicationLevel: "INFO"}
+
+// PlatformLines reports whether Lambda writes its START, END and REPORT
+// lines for each invocation under l.
+func (l Logging) PlatformLines() bool {
+	return l.Format != "JSON" || l.SystemLevel == "" || l.SystemLevel == "INFO" || l.SystemLevel == "DEBUG"
+}
+
+// AccessLogFields are the API Gateway access log's fields, by name, each
+// a $context variable: one JSON object per request. Only what the
+// functions' own request line cannot say: the functions log the request
+// id, route, status and latency of every request that reaches them, so
+// the access log keeps the client's address, the status API Gateway
+// answered and its error for the requests that never reach a function
+// (throttled, too large, unknown route).
+var AccessLogFields = map[string]string{
+	"requestId": "$context.requestId",
+	"ip":        "$context.identity.sourceIp",
+	"status":    "$context.status",
+	"error":     "$context.error.message",
 }
