@@ -63,11 +63,13 @@ func ForeignBrands(subject, body string, own []string) []string {
 }
 
 // foreignBrands is ForeignBrands of the page p read with its text. The
-// subject and the page's two texts are scanned apart, as separate lines.
+// subject and the page's text are scanned apart, as separate lines; the
+// text once joined at its tags, and again around each tag that joins two
+// words, with a word break there.
 func (p *page) foreignBrands(subject string, own []string) []string {
 	var t shownText
 	t.writeString(subject)
-	named := namedBrands(t.b) | namedBrands(p.spaced.b) | namedBrands(p.joined.b)
+	named := namedBrands(t.b) | namedBrands(p.text.b) | splitBrands(p.text.b, p.text.glued)
 	var found []string
 	for i, b := range impersonated {
 		if named.has(i) && !ownsBrand(own, b) {
@@ -116,6 +118,57 @@ func namedBrands(text []byte) brandSet {
 			}
 		}
 		i = end
+	}
+	return named
+}
+
+// brandReach is the longest brand, spaces included ("bank of america";
+// TestBrandReach): a brand named where a tag splits two words lies within
+// it of the split.
+const brandReach = 15
+
+// longWord is longer than any brand's word: a word cut at this length
+// names no brand, however it goes on.
+const longWord = 16
+
+// splitBrands returns the brands text names when a word break is read at
+// each of glued (ascending offsets into text, each between two word
+// bytes) and nowhere else is different: only the windows around them are
+// scanned, overlapping windows merged, so it stays linear.
+func splitBrands(text []byte, glued []int) brandSet {
+	var named brandSet
+	var window []byte
+	for i := 0; i < len(glued); {
+		start, end := max(0, glued[i]-brandReach), min(len(text), glued[i]+brandReach)
+		j := i + 1
+		for j < len(glued) && glued[j]-brandReach <= end {
+			end = min(len(text), glued[j]+brandReach)
+			j++
+		}
+		// Widen to whole words, or mark a word cut long as long.
+		n := 0
+		for start > 0 && isWordByte(text[start-1]) && n < longWord {
+			start--
+			n++
+		}
+		window = window[:0]
+		if start > 0 && isWordByte(text[start-1]) {
+			window = append(window, '_')
+		}
+		for n = 0; end < len(text) && isWordByte(text[end]) && n < longWord; n++ {
+			end++
+		}
+		at := start
+		for _, g := range glued[i:j] {
+			window = append(append(window, text[at:g]...), ' ')
+			at = g
+		}
+		window = append(window, text[at:end]...)
+		if end < len(text) && isWordByte(text[end]) {
+			window = append(window, '_')
+		}
+		named |= namedBrands(window)
+		i = j
 	}
 	return named
 }
@@ -173,6 +226,10 @@ func ownsBrand(own []string, brand string) bool {
 type shownText struct {
 	b     []byte
 	space bool // white space seen since the last character written
+	// glued are the offsets where a tag sits between two word bytes with
+	// no white space: tagAt is the last tag's, while nothing followed it.
+	glued []int
+	tagAt int
 }
 
 func (t *shownText) grow(n int) { t.b = make([]byte, 0, n) }
@@ -195,6 +252,9 @@ func (t *shownText) write(text []byte) {
 				end++
 			}
 			t.char()
+			if t.tagAt > 0 && t.tagAt == len(t.b) && isWordByte(c) {
+				t.glued = append(t.glued, t.tagAt)
+			}
 			t.b = append(t.b, text[i:end]...)
 			i = end
 			continue
@@ -223,5 +283,11 @@ func (t *shownText) char() {
 	t.space = false
 }
 
-// wordBreak is a break between words, as a tag is in spaced text.
-func (t *shownText) wordBreak() { t.space = true }
+// tag notes a tag after what was written: it glues two words if a word
+// byte follows it at once.
+func (t *shownText) tag() {
+	t.tagAt = 0
+	if n := len(t.b); n > 0 && !t.space && isWordByte(t.b[n-1]) {
+		t.tagAt = n
+	}
+}

@@ -14,11 +14,12 @@ import (
 // page is what one pass over an email's HTML finds: its visible text
 // (when asked for) and its layout and link problems.
 type page struct {
-	// spaced and joined are the text outside script and style, with a word
-	// break at every tag and with none, as an inline element or a comment
-	// joins the text around it. A brand named in either is shown.
-	spaced, joined shownText
-	layout, links  []string
+	// text is the text outside script and style as it shows, joined where
+	// a tag (an inline element, a comment) sits between two characters;
+	// text.glued lists those places, where a reader may also see a word
+	// break. A brand named either way is shown.
+	text          shownText
+	layout, links []string
 }
 
 var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly"}
@@ -28,8 +29,7 @@ var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "i
 func readPage(body string, withText bool) *page {
 	p := &page{}
 	if withText {
-		p.spaced.grow(len(body))
-		p.joined.grow(len(body))
+		p.text.grow(len(body))
 	}
 	z := html.NewTokenizer(strings.NewReader(body))
 	var href string
@@ -99,13 +99,11 @@ func readPage(body string, withText bool) *page {
 				linkText = append(linkText, text...)
 			}
 			if withText && skip == 0 {
-				p.spaced.write(text)
-				p.spaced.wordBreak()
-				p.joined.write(text)
+				p.text.write(text)
 			}
 		}
 		if withText && tt != html.TextToken {
-			p.spaced.wordBreak()
+			p.text.tag()
 		}
 	}
 }
