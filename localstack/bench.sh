@@ -13,4 +13,4 @@ export SESAME_REQUIRE_EMULATORS=1
 trap '"$here/emulators.sh" stop' EXIT
 "$here/emulators.sh" start
 cd "$root"
-go test -run '^$' -bench . -benchtime "${BENCHTIME:-300x}" ./internal/bench/
+go test -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-300x}" -timeout 30m ${BENCHFLAGS:-} ./internal/bench/
