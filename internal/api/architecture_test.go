@@ -234,3 +234,27 @@ func later() { _ = regexp.MustCompile("e") }
 		t.Errorf("found %q, want %q", lines, want)
 	}
 }
+
+// senders are the functions that write MIME messages: only they link the
+// MIME writer (go-mail, with x/text and html/template), which the others
+// would start for nothing (BenchmarkInit).
+var senders = []string{"send", "send-batch", "review"}
+
+func TestOnlySendersLinkTheMIMEWriter(t *testing.T) {
+	const writer = "github.com/wneessen/go-mail"
+	dirs, err := filepath.Glob("../../functions/*")
+	if err != nil || len(dirs) < 10 {
+		t.Fatalf("functions: %v, %v", dirs, err)
+	}
+	for _, dir := range dirs {
+		out, err := exec.Command("go", "list", "-tags", "lambda.norpc", "-deps", dir).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", dir, err)
+		}
+		fn := filepath.Base(dir)
+		links := slices.Contains(strings.Fields(string(out)), writer)
+		if want := slices.Contains(senders, fn); links != want {
+			t.Errorf("%s links %s: %v, want %v", fn, writer, links, want)
+		}
+	}
+}
