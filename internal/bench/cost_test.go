@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/cost"
+	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sizing"
@@ -88,21 +89,10 @@ var costResults struct {
 	scenarios []scenario
 }
 
-// sesEnvelope is an SES event as the EventBridge rule puts it on the
-// ses-events queue.
-type sesEnvelope struct {
-	Version    string          `json:"version"`
-	ID         string          `json:"id"`
-	DetailType string          `json:"detail-type"`
-	Source     string          `json:"source"`
-	Time       time.Time       `json:"time"`
-	Detail     status.SESEvent `json:"detail"`
-}
-
 // engagement is an Open and a Click of the email of event, a Send event
 // body the SES stand-in published.
 func engagement(b *testing.B, sendEvent string) []string {
-	var env sesEnvelope
+	var env devstack.EventBridgeEvent
 	if err := json.Unmarshal([]byte(sendEvent), &env); err != nil {
 		b.Fatal(err)
 	}
@@ -114,7 +104,7 @@ func engagement(b *testing.B, sendEvent string) []string {
 	}}
 	var out []string
 	for _, ev := range []status.SESEvent{open, click} {
-		raw, err := json.Marshal(sesEnvelope{Version: "0", ID: uuid.NewString(), DetailType: "Email " + ev.EventType, Source: "aws.ses", Time: now, Detail: ev})
+		raw, err := json.Marshal(devstack.EventBridgeEvent{Version: "0", ID: uuid.NewString(), DetailType: "Email " + ev.EventType, Source: "aws.ses", Time: now, Detail: ev})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -310,18 +300,19 @@ func costReport(out io.Writer) {
 	fmt.Fprintf(out, "\nInfrastructure cost per 1,000 emails (10 KB newsletter; us-east-1 list prices; AWS's billing rules;\n")
 	fmt.Fprintf(out, "batches at %.0f email/s; modelled waits: DynamoDB %v, SES %v, SQS %v, webhook endpoint %v a call)\n",
 		emailsPerSecond, latency.dynamo, latency.ses, latency.sqs, latency.webhook)
-	fmt.Fprintf(out, "  %-44s %9s %9s %9s %11s %9s %9s %8s\n", "scenario", "DynamoDB", "SQS", "Lambda", "API Gateway", "Logs", "total", "% of SES")
+	fmt.Fprintf(out, "  %-44s %9s %9s %9s %11s %11s %9s %9s %8s\n", "scenario", "DynamoDB", "SQS", "Lambda", "API Gateway", "EventBridge", "Logs", "total", "% of SES")
 	var details []string
 	for _, s := range costResults.scenarios {
 		w, notes := s.price()
 		bill := p.Price(w.Times(1000))
-		fmt.Fprintf(out, "  %-44s %9.5f %9.5f %9.5f %11.5f %9.5f %9.5f %7.1f%%\n", s.name,
-			bill.DynamoDB, bill.SQS, bill.Lambda, bill.APIGateway, bill.Logs, bill.Total(), 100*p.ShareOfSES(bill))
+		fmt.Fprintf(out, "  %-44s %9.5f %9.5f %9.5f %11.5f %11.5f %9.5f %9.5f %7.1f%%\n", s.name,
+			bill.DynamoDB, bill.SQS, bill.Lambda, bill.APIGateway, bill.EventBridge, bill.Logs, bill.Total(), 100*p.ShareOfSES(bill))
 		details = append(details, fmt.Sprintf("  %s (%d emails): %.0f B of logs, %.0f B-months stored per email", s.name, s.emails, w.LogBytes, w.ItemByteMonths))
 		for _, n := range notes {
 			details = append(details, "    "+n)
 		}
 	}
-	fmt.Fprintf(out, "  EventBridge: SES events on the default bus are AWS service events, free; SES's own $%.2f is not in the total.\n", p.SESPer1000)
+	fmt.Fprintf(out, "  EventBridge: SES's events are opt-in data events, $1.00 per million (only management events are free);\n")
+	fmt.Fprintf(out, "  SES's own $%.2f is not in the total. Per 1,000 emails: $ of each service.\n", p.SESPer1000)
 	fmt.Fprintf(out, "Per function, per email:\n%s\n", strings.Join(details, "\n"))
 }

@@ -26,11 +26,13 @@ type Prices struct {
 	DynamoStorageGBMonth, PITRGBMonth float64
 	// SQSRequest: a standard queue's API request, per 64 KB chunk.
 	SQSRequest float64
-	// EventBridgeEvent: an event SES publishes to the default bus. AWS
-	// service events are free on the default bus (EventBridge pricing:
-	// "state change events published by AWS services are free"); a rule
-	// delivering to an SQS target adds no EventBridge charge, only the SQS
-	// request.
+	// EventBridgeEvent: an event SES publishes to the default bus. The
+	// EventBridge pricing page makes only "AWS management events" (control
+	// plane operations) free; data-plane events a service sends after an
+	// opt-in, as SES does through a configuration set's event destination,
+	// are "AWS opt-in data events", priced like custom events. Priced so
+	// here, per 64 KB event; a rule delivering to an SQS target adds no
+	// EventBridge charge, only the SQS request.
 	EventBridgeEvent float64
 	// LogsIngestGB and LogsStorageGBMonth: CloudWatch Logs standard class.
 	LogsIngestGB, LogsStorageGBMonth float64
@@ -48,7 +50,7 @@ var USEast1 = Prices{
 	DynamoStorageGBMonth: 0.25,
 	PITRGBMonth:          0.20,
 	SQSRequest:           0.40 / 1e6,
-	EventBridgeEvent:     0,
+	EventBridgeEvent:     1.00 / 1e6,
 	LogsIngestGB:         0.50,
 	LogsStorageGBMonth:   0.03,
 	SESPer1000:           0.10,

@@ -54,23 +54,23 @@ func TestPriceHandComputed(t *testing.T) {
 	//   DynamoDB 2000 × $0.125/M + 3000 × $0.625/M
 	//            + 2e6 B / 2^30 × ($0.25 + $0.20)                      = 0.00296319
 	//   SQS 4000 × $0.40/M                                           = 0.0016
-	//   EventBridge: AWS service events are free                     = 0
+	//   EventBridge 2000 × $1.00/M (SES events: opt-in data events)   = 0.002
 	//   Logs 1e6 B / 2^30 × ($0.50 + 1 month × $0.03)                = 0.00049360
-	want := Bill{APIGateway: 0.0035, Lambda: 0.00086667, DynamoDB: 0.00296319, SQS: 0.0016, Logs: 0.00049360}
+	want := Bill{APIGateway: 0.0035, Lambda: 0.00086667, DynamoDB: 0.00296319, SQS: 0.0016, EventBridge: 0.002, Logs: 0.00049360}
 	for name, pair := range map[string][2]float64{
 		"API Gateway": {got.APIGateway, want.APIGateway},
 		"Lambda":      {got.Lambda, want.Lambda},
 		"DynamoDB":    {got.DynamoDB, want.DynamoDB},
 		"SQS":         {got.SQS, want.SQS},
-		"EventBridge": {got.EventBridge, 0},
+		"EventBridge": {got.EventBridge, want.EventBridge},
 		"Logs":        {got.Logs, want.Logs},
 	} {
 		if math.Abs(pair[0]-pair[1]) > 1e-8 {
 			t.Errorf("%s: $%.8f, want $%.8f", name, pair[0], pair[1])
 		}
 	}
-	if share := USEast1.ShareOfSES(got); math.Abs(share-0.0942346) > 1e-6 {
-		t.Errorf("share of SES %.6f, want 0.094235", share)
+	if share := USEast1.ShareOfSES(got); math.Abs(share-0.1142346) > 1e-6 {
+		t.Errorf("share of SES %.6f, want 0.114235", share)
 	}
 	// Work adds and scales as quantities do.
 	double := w.Add(w)
