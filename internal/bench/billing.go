@@ -49,7 +49,7 @@ type storedItem struct {
 	expires time.Time // zero: no TTL
 }
 
-// usage is what the wrapped calls cost since the last take.
+// dbUsage is what the wrapped calls cost since the last take.
 type dbUsage struct {
 	Calls       int
 	Read, Write float64

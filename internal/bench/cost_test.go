@@ -211,7 +211,7 @@ var latency = struct{ dynamo, ses, sqs, webhook time.Duration }{
 	dynamo: 5 * time.Millisecond, ses: 30 * time.Millisecond, sqs: 8 * time.Millisecond, webhook: 150 * time.Millisecond,
 }
 
-// consumers are the queue consumers by function.
+// consumerOf is the queue consumer of function fn, if it is one.
 func consumerOf(fn string) (routes.Consumer, bool) {
 	for _, c := range routes.Consumers {
 		if c.Function == fn {

@@ -35,7 +35,6 @@ func cpuTime() time.Duration {
 type countingWriter struct {
 	mu           sync.Mutex
 	bytes, lines int
-	last         []byte
 }
 
 func (w *countingWriter) Write(p []byte) (int, error) {
@@ -46,7 +45,6 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 			w.lines++
 		}
 	}
-	w.last = append(w.last[:0], p...)
 	w.mu.Unlock()
 	return len(p), nil
 }

@@ -5,6 +5,7 @@
 package review
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -20,6 +21,10 @@ import (
 // layout is a new one.
 func Fingerprint(body string) string {
 	h := sha256.New()
+	// What is hashed is gathered and written in pieces of a few KB: one
+	// small write per tag would cost more than the tokenizer.
+	buf := make([]byte, 0, 4096)
+	var attrs [][]byte // into the tokenizer's buffer, valid until Next
 	z := html.NewTokenizer(strings.NewReader(body))
 	for {
 		tt := z.Next()
@@ -30,21 +35,24 @@ func Fingerprint(body string) string {
 			continue
 		}
 		name, hasAttr := z.TagName()
-		h.Write([]byte{byte(tt)})
-		h.Write(name)
-		var attrs []string
+		buf = append(append(buf, byte(tt)), name...)
+		attrs = attrs[:0]
 		for hasAttr {
 			var k []byte
 			k, _, hasAttr = z.TagAttr()
-			attrs = append(attrs, string(k))
+			attrs = append(attrs, k)
 		}
-		slices.Sort(attrs) // attribute order does not change a layout
+		slices.SortFunc(attrs, bytes.Compare) // attribute order does not change a layout
 		for _, a := range attrs {
-			h.Write([]byte{' '})
-			h.Write([]byte(a))
+			buf = append(append(buf, ' '), a...)
 		}
-		h.Write([]byte{'\n'})
+		buf = append(buf, '\n')
+		if len(buf) >= 4096-256 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
 	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

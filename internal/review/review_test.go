@@ -1,6 +1,7 @@
 package review
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,6 +29,22 @@ func TestFingerprint(t *testing.T) {
 				t.Errorf("same = %v, want %v", got, tc.same)
 			}
 		})
+	}
+}
+
+// The fingerprint of a layout never changes: stored template verdicts are
+// keyed by it.
+func TestFingerprintIsStable(t *testing.T) {
+	body := `<html><body><h1 class="t" id="x" data-b="1">Hi</h1><p>x<br/></p><a href="y" B="2">z</a></body></html>`
+	if got, want := Fingerprint(body), "b2c26341b319f2300b9fa0c6270c587710934aec238570da092f928ea84c259b"; got != want {
+		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+	raw, err := os.ReadFile("../bench/testdata/newsletter-10k.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Fingerprint(string(raw)), "b682dbcdb0368f92edc3f04df9f96749ae17eca57cc8892cd49bbf606652f0f9"; got != want {
+		t.Errorf("Fingerprint of the newsletter = %s, want %s", got, want)
 	}
 }
 
