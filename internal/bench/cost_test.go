@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -245,7 +247,8 @@ func (s scenario) price() (cost.Work, []string) {
 	per := 1 / float64(s.emails)
 	w.LogMonths = 1 // every log group keeps a month (infra logRetention)
 	w.ItemByteMonths = s.byteMonths * per
-	for fn, fw := range s.work {
+	for _, fn := range slices.Sorted(maps.Keys(s.work)) {
+		fw := s.work[fn]
 		msgs := float64(fw.messages) * per // per email
 		mean := func(v float64) float64 { return v / float64(fw.messages) }
 		cpu := time.Duration(mean(float64(fw.sum.cpu)))
