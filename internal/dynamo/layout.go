@@ -54,6 +54,8 @@ const (
 	kindWebhook         = "WEBHOOK"
 	kindWebhookDelivery = "WHDELIVERY"
 	kindWebhookAttempt  = "WHATTEMPT"
+	// Segments (sk = UUIDv7 id): a name and a filter, never members.
+	kindSegment = "SEGMENT"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -73,6 +75,7 @@ var WorkspaceKinds = []string{
 	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
+	kindSegment,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
@@ -151,3 +154,4 @@ func webhookDeliveryPK(ws, endpointID string) string {
 func webhookAttemptPK(ws, endpointID string) string {
 	return wsSubPK(ws, kindWebhookAttempt, endpointID)
 }
+func segmentPK(ws string) string { return wsPK(ws, kindSegment) }

@@ -37,6 +37,8 @@ type (
 	Metrics struct{ *Table }
 	// Webhooks are endpoints, their deliveries and delivery attempts.
 	Webhooks struct{ *Table }
+	// Segments are a workspace's named filters.
+	Segments struct{ *Table }
 )
 
 // Repositories are every repository over one table, for processes (the dev
@@ -57,6 +59,7 @@ type Repositories struct {
 	Clicks       *Clicks
 	Metrics      *Metrics
 	Webhooks     *Webhooks
+	Segments     *Segments
 }
 
 // NewRepositories builds every repository over t.
@@ -65,5 +68,6 @@ func NewRepositories(t *Table) Repositories {
 		Table: t, Workspaces: &Workspaces{t}, Keys: &Keys{t}, Domains: &Domains{t}, Senders: &Senders{t},
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
+		Segments: &Segments{t},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/webhook"
@@ -25,4 +26,6 @@ var (
 	_ status.Store           = (*dynamo.Statuses)(nil)
 	_ webhook.DispatchStore  = (*dynamo.Webhooks)(nil)
 	_ webhook.EndpointLister = (*dynamo.Webhooks)(nil)
+	_ segment.Store          = (*dynamo.Segments)(nil)
+	_ segment.Suppressions   = (*dynamo.Suppressions)(nil)
 )
