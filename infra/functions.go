@@ -88,6 +88,16 @@ var sendRoute = access{
 	sendEmail: true,
 }
 
+// contactWriteRoute is a contact write (create, update, delete): it reads
+// the contact and its email claim (GetItem) and writes both in one
+// transaction, whose items are authorized as PutItem and DeleteItem. It
+// updates nothing but its API key's count.
+var contactWriteRoute = access{
+	name:    "contact-write-route",
+	table:   []string{ddbGetItem, ddbPutItem, ddbDeleteItem},
+	apiKeys: true,
+}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -116,6 +126,12 @@ var functionAccess = map[string]access{
 	routes.Send.Function:       sendRoute,
 	routes.SendBatch.Function:  sendRoute,
 	routes.OpenAPI.Function:    publicRoute,
+
+	routes.ListContacts.Function:  readRoute,
+	routes.GetContact.Function:    readRoute,
+	routes.CreateContact.Function: contactWriteRoute,
+	routes.UpdateContact.Function: contactWriteRoute,
+	routes.DeleteContact.Function: contactWriteRoute,
 
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/sesame-mail/sesame/internal/api/audience"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
 	"github.com/sesame-mail/sesame/internal/api/reads"
@@ -37,6 +38,7 @@ var Functions = []wire.Starter{
 	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, reads.Domains,
 	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
+	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
 }
 
 // Function is the function named name.
@@ -110,6 +112,7 @@ func Routes(d Deps) []httpapi.Route {
 	all := reads.Routes(d.Repos.Table, d.Cursors)
 	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, openapi.Handlers{}.Routes()...)
+	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	return all
 }
 

@@ -21,7 +21,7 @@ const module = "github.com/sesame-mail/sesame/"
 // queue consumer, the console and a campaign run the same code.
 var domainPackages = []string{
 	"internal/email", "internal/sending", "internal/attachment", "internal/event",
-	"internal/metrics", "internal/identity", "internal/webhook", "internal/status",
+	"internal/metrics", "internal/identity", "internal/webhook", "internal/status", "internal/contact",
 	"internal/review", "internal/compose", "internal/workspace", "internal/apikey",
 	"internal/owner",
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,17 @@ type Contact struct {
 	CreatedAt      time.Time           `json:"created_at"`
 	UpdatedAt      time.Time           `json:"updated_at"`
 }
+
+// ErrNotFound is returned for a contact that is absent or foreign, and
+// ErrExists for a new email that another contact of the workspace has.
+var (
+	ErrNotFound = errors.New("contact not found")
+	ErrExists   = errors.New("a contact with this email exists")
+)
+
+// NormalizeEmail is the stored form of an address: trimmed and lowercased,
+// so that uniqueness is case-insensitive.
+func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // PropertyKind is the JSON type of a property value.
 type PropertyKind int

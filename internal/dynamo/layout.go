@@ -1,6 +1,8 @@
 package dynamo
 
 import (
+	"hash/fnv"
+	"strconv"
 	"strings"
 
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -54,6 +56,12 @@ const (
 	kindWebhook         = "WEBHOOK"
 	kindWebhookDelivery = "WHDELIVERY"
 	kindWebhookAttempt  = "WHATTEMPT"
+	// Contacts, sharded over contactShards partitions by their id
+	// (CONTACT#<shard>, sk = UUIDv7 id, so a reverse Query of a shard is
+	// newest first), and the claim of each email, sharded by the email
+	// (CONTACTEMAIL#<shard>, sk = lowercased email, holding the id).
+	kindContact      = "CONTACT"
+	kindContactEmail = "CONTACTEMAIL"
 	// Segments (sk = UUIDv7 id): a name and a filter, never members.
 	kindSegment = "SEGMENT"
 
@@ -75,6 +83,7 @@ var WorkspaceKinds = []string{
 	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
+	kindContact, kindContactEmail,
 	kindSegment,
 }
 
@@ -153,5 +162,25 @@ func webhookDeliveryPK(ws, endpointID string) string {
 }
 func webhookAttemptPK(ws, endpointID string) string {
 	return wsSubPK(ws, kindWebhookAttempt, endpointID)
+}
+func contactShardPK(ws string, shard int) string {
+	return wsSubPK(ws, kindContact, strconv.Itoa(shard))
+}
+func contactPK(ws, id string) string { return contactShardPK(ws, shardOf(id)) }
+func contactEmailPK(ws, email string) string {
+	return wsSubPK(ws, kindContactEmail, strconv.Itoa(shardOf(email)))
+}
+
+// contactShards is how many partitions hold a workspace's contacts (and
+// their email claims): enough that reading 1,000,000 contacts in parallel
+// fits API Gateway's 29 s (docs/decisions.md has the arithmetic).
+const contactShards = 16
+
+// shardOf spreads ids and emails evenly over the shards. A UUIDv7's
+// leading bits are its time, so the whole string is hashed.
+func shardOf(s string) int {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return int(h.Sum32() % contactShards)
 }
 func segmentPK(ws string) string { return wsPK(ws, kindSegment) }

@@ -37,6 +37,8 @@ type (
 	Metrics struct{ *Table }
 	// Webhooks are endpoints, their deliveries and delivery attempts.
 	Webhooks struct{ *Table }
+	// Contacts are a workspace's audience, each email claimed by one.
+	Contacts struct{ *Table }
 	// Segments are a workspace's named filters.
 	Segments struct{ *Table }
 )
@@ -59,6 +61,7 @@ type Repositories struct {
 	Clicks       *Clicks
 	Metrics      *Metrics
 	Webhooks     *Webhooks
+	Contacts     *Contacts
 	Segments     *Segments
 }
 
@@ -68,6 +71,6 @@ func NewRepositories(t *Table) Repositories {
 		Table: t, Workspaces: &Workspaces{t}, Keys: &Keys{t}, Domains: &Domains{t}, Senders: &Senders{t},
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
-		Segments: &Segments{t},
+		Contacts: &Contacts{t}, Segments: &Segments{t},
 	}
 }

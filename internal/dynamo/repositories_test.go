@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
@@ -16,6 +17,7 @@ import (
 // Each repository has the interface its domain package declares.
 var (
 	_ httpapi.Authenticator  = (*dynamo.Keys)(nil)
+	_ contact.Store          = (*dynamo.Contacts)(nil)
 	_ email.Store            = (*dynamo.Emails)(nil)
 	_ email.ClickStore       = (*dynamo.Clicks)(nil)
 	_ event.Store            = (*dynamo.Events)(nil)

@@ -77,6 +77,7 @@ type Reason string
 const (
 	IdempotencyConflict   Reason = "idempotency_conflict"    // key reused with another request
 	IdempotencyInProgress Reason = "idempotency_in_progress" // key's first request still running
+	ContactExists         Reason = "contact_exists"          // another contact has the email
 )
 
 // Reasons of KindForbidden.

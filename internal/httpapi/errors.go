@@ -28,6 +28,7 @@ const (
 	CodeConflict              Code = "conflict"
 	CodeIdempotencyConflict   Code = "idempotency_conflict"
 	CodeIdempotencyInProgress Code = "idempotency_in_progress"
+	CodeContactExists         Code = "contact_exists"
 	CodeMessageTooLarge       Code = "message_too_large"
 	CodeRateLimited           Code = "rate_limited"
 	CodeQuotaExceeded         Code = "monthly_quota_exceeded"
@@ -64,6 +65,7 @@ var table = []row{
 	{fail.KindConflict, "", CodeConflict, http.StatusConflict},
 	{fail.KindConflict, fail.IdempotencyConflict, CodeIdempotencyConflict, http.StatusConflict},
 	{fail.KindConflict, fail.IdempotencyInProgress, CodeIdempotencyInProgress, http.StatusConflict},
+	{fail.KindConflict, fail.ContactExists, CodeContactExists, http.StatusConflict},
 	{fail.KindTooLarge, "", CodeMessageTooLarge, http.StatusRequestEntityTooLarge},
 	{fail.KindTooMany, "", CodeRateLimited, http.StatusTooManyRequests},
 	{fail.KindTooMany, fail.QuotaExceeded, CodeQuotaExceeded, http.StatusTooManyRequests},

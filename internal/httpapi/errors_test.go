@@ -28,6 +28,7 @@ func TestErrorTable(t *testing.T) {
 		{fail.KindNotFound, fail.SenderNotFound, "sender_not_found", 404},
 		{fail.KindConflict, fail.IdempotencyConflict, "idempotency_conflict", 409},
 		{fail.KindConflict, fail.IdempotencyInProgress, "idempotency_in_progress", 409},
+		{fail.KindConflict, fail.ContactExists, "contact_exists", 409},
 		{fail.KindTooLarge, "", "message_too_large", 413},
 		{fail.KindTooMany, "", "rate_limited", 429},
 		{fail.KindTooMany, fail.QuotaExceeded, "monthly_quota_exceeded", 429},
@@ -36,7 +37,7 @@ func TestErrorTable(t *testing.T) {
 		{fail.KindConflict, "", "conflict", 409},
 		{fail.KindForbidden, "", "forbidden", 403},
 		// A reason the table does not know falls back to its kind's plain case.
-		{fail.KindConflict, "contact_exists", "conflict", 409},
+		{fail.KindConflict, "no_such_reason", "conflict", 409},
 		{fail.KindInvalid, fail.QuotaExceeded, "invalid_field", 400},
 	}
 	for _, tc := range cases {

@@ -31,10 +31,19 @@ var (
 	Events     = Route{Function: "list-events", Method: "GET", Path: "/api/v1/events", Scope: apikey.EventsRead}
 	Metrics    = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
 	OpenAPI    = Route{Function: "get-openapi", Method: "GET", Path: "/api/v1/openapi.json", Public: true}
+
+	CreateContact = Route{Function: "create-contact", Method: "POST", Path: "/api/v1/contacts", Scope: apikey.ContactsWrite}
+	ListContacts  = Route{Function: "list-contacts", Method: "GET", Path: "/api/v1/contacts", Scope: apikey.ContactsRead}
+	GetContact    = Route{Function: "get-contact", Method: "GET", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsRead}
+	UpdateContact = Route{Function: "update-contact", Method: "PATCH", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
+	DeleteContact = Route{Function: "delete-contact", Method: "DELETE", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
 )
 
 // API is every implemented /api/v1 route.
-var API = []Route{ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI}
+var API = []Route{
+	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
+	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
+}
 
 // Consumer is a Lambda function fed by a queue through an event source
 // mapping (batches, partial batch failures reported).

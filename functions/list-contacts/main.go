@@ -1,0 +1,9 @@
+// Command list-contacts is the Lambda function serving GET /api/v1/contacts.
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+)
+
+func main() { wire.Main(audience.ListContacts) }

@@ -1,0 +1,9 @@
+// Command update-contact is the Lambda function serving PATCH /api/v1/contacts/{id}.
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+)
+
+func main() { wire.Main(audience.UpdateContact) }

@@ -1,0 +1,146 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
+)
+
+// EachContact calls fn with every contact of the workspace. The shards are
+// read in parallel, each a Query (never a Scan); fn runs on the caller's
+// goroutine, one call at a time, and an error from it stops the read and
+// is returned.
+func (s *Contacts) EachContact(ctx context.Context, workspaceID string, fn func(contact.Contact) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan []contactItem, contactShards)
+	g, gctx := errgroup.WithContext(ctx)
+	for shard := range contactShards {
+		g.Go(func() error {
+			in, err := s.partition("", schema.AttrPK, contactShardPK(workspaceID, shard))
+			if err != nil {
+				return err
+			}
+			p := dynamodb.NewQueryPaginator(s.DB, in)
+			for p.HasMorePages() {
+				page, err := p.NextPage(gctx)
+				if err != nil {
+					return fmt.Errorf("read contacts: %w", err)
+				}
+				var items []contactItem
+				if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+					return err
+				}
+				select {
+				case pages <- items:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	go func() {
+		_ = g.Wait() // returned below
+		close(pages)
+	}()
+	var fnErr error
+	for items := range pages {
+		for _, it := range items {
+			if fnErr != nil {
+				break
+			}
+			if fnErr = fn(it.contact(workspaceID)); fnErr != nil {
+				cancel()
+			}
+		}
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	return g.Wait()
+}
+
+// ListContacts returns contacts newest first: a reverse Query of every
+// shard, merged by id (UUIDv7, so by creation time). subscribed and tag
+// filter within the Queries, under listReadBudget items examined; email
+// reads the one contact through its claim.
+func (s *Contacts) ListContacts(ctx context.Context, workspaceID string, f contact.Filter, after string, limit int) ([]contact.Contact, string, bool, error) {
+	if f.Email != "" {
+		return s.listByEmail(ctx, workspaceID, f, after)
+	}
+	m := &shardMerge{s: s, limit: limit}
+	for shard := range contactShards {
+		in, err := contactShardQuery(s.Name, contactShardPK(workspaceID, shard), f, after)
+		if err != nil {
+			return nil, "", false, err
+		}
+		m.shards = append(m.shards, &shardReader{in: in, more: true})
+	}
+	items, next, more, err := m.run(ctx)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("list contacts: %w", err)
+	}
+	out := make([]contact.Contact, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.contact(workspaceID))
+	}
+	return out, next, more, nil
+}
+
+// listByEmail is the list filtered by an exact email: none or one contact.
+func (s *Contacts) listByEmail(ctx context.Context, workspaceID string, f contact.Filter, after string) ([]contact.Contact, string, bool, error) {
+	c, err := s.GetContactByEmail(ctx, workspaceID, f.Email)
+	switch {
+	case errors.Is(err, contact.ErrNotFound) || after != "":
+		return []contact.Contact{}, "", false, nil
+	case err != nil:
+		return nil, "", false, err
+	case f.Subscribed != nil && c.Subscribed != *f.Subscribed,
+		f.Tag != "" && !slices.Contains(c.Tags, f.Tag):
+		return []contact.Contact{}, "", false, nil
+	}
+	return []contact.Contact{c}, "", false, nil
+}
+
+// contactShardQuery is the reverse Query of one shard, after the id
+// after, with the list's filters.
+func contactShardQuery(table, pk string, f contact.Filter, after string) (*dynamodb.QueryInput, error) {
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(pk))
+	if after != "" {
+		keyCond = keyCond.And(expression.Key(schema.AttrSK).LessThan(expression.Value(after)))
+	}
+	b := expression.NewBuilder().WithKeyCondition(keyCond)
+	var filters []expression.ConditionBuilder
+	if f.Subscribed != nil {
+		filters = append(filters, expression.Name("subscribed").Equal(expression.Value(*f.Subscribed)))
+	}
+	if f.Tag != "" {
+		filters = append(filters, expression.Contains(expression.Name("tags"), f.Tag))
+	}
+	switch len(filters) {
+	case 1:
+		b = b.WithFilter(filters[0])
+	case 2:
+		b = b.WithFilter(filters[0].And(filters[1]))
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.QueryInput{
+		TableName: &table, ScanIndexForward: aws.Bool(false),
+		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
