@@ -39,6 +39,7 @@ var Functions = []wire.Starter{
 	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
 	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
+	audience.CreateSegment,
 }
 
 // Function is the function named name.
@@ -113,6 +114,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, openapi.Handlers{}.Routes()...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
+	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
 	return all
 }
 

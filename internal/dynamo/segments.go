@@ -9,11 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/segment"
-	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // segmentItem is a segment: its filter in canonical JSON, never its
@@ -39,30 +37,17 @@ func (it segmentItem) segment(workspaceID string) (segment.Segment, error) {
 	}, nil
 }
 
-// CreateSegment stores a new segment of an existing workspace
-// (workspace.ErrNotFound otherwise).
+// CreateSegment stores a new segment. Its workspace is the API key's, so
+// it is not checked again.
 func (s *Segments) CreateSegment(ctx context.Context, seg segment.Segment) error {
 	filter, err := json.Marshal(seg.Filter)
 	if err != nil {
 		return err
 	}
-	wsCheck, err := s.workspaceCheck(seg.WorkspaceID)
-	if err != nil {
-		return err
-	}
-	put, err := s.putOf(segmentItem{
+	err = s.putItem(ctx, segmentItem{
 		PK: segmentPK(seg.WorkspaceID), SK: seg.ID, ID: seg.ID, Name: seg.Name, Filter: string(filter),
 		ContactCount: seg.ContactCount, CreatedAt: seg.CreatedAt.UTC(),
 	}, itemAbsent())
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
-		wsCheck, {Put: put},
-	}})
-	if isTransactionConditionFailed(err) {
-		return workspace.ErrNotFound
-	}
 	if err != nil {
 		return fmt.Errorf("create segment: %w", err)
 	}

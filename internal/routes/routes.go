@@ -37,12 +37,15 @@ var (
 	GetContact    = Route{Function: "get-contact", Method: "GET", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsRead}
 	UpdateContact = Route{Function: "update-contact", Method: "PATCH", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
 	DeleteContact = Route{Function: "delete-contact", Method: "DELETE", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
+
+	CreateSegment = Route{Function: "create-segment", Method: "POST", Path: "/api/v1/segments", Scope: apikey.SegmentsWrite}
 )
 
 // API is every implemented /api/v1 route.
 var API = []Route{
 	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
 	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
+	CreateSegment,
 }
 
 // Consumer is a Lambda function fed by a queue through an event source

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,11 +17,6 @@ import (
 // Param is the request field a filter is read from: every refusal of
 // Parse names a path below it, such as filter.all[2].op.
 const Param = "filter"
-
-var (
-	tagPattern         = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
-	propertyKeyPattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
-)
 
 // Parse reads a filter written in the filter language. Every refusal is
 // a fail.KindInvalid error whose param is the path of the offending
@@ -158,7 +152,7 @@ func parseField(raw json.RawMessage, path string) (Field, error) {
 		return Field{}, fail.Invalid(path, "field must be one of %s", fieldList)
 	}
 	if key, ok := strings.CutPrefix(name, string(FieldProperties)+"."); ok {
-		if !propertyKeyPattern.MatchString(key) {
+		if !contact.ValidPropertyKey(key) {
 			return Field{}, fail.Invalid(path, "a property key is 1 to 64 characters a-z, 0-9 and _")
 		}
 		return Field{Name: FieldProperties, Property: key}, nil
@@ -246,7 +240,7 @@ func scalar(raw json.RawMessage, kind valueKind, path string) (contact.Property,
 	case contact.KindString:
 		n := utf8.RuneCountInString(p.String)
 		ok = (kind == valueString || kind == valueScalar) && n > 0 && n <= MaxStringValue ||
-			kind == valueTag && tagPattern.MatchString(p.String)
+			kind == valueTag && contact.ValidTag(p.String)
 	case contact.KindNumber:
 		ok = kind == valueNumber || kind == valueScalar
 	case contact.KindBool:
