@@ -48,6 +48,7 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
+		Contacts:     &owner.Contacts{Store: repos.Contacts},
 	}
 }
 

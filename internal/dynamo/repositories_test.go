@@ -18,6 +18,7 @@ import (
 var (
 	_ httpapi.Authenticator  = (*dynamo.Keys)(nil)
 	_ contact.Store          = (*dynamo.Contacts)(nil)
+	_ contact.ImportStore    = (*dynamo.Contacts)(nil)
 	_ email.Store            = (*dynamo.Emails)(nil)
 	_ email.ClickStore       = (*dynamo.Clicks)(nil)
 	_ event.Store            = (*dynamo.Events)(nil)

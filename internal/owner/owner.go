@@ -18,6 +18,7 @@ type Service struct {
 	Captured     *Captured
 	Suppressions *Suppressions
 	Webhooks     *Webhooks
+	Contacts     *Contacts
 }
 
 // InputError refuses an input of an owner action. Field is the input's

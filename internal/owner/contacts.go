@@ -1,0 +1,82 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/sesame-mail/sesame/internal/contact"
+)
+
+// ContactStore keeps a workspace's contacts.
+type ContactStore interface {
+	contact.Store
+	contact.ImportStore
+	GetContactByEmail(ctx context.Context, workspaceID, email string) (contact.Contact, error)
+}
+
+// Contacts lists, shows, deletes and imports a workspace's contacts.
+type Contacts struct {
+	Store ContactStore
+}
+
+// List returns up to limit contacts, newest first, read a page at a time.
+func (c *Contacts) List(ctx context.Context, workspaceID string, f contact.Filter, limit int) ([]contact.Contact, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	if f.Email != "" {
+		f.Email = contact.NormalizeEmail(f.Email)
+	}
+	var out []contact.Contact
+	after := ""
+	for len(out) < limit {
+		page, next, more, err := c.Store.ListContacts(ctx, workspaceID, f, after, min(limit-len(out), 100))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if !more {
+			break
+		}
+		after = next
+	}
+	return out, nil
+}
+
+// Show reads one contact by id, or by email when ref holds an @.
+func (c *Contacts) Show(ctx context.Context, workspaceID, ref string) (contact.Contact, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return contact.Contact{}, err
+	}
+	var found contact.Contact
+	var err error
+	if strings.Contains(ref, "@") {
+		found, err = c.Store.GetContactByEmail(ctx, workspaceID, ref)
+	} else {
+		found, err = c.Store.GetContact(ctx, workspaceID, strings.ToLower(ref))
+	}
+	if errors.Is(err, contact.ErrNotFound) {
+		return contact.Contact{}, &InputError{Field: "contact", Value: ref, Reason: "is not a contact of the workspace"}
+	}
+	return found, err
+}
+
+// Delete erases one contact, by id or email; its suppression entry, if
+// any, stays.
+func (c *Contacts) Delete(ctx context.Context, workspaceID, ref string) (contact.Contact, error) {
+	found, err := c.Show(ctx, workspaceID, ref)
+	if err != nil {
+		return contact.Contact{}, err
+	}
+	return found, c.Store.DeleteContact(ctx, workspaceID, found.ID)
+}
+
+// Import imports a CSV file (see contact.ReadCSV and contact.Importer).
+func (c *Contacts) Import(ctx context.Context, workspaceID string, r io.Reader, progress func(contact.Report)) (contact.Report, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return contact.Report{}, err
+	}
+	return contact.Importer{Store: c.Store, Workers: 16}.Import(ctx, workspaceID, r, progress)
+}
