@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 	"time"
 
@@ -134,20 +135,21 @@ func (im Importer) writeChunk(ctx context.Context, workspaceID string, rows []Ro
 		byEmail[c.Email] = row
 	}
 	var mu sync.Mutex
+	var taken []Row
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(im.workers())
 	for start := 0; start < len(fresh); start += CreateBatch {
 		batch := fresh[start:min(start+CreateBatch, len(fresh))]
 		g.Go(func() error {
-			taken, err := im.Store.CreateContacts(gctx, batch)
+			lost, err := im.Store.CreateContacts(gctx, batch)
 			if err != nil {
 				return err
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			rep.Created += len(batch) - len(taken)
-			for _, e := range taken {
-				existing = append(existing, byEmail[e])
+			rep.Created += len(batch) - len(lost)
+			for _, e := range lost {
+				taken = append(taken, byEmail[e])
 			}
 			return nil
 		})
@@ -155,22 +157,23 @@ func (im Importer) writeChunk(ctx context.Context, workspaceID string, rows []Ro
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return im.update(ctx, workspaceID, existing, rep)
+	if len(taken) > 0 { // claimed meanwhile: look up by whom
+		emails := make([]string, len(taken))
+		for i, row := range taken {
+			emails[i] = *row.Patch.Email
+		}
+		now, err := im.Store.ContactIDsByEmail(ctx, workspaceID, emails)
+		if err != nil {
+			return err
+		}
+		maps.Copy(ids, now)
+		existing = append(existing, taken...)
+	}
+	return im.update(ctx, workspaceID, existing, ids, rep)
 }
 
-// update applies each row to the contact its email names.
-func (im Importer) update(ctx context.Context, workspaceID string, rows []Row, rep *Report) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	emails := make([]string, len(rows))
-	for i, row := range rows {
-		emails[i] = *row.Patch.Email
-	}
-	ids, err := im.Store.ContactIDsByEmail(ctx, workspaceID, emails)
-	if err != nil {
-		return err
-	}
+// update applies each row to the contact ids names for its email.
+func (im Importer) update(ctx context.Context, workspaceID string, rows []Row, ids map[string]string, rep *Report) error {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(im.workers())

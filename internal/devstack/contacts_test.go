@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/contact"
 )
 
 func TestContactLifecycleOverHTTP(t *testing.T) {
@@ -20,7 +21,7 @@ func TestContactLifecycleOverHTTP(t *testing.T) {
 		"properties": map[string]any{"plan": "pro", "seats": 3, "trial": false},
 	})
 	if c.Email != "jane@example.com" || *c.FirstName != "Jane" || c.LastName != nil || !c.Subscribed ||
-		c.UnsubscribedAt != nil || len(c.Tags) != 2 || c.Properties["seats"] != float64(3) || c.Properties["trial"] != false ||
+		c.UnsubscribedAt != nil || len(c.Tags) != 2 || c.Properties["seats"] != contact.NumberProperty(3) || c.Properties["trial"] != contact.BoolProperty(false) ||
 		c.CreatedAt == "" || c.CreatedAt != c.UpdatedAt {
 		t.Fatalf("created %+v", c)
 	}
@@ -38,7 +39,7 @@ func TestContactLifecycleOverHTTP(t *testing.T) {
 	}).decode(t, http.StatusOK, &upd)
 	u := upd.Data
 	if u.Email != "jane@new.example.com" || u.FirstName != nil || *u.LastName != "Doe" || u.Subscribed ||
-		u.UnsubscribedAt == nil || len(u.Tags) != 2 || len(u.Properties) != 2 || u.Properties["seats"] != float64(5) ||
+		u.UnsubscribedAt == nil || len(u.Tags) != 2 || len(u.Properties) != 2 || u.Properties["seats"] != contact.NumberProperty(5) ||
 		u.CreatedAt != c.CreatedAt {
 		t.Errorf("updated %+v", u)
 	}

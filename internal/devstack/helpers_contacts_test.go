@@ -3,21 +3,12 @@ package devstack_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/sesame-mail/sesame/internal/contact"
 )
 
 // contactBody is the Contact object as the tests read it.
-type contactBody struct {
-	ID             string         `json:"id"`
-	Email          string         `json:"email"`
-	FirstName      *string        `json:"first_name"`
-	LastName       *string        `json:"last_name"`
-	Subscribed     bool           `json:"subscribed"`
-	UnsubscribedAt *string        `json:"unsubscribed_at"`
-	Tags           []string       `json:"tags"`
-	Properties     map[string]any `json:"properties"`
-	CreatedAt      string         `json:"created_at"`
-	UpdatedAt      string         `json:"updated_at"`
-}
+type contactBody = contact.View
 
 type contactList struct {
 	Data       []contactBody `json:"data"`
