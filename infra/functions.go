@@ -212,12 +212,13 @@ var defaultSizing = sizing{memoryMB: 256, timeout: 10 * time.Second}
 var sendSizing = sizing{memoryMB: 1024, timeout: 28 * time.Second}
 
 // segmentSizing is for POST /segments, which reads and evaluates every
-// contact of the workspace (docs/decisions.md has the arithmetic):
+// contact of the workspace (docs/decisions.md, Segments, has the
+// arithmetic):
 //   - 28 s, as the send routes: API Gateway ends the request at 29 s.
-//   - 3008 MB: CPU grows with memory (1769 MB is one vCPU); the 16
-//     shards' pages are decoded in parallel, so about 1.7 vCPUs decode
-//     1,000,000 contacts in a few seconds.
-var segmentSizing = sizing{memoryMB: 3008, timeout: 28 * time.Second}
+//   - 4096 MB: CPU grows with memory (1,769 MB is one vCPU). Decoding
+//     1,000,000 contacts takes about 15 s of one vCPU; the 16 shards'
+//     pages decode in parallel, so 2.3 vCPUs take about 6.5 s.
+var segmentSizing = sizing{memoryMB: 4096, timeout: 28 * time.Second}
 
 // routeSizing lists the routes that need more than defaultSizing.
 var routeSizing = map[string]sizing{
