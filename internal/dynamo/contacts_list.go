@@ -17,11 +17,11 @@ import (
 )
 
 // eachContactPage is how many contacts one Query of EachContact reads.
-// DynamoDB Local's Query slows down more than linearly with its page, so
-// 1 MB pages (~3,000 contacts) took 15.8 s for 100,000 contacts where
-// 500-contact pages took 4.9 s (make bench, BenchmarkSegmentEvaluation);
-// on AWS a page of ~160 KB costs a round trip of a few ms, and a shard of
-// a 1,000,000-contact workspace is ~125 of them.
+// On DynamoDB Local, 16 shards read in 1 MB pages (~3,000 contacts)
+// at once made reading 100,000 contacts take 13 to 39 s; pages of 500
+// kept it at 11 to 17 s (make bench, BenchmarkSegmentEvaluation). On
+// AWS a page of ~160 KB is a round trip of a few ms, ~125 per shard for
+// a 1,000,000-contact workspace.
 const eachContactPage = 500
 
 // EachContact calls fn with every contact of the workspace. The shards are

@@ -86,19 +86,12 @@ func (s *Segments) ListSegments(ctx context.Context, workspaceID string) ([]segm
 
 // DeleteSegment removes a segment (segment.ErrNotFound when absent).
 func (s *Segments) DeleteSegment(ctx context.Context, workspaceID, id string) error {
-	expr, err := conditionExpr(itemExists())
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.Name, Key: key(segmentPK(workspaceID), id),
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	})
-	if isConditionFailed(err) {
-		return segment.ErrNotFound
-	}
+	found, err := s.deleteExisting(ctx, key(segmentPK(workspaceID), id))
 	if err != nil {
 		return fmt.Errorf("delete segment: %w", err)
+	}
+	if !found {
+		return segment.ErrNotFound
 	}
 	return nil
 }
