@@ -133,6 +133,15 @@ var suppressionWriteRoute = access{
 	apiKeys: true,
 }
 
+// segmentRoute is POST /segments: it reads the workspace's do-not-send
+// list and every contact shard (Query on the table) and puts the segment
+// (PutItem), besides its API key's count.
+var segmentRoute = access{
+	name:    "segment-route",
+	table:   []string{ddbQuery, ddbPutItem},
+	apiKeys: true,
+}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -183,6 +192,7 @@ var functionAccess = map[string]access{
 	routes.CreateContact.Function: contactWriteRoute,
 	routes.UpdateContact.Function: contactWriteRoute,
 	routes.DeleteContact.Function: contactWriteRoute,
+	routes.CreateSegment.Function: segmentRoute,
 
 	routes.ListSuppressions.Function:  readRoute,
 	routes.AddSuppressions.Function:   suppressionWriteRoute,

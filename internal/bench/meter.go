@@ -25,7 +25,7 @@ import (
 func cpuTime() time.Duration {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
-		panic(err) // Linux always has this clock
+		return 0 // Linux always has this clock
 	}
 	return time.Duration(ts.Nano())
 }

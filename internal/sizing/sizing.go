@@ -36,11 +36,21 @@ var sendRoute = Sizing{MemoryMB: 1024, Timeout: 28 * time.Second}
 // rides out with retries; 28 s lets it, under API Gateway's 29 s.
 var bulkWriteRoute = Sizing{MemoryMB: 256, Timeout: 28 * time.Second}
 
+// segmentRoute is for POST /segments, which reads and evaluates every
+// contact of the workspace (docs/decisions.md, Segments, has the
+// arithmetic):
+//   - 28 s, as the send routes: API Gateway ends the request at 29 s.
+//   - 4096 MB: CPU grows with memory (1,769 MB is one vCPU). Decoding
+//     1,000,000 contacts takes about 15 s of one vCPU; the 16 shards'
+//     pages decode in parallel, so 2.3 vCPUs take about 6.5 s.
+var segmentRoute = Sizing{MemoryMB: 4096, Timeout: 28 * time.Second}
+
 // routeSizing lists the routes that need more than defaultRoute.
 var routeSizing = map[string]Sizing{
 	routes.Send.Function:            sendRoute,
 	routes.SendBatch.Function:       sendRoute,
 	routes.AddSuppressions.Function: bulkWriteRoute,
+	routes.CreateSegment.Function:   segmentRoute,
 }
 
 // Route is the sizing of route r.
