@@ -13,8 +13,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/publicsuffix"
-
 	"github.com/sesame-mail/sesame/internal/compose"
 )
 
@@ -256,13 +254,27 @@ func checkLinkDomains(sender string, hosts []string, found map[ID]string) {
 	}
 }
 
-// organization is host's registrable domain (example.co.uk for
-// mail.example.co.uk), or host itself when it has none.
+// organization approximates host's registrable domain without the public
+// suffix list (whose Go package links net/http): the last two labels
+// (mail.example.com → example.com), or three when the last is a country
+// code and the one before a common second level (shop.example.co.uk →
+// example.co.uk).
 func organization(host string) string {
-	if d, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
-		return d
+	labels := strings.Split(host, ".")
+	n := 2
+	if len(labels) >= 3 && len(labels[len(labels)-1]) == 2 && secondLevels[labels[len(labels)-2]] {
+		n = 3
 	}
-	return host
+	if len(labels) <= n {
+		return host
+	}
+	return strings.Join(labels[len(labels)-n:], ".")
+}
+
+// secondLevels are the second-level labels under which country codes
+// register names (co.uk, com.au, ne.jp, org.br, ac.nz, gov.in).
+var secondLevels = map[string]bool{
+	"co": true, "com": true, "net": true, "org": true, "gov": true, "edu": true, "ac": true, "ne": true, "or": true,
 }
 
 // quoteList quotes the first few of items, saying how many more there are.
