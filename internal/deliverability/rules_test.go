@@ -140,6 +140,10 @@ func TestRuleUnrelatedLinkDomain(t *testing.T) {
 		"mailto and relative links":          withinGood(`<a href="mailto:help@other.example">help</a><a href="/x">x</a>`),
 		"bare IP (ip_link's)":                withinGood(`<a href="http://192.0.2.7/">x</a>`),
 		"sender in upper case, trailing dot": with(func(in *deliverability.Input) { in.SenderDomain = "Example.COM." }),
+		"one organization under a country's second level": with(func(in *deliverability.Input) {
+			in.SenderDomain = "mail.shop.co.uk"
+			in.HTML = `<p>` + strings.Repeat("Text. ", 50) + `</p><a href="https://www.shop.co.uk/">shop</a><a href="https://shop.co.uk/unsubscribe">x</a>`
+		}),
 	})
 	msg := findings(withinGood(`<a href="https://a.example.net/">a</a><a href="https://a.example.net/2">a</a>`))[deliverability.UnrelatedLinkDomain].Message
 	if strings.Count(msg, "a.example.net") != 1 {
