@@ -142,6 +142,11 @@ var segmentRoute = access{
 	apiKeys: true,
 }
 
+// keyOnlyRoute is a route that reads and writes nothing of a workspace
+// (POST /deliverability/check computes its answer from the body): the key
+// lookup and rate limit (apiKeys), nothing else of the table.
+var keyOnlyRoute = access{name: "key-only-route", apiKeys: true}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -197,6 +202,8 @@ var functionAccess = map[string]access{
 	routes.ListSuppressions.Function:  readRoute,
 	routes.AddSuppressions.Function:   suppressionWriteRoute,
 	routes.DeleteSuppression.Function: suppressionWriteRoute,
+
+	routes.CheckDeliverability.Function: keyOnlyRoute,
 
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,

@@ -9,6 +9,7 @@
 //	pipeline  status, webhook-dispatch: DynamoDB and SQS
 //	sends     send, send-batch, review: DynamoDB, SQS and SES
 //	audience  the contact and segment routes: DynamoDB only
+//	checks    check-deliverability: DynamoDB for the key lookup only
 //
 // A main is one call, wire.Main(<package>.<Function>). internal/api builds
 // every function's services at once, from the same builders, for the dev
