@@ -313,18 +313,27 @@ type batchItem struct {
 	} `json:"error"`
 }
 
-func (r response) batch(t *testing.T, n int) []batchItem {
+func (r response) batch(t *testing.T, n int) []batchItem { return indexedItems[batchItem](t, r, n) }
+
+// indexed is an item of a per-item answer (a batch send, a list of
+// addresses added), which says its place in the request.
+type indexed interface{ itemIndex() int }
+
+func (b batchItem) itemIndex() int { return b.Index }
+
+// indexedItems decodes a per-item answer of n items, each at its index.
+func indexedItems[T indexed](t *testing.T, r response, n int) []T {
 	t.Helper()
 	var b struct {
-		Data []batchItem `json:"data"`
+		Data []T `json:"data"`
 	}
 	r.decode(t, http.StatusOK, &b)
 	if len(b.Data) != n {
-		t.Fatalf("batch answered %d items, want %d: %s", len(b.Data), n, r.body)
+		t.Fatalf("%d items, want %d: %.300s", len(b.Data), n, r.body)
 	}
 	for i, it := range b.Data {
-		if it.Index != i {
-			t.Errorf("item %d has index %d", i, it.Index)
+		if it.itemIndex() != i {
+			t.Errorf("item %d has index %d", i, it.itemIndex())
 		}
 	}
 	return b.Data

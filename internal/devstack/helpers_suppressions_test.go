@@ -81,21 +81,10 @@ func (r response) entry(t *testing.T, status int) suppressionEntry {
 
 // suppressionItems decodes the answer to a list of addresses.
 func (r response) suppressionItems(t *testing.T, n int) []suppressionItem {
-	t.Helper()
-	var b struct {
-		Data []suppressionItem `json:"data"`
-	}
-	r.decode(t, http.StatusOK, &b)
-	if len(b.Data) != n {
-		t.Fatalf("%d items, want %d: %.300s", len(b.Data), n, r.body)
-	}
-	for i, it := range b.Data {
-		if it.Index != i {
-			t.Errorf("item %d has index %d", i, it.Index)
-		}
-	}
-	return b.Data
+	return indexedItems[suppressionItem](t, r, n)
 }
+
+func (s suppressionItem) itemIndex() int { return s.Index }
 
 // unsuppress sends DELETE /api/v1/suppressions/{segment}; segment is the
 // address as it goes in the path, URL-encoded by the caller.
