@@ -67,11 +67,11 @@ func (e Event) Body() ([]byte, error) {
 	return json.Marshal(e.Envelope())
 }
 
-// Publisher hands an event to whatever pushes it out (the webhook fan-out).
-// Publishing the same event twice must be harmless: deliveries are
-// deduplicated per event and endpoint.
+// Publisher hands events to whatever pushes them out (the webhook
+// fan-out), a batch at once. Publishing the same event twice must be
+// harmless: deliveries are deduplicated per event and endpoint.
 type Publisher interface {
-	Publish(ctx context.Context, e Event) error
+	Publish(ctx context.Context, events ...Event) error
 }
 
 // Store reads the events feed: stored envelopes, newest first.
