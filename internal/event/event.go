@@ -44,6 +44,9 @@ type Event struct {
 	// Raw, when set, is the envelope as first recorded: a republished event
 	// carries exactly that, whatever happened to the email since.
 	Raw []byte
+	// Again marks an event published before (a retry of the status
+	// pipeline): an earlier publication may have been delivered.
+	Again bool
 }
 
 // Envelope is the JSON shape of an event in the feed and in webhooks.

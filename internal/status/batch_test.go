@@ -65,7 +65,13 @@ func TestBatchCountsOnceAWorkspace(t *testing.T) {
 		t.Errorf("redelivered batch: %d UpdateItem calls, want none (every event is a duplicate)", got)
 	}
 	wantCounts("redelivered")
-	if got := len(w.pub.published()); got != 2*n {
-		t.Errorf("%d events published, want each delivery twice (%d): a redelivery may follow a lost fan-out", got, 2*n)
+	published := w.pub.published()
+	if len(published) != 2*n {
+		t.Fatalf("%d events published, want each delivery twice (%d): a redelivery may follow a lost fan-out", len(published), 2*n)
+	}
+	for i, ev := range published {
+		if ev.Again != (i >= n) {
+			t.Errorf("event %d published with Again %v, want it only on the republished ones (the dispatcher checks those for a delivery)", i, ev.Again)
+		}
 	}
 }

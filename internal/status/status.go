@@ -224,6 +224,7 @@ func (p *Processor) apply(ctx context.Context, ev SESEvent, firstDelivery bool) 
 				if dup != nil && len(dup.Body) > 0 {
 					c.Event.Raw = dup.Body
 				}
+				c.Event.Again = err != nil
 				out.publish = c.Event
 			}
 			return out, nil
@@ -450,6 +451,7 @@ func (p *Processor) RecordFailure(ctx context.Context, e email.Email) error {
 	err := p.Store.Apply(ctx, c)
 	if errors.Is(err, ErrDuplicate) {
 		out.applied = nil
+		c.Event.Again = true
 	} else if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func jobsOf(e event.Event, endpoints []Endpoint) ([][]byte, error) {
 	jobs := make([][]byte, 0, len(targets))
 	for _, ep := range targets {
 		msg, err := json.Marshal(Job{
-			WorkspaceID: e.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Payload: string(body),
+			WorkspaceID: e.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Payload: string(body), Again: e.Again,
 		})
 		if err != nil {
 			return nil, err
