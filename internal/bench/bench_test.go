@@ -98,6 +98,10 @@ type rig struct {
 	ses    *countedSES
 	events *capturedEvents
 	logs   *countingWriter
+	// pending are SES events not yet given to the status consumer, which
+	// takes them batch at a time.
+	pending []string
+	batch   int
 }
 
 // workspace is a workspace of the rig with a live key and a verified

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -67,14 +68,17 @@ type emailWork map[string]*struct {
 	sum      sample
 }
 
-func (w emailWork) add(fn string, s sample) {
+func (w emailWork) add(fn string, s sample) { w.addBatch(fn, 1, s) }
+
+// addBatch adds the sample of a batch of n messages.
+func (w emailWork) addBatch(fn string, n int, s sample) {
 	if w[fn] == nil {
 		w[fn] = &struct {
 			messages int
 			sum      sample
 		}{}
 	}
-	w[fn].messages++
+	w[fn].messages += n
 	w[fn].sum = w[fn].sum.add(s)
 }
 
@@ -117,26 +121,56 @@ func engagement(b *testing.B, sendEvent string) []string {
 
 // consume runs consumer fn on one message and fails on a retry.
 func consume(b *testing.B, fn func(msgs []batch.Message) []string, body string) {
-	if retry := fn([]batch.Message{{ID: uuid.NewString(), Body: body, Receipt: "r", ReceiveCount: 1}}); len(retry) > 0 {
-		b.Fatalf("message failed: %s", body)
+	consumeBatch(b, fn, []string{body})
+}
+
+// consumeBatch runs consumer fn on one batch of messages and fails on a
+// retry.
+func consumeBatch(b *testing.B, fn func(msgs []batch.Message) []string, bodies []string) {
+	var msgs []batch.Message
+	for _, body := range bodies {
+		msgs = append(msgs, batch.Message{ID: uuid.NewString(), Body: body, Receipt: "r", ReceiveCount: 1})
+	}
+	if retry := fn(msgs); len(retry) > 0 {
+		b.Fatalf("%d of %d messages failed", len(retry), len(msgs))
 	}
 }
 
-// pipeline runs the SES events of the emails sent so far (and, with
-// engaged, an open and a click of each) through the status consumer and
-// every webhook job they make through the dispatcher, measuring each.
-func (r *rig) pipeline(b *testing.B, w emailWork, engaged bool) {
+// statusBatch is the batch of SES events the status function gets at
+// emailsPerSecond with perEmail events an email: the batch the cost
+// model prices it at, so the bench makes the writes a batch makes.
+func statusBatch(perEmail int) int {
+	c, _ := consumerOf(routes.Status.Function)
+	batching := cost.Batching{Size: sizing.BatchSize(c), Window: sizing.BatchingWindow(c)}
+	return int(math.Round(batching.Expected(emailsPerSecond * float64(perEmail))))
+}
+
+// pipeline queues the SES events of the emails sent so far (and, with
+// engaged, an open and a click of each) for the status consumer, and runs
+// whole batches of them (all of them with flush) through it and every
+// webhook job they make through the dispatcher, measuring each.
+func (r *rig) pipeline(b *testing.B, w emailWork, engaged, flush bool) {
 	ctx := b.Context()
 	evs := r.events.drain()
-	var all []string
+	perEmail := 0
 	for _, e := range evs {
-		all = append(all, e)
+		r.pending = append(r.pending, e)
+		perEmail++
 		if engaged && strings.Contains(e, `"eventType":"Send"`) {
-			all = append(all, engagement(b, e)...)
+			r.pending = append(r.pending, engagement(b, e)...)
+			perEmail += 2
 		}
 	}
-	for _, e := range all {
-		w.add(routes.Status.Function, r.measure(func() { consume(b, func(m []batch.Message) []string { return r.deps.Status.Handle(ctx, m) }, e) }))
+	if perEmail > 0 {
+		r.batch = statusBatch(perEmail)
+	}
+	for len(r.pending) > 0 && (len(r.pending) >= r.batch || flush) {
+		n := min(len(r.pending), max(r.batch, 1))
+		msgs := r.pending[:n]
+		r.pending = r.pending[n:]
+		w.addBatch(routes.Status.Function, n, r.measure(func() {
+			consumeBatch(b, func(m []batch.Message) []string { return r.deps.Status.Handle(ctx, m) }, msgs)
+		}))
 		for _, job := range r.sqs.drain(webhooksQueueURL) {
 			w.add(routes.WebhookDispatch.Function, r.measure(func() {
 				consume(b, func(m []batch.Message) []string { return r.deps.Webhooks.Handle(ctx, m) }, job)
@@ -192,8 +226,9 @@ func BenchmarkCost(b *testing.B) {
 						consume(b, func(msgs []batch.Message) []string { return r.deps.Reviewer.Handle(b.Context(), msgs) }, m)
 					}))
 				}
-				r.pipeline(b, w, run.engaged)
+				r.pipeline(b, w, run.engaged, false)
 			}
+			r.pipeline(b, w, run.engaged, true)
 			costResults.Lock()
 			costResults.scenarios = append(costResults.scenarios, scenario{name: run.name, emails: n, work: w, byteMonths: r.db.storedByteMonths(time.Now())})
 			costResults.Unlock()

@@ -1,9 +1,12 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -29,11 +32,10 @@ type dedupeItem struct {
 // double the write cost): first what is idempotent (the email, guarded by
 // its status; the click record and suppression, at fixed keys), then the
 // dedupe record (the feed item for feed events), conditionally, so a
-// duplicate stops there; only then the counters, which must not count a
-// duplicate. A fault before the dedupe record is redone by the redelivered
+// duplicate stops there. Its counts are the caller's (Count, once per
+// batch): a fault before the dedupe record is redone by the redelivered
 // event (which finds the email already changed by itself and still owing
-// its counts); counter writes are retried here, and only if they keep
-// failing are those counts lost: an undercount, never an overcount.
+// its counts).
 func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	ws := c.WorkspaceID
 	if c.Email != nil {
@@ -92,17 +94,55 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	if err != nil {
 		return fmt.Errorf("record SES event: %w", err)
 	}
-	for _, u := range s.counterUpdates(c) {
-		if err := s.updateRetrying(ctx, u); err != nil {
-			return fmt.Errorf("count SES event: %w", err)
-		}
-	}
 	return nil
 }
 
-// counterAttempts is how often a counter write is tried before the event
-// is given up to SQS, whose redelivery finds the dedupe record and cannot
-// count again: counters are the one write that is not redone.
+// Count adds the tallied counts: one UpdateItem (an ADD of each name) per
+// counter item, retried here, for the counts cannot be redone (see
+// counterAttempts). It goes on past a failed item and reports the first
+// failure.
+func (s *Statuses) Count(ctx context.Context, t status.Tally) error {
+	var first error
+	for _, k := range slices.SortedFunc(maps.Keys(t), compareCounters) {
+		pk := counterPK(k)
+		if pk == "" {
+			continue // a kind this store does not know has nothing to add to
+		}
+		var update expression.UpdateBuilder
+		for _, n := range slices.Sorted(maps.Keys(t[k])) {
+			update = update.Add(expression.Name(n), expression.Value(t[k][n]))
+		}
+		u, err := s.updateOf(key(pk, k.Key), update, noCondition)
+		if err == nil {
+			err = s.updateRetrying(ctx, u)
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("count SES events: %w", err)
+		}
+	}
+	return first
+}
+
+// counterPK is the partition of counter k's item: its SK is k.Key.
+func counterPK(k status.Counter) string {
+	switch k.Kind {
+	case status.DailyMetrics:
+		return metricsPK(k.WorkspaceID)
+	case status.MonthlyUsage:
+		return usagePK(k.WorkspaceID)
+	case status.OptOutClicks:
+		return emailPK(k.WorkspaceID)
+	}
+	return ""
+}
+
+func compareCounters(a, b status.Counter) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.WorkspaceID, b.WorkspaceID), cmp.Compare(a.Key, b.Key))
+}
+
+// counterAttempts is how often a counter write is tried before its counts
+// are given up: a redelivered event finds its dedupe record and cannot
+// count again, so counters are the one write that is not redone.
 const counterAttempts = 4
 
 func (s *Statuses) updateRetrying(ctx context.Context, u *ddbtypes.Update) error {
@@ -151,31 +191,6 @@ func (s *Statuses) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
 		cond = cond.And(expression.AttributeNotExists(expression.Name(name)))
 	}
 	return s.updateOf(key(emailPK(c.WorkspaceID), c.EmailID), update, cond)
-}
-
-// counterUpdates adds the change's daily metrics, monthly usage and
-// unsubscribe-click count: the writes that must not repeat.
-func (s *Statuses) counterUpdates(c status.Change) []*ddbtypes.Update {
-	var out []*ddbtypes.Update
-	add := func(pk, sk string, names []string) {
-		var update expression.UpdateBuilder
-		for _, n := range names {
-			update = update.Add(expression.Name(n), expression.Value(1))
-		}
-		if u, err := s.updateOf(key(pk, sk), update, noCondition); err == nil { // names are never empty here
-			out = append(out, u)
-		}
-	}
-	if len(c.Metrics) > 0 {
-		add(metricsPK(c.WorkspaceID), c.OccurredAt.Format("2006-01-02"), c.Metrics)
-	}
-	if c.UsageMonth != "" {
-		add(usagePK(c.WorkspaceID), c.UsageMonth, []string{"sent"})
-	}
-	if c.OptOutClick {
-		add(emailPK(c.WorkspaceID), c.EmailID, []string{"opt_out_clicks"})
-	}
-	return out
 }
 
 // GetEmail reads the email an SES event is about.

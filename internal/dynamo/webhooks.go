@@ -229,16 +229,43 @@ func (s *Webhooks) putDelivery(ctx context.Context, workspaceID, endpointID, eve
 	}, cond)
 }
 
-// MarkDelivered records the event delivered to the endpoint.
-func (s *Webhooks) MarkDelivered(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
-	if err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Delivered, at, noCondition); err != nil {
-		return fmt.Errorf("record webhook delivered: %w", err)
+// deliveredScan bounds the attempts DeliveredSince examines (about 250
+// read units at most): past it a duplicate job is delivered again, which
+// at-least-once delivery allows.
+const deliveredScan = 5000
+
+// DeliveredSince reports whether the endpoint's attempt log has a 2xx
+// attempt of the event at or after since, read consistently.
+func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, eventID string, since time.Time) (bool, error) {
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID))).
+		And(expression.Key(schema.AttrSK).GreaterThanEqual(expression.Value(timeKey(since))))
+	filter := expression.Name("event_id").Equal(expression.Value(eventID)).
+		And(expression.Name("status_code").Between(expression.Value(200), expression.Value(299))).
+		And(expression.AttributeNotExists(expression.Name("error")))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter).Build()
+	if err != nil {
+		return false, err
 	}
-	return nil
+	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
+		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ConsistentRead: aws.Bool(true), Limit: aws.Int32(1000),
+	})
+	for examined := 0; p.HasMorePages() && examined < deliveredScan; {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return false, fmt.Errorf("find webhook delivery: %w", err)
+		}
+		if len(page.Items) > 0 {
+			return true, nil
+		}
+		examined += int(page.ScannedCount)
+	}
+	return false, nil
 }
 
-// MarkFailed records the event failed for the endpoint, unless a
-// duplicate job delivered it meanwhile.
+// MarkFailed records the event failed for the endpoint (unless a delivered
+// record of an earlier version is there).
 func (s *Webhooks) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
 	cond := itemAbsent().
 		Or(expression.Name("status").NotEqual(expression.Value(string(webhook.Delivered))))

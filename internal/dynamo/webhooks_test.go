@@ -202,28 +202,44 @@ func TestWebhookDeliveriesAndAttempts(t *testing.T) {
 	if d, _ := store.Webhooks.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Failed || !d.At.Equal(now) {
 		t.Errorf("after MarkFailed: %+v", d)
 	}
-	if err := store.Webhooks.MarkDelivered(ctx, ws, endpointID, "evt_1", now.Add(time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	// A late failure of a duplicate job does not undo a delivery.
-	if err := store.Webhooks.MarkFailed(ctx, ws, endpointID, "evt_1", now.Add(2*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if d, _ := store.Webhooks.GetDelivery(ctx, ws, endpointID, "evt_1"); d.Status != webhook.Delivered {
-		t.Errorf("delivered then failed: %+v, want delivered", d)
-	}
 	// Records are per endpoint and per workspace.
 	for _, k := range [][2]string{{ws, uuid.NewString()}, {uuid.NewString(), endpointID}} {
 		if d, _ := store.Webhooks.GetDelivery(ctx, k[0], k[1], "evt_1"); d.Status != "" {
 			t.Errorf("delivery visible under %v: %+v", k, d)
 		}
 	}
-	// An expired record (TTL deletes lazily) no longer dedupes.
-	if err := store.Webhooks.MarkDelivered(ctx, ws, endpointID, "evt_old", now.Add(-webhook.RecordTTL-time.Hour)); err != nil {
-		t.Fatal(err)
+
+	// A delivery is its successful attempt: DeliveredSince finds a 2xx
+	// attempt of the event at or after since, of this endpoint only.
+	record := func(ws, endpointID, eventID string, at time.Time, code int, errText string) {
+		t.Helper()
+		a := webhook.Attempt{WorkspaceID: ws, EndpointID: endpointID, EventID: eventID, EventType: event.Delivered,
+			Number: 1, At: at, StatusCode: code, Error: errText}
+		if err := store.Webhooks.RecordAttempt(ctx, a); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if d, _ := store.Webhooks.GetDelivery(ctx, ws, endpointID, "evt_old"); d.Status != "" {
-		t.Errorf("expired record still read: %+v", d)
+	hooked := uuid.NewString()
+	record(ws, hooked, "evt_failed", now, 500, "HTTP 500")
+	record(ws, hooked, "evt_ok", now, 204, "")
+	record(ws, hooked, "evt_other", now.Add(time.Second), 200, "")
+	record(uuid.NewString(), hooked, "evt_elsewhere", now, 200, "")
+	for _, tc := range []struct {
+		eventID string
+		since   time.Time
+		want    bool
+	}{
+		{"evt_ok", now.Add(-time.Minute), true},
+		{"evt_ok", now, true},
+		{"evt_ok", now.Add(time.Millisecond), false},
+		{"evt_failed", now.Add(-time.Minute), false},
+		{"evt_elsewhere", now.Add(-time.Minute), false},
+		{"evt_none", time.Time{}, false},
+	} {
+		got, err := store.Webhooks.DeliveredSince(ctx, ws, hooked, tc.eventID, tc.since)
+		if err != nil || got != tc.want {
+			t.Errorf("DeliveredSince(%s, %s) = %v, %v; want %v", tc.eventID, tc.since, got, err, tc.want)
+		}
 	}
 
 	// Attempts come back newest first, including two in the same second

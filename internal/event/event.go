@@ -44,6 +44,9 @@ type Event struct {
 	// Raw, when set, is the envelope as first recorded: a republished event
 	// carries exactly that, whatever happened to the email since.
 	Raw []byte
+	// Again marks an event published before (a retry of the status
+	// pipeline): an earlier publication may have been delivered.
+	Again bool
 }
 
 // Envelope is the JSON shape of an event in the feed and in webhooks.
@@ -67,11 +70,11 @@ func (e Event) Body() ([]byte, error) {
 	return json.Marshal(e.Envelope())
 }
 
-// Publisher hands an event to whatever pushes it out (the webhook fan-out).
-// Publishing the same event twice must be harmless: deliveries are
-// deduplicated per event and endpoint.
+// Publisher hands events to whatever pushes them out (the webhook
+// fan-out), a batch at once. Publishing the same event twice must be
+// harmless: deliveries are deduplicated per event and endpoint.
 type Publisher interface {
-	Publish(ctx context.Context, e Event) error
+	Publish(ctx context.Context, events ...Event) error
 }
 
 // Store reads the events feed: stored envelopes, newest first.

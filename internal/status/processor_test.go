@@ -25,6 +25,14 @@ type fakeStore struct {
 	mu      sync.Mutex
 	gets    int
 	applied []status.Change
+	counted []status.Tally
+}
+
+func (f *fakeStore) Count(_ context.Context, t status.Tally) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.counted = append(f.counted, t)
+	return nil
 }
 
 func (f *fakeStore) GetEmail(_ context.Context, ws, id string) (email.Email, error) {
@@ -57,13 +65,18 @@ type fakePublisher struct {
 	events []event.Event
 }
 
-func (f *fakePublisher) Publish(_ context.Context, e event.Event) error {
+func (f *fakePublisher) Publish(_ context.Context, events ...event.Event) error {
 	f.mu.Lock()
-	f.events = append(f.events, e)
+	f.events = append(f.events, events...)
 	publish := f.publish
 	f.mu.Unlock()
-	if publish != nil {
-		return publish(e)
+	for _, e := range events {
+		if publish == nil {
+			break
+		}
+		if err := publish(e); err != nil {
+			return err
+		}
 	}
 	return nil
 }

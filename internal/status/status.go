@@ -72,7 +72,12 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 // Store reads emails and applies changes.
 type Store interface {
 	GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
+	// Apply writes everything of c but its counts, which the caller adds
+	// to a Tally when Apply succeeds (never for a duplicate) and writes
+	// with Count.
 	Apply(ctx context.Context, c Change) error
+	// Count adds t's counts, one write per counter item.
+	Count(ctx context.Context, t Tally) error
 }
 
 // Processor is the status function's logic.
@@ -91,8 +96,14 @@ func (p *Processor) logger() *slog.Logger {
 
 // Handle consumes a batch of the ses-events queue. Messages that can never
 // apply (malformed, unknown type, no tags, unknown email) are dropped with
-// a log line; faults are reported as batch item failures and retried.
+// a log line; faults are reported as batch item failures and retried. The
+// counts of the applied events are written once per counter item at the
+// end of the batch, and their events published together (a
+// SendMessageBatch carries up to 10 webhook jobs).
 func (p *Processor) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
+	tally := Tally{}
+	var events []event.Event
+	var publishers []string // the message of each event
 	for _, m := range msgs {
 		ev, err := Parse([]byte(m.Body))
 		if err != nil {
@@ -103,63 +114,127 @@ func (p *Processor) Handle(ctx context.Context, msgs []batch.Message) (retry []s
 		// recorded is another SES event of the same effect (a later open of
 		// an essential email): nothing to publish. A redelivered one may be
 		// this consumer's own retry after a failed fan-out.
-		if err := p.process(ctx, ev, m.ReceiveCount == 1); err != nil {
+		out, err := p.apply(ctx, ev, m.ReceiveCount == 1)
+		if err != nil {
 			p.logger().ErrorContext(ctx, "SES event failed; will retry", slog.String("message_id", m.ID), slog.Any("err", err))
 			retry = append(retry, m.ID)
+			continue
+		}
+		if out.applied != nil {
+			tally.Add(*out.applied)
+		}
+		if out.publish != nil {
+			events = append(events, *out.publish)
+			publishers = append(publishers, m.ID)
+		}
+	}
+	p.count(ctx, tally)
+	if len(events) > 0 && p.Publisher != nil {
+		if err := p.Publisher.Publish(ctx, events...); err != nil {
+			// Their redelivery finds each event recorded and publishes it
+			// again; the dispatcher drops what was delivered.
+			p.logger().ErrorContext(ctx, "SES events not published; will retry", slog.Int("events", len(events)), slog.Any("err", err))
+			retry = append(retry, publishers...)
 		}
 	}
 	return retry
+}
+
+// count writes the counts of applied events. They cannot be redone: a
+// redelivered event finds its dedupe record and counts nothing, so a
+// failure here (after the store's own retries) loses them, an undercount
+// that is logged with what was lost.
+func (p *Processor) count(ctx context.Context, t Tally) {
+	if len(t) == 0 {
+		return
+	}
+	if err := p.Store.Count(ctx, t); err != nil {
+		p.logger().ErrorContext(ctx, "SES event counts lost", slog.Any("counts", t.lines()), slog.Any("err", err))
+	}
 }
 
 // maxAttempts bounds the optimistic retries of one event against
 // concurrent changes of the same email.
 const maxAttempts = 5
 
-// Process applies one SES event; a duplicate is published again (see
-// Handle for when it is not).
+// Process applies one SES event, counts and publishes it; a duplicate is
+// published again (see Handle for when it is not).
 func (p *Processor) Process(ctx context.Context, ev SESEvent) error {
-	return p.process(ctx, ev, false)
+	out, err := p.apply(ctx, ev, false)
+	if err != nil {
+		return err
+	}
+	return p.finish(ctx, out)
 }
 
-func (p *Processor) process(ctx context.Context, ev SESEvent, firstDelivery bool) error {
+// finish counts and publishes what one applied event owes.
+func (p *Processor) finish(ctx context.Context, out outcome) error {
+	if out.applied != nil {
+		t := Tally{}
+		t.Add(*out.applied)
+		if len(t) > 0 {
+			if err := p.Store.Count(ctx, t); err != nil {
+				return fmt.Errorf("count SES event: %w", err)
+			}
+		}
+	}
+	if out.publish == nil || p.Publisher == nil {
+		return nil
+	}
+	return p.Publisher.Publish(ctx, *out.publish)
+}
+
+// outcome is what applying one event leaves to do: the change to count
+// (nil for a duplicate or nothing applied) and the event to publish.
+type outcome struct {
+	applied *Change
+	publish *event.Event
+}
+
+func (p *Processor) apply(ctx context.Context, ev SESEvent, firstDelivery bool) (outcome, error) {
 	ws, id := ev.Tag("workspace_id"), ev.Tag("email_id")
 	for range maxAttempts {
 		e, err := p.Store.GetEmail(ctx, ws, id)
 		if errors.Is(err, email.ErrNotFound) {
 			// Unknown, or of another workspace: the tags name no email of ours.
 			p.logger().WarnContext(ctx, "SES event for an unknown email dropped", slog.String("workspace_id", ws), slog.String("email_id", id), slog.String("type", ev.EventType))
-			return nil
+			return outcome{}, nil
 		}
 		if err != nil {
-			return err
+			return outcome{}, err
 		}
 		c := Plan(e, ev)
 		if c == nil {
-			return nil
+			return outcome{}, nil
 		}
 		err = p.Store.Apply(ctx, *c)
 		var dup *DuplicateError
 		switch {
 		case errors.As(err, &dup) && firstDelivery:
-			return nil
+			return outcome{}, nil
 		case err == nil, errors.Is(err, ErrDuplicate):
 			// A duplicate is published again, as recorded: if the first try
 			// died before its fan-out, this is the fan-out; deliveries are
 			// deduplicated.
-			if c.Event == nil || p.Publisher == nil {
-				return nil
+			var out outcome
+			if err == nil {
+				out.applied = c
 			}
-			if dup != nil && len(dup.Body) > 0 {
-				c.Event.Raw = dup.Body
+			if c.Event != nil {
+				if dup != nil && len(dup.Body) > 0 {
+					c.Event.Raw = dup.Body
+				}
+				c.Event.Again = err != nil
+				out.publish = c.Event
 			}
-			return p.Publisher.Publish(ctx, *c.Event)
+			return out, nil
 		case errors.Is(err, ErrStale):
 			continue
 		default:
-			return err
+			return outcome{}, err
 		}
 	}
-	return fmt.Errorf("email %s kept changing; retry later", id)
+	return outcome{}, fmt.Errorf("email %s kept changing; retry later", id)
 }
 
 // Plan decides what an SES event changes for email e; nil when nothing.
@@ -372,12 +447,13 @@ func (p *Processor) RecordFailure(ctx context.Context, e email.Email) error {
 		Metrics: []string{string(e.Type) + "_" + string(e.Environment) + "_failed"},
 		Event:   &event.Event{ID: id, WorkspaceID: e.WorkspaceID, Type: event.Failed, CreatedAt: at, Data: view(e)},
 	}
+	out := outcome{applied: &c, publish: c.Event}
 	err := p.Store.Apply(ctx, c)
-	if err != nil && !errors.Is(err, ErrDuplicate) {
+	if errors.Is(err, ErrDuplicate) {
+		out.applied = nil
+		c.Event.Again = true
+	} else if err != nil {
 		return err
 	}
-	if p.Publisher == nil {
-		return nil
-	}
-	return p.Publisher.Publish(ctx, *c.Event)
+	return p.finish(ctx, out)
 }

@@ -479,8 +479,8 @@ func TestConcurrentFirstOpensCountOnce(t *testing.T) {
 	open1 := parsed(t, body(t, "open", e))
 	open2 := parsed(t, edited(t, "open", func(m map[string]any) { obj(t, m, "open")["timestamp"] = "2026-11-22T10:11:00.000Z" }))
 	open2.Mail = open1.Mail
-	err1 := w.store.Statuses.Apply(t.Context(), *status.Plan(read, open1))
-	err2 := w.store.Statuses.Apply(t.Context(), *status.Plan(read, open2))
+	err1 := w.applyAndCount(t, *status.Plan(read, open1))
+	err2 := w.applyAndCount(t, *status.Plan(read, open2))
 	if err1 != nil {
 		t.Fatalf("first open: %v", err1)
 	}
@@ -491,6 +491,21 @@ func TestConcurrentFirstOpensCountOnce(t *testing.T) {
 	if n := s.Metrics["2026-11-22"]["transactional_live_opened"]; n != 1 {
 		t.Errorf("the second concurrent first open applied (err %v) and counted opened %d times", err2, n)
 	}
+}
+
+// applyAndCount applies c and, as the processor does, counts it only if
+// it applied.
+func (w *world) applyAndCount(t *testing.T, c status.Change) error {
+	t.Helper()
+	if err := w.store.Statuses.Apply(t.Context(), c); err != nil {
+		return err
+	}
+	tally := status.Tally{}
+	tally.Add(c)
+	if err := w.store.Statuses.Count(t.Context(), tally); err != nil {
+		t.Fatal(err)
+	}
+	return nil
 }
 
 // handleReceived hands bodies to the processor as SQS would on the

@@ -167,27 +167,26 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 		log.InfoContext(ctx, "webhook job dropped: endpoint disabled")
 		return false
 	}
-	del, err := d.store.GetDelivery(ctx, job.WorkspaceID, job.EndpointID, job.EventID)
-	if err != nil {
-		log.ErrorContext(ctx, "webhook job: read delivery", slog.Any("err", err))
-		return true
+	if since, ok := earlierDelivery(job, m); ok {
+		delivered, err := d.store.DeliveredSince(ctx, job.WorkspaceID, job.EndpointID, job.EventID, since)
+		if err != nil {
+			log.ErrorContext(ctx, "webhook job: read attempts", slog.Any("err", err))
+			return true
+		}
+		if delivered {
+			log.InfoContext(ctx, "webhook job dropped: already delivered")
+			return false
+		}
 	}
-	if del.Status == Delivered {
-		log.InfoContext(ctx, "webhook job dropped: already delivered")
-		return false
-	}
-
 	n := attemptNumber(m)
 	a := d.post(ctx, ep, job, n)
+	// The attempt is also the delivery's record: one write a success.
 	if err := d.store.RecordAttempt(ctx, a); err != nil {
 		log.ErrorContext(ctx, "webhook attempt not recorded", slog.Any("err", err))
 	}
 	if a.Succeeded() {
 		// The POST happened: a bookkeeping failure is logged, not retried,
 		// which would POST again.
-		if err := d.store.MarkDelivered(ctx, job.WorkspaceID, job.EndpointID, job.EventID, a.At); err != nil {
-			log.ErrorContext(ctx, "webhook delivery not recorded", slog.Any("err", err))
-		}
 		if successNews(ep, a.At) {
 			if err := d.store.EndpointSucceeded(ctx, job.WorkspaceID, job.EndpointID, a.At); err != nil {
 				log.ErrorContext(ctx, "webhook endpoint success not recorded", slog.Any("err", err))
@@ -224,6 +223,37 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 	log.WarnContext(ctx, "webhook delivery failed after every attempt", slog.Int("attempt", n),
 		slog.String("error", a.Error), slog.Bool("endpoint_disabled", disabled))
 	return false
+}
+
+// clockSkew covers the difference between the clocks that stamp an
+// event (SES's) and an attempt (the dispatcher's).
+const clockSkew = 5 * time.Minute
+
+// earlierDelivery says whether job m may have been delivered before, and
+// since when: a job received again (an attempt that died after its POST)
+// since its first receive, a republished event since the event. A first
+// job of a first publication reads nothing: only a duplicate can find a
+// delivery.
+func earlierDelivery(job Job, m batch.Message) (time.Time, bool) {
+	var since time.Time
+	if m.ReceiveCount > 1 {
+		since = firstAttempt(m, time.Time{})
+	}
+	if job.Again {
+		var env struct {
+			CreatedAt time.Time `json:"created_at"`
+		}
+		if err := json.Unmarshal([]byte(job.Payload), &env); err != nil || env.CreatedAt.IsZero() {
+			return time.Time{}, true // the whole attempt log
+		}
+		since = env.CreatedAt
+	} else if m.ReceiveCount <= 1 {
+		return time.Time{}, false
+	}
+	if since.IsZero() {
+		return since, true
+	}
+	return since.Add(-clockSkew), true
 }
 
 // successRefresh is how stale a healthy endpoint's last success may be

@@ -27,15 +27,41 @@ type Fanout struct {
 
 var _ event.Publisher = (*Fanout)(nil)
 
-// Publish enqueues e for every subscribed endpoint.
-func (f *Fanout) Publish(ctx context.Context, e event.Event) error {
-	if e.WorkspaceID == "" || e.ID == "" || !e.Type.Valid() {
-		return fmt.Errorf("publish webhook event: incomplete event (id %q, type %q)", e.ID, e.Type)
+// Publish enqueues each event for every subscribed endpoint: the
+// endpoints of a workspace are read once, and the jobs of all the events
+// go together (queue.BatchPublisher sends 10 a request).
+func (f *Fanout) Publish(ctx context.Context, events ...event.Event) error {
+	endpoints := map[string][]Endpoint{}
+	var jobs [][]byte
+	for _, e := range events {
+		if e.WorkspaceID == "" || e.ID == "" || !e.Type.Valid() {
+			return fmt.Errorf("publish webhook event: incomplete event (id %q, type %q)", e.ID, e.Type)
+		}
+		eps, ok := endpoints[e.WorkspaceID]
+		if !ok {
+			var err error
+			if eps, err = f.Endpoints.ListEndpoints(ctx, e.WorkspaceID); err != nil {
+				return fmt.Errorf("publish webhook event: %w", err)
+			}
+			endpoints[e.WorkspaceID] = eps
+		}
+		more, err := jobsOf(e, eps)
+		if err != nil {
+			return err
+		}
+		jobs = append(jobs, more...)
 	}
-	endpoints, err := f.Endpoints.ListEndpoints(ctx, e.WorkspaceID)
-	if err != nil {
-		return fmt.Errorf("publish webhook event: %w", err)
+	if len(jobs) == 0 {
+		return nil
 	}
+	if err := f.Queue.EnqueueAll(ctx, jobs); err != nil {
+		return fmt.Errorf("enqueue webhook jobs: %w", err)
+	}
+	return nil
+}
+
+// jobsOf is one job of e for each enabled endpoint subscribed to its type.
+func jobsOf(e event.Event, endpoints []Endpoint) ([][]byte, error) {
 	var targets []Endpoint
 	for _, ep := range endpoints {
 		if ep.Enabled && ep.Subscribed(e.Type) {
@@ -43,27 +69,24 @@ func (f *Fanout) Publish(ctx context.Context, e event.Event) error {
 		}
 	}
 	if len(targets) == 0 {
-		return nil
+		return nil, nil
 	}
 	body, err := e.Body()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !utf8.Valid(body) { // a JSON string could not carry it byte for byte
-		return errors.New("publish webhook event: body is not UTF-8")
+		return nil, errors.New("publish webhook event: body is not UTF-8")
 	}
 	jobs := make([][]byte, 0, len(targets))
 	for _, ep := range targets {
 		msg, err := json.Marshal(Job{
-			WorkspaceID: e.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Payload: string(body),
+			WorkspaceID: e.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Payload: string(body), Again: e.Again,
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		jobs = append(jobs, msg)
 	}
-	if err := f.Queue.EnqueueAll(ctx, jobs); err != nil {
-		return fmt.Errorf("enqueue webhook jobs: %w", err)
-	}
-	return nil
+	return jobs, nil
 }

@@ -113,6 +113,43 @@ type fakeLister []webhook.Endpoint
 
 func (l fakeLister) ListEndpoints(context.Context, string) ([]webhook.Endpoint, error) { return l, nil }
 
+// countingLister counts its reads by workspace.
+type countingLister struct {
+	fakeLister
+	reads map[string]int
+}
+
+func (l *countingLister) ListEndpoints(ctx context.Context, ws string) ([]webhook.Endpoint, error) {
+	l.reads[ws]++
+	return l.fakeLister.ListEndpoints(ctx, ws)
+}
+
+// The events of a status batch go out together: their workspace's
+// endpoints read once, their jobs in SendMessageBatch calls of ten.
+func TestFanoutPublishesABatchTogether(t *testing.T) {
+	ws := uuid.NewString()
+	lister := &countingLister{fakeLister: fakeLister{{ID: uuid.NewString(), WorkspaceID: ws, Enabled: true}}, reads: map[string]int{}}
+	sender := &fakeBatch{}
+	fan := &webhook.Fanout{Endpoints: lister, Queue: &queue.BatchPublisher{SQS: sender, QueueURL: "q"}}
+	var events []event.Event
+	for range 13 {
+		events = append(events, testEvent(ws, event.Delivered))
+	}
+	if err := fan.Publish(t.Context(), events...); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, c := range sender.calls {
+		sizes = append(sizes, len(c))
+	}
+	if !slices.Equal(sizes, []int{10, 3}) {
+		t.Errorf("batch sizes = %v, want [10 3]: 13 jobs in as few requests as SQS allows", sizes)
+	}
+	if lister.reads[ws] != 1 {
+		t.Errorf("endpoints read %d times, want once for the batch", lister.reads[ws])
+	}
+}
+
 // The jobs of one event reach SQS through queue.BatchPublisher: in
 // chunks of ten, entries SQS failed on its side resent, faults reported.
 func TestFanoutBatches(t *testing.T) {

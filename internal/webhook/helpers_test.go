@@ -91,17 +91,18 @@ func status(code int) func(http.ResponseWriter, *http.Request, int) {
 type fixture struct {
 	t     *testing.T
 	store dynamo.Repositories
+	rec   *dynamotest.Recorder
 	ws    string
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	store, _ := dynamotest.NewStore(t)
+	store, rec := dynamotest.NewStore(t)
 	ws, err := store.Workspaces.CreateWorkspace(t.Context(), "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, store: store, ws: ws.ID}
+	return &fixture{t: t, store: store, rec: rec, ws: ws.ID}
 }
 
 // endpoint stores an enabled endpoint of the workspace at url, bypassing
@@ -138,6 +139,17 @@ func (f *fixture) delivery(endpointID, eventID string) webhook.Delivery {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	if d.Status != "" {
+		return d // failed for good
+	}
+	// A delivery is recorded by its successful attempt alone.
+	delivered, err := f.store.Webhooks.DeliveredSince(f.t.Context(), f.ws, endpointID, eventID, time.Time{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if delivered {
+		d.Status = webhook.Delivered
+	}
 	return d
 }
 
@@ -166,6 +178,15 @@ func testEvent(ws string, t event.Type) event.Event {
 }
 
 // job is the queue message of e for ep, as the fan-out writes it.
+// delivered records a successful attempt of e to ep at at.
+func (f *fixture) delivered(ep webhook.Endpoint, e event.Event, at time.Time) {
+	f.t.Helper()
+	a := webhook.Attempt{WorkspaceID: ep.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Number: 1, At: at, StatusCode: 200}
+	if err := f.store.Webhooks.RecordAttempt(f.t.Context(), a); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 func job(t *testing.T, ep webhook.Endpoint, e event.Event) webhook.Job {
 	t.Helper()
 	body, err := e.Body()

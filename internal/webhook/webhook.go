@@ -119,6 +119,9 @@ type Job struct {
 	EventID     string     `json:"event_id"`
 	EventType   event.Type `json:"event_type"`
 	Payload     string     `json:"payload"`
+	// Again marks a job of an event published before (the status
+	// pipeline's retry): an earlier job may have delivered it.
+	Again bool `json:"again,omitempty"`
 }
 
 // EndpointLister lists a workspace's endpoints (the fan-out's read).
@@ -130,12 +133,12 @@ type EndpointLister interface {
 type DispatchStore interface {
 	// GetEndpoint returns ErrEndpointNotFound when absent.
 	GetEndpoint(ctx context.Context, workspaceID, id string) (Endpoint, error)
-	// GetDelivery returns a Delivery with an empty Status when none exists.
-	GetDelivery(ctx context.Context, workspaceID, endpointID, eventID string) (Delivery, error)
+	// DeliveredSince reports whether the endpoint's attempt log has a
+	// successful attempt of the event at or after since (an attempt log
+	// item is the only record of a delivery).
+	DeliveredSince(ctx context.Context, workspaceID, endpointID, eventID string, since time.Time) (bool, error)
 	RecordAttempt(ctx context.Context, a Attempt) error
-	// MarkDelivered records the event delivered to the endpoint.
-	MarkDelivered(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error
-	// MarkFailed records the event failed, unless it was delivered meanwhile.
+	// MarkFailed records the event failed for good.
 	MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error
 	// EndpointSucceeded resets the failure count and sets the last success;
 	// EndpointFailed counts a failure. Both ignore a removed endpoint.
