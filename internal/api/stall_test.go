@@ -94,7 +94,7 @@ func TestStalledFunctionAnswers503(t *testing.T) {
 				if got := res.MultiValueHeaders["Retry-After"]; len(got) != 1 || got[0] == "" {
 					t.Errorf("Retry-After = %v", got)
 				}
-				if stalled.Accepted() == 0 {
+				if stalled.AcceptedAtLeast(1) == 0 {
 					t.Error("no call reached the stalled endpoint")
 				}
 			})
@@ -119,7 +119,7 @@ func TestStalledConsumerRetriesTheMessage(t *testing.T) {
 	if len(res.BatchItemFailures) != 1 || res.BatchItemFailures[0].ItemIdentifier != "m1" {
 		t.Errorf("batch item failures = %+v, want m1", res.BatchItemFailures)
 	}
-	if stalled.Accepted() == 0 {
+	if stalled.AcceptedAtLeast(1) == 0 {
 		t.Error("no call reached the stalled endpoint")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -20,6 +21,19 @@ type Stalled struct {
 // Accepted is how many connections the endpoint has accepted: one per
 // attempt of a call that reached it.
 func (s *Stalled) Accepted() int { return int(s.accepted.Load()) }
+
+// AcceptedAtLeast is Accepted once it reaches n, or after 5 s: the
+// kernel completes a connection before Accept returns, and a loaded
+// machine may run the accepting goroutine late.
+func (s *Stalled) AcceptedAtLeast(n int) int {
+	for range 100 {
+		if s.Accepted() >= n {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s.Accepted()
+}
 
 // Config is an SDK configuration whose every service is s, with static
 // credentials; no other endpoint is ever called.
