@@ -65,6 +65,12 @@ const (
 	// (CONTACTEMAIL#<shard>, sk = lowercased email, holding the id).
 	kindContact      = "CONTACT"
 	kindContactEmail = "CONTACTEMAIL"
+	// The send engine: which recipients of a campaign chunk are done
+	// (CAMPAIGNPROG#<campaign id>, sk = chunk number), and the hourly
+	// campaign and automation sends, bounces and complaints the
+	// reputation breaker reads (sk = YYYY-MM-DDTHH, TTL 8 days).
+	kindCampaignProgress = "CAMPAIGNPROG"
+	kindReputation       = "REPUTATION"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -74,6 +80,12 @@ const (
 	apiKeySecretSK    = "APIKEY"
 	domainClaimPrefix = "DOMAINCLAIM#"
 	domainClaimSK     = "CLAIM"
+	// The account's SES send slots per second (sk = unix second, TTL),
+	// shared by every campaign sender, and the due starts of scheduled
+	// campaigns of every workspace (sk = time#workspace#campaign), read by
+	// the one-minute tick.
+	pacePK = "SESPACE"
+	duePK  = "CAMPAIGNDUE"
 
 	// On GSI1 outside every workspace: the console's list of workspaces.
 	workspacesListPK = "WORKSPACES"
@@ -95,13 +107,13 @@ var WorkspaceKinds = []string{
 	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
-	kindContact, kindContactEmail,
+	kindContact, kindContactEmail, campaignRecordKind, kindCampaignProgress, kindReputation,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
 // and GlobalIndexKeys the GSI1 partitions outside every workspace.
 var (
-	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix}
+	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK}
 	GlobalIndexKeys = []string{workspacesListPK}
 )
 
@@ -164,6 +176,7 @@ func heldByTemplatePK(ws, fingerprint string) string {
 func suppressionPK(ws string) string     { return wsPK(ws, kindSuppression) }
 func suppressionListPK(ws string) string { return wsPK(ws, kindSuppressionList) }
 func usagePK(ws string) string           { return wsPK(ws, kindUsage) }
+func reputationPK(ws string) string      { return wsPK(ws, kindReputation) }
 func feedPK(ws string) string            { return wsPK(ws, kindEvent) }
 func dedupePK(ws string) string          { return wsPK(ws, kindDedupe) }
 func metricsPK(ws string) string         { return wsPK(ws, kindMetrics) }

@@ -60,6 +60,8 @@ type Repositories struct {
 	Metrics      *Metrics
 	Webhooks     *Webhooks
 	Contacts     *Contacts
+	// CampaignSends is the send engine's side of the table.
+	CampaignSends *CampaignSends
 }
 
 // NewRepositories builds every repository over t.
@@ -68,6 +70,6 @@ func NewRepositories(t *Table) Repositories {
 		Table: t, Workspaces: &Workspaces{t}, Keys: &Keys{t}, Domains: &Domains{t}, Senders: &Senders{t},
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
-		Contacts: &Contacts{t},
+		Contacts: &Contacts{t}, CampaignSends: &CampaignSends{t},
 	}
 }

@@ -97,6 +97,11 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 			return fmt.Errorf("count SES event: %w", err)
 		}
 	}
+	for _, name := range c.Reputation {
+		if err := s.countReputation(ctx, ws, c.SentAt, name, 1); err != nil {
+			return fmt.Errorf("count SES event: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -258,8 +258,8 @@ func newSender(w *world, rate float64) (*Sender, *clock) {
 	clk := &clock{now: start.Add(time.Hour)}
 	return &Sender{
 		Campaigns: w, Store: w, Workspaces: w, Reputation: w, Transport: w, Queue: w,
-		Pacer: &Pacer{Slots: w, Rate: FixedRate(rate), Now: clk.Now, Sleep: clk.Sleep},
-		Links: unsubscribe.Links{BaseURL: "https://mail.example", Signer: unsubscribe.Signer{Secret: []byte("k")}},
+		Pacer:      &Pacer{Slots: w, Rate: FixedRate(rate), Now: clk.Now, Sleep: clk.Sleep},
+		Links:      unsubscribe.Links{BaseURL: "https://mail.example", Signer: unsubscribe.Signer{Secret: []byte("k")}},
 		ConfigSets: sending.ConfigSets{Full: "full", Essential: "essential", Off: "off"},
 		Breaker:    DefaultThresholds, Now: clk.Now, Sleep: clk.Sleep, Logger: slog.New(slog.DiscardHandler),
 	}, clk
