@@ -7,6 +7,7 @@ package routes
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/queue/queues"
@@ -113,7 +114,22 @@ var (
 	Review          = Consumer{Function: "review", Queue: queues.Review}
 	Status          = Consumer{Function: "status", Queue: queues.SESEvents}
 	WebhookDispatch = Consumer{Function: "webhook-dispatch", Queue: queues.Webhooks}
+	CampaignSender  = Consumer{Function: "campaign-sender", Queue: queues.Sends}
 )
 
-// Consumers is every implemented queue consumer.
+// Consumers is every implemented queue consumer. CampaignSender joins
+// once its function is wired over the campaign repository (branch drafts).
 var Consumers = []Consumer{Review, Status, WebhookDispatch}
+
+// Scheduled is a Lambda function a schedule invokes (an EventBridge rule
+// in AWS, a ticker in `sesame dev`).
+type Scheduled struct {
+	Function string
+	Every    time.Duration
+}
+
+// CampaignTick starts the scheduled campaigns whose time has come.
+var CampaignTick = Scheduled{Function: "campaign-tick", Every: time.Minute}
+
+// Schedules is every scheduled function.
+var Schedules = []Scheduled{CampaignTick}

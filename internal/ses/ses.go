@@ -26,6 +26,7 @@ type API interface {
 	SendEmail(ctx context.Context, in *sesv2.SendEmailInput, optFns ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error)
 	CreateEmailIdentity(ctx context.Context, in *sesv2.CreateEmailIdentityInput, optFns ...func(*sesv2.Options)) (*sesv2.CreateEmailIdentityOutput, error)
 	GetEmailIdentity(ctx context.Context, in *sesv2.GetEmailIdentityInput, optFns ...func(*sesv2.Options)) (*sesv2.GetEmailIdentityOutput, error)
+	GetAccount(ctx context.Context, in *sesv2.GetAccountInput, optFns ...func(*sesv2.Options)) (*sesv2.GetAccountOutput, error)
 }
 
 var _ API = (*sesv2.Client)(nil)
@@ -286,4 +287,17 @@ func normalizeDomain(domain string) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 	return d, nil
+}
+
+// MaxSendRate is the account's maximum send rate, emails per second, as
+// GetAccount reports it: what campaign pacing stays under.
+func (c *Client) MaxSendRate(ctx context.Context) (float64, error) {
+	out, err := c.API.GetAccount(ctx, &sesv2.GetAccountInput{})
+	if err != nil {
+		return 0, fmt.Errorf("ses get account: %w", err)
+	}
+	if out.SendQuota == nil || out.SendQuota.MaxSendRate <= 0 {
+		return 0, errors.New("ses get account: no send quota")
+	}
+	return out.SendQuota.MaxSendRate, nil
 }
