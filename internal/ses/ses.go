@@ -26,7 +26,6 @@ type API interface {
 	SendEmail(ctx context.Context, in *sesv2.SendEmailInput, optFns ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error)
 	CreateEmailIdentity(ctx context.Context, in *sesv2.CreateEmailIdentityInput, optFns ...func(*sesv2.Options)) (*sesv2.CreateEmailIdentityOutput, error)
 	GetEmailIdentity(ctx context.Context, in *sesv2.GetEmailIdentityInput, optFns ...func(*sesv2.Options)) (*sesv2.GetEmailIdentityOutput, error)
-	GetAccount(ctx context.Context, in *sesv2.GetAccountInput, optFns ...func(*sesv2.Options)) (*sesv2.GetAccountOutput, error)
 }
 
 var _ API = (*sesv2.Client)(nil)
@@ -289,10 +288,20 @@ func normalizeDomain(domain string) (string, error) {
 	return d, nil
 }
 
+// AccountAPI is the part of *sesv2.Client that reads the account.
+type AccountAPI interface {
+	GetAccount(ctx context.Context, in *sesv2.GetAccountInput, optFns ...func(*sesv2.Options)) (*sesv2.GetAccountOutput, error)
+}
+
+// Account reads the SES account's sending quota.
+type Account struct {
+	API AccountAPI
+}
+
 // MaxSendRate is the account's maximum send rate, emails per second, as
 // GetAccount reports it: what campaign pacing stays under.
-func (c *Client) MaxSendRate(ctx context.Context) (float64, error) {
-	out, err := c.API.GetAccount(ctx, &sesv2.GetAccountInput{})
+func (a Account) MaxSendRate(ctx context.Context) (float64, error) {
+	out, err := a.API.GetAccount(ctx, &sesv2.GetAccountInput{})
 	if err != nil {
 		return 0, fmt.Errorf("ses get account: %w", err)
 	}

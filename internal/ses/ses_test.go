@@ -35,7 +35,7 @@ func (f *fakeAPI) GetAccount(ctx context.Context, in *sesv2.GetAccountInput, _ .
 
 // MaxSendRate is the send quota's rate; an account without one is an error.
 func TestMaxSendRate(t *testing.T) {
-	c := &ses.Client{API: &fakeAPI{GetAccountFn: func(context.Context, *sesv2.GetAccountInput) (*sesv2.GetAccountOutput, error) {
+	c := ses.Account{API: &fakeAPI{GetAccountFn: func(context.Context, *sesv2.GetAccountInput) (*sesv2.GetAccountOutput, error) {
 		return &sesv2.GetAccountOutput{SendQuota: &types.SendQuota{MaxSendRate: 14}}, nil
 	}}}
 	if r, err := c.MaxSendRate(t.Context()); err != nil || r != 14 {

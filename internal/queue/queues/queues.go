@@ -30,4 +30,5 @@ var (
 
 // All lists every queue. Each has a consumer (internal/routes); the bulk
 // and automation queues of DESIGN.md come with the features that use them.
-var All = []Def{SESEvents, Webhooks, Review, Sends}
+// Sends joins with its consumer, routes.CampaignSender.
+var All = []Def{SESEvents, Webhooks, Review}
