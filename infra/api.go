@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
 )
 
 const (
@@ -55,19 +56,11 @@ func newRestAPI(stack awscdk.Stack) awsapigateway.RestApi {
 	return api
 }
 
-// accessLogFormat is one JSON object per request. Every value is quoted:
-// API Gateway writes "-" for a missing value, which would break bare numbers.
+// accessLogFormat is one JSON object per request with the fields of
+// sizing.AccessLogFields. Every value is quoted: API Gateway writes "-"
+// for a missing value, which would break bare numbers.
 func accessLogFormat() string {
-	fields := map[string]*string{
-		"requestId": awsapigateway.AccessLogField_ContextRequestId(),
-		"ip":        awsapigateway.AccessLogField_ContextIdentitySourceIp(),
-		"method":    awsapigateway.AccessLogField_ContextHttpMethod(),
-		"path":      awsapigateway.AccessLogField_ContextPath(),
-		"status":    awsapigateway.AccessLogField_ContextStatus(),
-		"latency":   awsapigateway.AccessLogField_ContextResponseLatency(),
-		"error":     awsapigateway.AccessLogField_ContextErrorMessage(),
-	}
-	b, err := json.Marshal(fields)
+	b, err := json.Marshal(sizing.AccessLogFields)
 	if err != nil {
 		panic(err) // a map of strings always marshals
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -18,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
 )
 
 // isPage reports whether fn serves routes.Pages (outside /api/v1).
@@ -133,6 +133,20 @@ var suppressionWriteRoute = access{
 	apiKeys: true,
 }
 
+// segmentRoute is POST /segments: it reads the workspace's do-not-send
+// list and every contact shard (Query on the table) and puts the segment
+// (PutItem), besides its API key's count.
+var segmentRoute = access{
+	name:    "segment-route",
+	table:   []string{ddbQuery, ddbPutItem},
+	apiKeys: true,
+}
+
+// keyOnlyRoute is a route that reads and writes nothing of a workspace
+// (POST /deliverability/check computes its answer from the body): the key
+// lookup and rate limit (apiKeys), nothing else of the table.
+var keyOnlyRoute = access{name: "key-only-route", apiKeys: true}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -183,10 +197,13 @@ var functionAccess = map[string]access{
 	routes.CreateContact.Function: contactWriteRoute,
 	routes.UpdateContact.Function: contactWriteRoute,
 	routes.DeleteContact.Function: contactWriteRoute,
+	routes.CreateSegment.Function: segmentRoute,
 
 	routes.ListSuppressions.Function:  readRoute,
 	routes.AddSuppressions.Function:   suppressionWriteRoute,
 	routes.DeleteSuppression.Function: suppressionWriteRoute,
+
+	routes.CheckDeliverability.Function: keyOnlyRoute,
 
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,
@@ -235,78 +252,6 @@ var webhookDispatchConsumer = access{
 	name:        "webhook-dispatch",
 	table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
 	ownQueueURL: true,
-}
-
-// sizing is a function's memory and timeout.
-type sizing struct {
-	memoryMB float64
-	timeout  time.Duration
-}
-
-// defaultSizing fits a route that reads or writes a few small items: well
-// under a second of work, 10 s to ride out DynamoDB retries.
-var defaultSizing = sizing{memoryMB: 256, timeout: 10 * time.Second}
-
-// sendSizing is for the send routes:
-//   - 28 s: API Gateway ends a Lambda integration at 29 s, so a longer
-//     timeout would only let the function work on for a client that
-//     already got a 504. Attachments given by URL are fetched 4 at a time
-//     with up to 10 s each, which can take most of that.
-//   - 1024 MB: a message of up to 20 MB, its base64 and the MIME build are
-//     in memory at once (and CPU grows with memory, shortening the build).
-var sendSizing = sizing{memoryMB: 1024, timeout: 28 * time.Second}
-
-// bulkWriteSizing is for POST /suppressions with up to 1,000 addresses:
-// about 63 rounds of 16 conditional writes, well under a second, but all
-// on one partition (and one index partition), whose throttling the SDK
-// rides out with retries; 28 s lets it, under API Gateway's 29 s.
-var bulkWriteSizing = sizing{memoryMB: 256, timeout: 28 * time.Second}
-
-// routeSizing lists the routes that need more than defaultSizing.
-var routeSizing = map[string]sizing{
-	routes.Send.Function:            sendSizing,
-	routes.SendBatch.Function:       sendSizing,
-	routes.AddSuppressions.Function: bulkWriteSizing,
-}
-
-// sizingOf is the sizing of route function fn.
-func sizingOf(fn string) sizing {
-	if s, ok := routeSizing[fn]; ok {
-		return s
-	}
-	return defaultSizing
-}
-
-// Queue consumers: a batch of up to consumerBatchSize messages per
-// invocation, failed messages reported one by one.
-const (
-	consumerBatchSize = 10
-	consumerMemoryMB  = 256
-)
-
-// consumerMemory lists the consumers that need more than consumerMemoryMB.
-var consumerMemory = map[string]float64{
-	// Releasing a held email rebuilds the full message (up to 20 MB) from
-	// its stored chunks and sends it: the same load as the send routes.
-	routes.Review.Function: 1024,
-}
-
-// consumerSizing gives consumer c half its queue's visibility timeout: an
-// invocation always ends (or times out) well before its messages become
-// visible again, so no message is handed to a second invocation while the
-// first still works on it.
-//
-//   - review: 1024 MB (consumerMemory), 30 s.
-//   - status: 256 MB, 30 s; DynamoDB and SQS calls only.
-//   - webhook-dispatch: 256 MB, 30 s. One POST may take its full 10 s
-//     (webhook.DefaultTimeout) and the 10 messages of a batch are delivered
-//     10 at once, so a batch takes about 10 s plus the DynamoDB writes.
-func consumerSizing(c routes.Consumer) sizing {
-	mem, ok := consumerMemory[c.Function]
-	if !ok {
-		mem = consumerMemoryMB
-	}
-	return sizing{memoryMB: mem, timeout: c.Queue.VisibilityTimeout / 2}
 }
 
 // functionDeps are the stack's resources that functions are wired to.
@@ -393,7 +338,7 @@ func accessOf(function string) access {
 // with its environment, running as its profile's role and logging to its
 // profile's log group. consumes is the queue a consumer reads, nil for a
 // route.
-func (d functionDeps) newFunction(function, description string, size sizing, consumes *queue.Def) awslambda.Function {
+func (d functionDeps) newFunction(function, description string, size sizing.Sizing, consumes *queue.Def) awslambda.Function {
 	a := accessOf(function)
 	id := "Fn-" + function
 
@@ -430,11 +375,16 @@ func (d functionDeps) newFunction(function, description string, size sizing, con
 		Architecture: lambdaArchitecture(d.stack),
 		Handler:      jsii.String("bootstrap"),
 		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(d.binDir, function)), nil),
-		MemorySize:   jsii.Number(size.memoryMB),
-		Timeout:      awscdk.Duration_Seconds(jsii.Number(size.timeout.Seconds())),
+		MemorySize:   jsii.Number(size.MemoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(size.Timeout.Seconds())),
 		Environment:  &env,
 		LogGroup:     d.profile(a).logs,
 		Role:         d.profile(a).role,
+		// JSON lines, and none of Lambda's START/END/REPORT lines
+		// (sizing.FunctionLogs says why).
+		LoggingFormat:         awslambda.LoggingFormat(sizing.FunctionLogs.Format),
+		SystemLogLevelV2:      awslambda.SystemLogLevel(sizing.FunctionLogs.SystemLevel),
+		ApplicationLogLevelV2: awslambda.ApplicationLogLevel(sizing.FunctionLogs.ApplicationLevel),
 	})
 	return fn
 }
@@ -507,13 +457,17 @@ func (d functionDeps) statements(a access) []awsiam.PolicyStatement {
 // newConsumer creates the function of queue consumer c, fed by its queue.
 func (d functionDeps) newConsumer(c routes.Consumer) awslambda.Function {
 	q := d.queue(c.Queue)
-	fn := d.newFunction(c.Function, "Sesame consumer of the "+c.Queue.Name+" queue", consumerSizing(c), &c.Queue)
+	fn := d.newFunction(c.Function, "Sesame consumer of the "+c.Queue.Name+" queue", sizing.Consumer(c), &c.Queue)
 	// The event source also grants the consume actions on q (receive,
 	// delete, change visibility, get attributes and URL).
-	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, &awslambdaeventsources.SqsEventSourceProps{
-		BatchSize:               jsii.Number(batchSizeOf(c)),
+	props := &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize:               jsii.Number(sizing.BatchSize(c)),
 		ReportBatchItemFailures: jsii.Bool(true),
-	}))
+	}
+	if w := sizing.BatchingWindow(c); w > 0 {
+		props.MaxBatchingWindow = awscdk.Duration_Seconds(jsii.Number(w.Seconds()))
+	}
+	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(q, props))
 	return fn
 }
 
@@ -570,13 +524,4 @@ func accessTableProblems() []string {
 		}
 	}
 	return problems
-}
-
-// batchSizeOf is how many messages one invocation of c takes: a review may
-// refetch attachments for most of its timeout, so it takes one at a time.
-func batchSizeOf(c routes.Consumer) float64 {
-	if c == routes.Review {
-		return 1
-	}
-	return consumerBatchSize
 }

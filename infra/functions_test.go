@@ -19,18 +19,19 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
 )
 
 // wantSizing is the memory (MB) and timeout (s) each function must have.
 func wantSizing() map[string][2]float64 {
 	out := map[string][2]float64{}
 	for _, f := range routes.RouteFunctions() {
-		s := sizingOf(f.Name)
-		out[f.Name] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+		s := sizing.Route(f.Routes[0])
+		out[f.Name] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
 	}
 	for _, c := range routes.Consumers {
-		s := consumerSizing(c)
-		out[c.Function] = [2]float64{s.memoryMB, s.timeout.Seconds()}
+		s := sizing.Consumer(c)
+		out[c.Function] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
 	}
 	return out
 }
@@ -495,3 +496,39 @@ func wantSecretRef(t *testing.T, id, v string, vars map[string]any, secretID str
 		t.Errorf("%s: %s = %s, want a dynamic reference to %s", id, v, secret, secretID)
 	}
 }
+
+// Every function logs JSON lines and Lambda writes none of its START, END
+// and REPORT lines (about 270 bytes of CloudWatch Logs per invocation).
+func TestFunctionsLogConfig(t *testing.T) {
+	s := synth(t)
+	for id, fn := range s.doc.routeFunctions() {
+		lc, _ := fn.Properties["LoggingConfig"].(map[string]any)
+		if lc["LogFormat"] != "JSON" || lc["SystemLogLevel"] != "WARN" || lc["ApplicationLogLevel"] != "INFO" {
+			t.Errorf("%s: LoggingConfig %v, want JSON, system WARN, application INFO", id, lc)
+		}
+	}
+}
+
+// The status and webhook consumers wait to fill a batch, pinned in
+// numbers: the latency it adds to an event that arrives alone.
+func TestConsumersBatchingWindow(t *testing.T) {
+	s := synth(t)
+	ids := functionIDs(t, s.doc)
+	want := map[string]any{
+		routes.Review.Function:          nil,
+		routes.Status.Function:          wantStatusWindow,
+		routes.WebhookDispatch.Function: wantWebhookWindow,
+	}
+	for _, m := range s.doc.ofType("AWS::Lambda::EventSourceMapping") {
+		for fn, w := range want {
+			if refTarget(m.Properties["FunctionName"]) == ids[fn] && m.Properties["MaximumBatchingWindowInSeconds"] != w {
+				t.Errorf("%s: MaximumBatchingWindowInSeconds %v, want %v", fn, m.Properties["MaximumBatchingWindowInSeconds"], w)
+			}
+		}
+	}
+}
+
+const (
+	wantStatusWindow  = 2.0
+	wantWebhookWindow = 1.0
+)

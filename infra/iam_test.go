@@ -154,6 +154,19 @@ func TestSuppressionWriteRoutesPolicy(t *testing.T) {
 	}
 }
 
+// The deliverability check, spelled out: the key lookup and rate limit,
+// nothing else of the table, no other service.
+func TestCheckDeliverabilityGrants(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	id := functionIDs(t, s.doc)[routes.CheckDeliverability.Function]
+	want := map[string]bool{"dynamodb:UpdateItem on " + tableArn + " (API keys only)": true}
+	maps.Copy(want, ownLogsGrants(s.doc, id))
+	if got := functionGrants(t, s.doc, id); !reflect.DeepEqual(got, want) {
+		t.Errorf("grants\n%v\nwant\n%v", sortedKeys(got), sortedKeys(want))
+	}
+}
+
 func TestEveryFunctionHasAccessEntry(t *testing.T) {
 	if p := accessTableProblems(); len(p) > 0 {
 		t.Errorf("permission table: %v", p)

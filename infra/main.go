@@ -19,6 +19,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
 )
 
 // DefaultBinDir is where `make build` puts bin/<function>/bootstrap, relative
@@ -75,7 +76,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	byPath := map[string]awslambda.Function{}
 	var paths []string
 	for _, f := range routes.RouteFunctions() {
-		fn := fns.newFunction(f.Name, f.Description(), sizingOf(f.Name), nil)
+		fn := fns.newFunction(f.Name, f.Description(), sizing.Route(f.Routes[0]), nil)
 		created[f.Name] = fn
 		for _, r := range f.Routes {
 			addRoute(api, r, fn)

@@ -13,4 +13,7 @@ export SESAME_REQUIRE_EMULATORS=1
 trap '"$here/emulators.sh" stop' EXIT
 "$here/emulators.sh" start
 cd "$root"
-go test -run '^$' -bench . -benchtime "${BENCHTIME:-300x}" ./internal/bench/
+# BENCH picks benchmarks (a regexp), BENCHTIME sizes them, BENCHFLAGS adds
+# go test flags (e.g. -cpuprofile /tmp/cpu.prof).
+read -r -a flags <<< "${BENCHFLAGS:-}"
+go test -run '^$' -bench "${BENCH:-.}" -benchtime "${BENCHTIME:-300x}" -timeout 30m "${flags[@]}" ./internal/bench/

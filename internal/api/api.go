@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/checks"
 	"github.com/sesame-mail/sesame/internal/api/pages"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
@@ -21,6 +22,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/sends"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
@@ -43,6 +45,8 @@ var Functions = []wire.Starter{
 	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
 	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
+	audience.CreateSegment,
+	checks.CheckDeliverability,
 }
 
 // Function is the function named name.
@@ -128,6 +132,8 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, openapi.Handlers{}.Routes()...)
 	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
+	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
+	all = append(all, deliverabilityhttp.Handlers{}.Routes()...)
 	return all
 }
 

@@ -23,7 +23,7 @@ var domainPackages = []string{
 	"internal/email", "internal/sending", "internal/attachment", "internal/event",
 	"internal/metrics", "internal/identity", "internal/webhook", "internal/status", "internal/contact",
 	"internal/review", "internal/compose", "internal/workspace", "internal/apikey",
-	"internal/owner", "internal/unsubscribe", "internal/suppression", "internal/campaign/engine",
+	"internal/owner", "internal/unsubscribe", "internal/suppression", "internal/cost", "internal/sizing", "internal/segment", "internal/deliverability", "internal/campaign/engine",
 }
 
 // forbidden are what no domain package may depend on, even indirectly:
@@ -232,5 +232,29 @@ func later() { _ = regexp.MustCompile("e") }
 	want := []string{"9:13: regexp.MustCompile", "10:43: regexp.MustCompile", "12:9: text/template.Must", "12:18: text/template.New", "14:19: regexp.MustCompile"}
 	if !slices.Equal(lines, want) {
 		t.Errorf("found %q, want %q", lines, want)
+	}
+}
+
+// senders are the functions that write MIME messages: only they link the
+// MIME writer (go-mail, with x/text and html/template), which the others
+// would start for nothing (BenchmarkInit).
+var senders = []string{"send", "send-batch", "review", "campaign-sender"}
+
+func TestOnlySendersLinkTheMIMEWriter(t *testing.T) {
+	const writer = "github.com/wneessen/go-mail"
+	dirs, err := filepath.Glob("../../functions/*")
+	if err != nil || len(dirs) < 10 {
+		t.Fatalf("functions: %v, %v", dirs, err)
+	}
+	for _, dir := range dirs {
+		out, err := exec.Command("go", "list", "-tags", "lambda.norpc", "-deps", dir).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", dir, err)
+		}
+		fn := filepath.Base(dir)
+		links := slices.Contains(strings.Fields(string(out)), writer)
+		if want := slices.Contains(senders, fn); links != want {
+			t.Errorf("%s links %s: %v, want %v", fn, writer, links, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -325,12 +326,8 @@ func quantile(d []time.Duration, q float64) time.Duration {
 	return s[int(float64(len(s)-1)*q)]
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
-
-// initReport prints what BenchmarkInit measured, by function.
-func initReport() {
+// initReport writes what BenchmarkInit measured, by function.
+func initReport(w io.Writer) {
 	initResults.Lock()
 	defer initResults.Unlock()
 	if len(initResults.all) == 0 {
@@ -356,5 +353,5 @@ func initReport() {
 			ms(r.start), ms(r.baseStart), ratio, float64(r.q1Start)/float64(r.q1Base),
 			r.initAllocs, float64(r.initAllocs)/float64(r.baseInitAllocs), us(r.wiring), us(r.baseWiring), flag)
 	}
-	fmt.Print(b.String())
+	_, _ = w.Write(b.Bytes())
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 )
 
 func TestParseAddress(t *testing.T) {
@@ -89,18 +90,18 @@ func TestBuildReadsAddressesAsParseAddress(t *testing.T) {
 	for _, bad := range []string{"r@example.org,", ",r@example.org", "<r@example.org>,", "", "r@localhost"} {
 		m := baseMessage()
 		m.ReplyTo = []string{"ok@example.test", bad}
-		if _, err := compose.Build(m); !errors.Is(err, compose.ErrInvalid) {
+		if _, err := raw.Build(m); !errors.Is(err, compose.ErrInvalid) {
 			t.Errorf("reply-to %q: err = %v, want ErrInvalid", bad, err)
 		}
 		m = baseMessage()
 		m.To = bad
-		if _, err := compose.Build(m); !errors.Is(err, compose.ErrInvalid) {
+		if _, err := raw.Build(m); !errors.Is(err, compose.ErrInvalid) {
 			t.Errorf("to %q: err = %v, want ErrInvalid", bad, err)
 		}
 	}
 	m := baseMessage()
 	m.From.Name = "hello@demo.sesame.test"
-	if _, err := compose.Build(m); !errors.Is(err, compose.ErrInvalid) {
+	if _, err := raw.Build(m); !errors.Is(err, compose.ErrInvalid) {
 		t.Errorf("from showing another domain's address: err = %v, want ErrInvalid", err)
 	}
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 )
 
 const emailID = "0190f1c2-7b3a-7cde-8f00-123456789abc"
@@ -81,7 +82,7 @@ func leaves(t *testing.T, contentType, cte string, h map[string][]string, body i
 
 func build(t *testing.T, m compose.Message) []byte {
 	t.Helper()
-	raw, err := compose.Build(m)
+	raw, err := raw.Build(m)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -317,7 +318,7 @@ func TestBuildRejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := baseMessage()
 			mutate(&m)
-			raw, err := compose.Build(m)
+			raw, err := raw.Build(m)
 			if !errors.Is(err, compose.ErrInvalid) {
 				t.Fatalf("err = %v, want ErrInvalid; message:\n%s", err, raw)
 			}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 )
 
 // FuzzHTMLToText: the text alternative of any HTML. It never panics, its
@@ -55,7 +56,7 @@ func FuzzBuild(f *testing.F) {
 		if replyTo != "" {
 			m.ReplyTo = []string{replyTo, "other@example.org"}
 		}
-		raw, err := compose.Build(m)
+		raw, err := raw.Build(m)
 		if err != nil {
 			if !errors.Is(err, compose.ErrInvalid) {
 				t.Fatalf("Build: %v, want ErrInvalid or a message", err)

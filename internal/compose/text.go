@@ -4,6 +4,7 @@ import (
 	"html"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Tags that break the text: a line break, or a blank line between blocks.
@@ -113,22 +114,44 @@ type textWriter struct {
 }
 
 func (w *textWriter) text(s string) {
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // a run of ASCII at once
+			if c == ' ' || '\t' <= c && c <= '\r' {
+				w.space = true
+				i++
+				continue
+			}
+			end := i + 1
+			for end < len(s) && s[end] < utf8.RuneSelf && s[end] != ' ' && !('\t' <= s[end] && s[end] <= '\r') {
+				end++
+			}
+			w.owed()
+			w.b.WriteString(s[i:end])
+			i = end
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:]) // an invalid byte: U+FFFD, as range reads it
+		i += n
 		if unicode.IsSpace(r) {
 			w.space = true
 			continue
 		}
-		switch {
-		case w.pending > 0:
-			if w.b.Len() > 0 {
-				w.b.WriteString("\n\n"[:w.pending])
-			}
-		case w.space && w.b.Len() > 0:
-			w.b.WriteByte(' ')
-		}
-		w.pending, w.space = 0, false
+		w.owed()
 		w.b.WriteRune(r)
 	}
+}
+
+// owed writes the breaks or space owed before the next text.
+func (w *textWriter) owed() {
+	switch {
+	case w.pending > 0:
+		if w.b.Len() > 0 {
+			w.b.WriteString("\n\n"[:w.pending])
+		}
+	case w.space && w.b.Len() > 0:
+		w.b.WriteByte(' ')
+	}
+	w.pending, w.space = 0, false
 }
 
 // tagEnd returns the index of the '>' closing the tag whose name starts at

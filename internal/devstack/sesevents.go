@@ -83,9 +83,9 @@ func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, err
 	return id, nil
 }
 
-// eventBridgeEvent is an SES event as the deployed EventBridge rule puts
+// EventBridgeEvent is an SES event as the deployed EventBridge rule puts
 // it on the ses-events queue: the whole event, the SES record in detail.
-type eventBridgeEvent struct {
+type EventBridgeEvent struct {
 	Version    string          `json:"version"`
 	ID         string          `json:"id"`
 	DetailType string          `json:"detail-type"`
@@ -106,7 +106,7 @@ func (s *SESEvents) publish(ctx context.Context, ev status.SESEvent) error {
 	if err != nil {
 		return err
 	}
-	return s.Queue.Enqueue(ctx, eventBridgeEvent{
+	return s.Queue.Enqueue(ctx, EventBridgeEvent{
 		Version: "0", ID: id.String(), DetailType: detailTypes[ev.EventType], Source: "aws.ses",
 		Time: s.now().Truncate(time.Second), Detail: ev,
 	})

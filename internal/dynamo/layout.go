@@ -71,6 +71,8 @@ const (
 	// reputation breaker reads (sk = YYYY-MM-DDTHH, TTL 8 days).
 	kindCampaignProgress = "CAMPAIGNPROG"
 	kindReputation       = "REPUTATION"
+	// Segments (sk = UUIDv7 id): a name and a filter, never members.
+	kindSegment = "SEGMENT"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -108,6 +110,7 @@ var WorkspaceKinds = []string{
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
 	kindContact, kindContactEmail, campaignRecordKind, kindCampaignProgress, kindReputation,
+	kindSegment,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
@@ -208,3 +211,4 @@ func shardOf(s string) int {
 	h.Write([]byte(s))
 	return int(h.Sum32() % contactShards)
 }
+func segmentPK(ws string) string { return wsPK(ws, kindSegment) }

@@ -9,6 +9,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
@@ -36,4 +37,6 @@ var (
 	_ engine.SlotStore          = (*dynamo.CampaignSends)(nil)
 	_ engine.ReputationStore    = (*dynamo.CampaignSends)(nil)
 	_ engine.DueStore           = (*dynamo.CampaignSends)(nil)
+	_ segment.Store             = (*dynamo.Segments)(nil)
+	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
 )

@@ -365,6 +365,22 @@ func (s *Table) updateItem(ctx context.Context, k map[string]ddbtypes.AttributeV
 	return s.update(ctx, u, after)
 }
 
+// deleteExisting deletes the item at k if it is there; false when it was
+// not.
+func (s *Table) deleteExisting(ctx context.Context, k map[string]ddbtypes.AttributeValue) (bool, error) {
+	expr, err := conditionExpr(itemExists())
+	if err != nil {
+		return false, err
+	}
+	_, err = s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: &s.Name, Key: k, ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+	})
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // noCondition is the zero condition: the write happens whatever is there.
 var noCondition expression.ConditionBuilder
 

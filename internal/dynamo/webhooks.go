@@ -145,19 +145,12 @@ func (s *Webhooks) SetEndpointEnabled(ctx context.Context, workspaceID, id strin
 // DeleteEndpoint removes an endpoint; its queued jobs are then dropped and
 // its records expire.
 func (s *Webhooks) DeleteEndpoint(ctx context.Context, workspaceID, id string) error {
-	expr, err := conditionExpr(itemExists())
-	if err != nil {
-		return err
-	}
-	_, err = s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.Name, Key: key(webhookPK(workspaceID), id),
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	})
-	if isConditionFailed(err) {
-		return webhook.ErrEndpointNotFound
-	}
+	found, err := s.deleteExisting(ctx, key(webhookPK(workspaceID), id))
 	if err != nil {
 		return fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	if !found {
+		return webhook.ErrEndpointNotFound
 	}
 	return nil
 }

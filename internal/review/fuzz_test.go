@@ -5,7 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	htmltok "golang.org/x/net/html"
 )
 
 // FuzzCheck: the review of any subject and body never panics, its verdict
@@ -34,8 +37,8 @@ func FuzzCheck(f *testing.F) {
 
 		// The subject as a reader sees it: brands it names must be found
 		// in it, and in a body showing it, however it is disguised.
-		seen := namedBrands(strings.Join(strings.Fields(strings.Map(invisible, subject)), " "))
-		if len(seen) == 0 || !utf8.ValidString(subject) {
+		seen := namedBrands([]byte(strings.Join(strings.Fields(strings.Map(invisible, subject)), " ")))
+		if seen == 0 || !utf8.ValidString(subject) {
 			return
 		}
 		p := int(at) % (len(subject) + 1)
@@ -55,8 +58,8 @@ func FuzzCheck(f *testing.F) {
 		}
 		for how, in := range disguised {
 			got := ForeignBrands(in[0], in[1], nil)
-			for b := range seen {
-				if !slices.Contains(got, b) {
+			for i, b := range impersonated {
+				if seen.has(i) && !slices.Contains(got, b) {
 					t.Errorf("%s: %q names %s, which the check misses (%v)", how, in, b, got)
 				}
 			}
@@ -70,4 +73,91 @@ func invisible(r rune) rune {
 		return -1
 	}
 	return r
+}
+
+func TestBrandReach(t *testing.T) {
+	longest, longestWord := 0, 0
+	for _, b := range impersonated {
+		longest = max(longest, len(b))
+		for _, w := range strings.Fields(b) {
+			longestWord = max(longestWord, len(w))
+		}
+	}
+	if longest != brandReach || longestWord >= longWord {
+		t.Errorf("longest brand %d (brandReach %d), longest word %d (longWord %d)", longest, brandReach, longestWord, longWord)
+	}
+}
+
+// FuzzSplitBrands holds the one-pass text (joined at tags, rescanned
+// around the tags that join two words) to the two full texts it
+// replaces: one with a word break at every tag, one with none.
+func FuzzSplitBrands(f *testing.F) {
+	for _, seed := range []string{"<p>Hello</p><p>PayPal</p>", "Bank of<b></b>America", "Wells<br>Fargo x", "Micro<b>soft</b>",
+		"aaaaaaaaaaaaaaaaaaaaaaaa<i></i>paypal", "paypal<i></i>bbbbbbbbbbbbbbbbbbbbbbbbbb", "Bank <i>of</i>America<i></i>x",
+		"<p>office</p><p>365</p>", "x<b></b>y<b></b>z<b></b>ups<b></b>1", "Pay&shy;<b></b>Pal"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		p := readPage(body, true)
+		got := namedBrands(p.text.b) | splitBrands(p.text.b, p.text.glued)
+		spaced, joined := referenceTexts(body)
+		want := namedBrands([]byte(spaced)) | namedBrands([]byte(joined))
+		if got != want {
+			t.Errorf("%q: brands %b, the two full texts name %b (text %q, glued %v)", body, got, want, p.text.b, p.text.glued)
+		}
+	})
+}
+
+// referenceTexts are body's visible text with a word break at every tag
+// and with none, each as a reader sees it: the review's texts before they
+// became one.
+func referenceTexts(body string) (spaced, joined string) {
+	var s, j strings.Builder
+	z := htmltok.NewTokenizer(strings.NewReader(body))
+	skip := 0
+	for {
+		switch z.Next() {
+		case htmltok.ErrorToken:
+			return referenceShown(s.String()), referenceShown(j.String())
+		case htmltok.StartTagToken:
+			if name, _ := z.TagName(); string(name) == "script" || string(name) == "style" {
+				skip++
+			}
+			s.WriteByte(' ')
+		case htmltok.EndTagToken:
+			if name, _ := z.TagName(); (string(name) == "script" || string(name) == "style") && skip > 0 {
+				skip--
+			}
+			s.WriteByte(' ')
+		case htmltok.TextToken:
+			if skip == 0 {
+				text := z.Text()
+				s.Write(text)
+				j.Write(text)
+			}
+		default:
+			s.WriteByte(' ')
+		}
+	}
+}
+
+// referenceShown drops format characters and makes each run of white
+// space one space.
+func referenceShown(text string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range text {
+		switch {
+		case unicode.Is(unicode.Cf, r):
+		case unicode.IsSpace(r):
+			space = true
+		default:
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,6 +29,22 @@ func TestFingerprint(t *testing.T) {
 				t.Errorf("same = %v, want %v", got, tc.same)
 			}
 		})
+	}
+}
+
+// The fingerprint of a layout never changes: stored template verdicts are
+// keyed by it.
+func TestFingerprintIsStable(t *testing.T) {
+	body := `<html><body><h1 class="t" id="x" data-b="1">Hi</h1><p>x<br/></p><a href="y" B="2">z</a></body></html>`
+	if got, want := Fingerprint(body), "b2c26341b319f2300b9fa0c6270c587710934aec238570da092f928ea84c259b"; got != want {
+		t.Errorf("Fingerprint = %s, want %s", got, want)
+	}
+	raw, err := os.ReadFile("../bench/testdata/newsletter-10k.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Fingerprint(string(raw)), "b682dbcdb0368f92edc3f04df9f96749ae17eca57cc8892cd49bbf606652f0f9"; got != want {
+		t.Errorf("Fingerprint of the newsletter = %s, want %s", got, want)
 	}
 }
 
@@ -106,12 +123,36 @@ func FuzzNamedBrands(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		got := namedBrands(text)
-		for _, b := range impersonated {
+		got := namedBrands([]byte(text))
+		for i, b := range impersonated {
 			want := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(b) + `\b`).MatchString(text)
-			if got[b] != want {
-				t.Errorf("%q: brand %q named = %v, the regexp says %v", text, b, got[b], want)
+			if got.has(i) != want {
+				t.Errorf("%q: brand %q named = %v, the regexp says %v", text, b, got.has(i), want)
 			}
 		}
 	})
+}
+
+// FuzzDomainLike holds the hand-written address test to the regular
+// expression it replaces.
+func FuzzDomainLike(f *testing.F) {
+	for _, seed := range []string{"acme.example", "https://acme.example/login", "HTTP://A.B.co/x y", "a..b", ".com", "a.b",
+		"acme.example/path\v", "xn--d1a.example", "httpſ://acme.example", "acme.\u212aom", "https://", "a-b.c-d.ef/", "acme.example "} {
+		f.Add(seed)
+	}
+	re := regexp.MustCompile(`(?i)^(https?://)?([a-z0-9-]+\.)+[a-z]{2,}(/\S*)?$`)
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := domainLike(text), re.MatchString(text); got != want {
+			t.Errorf("domainLike(%q) = %v, the regexp says %v", text, got, want)
+		}
+	})
+}
+
+func TestIsWordByte(t *testing.T) {
+	for c := range 256 {
+		want := c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if got := isWordByte(byte(c)); got != want {
+			t.Errorf("isWordByte(%q) = %v", rune(c), got)
+		}
+	}
 }

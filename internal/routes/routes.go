@@ -37,14 +37,16 @@ var (
 	Metrics    = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
 	OpenAPI    = Route{Function: "get-openapi", Method: "GET", Path: "/api/v1/openapi.json", Public: true}
 
-	CreateContact     = Route{Function: "create-contact", Method: "POST", Path: "/api/v1/contacts", Scope: apikey.ContactsWrite}
-	ListContacts      = Route{Function: "list-contacts", Method: "GET", Path: "/api/v1/contacts", Scope: apikey.ContactsRead}
-	GetContact        = Route{Function: "get-contact", Method: "GET", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsRead}
-	UpdateContact     = Route{Function: "update-contact", Method: "PATCH", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
-	DeleteContact     = Route{Function: "delete-contact", Method: "DELETE", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
-	ListSuppressions  = Route{Function: "list-suppressions", Method: "GET", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsRead}
-	AddSuppressions   = Route{Function: "add-suppressions", Method: "POST", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsWrite}
-	DeleteSuppression = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
+	CreateContact       = Route{Function: "create-contact", Method: "POST", Path: "/api/v1/contacts", Scope: apikey.ContactsWrite}
+	ListContacts        = Route{Function: "list-contacts", Method: "GET", Path: "/api/v1/contacts", Scope: apikey.ContactsRead}
+	GetContact          = Route{Function: "get-contact", Method: "GET", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsRead}
+	UpdateContact       = Route{Function: "update-contact", Method: "PATCH", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
+	DeleteContact       = Route{Function: "delete-contact", Method: "DELETE", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
+	ListSuppressions    = Route{Function: "list-suppressions", Method: "GET", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsRead}
+	AddSuppressions     = Route{Function: "add-suppressions", Method: "POST", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsWrite}
+	DeleteSuppression   = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
+	CreateSegment       = Route{Function: "create-segment", Method: "POST", Path: "/api/v1/segments", Scope: apikey.SegmentsWrite}
+	CheckDeliverability = Route{Function: "check-deliverability", Method: "POST", Path: "/api/v1/deliverability/check", Scope: apikey.DeliverabilityCheck}
 )
 
 // API is every implemented /api/v1 route.
@@ -52,6 +54,8 @@ var API = []Route{
 	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
 	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
 	ListSuppressions, AddSuppressions, DeleteSuppression,
+	CreateSegment,
+	CheckDeliverability,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/sending"
 )
@@ -58,7 +59,7 @@ func TestValidate(t *testing.T) {
 					t.Fatalf("Validate: %v", err)
 				}
 				// What validation accepts, Build writes: one address reading.
-				if _, err := compose.Build(compose.Message{
+				if _, err := raw.Build(compose.Message{
 					From: mail.Address{Address: "billing@acme.test"}, To: r.To, ReplyTo: r.ReplyTo,
 					Subject: r.Subject, HTML: r.HTML, EmailID: emailID,
 				}); err != nil {

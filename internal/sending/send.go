@@ -91,9 +91,13 @@ type Service struct {
 	Review      Enqueuer
 	Failures    FailureRecorder
 	Captures    Capturer // nil: captures keep no message
-	ConfigSets  ConfigSets
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Build writes a message's raw MIME form (compose/raw.Build): given
+	// by the functions that send, so the ones that only read the table do
+	// not link the MIME writer.
+	Build      func(compose.Message) ([]byte, error)
+	ConfigSets ConfigSets
+	Logger     *slog.Logger
+	Now        func() time.Time
 }
 
 func (s *Service) now() time.Time {
@@ -372,7 +376,7 @@ func (s *Service) build(ctx context.Context, msg compose.Message, inputs []attac
 			}
 		}
 	}
-	raw, err := compose.Build(msg)
+	raw, err := s.Build(msg)
 	if err != nil {
 		// Inputs are validated before this, so this is our fault.
 		return nil, nil, fmt.Errorf("build message: %w", err)

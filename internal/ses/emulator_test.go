@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/emulatortest"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -36,7 +37,7 @@ func TestEmulatorSendRaw(t *testing.T) {
 	id := uuid.Must(uuid.NewV7()).String()
 	subject := "Grüße 👋 " + id // unique: the emulator's store is shared
 	pdf := append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte{0, 1, 2, 0xfe, 0xff}, 1000)...)
-	raw, err := compose.Build(compose.Message{
+	raw, err := raw.Build(compose.Message{
 		From:        mail.Address{Name: "Sesame", Address: "hello@mail.example.test"},
 		To:          "bob@example.test",
 		ReplyTo:     []string{"support@example.test"},

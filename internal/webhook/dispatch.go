@@ -188,8 +188,10 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 		if err := d.store.MarkDelivered(ctx, job.WorkspaceID, job.EndpointID, job.EventID, a.At); err != nil {
 			log.ErrorContext(ctx, "webhook delivery not recorded", slog.Any("err", err))
 		}
-		if err := d.store.EndpointSucceeded(ctx, job.WorkspaceID, job.EndpointID, a.At); err != nil {
-			log.ErrorContext(ctx, "webhook endpoint success not recorded", slog.Any("err", err))
+		if successNews(ep, a.At) {
+			if err := d.store.EndpointSucceeded(ctx, job.WorkspaceID, job.EndpointID, a.At); err != nil {
+				log.ErrorContext(ctx, "webhook endpoint success not recorded", slog.Any("err", err))
+			}
 		}
 		log.InfoContext(ctx, "webhook delivered", slog.Int("attempt", n), slog.Int("status", a.StatusCode))
 		return false
@@ -222,6 +224,21 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 	log.WarnContext(ctx, "webhook delivery failed after every attempt", slog.Int("attempt", n),
 		slog.String("error", a.Error), slog.Bool("endpoint_disabled", disabled))
 	return false
+}
+
+// successRefresh is how stale a healthy endpoint's last success may be
+// shown: its successes are written at most once a successRefresh, not on
+// every delivery (a write unit each, about 2 % of SES's price for an
+// endpoint subscribed to every event).
+const successRefresh = time.Minute
+
+// successNews reports whether a success at at says something the
+// endpoint ep (as read for this job) does not: it follows a failure, which
+// it resets (and which a failing delivery's auto-disable check relies on:
+// every success after a failure is written), or ep's last success is
+// unknown or older than successRefresh.
+func successNews(ep Endpoint, at time.Time) bool {
+	return ep.ConsecutiveFailures > 0 || ep.LastSuccessAt == nil || at.Sub(*ep.LastSuccessAt) >= successRefresh
 }
 
 // delay postpones the message's next delivery; on failure the queue's own

@@ -412,3 +412,53 @@ func TestScheduleEndsByTimeNotByCount(t *testing.T) {
 		t.Errorf("endpoint = %+v (err %v), want disabled after every attempt failed", got, err)
 	}
 }
+
+// A success is written to the endpoint when it says something new: after
+// a failure (the count resets), or when the last success shown is unknown
+// or a minute old; a healthy endpoint's every delivery is not a write.
+func TestSuccessWrittenWhenNews(t *testing.T) {
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	cases := map[string]struct {
+		lastSuccess *time.Time
+		failedSince bool
+		wantWritten bool
+	}{
+		"never succeeded":                 {wantWritten: true},
+		"succeeded a second ago":          {lastSuccess: new(now.Add(-time.Second)), wantWritten: false},
+		"succeeded a minute ago":          {lastSuccess: new(now.Add(-time.Minute)), wantWritten: true},
+		"failed since its recent success": {lastSuccess: new(now.Add(-time.Second)), failedSince: true, wantWritten: true},
+		"failed, never succeeded":         {failedSince: true, wantWritten: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			rc := newReceiver(t, "127.0.0.2:0", status(http.StatusNoContent))
+			ep := f.endpoint(rc.URL)
+			ctx := t.Context()
+			if tc.lastSuccess != nil {
+				if err := f.store.Webhooks.EndpointSucceeded(ctx, f.ws, ep.ID, *tc.lastSuccess); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.failedSince {
+				if err := f.store.Webhooks.EndpointFailed(ctx, f.ws, ep.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := dispatcher(t, f, &fakeSQS{}, webhook.DispatcherOptions{Now: dynamotest.NewClock(now).Now}, testPrefixes...)
+			if failed := handle(t, d, message(t, job(t, ep, testEvent(f.ws, event.Delivered)), 1, now)); len(failed) != 0 {
+				t.Fatalf("batch item failures = %v", failed)
+			}
+			after := f.get(ep.ID)
+			written := after.LastSuccessAt != nil && after.LastSuccessAt.Equal(now)
+			if written != tc.wantWritten {
+				t.Errorf("last success %v, written = %v, want %v", after.LastSuccessAt, written, tc.wantWritten)
+			}
+			if tc.wantWritten && after.ConsecutiveFailures != 0 {
+				t.Errorf("consecutive failures %d after a written success, want 0", after.ConsecutiveFailures)
+			}
+		})
+	}
+}

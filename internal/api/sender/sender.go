@@ -9,6 +9,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -64,6 +65,7 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Now},
 		Transport:  d.Transport,
 		ConfigSets: sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
+		Build:      raw.Build,
 		Links:      unsubscribe.Links{BaseURL: cfg.PublicURL.PublicURL, Signer: unsubscribe.Signer{Secret: []byte(cfg.UnsubscribeSecret)}},
 		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
 		Queue:      &queue.BatchPublisher{SQS: d.Sends, QueueURL: cfg.SendsQueueURL},

@@ -16,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/sdk"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/attachment/fetch"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -80,6 +81,7 @@ func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, revi
 		Store:       &dynamo.Sends{Table: t},
 		Transport:   transport,
 		Attachments: fetch.New(fetch.Options{}),
+		Build:       raw.Build,
 		Review:      review,
 		Failures:    failures,
 		ConfigSets:  sending.ConfigSets{Full: sets.ConfigSetFull, Essential: sets.ConfigSetEssential, Off: sets.ConfigSetOff},

@@ -8,7 +8,8 @@
 //	reads     the read routes: DynamoDB only
 //	pipeline  status, webhook-dispatch: DynamoDB and SQS
 //	sends     send, send-batch, review: DynamoDB, SQS and SES
-//	audience  the contact routes: DynamoDB only
+//	audience  the contact and segment routes: DynamoDB only
+//	checks    check-deliverability: DynamoDB for the key lookup only
 //
 // A main is one call, wire.Main(<package>.<Function>). internal/api builds
 // every function's services at once, from the same builders, for the dev
@@ -18,6 +19,7 @@ package wire
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 
@@ -56,6 +58,9 @@ type Function[C config.Function] struct {
 	// clients, services and handler the function needs, and no network
 	// call.
 	Build func(ctx context.Context, cfg C, env Env) (any, error)
+	// logTo receives the function's log lines; nil is standard error,
+	// where Lambda reads them.
+	logTo io.Writer
 }
 
 // Starter is a Function of any config type.
@@ -71,6 +76,8 @@ type Starter interface {
 	// (the console's, or a test's); a function that calls no AWS service
 	// is returned as it is.
 	WithAWS(load LoadAWS) Starter
+	// WithLogTo is the function logging to w (the bench counts the bytes).
+	WithLogTo(w io.Writer) Starter
 }
 
 // FunctionName is f's name.
@@ -88,7 +95,11 @@ func (f Function[C]) Handler(ctx context.Context, l envconfig.Lookuper) (any, er
 	if err := config.LoadFunction(ctx, f.Name, l, &cfg); err != nil {
 		return nil, err
 	}
-	env := Env{Logger: NewLogger(cfg.Level())}
+	logTo := f.logTo
+	if logTo == nil {
+		logTo = os.Stderr
+	}
+	env := Env{Logger: NewLoggerTo(logTo, cfg.Level())}
 	if f.AWS != nil {
 		var err error
 		if env.AWS, err = f.AWS(ctx); err != nil {
@@ -115,6 +126,12 @@ func (f Function[C]) WithAWS(load LoadAWS) Starter {
 	return f
 }
 
+// WithLogTo returns f logging to w.
+func (f Function[C]) WithLogTo(w io.Writer) Starter {
+	f.logTo = w
+	return f
+}
+
 // Main runs f as a Lambda function: config from the environment, checked
 // before anything is built, then the handler, built once. A function
 // that cannot start says why and exits.
@@ -129,8 +146,11 @@ func Main(f Starter) {
 }
 
 // NewLogger is the JSON logger of every Sesame process.
-func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+func NewLogger(level slog.Level) *slog.Logger { return NewLoggerTo(os.Stderr, level) }
+
+// NewLoggerTo is NewLogger writing to w.
+func NewLoggerTo(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // RouteHandler is the Lambda handler of an API route: API Gateway v1

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
@@ -259,6 +260,7 @@ func newSender(w *world, rate float64) (*Sender, *clock) {
 	return &Sender{
 		Campaigns: w, Store: w, Workspaces: w, Reputation: w, Transport: w, Queue: w,
 		Pacer:      &Pacer{Slots: w, Rate: FixedRate(rate), Now: clk.Now, Sleep: clk.Sleep},
+		Build:      raw.Build,
 		Links:      unsubscribe.Links{BaseURL: "https://mail.example", Signer: unsubscribe.Signer{Secret: []byte("k")}},
 		ConfigSets: sending.ConfigSets{Full: "full", Essential: "essential", Off: "off"},
 		Breaker:    DefaultThresholds, Now: clk.Now, Sleep: clk.Sleep, Logger: slog.New(slog.DiscardHandler),

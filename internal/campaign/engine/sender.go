@@ -51,7 +51,11 @@ type Sender struct {
 	Transport  sending.Transport
 	ConfigSets sending.ConfigSets
 	Links      Links
-	Failures   sending.FailureRecorder
+	// Build writes a message's raw MIME form (compose/raw.Build), given
+	// so that the functions linking this package through the table's
+	// repositories do not link the MIME writer.
+	Build    func(compose.Message) ([]byte, error)
+	Failures sending.FailureRecorder
 	// Queue takes a chunk's continuation when an invocation runs short
 	// of time.
 	Queue   Enqueuer
@@ -420,7 +424,7 @@ func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]by
 	if msg, err = compose.WithUnsubscribe(msg, compose.Unsubscribe{URL: link, PostalAddress: j.ws.PostalAddress}); err != nil {
 		return nil, err
 	}
-	return compose.Build(msg)
+	return j.Build(msg)
 }
 
 // trackingOf is the workspace's default tracking mode; off only where

@@ -25,6 +25,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -109,7 +110,7 @@ func (queue) Enqueue(context.Context, any) error { return nil }
 func newHandlers() (sendinghttp.Handlers, *transport) {
 	t := &transport{sent: map[string]sending.SendInput{}}
 	return sendinghttp.Handlers{Service: &sending.Service{
-		Store: store{}, Transport: t, Attachments: resolver{}, Review: queue{},
+		Store: store{}, Transport: t, Attachments: resolver{}, Review: queue{}, Build: raw.Build,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}}, t
 }

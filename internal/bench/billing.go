@@ -1,0 +1,346 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/cost"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
+)
+
+// billedDB wraps a DynamoDB client and bills each call by AWS's rules
+// (internal/cost), not by what the emulator reports: reads on the full
+// size of every item read (a BatchGetItem key not found still costs its
+// minimum), writes on the larger of the item's size before and after
+// (read around the call, uncounted), transactions twice, one more write
+// per global secondary index entry put or deleted (two when its key
+// changes). It also keeps the size and expiry of every item written, for
+// storage.
+type billedDB struct {
+	DB dynamo.DB
+
+	mu    sync.Mutex
+	calls int
+	read  float64
+	write float64
+	items map[string]storedItem // by table key
+	// aside is the CPU time of the wrapper's own reads, not the caller's.
+	aside time.Duration
+}
+
+// asideCPU is the CPU time the wrapper's own reads took so far.
+func (b *billedDB) asideCPU() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.aside
+}
+
+type storedItem struct {
+	size    int
+	expires time.Time // zero: no TTL
+}
+
+// dbUsage is what the wrapped calls cost since the last take.
+type dbUsage struct {
+	Calls       int
+	Read, Write float64
+}
+
+func (b *billedDB) take() dbUsage {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u := dbUsage{Calls: b.calls, Read: b.read, Write: b.write}
+	b.calls, b.read, b.write = 0, 0, 0
+	return u
+}
+
+// storedByteMonths is the storage of the items written since the last
+// call, each for a month or until its TTL if sooner (and its index entry
+// too); it forgets them.
+func (b *billedDB) storedByteMonths(now time.Time) float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	month := 30 * 24 * time.Hour
+	total := 0.0
+	for _, it := range b.items {
+		kept := 1.0
+		if !it.expires.IsZero() {
+			kept = min(1, max(0, float64(it.expires.Sub(now))/float64(month)))
+		}
+		total += float64(it.size) * kept
+	}
+	b.items = nil
+	return total
+}
+
+func (b *billedDB) bill(read, write float64) {
+	b.mu.Lock()
+	b.calls++
+	b.read += read
+	b.write += write
+	b.mu.Unlock()
+}
+
+func keyString(k map[string]ddbtypes.AttributeValue) string {
+	s := ""
+	for _, a := range []string{schema.AttrPK, schema.AttrSK} {
+		if v, ok := k[a].(*ddbtypes.AttributeValueMemberS); ok {
+			s += v.Value + "\x00"
+		}
+	}
+	return s
+}
+
+func keyOf(item map[string]ddbtypes.AttributeValue) map[string]ddbtypes.AttributeValue {
+	return map[string]ddbtypes.AttributeValue{schema.AttrPK: item[schema.AttrPK], schema.AttrSK: item[schema.AttrSK]}
+}
+
+// current is the item at key as it is now, nil if none; not billed.
+func (b *billedDB) current(ctx context.Context, table *string, key map[string]ddbtypes.AttributeValue) map[string]ddbtypes.AttributeValue {
+	start := cpuTime()
+	defer func() {
+		b.mu.Lock()
+		b.aside += cpuTime() - start
+		b.mu.Unlock()
+	}()
+	out, err := b.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil || out == nil {
+		return nil
+	}
+	return out.Item
+}
+
+// writeUnits bills writing key from before to after (nil: absent), on the
+// table and on each index; failed is a write whose condition failed.
+func writeUnits(before, after map[string]ddbtypes.AttributeValue, failed bool) float64 {
+	if failed {
+		return cost.WriteUnits(cost.ItemSize(before), 0)
+	}
+	u := cost.WriteUnits(cost.ItemSize(before), cost.ItemSize(after))
+	for _, ix := range schema.Table.Indexes {
+		old, now := indexKey(before, ix), indexKey(after, ix)
+		switch {
+		case old == "" && now == "":
+		case old != "" && now != "" && old != now: // delete and put
+			u += cost.WriteUnits(cost.ItemSize(before), 0) + cost.WriteUnits(0, cost.ItemSize(after))
+		default:
+			u += cost.WriteUnits(cost.ItemSize(before), cost.ItemSize(after))
+		}
+	}
+	return u
+}
+
+func indexKey(item map[string]ddbtypes.AttributeValue, ix schema.Index) string {
+	if item == nil {
+		return ""
+	}
+	pk, ok := item[ix.PartitionKey].(*ddbtypes.AttributeValueMemberS)
+	if !ok {
+		return ""
+	}
+	s := pk.Value
+	if ix.SortKey != "" {
+		sk, ok := item[ix.SortKey].(*ddbtypes.AttributeValueMemberS)
+		if !ok {
+			return ""
+		}
+		s += "\x00" + sk.Value
+	}
+	return s
+}
+
+// stored records the item at key as after (nil: deleted).
+func (b *billedDB) stored(key map[string]ddbtypes.AttributeValue, after map[string]ddbtypes.AttributeValue) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.items == nil {
+		b.items = map[string]storedItem{}
+	}
+	k := keyString(key)
+	if after == nil {
+		delete(b.items, k)
+		return
+	}
+	it := storedItem{size: cost.ItemSize(after)}
+	for _, ix := range schema.Table.Indexes {
+		if indexKey(after, ix) != "" {
+			it.size += cost.ItemSize(after) + 100 // an index entry's overhead
+		}
+	}
+	if n, ok := after[schema.AttrExpiresAt].(*ddbtypes.AttributeValueMemberN); ok {
+		if sec, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+			it.expires = time.Unix(sec, 0)
+		}
+	}
+	b.items[k] = it
+}
+
+func (b *billedDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := b.DB.GetItem(ctx, in, opts...)
+	if err == nil {
+		full := b.current(ctx, in.TableName, in.Key) // billed on the whole item, whatever the projection
+		trace("get %s %d B strong %v", keyString(in.Key), cost.ItemSize(full), aws.ToBool(in.ConsistentRead))
+		b.bill(cost.ReadUnits(cost.ItemSize(full), aws.ToBool(in.ConsistentRead)), 0)
+	}
+	return out, err
+}
+
+func (b *billedDB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	out, err := b.DB.BatchGetItem(ctx, in, opts...)
+	if err == nil {
+		units := 0.0
+		for table, ka := range in.RequestItems {
+			for _, k := range ka.Keys {
+				if unprocessed(out, table, k) {
+					continue // billed when the caller asks again
+				}
+				size := cost.ItemSize(b.current(ctx, aws.String(table), k))
+				trace("batchget %s %d B strong %v", keyString(k), size, aws.ToBool(ka.ConsistentRead))
+				units += cost.ReadUnits(size, aws.ToBool(ka.ConsistentRead))
+			}
+		}
+		b.bill(units, 0)
+	}
+	return out, err
+}
+
+func unprocessed(out *dynamodb.BatchGetItemOutput, table string, key map[string]ddbtypes.AttributeValue) bool {
+	for _, k := range out.UnprocessedKeys[table].Keys {
+		if keyString(k) == keyString(key) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *billedDB) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, err := b.DB.Query(ctx, in, opts...)
+	if err == nil {
+		total := 0
+		for _, it := range out.Items {
+			total += cost.ItemSize(b.current(ctx, in.TableName, keyOf(it)))
+		}
+		// Items a filter dropped were read too: at the returned items'
+		// mean size.
+		if out.Count > 0 && out.ScannedCount > out.Count {
+			total = total * int(out.ScannedCount) / int(out.Count)
+		}
+		trace("query %s %d items %d B", aws.ToString(in.KeyConditionExpression), len(out.Items), total)
+		b.bill(cost.QueryUnits(total, aws.ToBool(in.ConsistentRead)), 0)
+	}
+	return out, err
+}
+
+func (b *billedDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	key := keyOf(in.Item)
+	before := b.current(ctx, in.TableName, key)
+	out, err := b.DB.PutItem(ctx, in, opts...)
+	b.billWrite(ctx, in.TableName, key, before, err, false)
+	return out, err
+}
+
+func (b *billedDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	before := b.current(ctx, in.TableName, in.Key)
+	out, err := b.DB.UpdateItem(ctx, in, opts...)
+	b.billWrite(ctx, in.TableName, in.Key, before, err, false)
+	return out, err
+}
+
+func (b *billedDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	before := b.current(ctx, in.TableName, in.Key)
+	out, err := b.DB.DeleteItem(ctx, in, opts...)
+	b.billWrite(ctx, in.TableName, in.Key, before, err, false)
+	return out, err
+}
+
+// billWrite bills one write of key from before, reading the item after
+// it; a write that failed its condition is billed on the item as it is.
+func (b *billedDB) billWrite(ctx context.Context, table *string, key, before map[string]ddbtypes.AttributeValue, err error, transaction bool) {
+	var after map[string]ddbtypes.AttributeValue
+	if err == nil {
+		after = b.current(ctx, table, key)
+		b.stored(key, after)
+	}
+	u := writeUnits(before, after, err != nil)
+	if transaction {
+		u = cost.Transactional(u)
+	}
+	trace("write %s before %d after %d tx %v failed %v: %.1f WRU", keyString(key), cost.ItemSize(before), cost.ItemSize(after), transaction, err != nil, u)
+	b.bill(0, u)
+}
+
+func (b *billedDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	type write struct {
+		table  *string
+		key    map[string]ddbtypes.AttributeValue
+		before map[string]ddbtypes.AttributeValue
+		check  bool
+	}
+	var writes []write
+	for _, it := range in.TransactItems {
+		var w write
+		switch {
+		case it.Put != nil:
+			w = write{table: it.Put.TableName, key: keyOf(it.Put.Item)}
+		case it.Update != nil:
+			w = write{table: it.Update.TableName, key: it.Update.Key}
+		case it.Delete != nil:
+			w = write{table: it.Delete.TableName, key: it.Delete.Key}
+		case it.ConditionCheck != nil:
+			w = write{table: it.ConditionCheck.TableName, key: it.ConditionCheck.Key, check: true}
+		}
+		w.before = b.current(ctx, w.table, w.key)
+		writes = append(writes, w)
+	}
+	out, err := b.DB.TransactWriteItems(ctx, in, opts...)
+	for _, w := range writes {
+		if w.check { // a condition check is billed as a write of the item
+			b.bill(0, cost.Transactional(cost.WriteUnits(cost.ItemSize(w.before), 0)))
+			continue
+		}
+		b.billWrite(ctx, w.table, w.key, w.before, err, true)
+	}
+	return out, err
+}
+
+func (b *billedDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	type write struct {
+		table  string
+		key    map[string]ddbtypes.AttributeValue
+		before map[string]ddbtypes.AttributeValue
+	}
+	var writes []write
+	for table, reqs := range in.RequestItems {
+		for _, r := range reqs {
+			w := write{table: table}
+			if r.PutRequest != nil {
+				w.key = keyOf(r.PutRequest.Item)
+			} else if r.DeleteRequest != nil {
+				w.key = r.DeleteRequest.Key
+			}
+			w.before = b.current(ctx, aws.String(table), w.key)
+			writes = append(writes, w)
+		}
+	}
+	out, err := b.DB.BatchWriteItem(ctx, in, opts...)
+	for _, w := range writes {
+		b.billWrite(ctx, aws.String(w.table), w.key, w.before, err, false)
+	}
+	return out, err
+}
+
+// trace writes what one call was billed for, with BENCH_TRACE set.
+func trace(format string, args ...any) {
+	if os.Getenv("BENCH_TRACE") != "" {
+		fmt.Fprintf(os.Stderr, "billed: "+format+"\n", args...)
+	}
+}

@@ -1,0 +1,321 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/cost"
+	"github.com/sesame-mail/sesame/internal/devstack"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
+	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
+	"github.com/sesame-mail/sesame/internal/status"
+)
+
+// sample is what one run of one function's work used, measured.
+type sample struct {
+	cpu                time.Duration
+	db                 dbUsage
+	sqsRequests        float64
+	sqsCalls, sesCalls int
+	logBytes, logLines int
+}
+
+func (s sample) add(o sample) sample {
+	s.cpu += o.cpu
+	s.db.Calls += o.db.Calls
+	s.db.Read += o.db.Read
+	s.db.Write += o.db.Write
+	s.sqsRequests += o.sqsRequests
+	s.sqsCalls += o.sqsCalls
+	s.sesCalls += o.sesCalls
+	s.logBytes += o.logBytes
+	s.logLines += o.logLines
+	return s
+}
+
+// measure runs fn and returns what it used. The billing wrapper's own
+// reads are not the function's: their CPU time is taken out.
+func (r *rig) measure(fn func()) sample {
+	r.db.take()
+	r.sqs.take()
+	r.logs.take()
+	r.ses.calls = 0
+	aside := r.db.asideCPU()
+	start := cpuTime()
+	fn()
+	cpu := cpuTime() - start - (r.db.asideCPU() - aside)
+	s := sample{cpu: cpu, db: r.db.take(), sesCalls: r.ses.calls}
+	s.sqsRequests, s.sqsCalls = r.sqs.take()
+	s.logBytes, s.logLines = r.logs.take()
+	return s
+}
+
+// emailWork is what one email of a scenario made each function do: its
+// messages (API requests for a route) and their summed samples.
+type emailWork map[string]*struct {
+	messages int
+	sum      sample
+}
+
+func (w emailWork) add(fn string, s sample) {
+	if w[fn] == nil {
+		w[fn] = &struct {
+			messages int
+			sum      sample
+		}{}
+	}
+	w[fn].messages++
+	w[fn].sum = w[fn].sum.add(s)
+}
+
+// scenario is one line of the cost table: its work over emails emails.
+type scenario struct {
+	name       string
+	emails     int
+	work       emailWork
+	byteMonths float64 // table storage of its items
+}
+
+var costResults struct {
+	sync.Mutex
+	scenarios []scenario
+}
+
+// engagement is an Open and a Click of the email of event, a Send event
+// body the SES stand-in published.
+func engagement(b *testing.B, sendEvent string) []string {
+	var env devstack.EventBridgeEvent
+	if err := json.Unmarshal([]byte(sendEvent), &env); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now().UTC()
+	open := status.SESEvent{EventType: status.TypeOpen, Mail: env.Detail.Mail, Open: &status.Open{IPAddress: "198.51.100.7", Timestamp: now, UserAgent: "Mozilla/5.0"}}
+	click := status.SESEvent{EventType: status.TypeClick, Mail: env.Detail.Mail, Click: &status.Click{
+		IPAddress: "198.51.100.7", Timestamp: now.Add(time.Second), UserAgent: "Mozilla/5.0",
+		Link: "https://northwind.example/p/linen-shirt-3?utm_source=newsletter", LinkTags: map[string][]string{},
+	}}
+	var out []string
+	for _, ev := range []status.SESEvent{open, click} {
+		raw, err := json.Marshal(devstack.EventBridgeEvent{Version: "0", ID: uuid.NewString(), DetailType: "Email " + ev.EventType, Source: "aws.ses", Time: now, Detail: ev})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, string(raw))
+	}
+	return out
+}
+
+// consume runs consumer fn on one message and fails on a retry.
+func consume(b *testing.B, fn func(msgs []batch.Message) []string, body string) {
+	if retry := fn([]batch.Message{{ID: uuid.NewString(), Body: body, Receipt: "r", ReceiveCount: 1}}); len(retry) > 0 {
+		b.Fatalf("message failed: %s", body)
+	}
+}
+
+// pipeline runs the SES events of the emails sent so far (and, with
+// engaged, an open and a click of each) through the status consumer and
+// every webhook job they make through the dispatcher, measuring each.
+func (r *rig) pipeline(b *testing.B, w emailWork, engaged bool) {
+	ctx := b.Context()
+	evs := r.events.drain()
+	var all []string
+	for _, e := range evs {
+		all = append(all, e)
+		if engaged && strings.Contains(e, `"eventType":"Send"`) {
+			all = append(all, engagement(b, e)...)
+		}
+	}
+	for _, e := range all {
+		w.add(routes.Status.Function, r.measure(func() { consume(b, func(m []batch.Message) []string { return r.deps.Status.Handle(ctx, m) }, e) }))
+		for _, job := range r.sqs.drain(webhooksQueueURL) {
+			w.add(routes.WebhookDispatch.Function, r.measure(func() {
+				consume(b, func(m []batch.Message) []string { return r.deps.Webhooks.Handle(ctx, m) }, job)
+			}))
+		}
+	}
+}
+
+// BenchmarkCost runs each scenario's emails through every function they
+// involve, over the emulators, with the 10 KB newsletter: what each
+// function used per message, which costReport prices.
+func BenchmarkCost(b *testing.B) {
+	r := newRig(b)
+	html := loadBodies(b)[1].html
+	plain := newWorkspace(b, r.deps.Repos, html)
+	hooked := newWorkspace(b, r.deps.Repos, html)
+	r.addEndpoint(b, hooked)
+	held := newWorkspace(b, r.deps.Repos) // no template cleared
+
+	type run struct {
+		name    string
+		ws      workspace
+		idem    bool
+		engaged bool
+		held    bool
+	}
+	runs := []run{
+		{name: "plain send (Send, Delivery)", ws: plain},
+		{name: "send with Idempotency-Key", ws: plain, idem: true},
+		{name: "full tracking: 1 open, 1 click", ws: plain, engaged: true},
+		{name: "tracking + 1 webhook endpoint, all events", ws: hooked, engaged: true},
+		{name: "held, then cleared by review", ws: held, held: true},
+	}
+	for _, run := range runs {
+		b.Run(run.name, func(b *testing.B) {
+			w := emailWork{}
+			r.db.storedByteMonths(time.Now()) // forget the setup's items
+			n := 0
+			for b.Loop() {
+				n++
+				body, status := html, 200
+				if run.held { // a new layout each time: held for review
+					body = strings.Replace(html, "<table", fmt.Sprintf(`<table data-v%d="1"`, n), 1)
+					status = 202
+				}
+				idem := ""
+				if run.idem {
+					idem = uuid.NewString()
+				}
+				w.add(routes.Send.Function, r.measure(func() { r.send(b, run.ws, body, idem, status) }))
+				for _, m := range r.sqs.drain(reviewQueueURL) {
+					w.add(routes.Review.Function, r.measure(func() {
+						consume(b, func(msgs []batch.Message) []string { return r.deps.Reviewer.Handle(b.Context(), msgs) }, m)
+					}))
+				}
+				r.pipeline(b, w, run.engaged)
+			}
+			costResults.Lock()
+			costResults.scenarios = append(costResults.scenarios, scenario{name: run.name, emails: n, work: w, byteMonths: r.db.storedByteMonths(time.Now())})
+			costResults.Unlock()
+		})
+	}
+}
+
+// emailsPerSecond is the traffic the batches are priced at: about 86,000
+// emails a day. Below it, batches are smaller and SQS and Lambda cost
+// more per email; above it, less.
+const emailsPerSecond = 1.0
+
+// latency is the modelled time each call waits on AWS in the region
+// (the emulators' times say nothing of AWS's): DynamoDB single-item and
+// batch calls, SES SendEmail, SQS sends, a customer's webhook endpoint.
+var latency = struct{ dynamo, ses, sqs, webhook time.Duration }{
+	dynamo: 5 * time.Millisecond, ses: 30 * time.Millisecond, sqs: 8 * time.Millisecond, webhook: 150 * time.Millisecond,
+}
+
+// consumerOf is the queue consumer of function fn, if it is one.
+func consumerOf(fn string) (routes.Consumer, bool) {
+	for _, c := range routes.Consumers {
+		if c.Function == fn {
+			return c, true
+		}
+	}
+	return routes.Consumer{}, false
+}
+
+// accessLogLine is an access log line of the stack's format, with
+// typical values.
+func accessLogLine() string {
+	example := map[string]string{
+		"$context.requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef", "$context.identity.sourceIp": "203.0.113.7",
+		"$context.status": "200", "$context.error.message": "-", "$context.httpMethod": "POST",
+		"$context.path": "/prod/api/v1/send", "$context.responseLatency": "48",
+	}
+	line := map[string]string{}
+	for k, v := range sizing.AccessLogFields {
+		line[k] = example[v]
+	}
+	b, _ := json.Marshal(line)
+	return string(b)
+}
+
+// price is the work of one email of s: each function's messages per email, in
+// batches of the size its event source reaches at emailsPerSecond.
+func (s scenario) price() (cost.Work, []string) {
+	var w cost.Work
+	var notes []string
+	per := 1 / float64(s.emails)
+	w.LogMonths = 1 // every log group keeps a month (infra logRetention)
+	w.ItemByteMonths = s.byteMonths * per
+	for _, fn := range slices.Sorted(maps.Keys(s.work)) {
+		fw := s.work[fn]
+		msgs := float64(fw.messages) * per // per email
+		mean := func(v float64) float64 { return v / float64(fw.messages) }
+		cpu := time.Duration(mean(float64(fw.sum.cpu)))
+		wait := time.Duration(mean(float64(fw.sum.db.Calls)))*latency.dynamo +
+			time.Duration(mean(float64(fw.sum.sesCalls)))*latency.ses +
+			time.Duration(mean(float64(fw.sum.sqsCalls)))*latency.sqs
+		mem, _ := sizing.Memory(fn)
+		batchSize, invocations := 1.0, msgs
+		c, isConsumer := consumerOf(fn)
+		if isConsumer {
+			batching := cost.Batching{Size: sizing.BatchSize(c), Window: sizing.BatchingWindow(c)}
+			batchSize = batching.Expected(emailsPerSecond * msgs)
+			invocations = msgs / batchSize
+			w.SQSRequests += msgs * cost.ConsumeRequests(batchSize)
+		} else {
+			w.APIRequests += msgs
+			w.LogBytes += msgs * cost.LogBytes(accessLogLine())
+		}
+		// A batch is one invocation: the status and review consumers work
+		// through it in turn, the dispatcher delivers its jobs at once.
+		batchWait := time.Duration(batchSize * float64(wait))
+		if fn == routes.WebhookDispatch.Function {
+			batchWait = wait + latency.webhook
+		}
+		w.Lambda = append(w.Lambda, cost.Invocations{Function: fn, MemoryMB: mem, Count: invocations,
+			Duration: cost.Duration(time.Duration(batchSize*float64(cpu)), mem, batchWait)})
+		if fn == routes.Status.Function {
+			w.SESEvents += msgs
+			w.SQSRequests += msgs // the EventBridge rule's SendMessage
+		}
+		w.ReadUnits += msgs * mean(fw.sum.db.Read)
+		w.WriteUnits += msgs * mean(fw.sum.db.Write)
+		w.SQSRequests += msgs * mean(fw.sum.sqsRequests)
+		w.LogBytes += msgs * (mean(float64(fw.sum.logBytes)) + cost.LogEventOverhead*mean(float64(fw.sum.logLines)))
+		if sizing.FunctionLogs.PlatformLines() {
+			w.LogBytes += invocations * cost.LogBytes(cost.PlatformLines...)
+		}
+		notes = append(notes, fmt.Sprintf("%s: %.1f msg/email, batch %.1f, %.2f ms CPU, %.1f calls (%.1f RRU %.1f WRU), %.0f B logs",
+			fn, msgs, batchSize, ms(cpu), mean(float64(fw.sum.db.Calls)), mean(fw.sum.db.Read), mean(fw.sum.db.Write), mean(float64(fw.sum.logBytes))))
+	}
+	return w, notes
+}
+
+// costReport writes the cost table: per 1,000 emails, by service.
+func costReport(out io.Writer) {
+	costResults.Lock()
+	defer costResults.Unlock()
+	if len(costResults.scenarios) == 0 {
+		return
+	}
+	p := cost.USEast1
+	fmt.Fprintf(out, "\nInfrastructure cost per 1,000 emails (10 KB newsletter; us-east-1 list prices; AWS's billing rules;\n")
+	fmt.Fprintf(out, "batches at %.0f email/s; modelled waits: DynamoDB %v, SES %v, SQS %v, webhook endpoint %v a call)\n",
+		emailsPerSecond, latency.dynamo, latency.ses, latency.sqs, latency.webhook)
+	fmt.Fprintf(out, "  %-44s %9s %9s %9s %11s %11s %9s %9s %8s\n", "scenario", "DynamoDB", "SQS", "Lambda", "API Gateway", "EventBridge", "Logs", "total", "% of SES")
+	var details []string
+	for _, s := range costResults.scenarios {
+		w, notes := s.price()
+		bill := p.Price(w.Times(1000))
+		fmt.Fprintf(out, "  %-44s %9.5f %9.5f %9.5f %11.5f %11.5f %9.5f %9.5f %7.1f%%\n", s.name,
+			bill.DynamoDB, bill.SQS, bill.Lambda, bill.APIGateway, bill.EventBridge, bill.Logs, bill.Total(), 100*p.ShareOfSES(bill))
+		details = append(details, fmt.Sprintf("  %s (%d emails): %.0f B of logs, %.0f B-months stored per email", s.name, s.emails, w.LogBytes, w.ItemByteMonths))
+		for _, n := range notes {
+			details = append(details, "    "+n)
+		}
+	}
+	fmt.Fprintf(out, "  EventBridge: SES's events are opt-in data events, $1.00 per million (only management events are free);\n")
+	fmt.Fprintf(out, "  SES's own $%.2f is not in the total. Per 1,000 emails: $ of each service.\n", p.SESPer1000)
+	fmt.Fprintf(out, "Per function, per email:\n%s\n", strings.Join(details, "\n"))
+}

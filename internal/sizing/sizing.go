@@ -1,0 +1,169 @@
+// Package sizing is how the stack runs each function: its memory and
+// timeout, and for a queue consumer the batch size and batching window of
+// its event source. The CDK stack (infra/) deploys these values and the
+// cost model (make bench) prices them, so the two cannot drift. A leaf
+// package: no AWS SDK, no CDK.
+package sizing
+
+import (
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+// Sizing is a function's memory and timeout.
+type Sizing struct {
+	MemoryMB float64
+	Timeout  time.Duration
+}
+
+// defaultRoute fits a route that reads or writes a few small items: well
+// under a second of work, 10 s to ride out DynamoDB retries.
+var defaultRoute = Sizing{MemoryMB: 256, Timeout: 10 * time.Second}
+
+// sendRoute is for the send routes:
+//   - 28 s: API Gateway ends a Lambda integration at 29 s, so a longer
+//     timeout would only let the function work on for a client that
+//     already got a 504. Attachments given by URL are fetched 4 at a time
+//     with up to 10 s each, which can take most of that.
+//   - 1024 MB: a message of up to 20 MB, its base64 and the MIME build are
+//     in memory at once (and CPU grows with memory, shortening the build).
+var sendRoute = Sizing{MemoryMB: 1024, Timeout: 28 * time.Second}
+
+// bulkWriteRoute is for POST /suppressions with up to 1,000 addresses:
+// about 63 rounds of 16 conditional writes, well under a second, but all
+// on one partition (and one index partition), whose throttling the SDK
+// rides out with retries; 28 s lets it, under API Gateway's 29 s.
+var bulkWriteRoute = Sizing{MemoryMB: 256, Timeout: 28 * time.Second}
+
+// segmentRoute is for POST /segments, which reads and evaluates every
+// contact of the workspace (docs/decisions.md, Segments, has the
+// arithmetic):
+//   - 28 s, as the send routes: API Gateway ends the request at 29 s.
+//   - 4096 MB: CPU grows with memory (1,769 MB is one vCPU). Decoding
+//     1,000,000 contacts takes about 15 s of one vCPU; the 16 shards'
+//     pages decode in parallel, so 2.3 vCPUs take about 6.5 s.
+var segmentRoute = Sizing{MemoryMB: 4096, Timeout: 28 * time.Second}
+
+// routeSizing lists the routes that need more than defaultRoute.
+var routeSizing = map[string]Sizing{
+	routes.Send.Function:            sendRoute,
+	routes.SendBatch.Function:       sendRoute,
+	routes.AddSuppressions.Function: bulkWriteRoute,
+	routes.CreateSegment.Function:   segmentRoute,
+}
+
+// Route is the sizing of route r.
+func Route(r routes.Route) Sizing {
+	if s, ok := routeSizing[r.Function]; ok {
+		return s
+	}
+	return defaultRoute
+}
+
+// Queue consumers: a batch of up to consumerBatchSize messages per
+// invocation, failed messages reported one by one.
+const (
+	consumerBatchSize = 10
+	consumerMemoryMB  = 256
+)
+
+// consumerMemory lists the consumers that need more than consumerMemoryMB.
+var consumerMemory = map[string]float64{
+	// Releasing a held email rebuilds the full message (up to 20 MB) from
+	// its stored chunks and sends it: the same load as the send routes.
+	routes.Review.Function: 1024,
+}
+
+// Consumer gives consumer c half its queue's visibility timeout: an
+// invocation always ends (or times out) well before its messages become
+// visible again, so no message is handed to a second invocation while the
+// first still works on it.
+//
+//   - review: 1024 MB (consumerMemory), 30 s.
+//   - status: 256 MB, 30 s; DynamoDB and SQS calls only.
+//   - webhook-dispatch: 256 MB, 30 s. One POST may take its full 10 s
+//     (webhook.DefaultTimeout) and the 10 messages of a batch are delivered
+//     10 at once, so a batch takes about 10 s plus the DynamoDB writes.
+func Consumer(c routes.Consumer) Sizing {
+	mem, ok := consumerMemory[c.Function]
+	if !ok {
+		mem = consumerMemoryMB
+	}
+	return Sizing{MemoryMB: mem, Timeout: c.Queue.VisibilityTimeout / 2}
+}
+
+// BatchSize is how many messages one invocation of c takes: a review may
+// refetch attachments for most of its timeout, so it takes one at a time.
+func BatchSize(c routes.Consumer) int {
+	if c == routes.Review {
+		return 1
+	}
+	return consumerBatchSize
+}
+
+// batchingWindows are the consumers whose event source waits to fill a
+// batch (MaximumBatchingWindow): at low traffic each message would
+// otherwise be its own invocation, receive and delete. The wait is the
+// latency it adds, at most, to a message that arrives alone.
+var batchingWindows = map[string]time.Duration{
+	routes.Status.Function:          2 * time.Second,
+	routes.WebhookDispatch.Function: 1 * time.Second,
+}
+
+// BatchingWindow is how long c's event source may wait to fill a batch;
+// zero for none.
+func BatchingWindow(c routes.Consumer) time.Duration { return batchingWindows[c.Function] }
+
+// Memory is the memory of function fn (a route's or a consumer's), and
+// whether the stack has such a function.
+func Memory(fn string) (float64, bool) {
+	for _, r := range routes.All() {
+		if r.Function == fn {
+			return Route(r).MemoryMB, true
+		}
+	}
+	for _, c := range routes.Consumers {
+		if c.Function == fn {
+			return Consumer(c).MemoryMB, true
+		}
+	}
+	return 0, false
+}
+
+// Logging is how Lambda treats every function's log lines.
+type Logging struct {
+	// Format is Lambda's log format: JSON (the functions already write
+	// JSON lines, which Lambda passes on) or Text.
+	Format string
+	// SystemLevel filters Lambda's own platform lines: at WARN it drops
+	// the START, END and REPORT lines of every invocation (about 270
+	// bytes each time), which only JSON format allows.
+	SystemLevel string
+	// ApplicationLevel filters the functions' lines by their "level"
+	// field, as LOG_LEVEL does in the code.
+	ApplicationLevel string
+}
+
+// FunctionLogs is the Logging of every function.
+var FunctionLogs = Logging{Format: "JSON", SystemLevel: "WARN", ApplicationLevel: "INFO"}
+
+// PlatformLines reports whether Lambda writes its START, END and REPORT
+// lines for each invocation under l.
+func (l Logging) PlatformLines() bool {
+	return l.Format != "JSON" || l.SystemLevel == "" || l.SystemLevel == "INFO" || l.SystemLevel == "DEBUG"
+}
+
+// AccessLogFields are the API Gateway access log's fields, by name, each
+// a $context variable: one JSON object per request. Only what the
+// functions' own request line cannot say: the functions log the request
+// id, route, status and latency of every request that reaches them, so
+// the access log keeps the client's address, the status API Gateway
+// answered and its error for the requests that never reach a function
+// (throttled, too large, unknown route).
+var AccessLogFields = map[string]string{
+	"requestId": "$context.requestId",
+	"ip":        "$context.identity.sourceIp",
+	"status":    "$context.status",
+	"error":     "$context.error.message",
+}
