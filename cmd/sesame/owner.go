@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -49,6 +50,9 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 		Contacts:     &owner.Contacts{Store: repos.Contacts},
+		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
+			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
+		}},
 	}
 }
 

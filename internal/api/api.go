@@ -43,6 +43,7 @@ var Functions = []wire.Starter{
 	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
 	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
+	audience.CreateSegment,
 }
 
 // Function is the function named name.
@@ -128,6 +129,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, openapi.Handlers{}.Routes()...)
 	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
+	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
 	return all
 }
 

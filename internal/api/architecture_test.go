@@ -23,7 +23,7 @@ var domainPackages = []string{
 	"internal/email", "internal/sending", "internal/attachment", "internal/event",
 	"internal/metrics", "internal/identity", "internal/webhook", "internal/status", "internal/contact",
 	"internal/review", "internal/compose", "internal/workspace", "internal/apikey",
-	"internal/owner", "internal/unsubscribe", "internal/suppression",
+	"internal/owner", "internal/unsubscribe", "internal/suppression", "internal/segment",
 }
 
 // forbidden are what no domain package may depend on, even indirectly:

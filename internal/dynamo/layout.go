@@ -65,6 +65,8 @@ const (
 	// (CONTACTEMAIL#<shard>, sk = lowercased email, holding the id).
 	kindContact      = "CONTACT"
 	kindContactEmail = "CONTACTEMAIL"
+	// Segments (sk = UUIDv7 id): a name and a filter, never members.
+	kindSegment = "SEGMENT"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -96,6 +98,7 @@ var WorkspaceKinds = []string{
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
 	kindContact, kindContactEmail,
+	kindSegment,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
@@ -195,3 +198,4 @@ func shardOf(s string) int {
 	h.Write([]byte(s))
 	return int(h.Sum32() % contactShards)
 }
+func segmentPK(ws string) string { return wsPK(ws, kindSegment) }

@@ -39,6 +39,8 @@ type (
 	Webhooks struct{ *Table }
 	// Contacts are a workspace's audience, each email claimed by one.
 	Contacts struct{ *Table }
+	// Segments are a workspace's named filters.
+	Segments struct{ *Table }
 )
 
 // Repositories are every repository over one table, for processes (the dev
@@ -60,6 +62,7 @@ type Repositories struct {
 	Metrics      *Metrics
 	Webhooks     *Webhooks
 	Contacts     *Contacts
+	Segments     *Segments
 }
 
 // NewRepositories builds every repository over t.
@@ -68,6 +71,6 @@ func NewRepositories(t *Table) Repositories {
 		Table: t, Workspaces: &Workspaces{t}, Keys: &Keys{t}, Domains: &Domains{t}, Senders: &Senders{t},
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
-		Contacts: &Contacts{t},
+		Contacts: &Contacts{t}, Segments: &Segments{t},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
@@ -31,4 +32,6 @@ var (
 	_ webhook.EndpointLister    = (*dynamo.Webhooks)(nil)
 	_ suppression.Store         = (*dynamo.Suppressions)(nil)
 	_ sending.SuppressionReader = (*dynamo.Suppressions)(nil)
+	_ segment.Store          = (*dynamo.Segments)(nil)
+	_ segment.Suppressions   = (*dynamo.Suppressions)(nil)
 )

@@ -19,6 +19,7 @@ type Service struct {
 	Suppressions *Suppressions
 	Webhooks     *Webhooks
 	Contacts     *Contacts
+	Segments     *Segments
 }
 
 // InputError refuses an input of an owner action. Field is the input's

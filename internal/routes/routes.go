@@ -44,6 +44,8 @@ var (
 	ListSuppressions  = Route{Function: "list-suppressions", Method: "GET", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsRead}
 	AddSuppressions   = Route{Function: "add-suppressions", Method: "POST", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsWrite}
 	DeleteSuppression = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
+
+	CreateSegment = Route{Function: "create-segment", Method: "POST", Path: "/api/v1/segments", Scope: apikey.SegmentsWrite}
 )
 
 // API is every implemented /api/v1 route.
@@ -51,6 +53,7 @@ var API = []Route{
 	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
 	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
 	ListSuppressions, AddSuppressions, DeleteSuppression,
+	CreateSegment,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient

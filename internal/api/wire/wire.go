@@ -8,7 +8,7 @@
 //	reads     the read routes: DynamoDB only
 //	pipeline  status, webhook-dispatch: DynamoDB and SQS
 //	sends     send, send-batch, review: DynamoDB, SQS and SES
-//	audience  the contact routes: DynamoDB only
+//	audience  the contact and segment routes: DynamoDB only
 //
 // A main is one call, wire.Main(<package>.<Function>). internal/api builds
 // every function's services at once, from the same builders, for the dev

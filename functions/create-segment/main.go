@@ -1,0 +1,9 @@
+// Command create-segment is the Lambda function serving POST /api/v1/segments.
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+)
+
+func main() { wire.Main(audience.CreateSegment) }
