@@ -32,6 +32,6 @@ var (
 	_ webhook.EndpointLister    = (*dynamo.Webhooks)(nil)
 	_ suppression.Store         = (*dynamo.Suppressions)(nil)
 	_ sending.SuppressionReader = (*dynamo.Suppressions)(nil)
-	_ segment.Store          = (*dynamo.Segments)(nil)
-	_ segment.Suppressions   = (*dynamo.Suppressions)(nil)
+	_ segment.Store             = (*dynamo.Segments)(nil)
+	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
 )

@@ -36,11 +36,11 @@ var (
 	Metrics    = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
 	OpenAPI    = Route{Function: "get-openapi", Method: "GET", Path: "/api/v1/openapi.json", Public: true}
 
-	CreateContact = Route{Function: "create-contact", Method: "POST", Path: "/api/v1/contacts", Scope: apikey.ContactsWrite}
-	ListContacts  = Route{Function: "list-contacts", Method: "GET", Path: "/api/v1/contacts", Scope: apikey.ContactsRead}
-	GetContact    = Route{Function: "get-contact", Method: "GET", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsRead}
-	UpdateContact = Route{Function: "update-contact", Method: "PATCH", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
-	DeleteContact = Route{Function: "delete-contact", Method: "DELETE", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
+	CreateContact     = Route{Function: "create-contact", Method: "POST", Path: "/api/v1/contacts", Scope: apikey.ContactsWrite}
+	ListContacts      = Route{Function: "list-contacts", Method: "GET", Path: "/api/v1/contacts", Scope: apikey.ContactsRead}
+	GetContact        = Route{Function: "get-contact", Method: "GET", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsRead}
+	UpdateContact     = Route{Function: "update-contact", Method: "PATCH", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
+	DeleteContact     = Route{Function: "delete-contact", Method: "DELETE", Path: "/api/v1/contacts/{id}", Scope: apikey.ContactsWrite}
 	ListSuppressions  = Route{Function: "list-suppressions", Method: "GET", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsRead}
 	AddSuppressions   = Route{Function: "add-suppressions", Method: "POST", Path: "/api/v1/suppressions", Scope: apikey.SuppressionsWrite}
 	DeleteSuppression = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
