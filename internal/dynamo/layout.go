@@ -67,6 +67,11 @@ const (
 	kindContactEmail = "CONTACTEMAIL"
 	// Segments (sk = UUIDv7 id): a name and a filter, never members.
 	kindSegment = "SEGMENT"
+	// Campaigns (sk = UUIDv7 id, so a reverse Query is newest first), and
+	// the recipients each froze at draft time (CAMPAIGNRCPT#<campaign id>,
+	// sk = zero-padded chunk number, campaign.ChunkSize ids per chunk).
+	kindCampaign           = "CAMPAIGN"
+	kindCampaignRecipients = "CAMPAIGNRCPT"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -99,6 +104,7 @@ var WorkspaceKinds = []string{
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
 	kindContact, kindContactEmail,
 	kindSegment,
+	kindCampaign, kindCampaignRecipients,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
@@ -198,4 +204,8 @@ func shardOf(s string) int {
 	h.Write([]byte(s))
 	return int(h.Sum32() % contactShards)
 }
-func segmentPK(ws string) string { return wsPK(ws, kindSegment) }
+func segmentPK(ws string) string  { return wsPK(ws, kindSegment) }
+func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }
+func campaignRecipientsPK(ws, campaignID string) string {
+	return wsSubPK(ws, kindCampaignRecipients, campaignID)
+}
