@@ -7,11 +7,7 @@ package sending
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/compose"
@@ -74,7 +70,7 @@ func (r *Request) Validate(prefix string) error {
 		return fail.Invalid(p("to"), "to must be one email address: %s", err)
 	}
 	r.To = to.Address
-	if err := checkSubject(r.Subject); err != nil {
+	if err := email.CheckSubject(r.Subject); err != nil {
 		return fail.Invalid(p("subject"), "%s", err)
 	}
 	if r.From != "" && r.SenderID == "" {
@@ -94,25 +90,6 @@ func (r *Request) Validate(prefix string) error {
 	}
 	if err := attachment.Validate(r.Attachments); err != nil {
 		return fail.PrefixParam(err, prefix)
-	}
-	return nil
-}
-
-// MaxSubject is the longest subject, in characters: RFC 5322's line
-// limit, which Build keeps every header line under by folding.
-const MaxSubject = 998
-
-// checkSubject refuses a subject that is not one line of text: control
-// characters (line breaks, NUL, tabs, DEL and the C1 controls) or over
-// MaxSubject characters.
-func checkSubject(s string) error {
-	switch {
-	case !utf8.ValidString(s):
-		return errors.New("subject must be valid UTF-8")
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return errors.New("subject must not contain line breaks or other control characters")
-	case utf8.RuneCountInString(s) > MaxSubject:
-		return fmt.Errorf("subject must be at most %d characters", MaxSubject)
 	}
 	return nil
 }
