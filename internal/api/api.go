@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/pages"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
@@ -44,6 +45,7 @@ var Functions = []wire.Starter{
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
 	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
 	audience.CreateSegment,
+	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
 }
 
 // Function is the function named name.
@@ -130,6 +132,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
+	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
 	return all
 }
 

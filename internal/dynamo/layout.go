@@ -95,6 +95,12 @@ var (
 	ContactKeysPattern = wsPK("*", kindContact) + "#*"
 	// SuppressionKeysPattern matches every workspace's do-not-send list.
 	SuppressionKeysPattern = wsPK("*", kindSuppression)
+	// CampaignKeysPattern matches every workspace's campaign records,
+	// CampaignRecipientKeysPattern their frozen recipients' chunks, and
+	// IdempotencyKeysPattern the Idempotency-Key records.
+	CampaignKeysPattern          = wsPK("*", kindCampaign)
+	CampaignRecipientKeysPattern = wsPK("*", kindCampaignRecipients) + "#*"
+	IdempotencyKeysPattern       = wsPK("*", kindIdempotency)
 )
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.

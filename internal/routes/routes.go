@@ -46,6 +46,11 @@ var (
 	DeleteSuppression = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
 
 	CreateSegment = Route{Function: "create-segment", Method: "POST", Path: "/api/v1/segments", Scope: apikey.SegmentsWrite}
+
+	SendBulk       = Route{Function: "send-bulk", Method: "POST", Path: "/api/v1/send/bulk", Scope: apikey.EmailSendBulk}
+	ListCampaigns  = Route{Function: "list-campaigns", Method: "GET", Path: "/api/v1/campaigns", Scope: apikey.CampaignsRead}
+	GetCampaign    = Route{Function: "get-campaign", Method: "GET", Path: "/api/v1/campaigns/{id}", Scope: apikey.CampaignsRead}
+	CancelCampaign = Route{Function: "cancel-campaign", Method: "POST", Path: "/api/v1/campaigns/{id}/cancel", Scope: apikey.CampaignsCancel}
 )
 
 // API is every implemented /api/v1 route.
@@ -54,6 +59,7 @@ var API = []Route{
 	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
 	ListSuppressions, AddSuppressions, DeleteSuppression,
 	CreateSegment,
+	SendBulk, ListCampaigns, GetCampaign, CancelCampaign,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient
