@@ -10,9 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/spf13/cobra"
 
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -28,6 +31,9 @@ type ownerClients struct {
 	SES      ses.API
 	SQS      queue.SendAPI
 	Raw      owner.RawReader // nil: no messages are kept (a deployed stack)
+	// Approver names who approves a campaign; Starter starts it.
+	Approver owner.Approver
+	Starter  campaign.Starter
 }
 
 // newOwner builds the owner service over the stack's table, SES and the
@@ -53,6 +59,9 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
+		Approvals: &owner.Approvals{
+			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: c.Starter, Check: deliverability.Check,
+		},
 	}
 }
 
@@ -70,14 +79,27 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	clients := ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI, SQS: sqs.NewFromConfig(awsCfg)}
+	clients := ownerClients{
+		DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI, SQS: sqs.NewFromConfig(awsCfg),
+		Approver: c.approver, Starter: c.starter,
+	}
 	if clients.SES == nil {
 		if clients.SES, err = sesClient(awsCfg); err != nil {
 			return nil, err
 		}
 	}
-	if dataDir := os.Getenv(devstack.DataEnv); dataDir != "" {
+	dataDir := os.Getenv(devstack.DataEnv)
+	if dataDir != "" {
 		clients.Raw = &devstack.RawMessages{Dir: devstack.MIMEDir(dataDir)}
+	}
+	if clients.Approver == nil {
+		clients.Approver = awsApprover{STS: sts.NewFromConfig(awsCfg)}
+		if dataDir != "" {
+			clients.Approver = localApprover{}
+		}
+	}
+	if clients.Starter == nil {
+		clients.Starter = noEngine{}
 	}
 	c.svc = newOwner(c.cfg, table, clients)
 	return c.svc, nil
