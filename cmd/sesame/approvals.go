@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,13 +20,13 @@ import (
 // approvalShown is what `approvals show` prints.
 type approvalShown struct {
 	campaign.View
-	Sender         string                `json:"sender"`
-	ContentHash    string                `json:"content_hash"`
-	ApprovedBy     string                `json:"approved_by,omitempty"`
-	Deliverability deliverability.Report `json:"deliverability"`
-	Sample         []contact.View        `json:"sample"`
-	Text           string                `json:"text"`
-	HTMLFile       string                `json:"html_file"`
+	Sender         string                 `json:"sender"`
+	ContentHash    string                 `json:"content_hash"`
+	ApprovedBy     string                 `json:"approved_by,omitempty"`
+	Deliverability *deliverability.Report `json:"deliverability"`
+	Sample         []contact.View         `json:"sample"`
+	Text           string                 `json:"text"`
+	HTMLFile       string                 `json:"html_file"`
 }
 
 func (c *console) approvalsCommand() *cobra.Command {
@@ -74,7 +75,7 @@ func (c *console) approvalsCommand() *cobra.Command {
 			}
 			sender := s.Sender.Address()
 			out := approvalShown{
-				View: s.View(), Sender: sender.String(), ContentHash: s.ContentHash, Deliverability: s.Verdict,
+				View: s.View(), Sender: sender.String(), ContentHash: s.ContentHash,
 				Sample: make([]contact.View, 0, len(s.Sample)), Text: s.Text, HTMLFile: file,
 			}
 			if s.Approved() {
@@ -82,6 +83,12 @@ func (c *console) approvalsCommand() *cobra.Command {
 			}
 			for _, ct := range s.Sample {
 				out.Sample = append(out.Sample, ct.View())
+			}
+			if s.Verdict != nil {
+				out.Deliverability = new(deliverability.Report)
+				if err := json.Unmarshal(s.Verdict, out.Deliverability); err != nil {
+					return fmt.Errorf("the deliverability verdict: %w", err)
+				}
 			}
 			return c.print(out, func(w io.Writer) { printApproval(w, out) })
 		}),
@@ -185,9 +192,13 @@ func printApproval(w io.Writer, s approvalShown) {
 	if s.ApprovedBy != "" {
 		fmt.Fprintf(w, "approved by\t%s at %s\n", s.ApprovedBy, *s.ApprovedAt)
 	}
-	fmt.Fprintf(w, "deliverability\t%s (score %d)\n", s.Deliverability.Verdict, s.Deliverability.Score)
-	for _, f := range s.Deliverability.Checks {
-		fmt.Fprintf(w, "  %s\t%s: %s\n", f.Severity, f.ID, f.Message)
+	if d := s.Deliverability; d != nil {
+		fmt.Fprintf(w, "deliverability\t%s (score %d)\n", d.Verdict, d.Score)
+		for _, f := range d.Checks {
+			fmt.Fprintf(w, "  %s\t%s: %s\n", f.Severity, f.ID, f.Message)
+		}
+	} else {
+		fmt.Fprintf(w, "deliverability\tunavailable (the check failed)\n")
 	}
 	fmt.Fprintf(w, "html\t%s (open it in a browser)\n", s.HTMLFile)
 	if len(s.Sample) > 0 {

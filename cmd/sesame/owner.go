@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/spf13/cobra"
 
+	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
-	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -60,7 +60,7 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
 		Approvals: &owner.Approvals{
-			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: c.Starter, Check: deliverability.Check,
+			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: c.Starter, Check: bulk.Deliverability,
 		},
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/contact"
-	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
@@ -75,10 +74,10 @@ func CheckContent(subject, html string) error {
 // DraftResult is the spec's Bulk draft result. Deliverability is null
 // when the check failed: a failing check never blocks a draft.
 type DraftResult struct {
-	Status         Status                 `json:"status"`
-	ApprovalID     string                 `json:"approval_id"`
-	RecipientCount int                    `json:"recipient_count"`
-	Deliverability *deliverability.Report `json:"deliverability"`
+	Status         Status  `json:"status"`
+	ApprovalID     string  `json:"approval_id"`
+	RecipientCount int     `json:"recipient_count"`
+	Deliverability Verdict `json:"deliverability"`
 }
 
 // DraftStore stores drafts with their frozen recipients.
@@ -101,9 +100,14 @@ type SegmentReader interface {
 	GetSegment(ctx context.Context, workspaceID, id string) (segment.Segment, error)
 }
 
-// Checker is the deliverability check of a draft's content
-// (deliverability.Check).
-type Checker func(deliverability.Input) deliverability.Report
+// Verdict is the deliverability check's report as JSON, shown to the
+// approver and answered to the draft; nil is null. The check lives
+// outside the domain packages (its public suffix list links net/http).
+type Verdict = json.RawMessage
+
+// Checker is the deliverability check of a campaign's content, read as
+// bulk mail whose footer and List-Unsubscribe Sesame adds.
+type Checker func(subject, html string, sender identity.Sender) (Verdict, error)
 
 // Drafts drafts bulk campaigns: it freezes a segment's recipients and
 // holds the campaign for the owner's approval. Nothing is queued or sent.
@@ -196,27 +200,23 @@ func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest
 }
 
 // verdict is the deliverability check of c's content, or nil when there
-// is no check or it failed.
-func (d *Drafts) verdict(ctx context.Context, c Campaign) (report *deliverability.Report) {
+// is no check or it failed: a failing check never blocks a draft.
+func (d *Drafts) verdict(ctx context.Context, c Campaign) (v Verdict) {
 	if d.Check == nil {
 		return nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			report = nil
+			v = nil
 			d.logger().ErrorContext(ctx, "deliverability check failed; the draft has no verdict", slog.String("campaign_id", c.ID), slog.Any("panic", r))
 		}
 	}()
-	r := d.Check(CheckInput(c.Subject, c.HTML, c.Sender))
-	return &r
-}
-
-// CheckInput is what the deliverability check reads of a campaign's
-// content: bulk, with Sesame's footer and List-Unsubscribe added at send.
-func CheckInput(subject, html string, sender identity.Sender) deliverability.Input {
-	return deliverability.Input{
-		Subject: subject, HTML: html, SenderDomain: identity.DomainOf(sender.Email), Bulk: true, FooterAdded: true,
+	v, err := d.Check(c.Subject, c.HTML, c.Sender)
+	if err != nil {
+		d.logger().ErrorContext(ctx, "deliverability check failed; the draft has no verdict", slog.String("campaign_id", c.ID), slog.Any("err", err))
+		return nil
 	}
+	return v
 }
 
 func (d *Drafts) logger() *slog.Logger {

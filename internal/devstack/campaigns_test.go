@@ -195,8 +195,8 @@ func TestApprovalsLifecycle(t *testing.T) {
 
 	now := b.draft(t, e, seg)
 	shown, err := a.Show(ctx, b.id, now.ApprovalID, 2)
-	if err != nil || len(shown.Sample) != 2 || shown.Text != "What changed this month." || shown.Verdict.Verdict == "" {
-		t.Errorf("show: %d sampled, text %q, verdict %q, %v", len(shown.Sample), shown.Text, shown.Verdict.Verdict, err)
+	if err != nil || len(shown.Sample) != 2 || shown.Text != "What changed this month." || !strings.Contains(string(shown.Verdict), `"verdict"`) {
+		t.Errorf("show: %d sampled, text %q, verdict %s, %v", len(shown.Sample), shown.Text, shown.Verdict, err)
 	}
 	done, err := a.Approve(ctx, b.id, now.ApprovalID, nil)
 	if err != nil || done.Status != campaign.StatusSending || done.Already || done.ApprovedBy != "arn:aws:iam::123456789012:user/owner" {

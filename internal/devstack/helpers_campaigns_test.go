@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/deliverability"
@@ -150,6 +151,6 @@ func (a approver) Identity(context.Context) (string, error) { return string(a), 
 func (e *env) approvals(starter campaign.Starter) *owner.Approvals {
 	return &owner.Approvals{
 		Store: e.store.Campaigns, Contacts: e.store.Contacts, Approver: approver("arn:aws:iam::123456789012:user/owner"),
-		Starter: starter, Check: deliverability.Check,
+		Starter: starter, Check: bulk.Deliverability,
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/contact"
-	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/fail"
 )
 
@@ -93,8 +92,9 @@ func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Ca
 // and the text a plain-text reader gets.
 type Shown struct {
 	campaign.Campaign
-	Sample  []contact.Contact
-	Verdict deliverability.Report
+	Sample []contact.Contact
+	// Verdict is nil when the check is absent or failed.
+	Verdict campaign.Verdict
 	Text    string
 }
 
@@ -110,7 +110,9 @@ func (a *Approvals) Show(ctx context.Context, workspaceID, id string, sample int
 	}
 	s := Shown{Campaign: c, Text: compose.HTMLToText(c.HTML)}
 	if a.Check != nil {
-		s.Verdict = a.Check(campaign.CheckInput(c.Subject, c.HTML, c.Sender))
+		if s.Verdict, err = a.Check(c.Subject, c.HTML, c.Sender); err != nil {
+			s.Verdict = nil // shown as unavailable; the content is still shown
+		}
 	}
 	for n := 0; n < c.Chunks && len(s.Sample) < sample; n++ {
 		ids, err := a.Store.ReadChunk(ctx, workspaceID, c.ID, n)
