@@ -286,6 +286,10 @@ type Console struct {
 	// ReviewQueueURL is where held clear/deny queue the owner's verdict:
 	// the review function releases held email (stack output ReviewQueueUrl).
 	ReviewQueueURL string `env:"SESAME_REVIEW_QUEUE_URL"`
+	// SendsQueueURL is where an approval puts a campaign's chunks for the
+	// campaign sender (stack output SendsQueueUrl); empty: approvals are
+	// recorded but not started.
+	SendsQueueURL string `env:"SESAME_SENDS_QUEUE_URL"`
 	// ConfigSetFull is the SES configuration set a new domain identity
 	// uses by default.
 	ConfigSetFull string `env:"SESAME_CONFIG_SET_FULL"`

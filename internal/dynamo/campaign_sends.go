@@ -27,12 +27,10 @@ import (
 // of scheduled campaigns.
 type CampaignSends struct{ *Table }
 
-// campaignRecordKind is the campaign record's kind (pk WS#<ws>#CAMPAIGN,
-// sk = campaign id), whose counts a progress commit adds to.
-const campaignRecordKind = "CAMPAIGN"
-
+// campaignRecordKey is the campaign record's key (Campaigns' layout),
+// whose counts a progress commit adds to.
 func campaignRecordKey(ws, id string) map[string]ddbtypes.AttributeValue {
-	return key(wsPK(ws, campaignRecordKind), id)
+	return key(campaignPK(ws), id)
 }
 
 // Recipients reads the contacts of ids and the do-not-send entries of

@@ -73,6 +73,11 @@ const (
 	kindReputation       = "REPUTATION"
 	// Segments (sk = UUIDv7 id): a name and a filter, never members.
 	kindSegment = "SEGMENT"
+	// Campaigns (sk = UUIDv7 id, so a reverse Query is newest first), and
+	// the recipients each froze at draft time (CAMPAIGNRCPT#<campaign id>,
+	// sk = zero-padded chunk number, campaign.ChunkSize ids per chunk).
+	kindCampaign           = "CAMPAIGN"
+	kindCampaignRecipients = "CAMPAIGNRCPT"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -102,6 +107,14 @@ var (
 	ContactKeysPattern = wsPK("*", kindContact) + "#*"
 	// SuppressionKeysPattern matches every workspace's do-not-send list.
 	SuppressionKeysPattern = wsPK("*", kindSuppression)
+	// CampaignKeysPattern matches every workspace's campaign records,
+	// CampaignRecipientKeysPattern their frozen recipients' chunks, and
+	// IdempotencyKeysPattern the Idempotency-Key records.
+	CampaignKeysPattern = wsPK("*", kindCampaign)
+	// CampaignDueKeysPattern is the due starts' partition (the tick's).
+	CampaignDueKeysPattern       = duePK
+	CampaignRecipientKeysPattern = wsPK("*", kindCampaignRecipients) + "#*"
+	IdempotencyKeysPattern       = wsPK("*", kindIdempotency)
 )
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
@@ -109,8 +122,9 @@ var WorkspaceKinds = []string{
 	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
-	kindContact, kindContactEmail, campaignRecordKind, kindCampaignProgress, kindReputation,
+	kindContact, kindContactEmail, kindCampaignProgress, kindReputation,
 	kindSegment,
+	kindCampaign, kindCampaignRecipients,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
@@ -211,4 +225,8 @@ func shardOf(s string) int {
 	h.Write([]byte(s))
 	return int(h.Sum32() % contactShards)
 }
-func segmentPK(ws string) string { return wsPK(ws, kindSegment) }
+func segmentPK(ws string) string  { return wsPK(ws, kindSegment) }
+func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }
+func campaignRecipientsPK(ws, campaignID string) string {
+	return wsSubPK(ws, kindCampaignRecipients, campaignID)
+}

@@ -37,6 +37,7 @@ var (
 	_ engine.SlotStore          = (*dynamo.CampaignSends)(nil)
 	_ engine.ReputationStore    = (*dynamo.CampaignSends)(nil)
 	_ engine.DueStore           = (*dynamo.CampaignSends)(nil)
+	_ engine.Campaigns          = (*dynamo.Campaigns)(nil)
 	_ segment.Store             = (*dynamo.Segments)(nil)
 	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
 )

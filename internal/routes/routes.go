@@ -47,6 +47,11 @@ var (
 	DeleteSuppression   = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
 	CreateSegment       = Route{Function: "create-segment", Method: "POST", Path: "/api/v1/segments", Scope: apikey.SegmentsWrite}
 	CheckDeliverability = Route{Function: "check-deliverability", Method: "POST", Path: "/api/v1/deliverability/check", Scope: apikey.DeliverabilityCheck}
+
+	SendBulk       = Route{Function: "send-bulk", Method: "POST", Path: "/api/v1/send/bulk", Scope: apikey.EmailSendBulk}
+	ListCampaigns  = Route{Function: "list-campaigns", Method: "GET", Path: "/api/v1/campaigns", Scope: apikey.CampaignsRead}
+	GetCampaign    = Route{Function: "get-campaign", Method: "GET", Path: "/api/v1/campaigns/{id}", Scope: apikey.CampaignsRead}
+	CancelCampaign = Route{Function: "cancel-campaign", Method: "POST", Path: "/api/v1/campaigns/{id}/cancel", Scope: apikey.CampaignsCancel}
 )
 
 // API is every implemented /api/v1 route.
@@ -56,6 +61,7 @@ var API = []Route{
 	ListSuppressions, AddSuppressions, DeleteSuppression,
 	CreateSegment,
 	CheckDeliverability,
+	SendBulk, ListCampaigns, GetCampaign, CancelCampaign,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient
@@ -121,9 +127,8 @@ var (
 	CampaignSender  = Consumer{Function: "campaign-sender", Queue: queues.Sends}
 )
 
-// Consumers is every implemented queue consumer. CampaignSender joins
-// once its function is wired over the campaign repository (branch drafts).
-var Consumers = []Consumer{Review, Status, WebhookDispatch}
+// Consumers is every implemented queue consumer.
+var Consumers = []Consumer{Review, Status, WebhookDispatch, CampaignSender}
 
 // Scheduled is a Lambda function a schedule invokes (an EventBridge rule
 // in AWS, a ticker in `sesame dev`).

@@ -1,21 +1,43 @@
-// Package sender builds the send engine of campaigns: the campaign
-// sender that consumes the sends queue, and the starter whose tick starts
-// scheduled campaigns. The functions wire them over the campaign
-// repository (dynamo.Campaigns) they are given.
+// Package sender declares and builds the campaign sender, the consumer of
+// the sends queue (the starter and its tick are internal/api/starts).
 package sender
 
 import (
+	"context"
 	"log/slog"
 
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
 )
+
+// CampaignSender consumes the sends queue: one chunk per message.
+var CampaignSender = wire.Function[config.CampaignSender]{
+	Name: routes.CampaignSender.Function,
+	AWS:  sdk.Load,
+	Build: func(_ context.Context, cfg config.CampaignSender, env wire.Env) (any, error) {
+		t := dynamo.Open(env.AWS, cfg.Table)
+		client := sesv2.NewFromConfig(env.AWS, sends.SESBound(cfg.SDK))
+		q := sqs.NewFromConfig(env.AWS)
+		s := NewSender(t, cfg, Deps{
+			Campaigns: &dynamo.Campaigns{Table: t}, Transport: &ses.Client{API: client}, Account: ses.Account{API: client},
+			Sends: q, Webhooks: q, Logger: env.Logger,
+		})
+		return queue.NewConsumer(s.Handle), nil
+	},
+}
 
 // Thresholds are the breaker's thresholds: the configured ones, each
 // unset one at its default.
@@ -36,12 +58,25 @@ func Thresholds(b config.Breaker) engine.Thresholds {
 	return th
 }
 
-// Rate is the pace's source: the configured rate, else the account's.
+// Rate is the pace's source: the configured rate, else the account's,
+// else (no account to ask) the SES sandbox's one per second.
 func Rate(p config.Pacing, account engine.RateSource) engine.RateSource {
-	if p.MaxSendRate > 0 {
+	switch {
+	case p.MaxSendRate > 0:
 		return engine.FixedRate(p.MaxSendRate)
+	case account == nil:
+		return engine.FixedRate(1)
 	}
 	return account
+}
+
+// Account is the SES account's rate through api when it can read the
+// account (an SES client does; the test fakes need not), else nil.
+func Account(api any) engine.RateSource {
+	if a, ok := api.(ses.AccountAPI); ok {
+		return ses.Account{API: a}
+	}
+	return nil
 }
 
 // Deps are what the sender is built over besides the table.
@@ -72,14 +107,5 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 		Breaker:    Thresholds(cfg.Breaker),
 		Logger:     d.Logger,
 		Now:        t.Now,
-	}
-}
-
-// NewStarter is the starter over t: chunks onto the sends queue, due
-// starts in the table.
-func NewStarter(t *dynamo.Table, campaigns engine.Campaigns, q config.SendsQueue, c queue.BatchSendAPI, logger *slog.Logger) *engine.Starter {
-	return &engine.Starter{
-		Campaigns: campaigns, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.SendsQueueURL},
-		Due: &dynamo.CampaignSends{Table: t}, Now: t.Now, Logger: logger,
 	}
 }

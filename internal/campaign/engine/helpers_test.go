@@ -84,7 +84,7 @@ func (w *world) TransitionCampaign(_ context.Context, _, _ string, from []campai
 		ok = ok || f == w.c.Status
 	}
 	if !ok {
-		return campaign.Campaign{}, fmt.Errorf("campaign is %s", w.c.Status)
+		return w.c, fmt.Errorf("campaign is %s: %w", w.c.Status, campaign.ErrConflict)
 	}
 	w.c.Status, w.c.PauseReason = to, reason
 	if to == campaign.StatusSending && w.c.StartedAt == nil {

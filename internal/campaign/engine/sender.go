@@ -180,14 +180,13 @@ func (s *Sender) pause(ctx context.Context, c campaign.Campaign, reason string) 
 		s.logger().WarnContext(ctx, "campaign paused", slog.String("campaign_id", c.ID), slog.String("reason", reason))
 		return nil
 	}
-	return s.unlessMoved(ctx, c, campaign.StatusSending, err)
+	return unlessMoved(err)
 }
 
-// unlessMoved is err, unless the campaign is no longer in status (another
-// writer moved it first, which is what a failed transition means then).
-func (s *Sender) unlessMoved(ctx context.Context, c campaign.Campaign, status campaign.Status, err error) error {
-	now, rerr := s.Campaigns.GetCampaign(ctx, c.WorkspaceID, c.ID)
-	if rerr == nil && now.Status != status {
+// unlessMoved is err, unless another writer moved the campaign first
+// (campaign.ErrConflict: cancelled, paused or done meanwhile).
+func unlessMoved(err error) error {
+	if errors.Is(err, campaign.ErrConflict) {
 		return nil
 	}
 	return err
@@ -205,7 +204,7 @@ func (s *Sender) complete(ctx context.Context, m ChunkMessage) error {
 	_, err = s.Campaigns.TransitionCampaign(ctx, c.WorkspaceID, c.ID,
 		[]campaign.Status{campaign.StatusSending, campaign.StatusPaused}, campaign.StatusSent, s.now(), "")
 	if err != nil {
-		return s.unlessMoved(ctx, c, c.Status, err)
+		return unlessMoved(err)
 	}
 	return nil
 }

@@ -30,5 +30,4 @@ var (
 
 // All lists every queue. Each has a consumer (internal/routes); the bulk
 // and automation queues of DESIGN.md come with the features that use them.
-// Sends joins with its consumer, routes.CampaignSender.
-var All = []Def{SESEvents, Webhooks, Review}
+var All = []Def{SESEvents, Webhooks, Review, Sends}
