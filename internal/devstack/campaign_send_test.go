@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/devstack"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
@@ -26,8 +28,18 @@ import (
 // dev server's consumer.
 func startCampaigns(t *testing.T) (*env, *queue.Poller) {
 	t.Helper()
+	return startCampaignsAt(t, nil)
+}
+
+// startCampaignsAt is startCampaigns with the table (and so the engine)
+// on clock.
+func startCampaignsAt(t *testing.T, clock *dynamotest.Clock) (*env, *queue.Poller) {
+	t.Helper()
 	dir := t.TempDir()
 	e := newEnv(t, func(deps api.Deps, _ *queuetest.Set) (api.Deps, []httpapi.Route) {
+		if clock != nil {
+			deps.Repos.Table.Now = clock.Now
+		}
 		raw := &devstack.RawMessages{Dir: dir, Next: deps.CampaignSender.Transport, Emails: deps.Repos.Emails}
 		deps.CampaignSender.Transport = raw
 		return deps, raw.Routes()
@@ -168,5 +180,46 @@ func TestCampaignCancelStopsTheSend(t *testing.T) {
 	e.get(bearer(b.key), "/api/v1/emails?type=campaign&limit=100").decode(t, http.StatusOK, &list)
 	if len(list.Data) != n {
 		t.Errorf("GET /emails?type=campaign: %d emails, want %d", len(list.Data), n)
+	}
+}
+
+// A campaign approved for later starts on the first tick at or after its
+// time, not before: the dev server's one-minute tick on the table's clock.
+func TestCampaignScheduledStartsOnTheTick(t *testing.T) {
+	t.Parallel()
+	now := time.Now().UTC()
+	clock := dynamotest.NewClock(now)
+	e, sends := startCampaignsAt(t, clock)
+	b, contacts := campaignWS(t, e, 2)
+	d := b.draft(t, e, b.segment(t, e, nil))
+	at := now.Add(10 * time.Minute)
+	approvals := e.approvals(e.deps.CampaignStarter)
+	approvals.Now = clock.Now
+	if _, err := approvals.Approve(t.Context(), b.id, d.ApprovalID, &at); err != nil {
+		t.Fatal(err)
+	}
+	tick := api.Ticks(e.deps)[routes.CampaignTick]
+
+	clock.Set(at.Add(-time.Minute))
+	if err := tick(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	drainSends(t, sends)
+	if c := e.getCampaign(t, b.bulkKey, d.ApprovalID); c.Status != string(campaign.StatusScheduled) || len(e.ses.Sends()) != 0 {
+		t.Fatalf("before its time: %+v, %d sends", c, len(e.ses.Sends()))
+	}
+
+	clock.Set(at.Add(30 * time.Second))
+	if err := tick(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	drainSends(t, sends)
+	if c := e.getCampaign(t, b.bulkKey, d.ApprovalID); c.Status != string(campaign.StatusSent) || c.SentCount != 2 {
+		t.Errorf("after its time: %+v, want sent to 2", c)
+	}
+	for _, ct := range contacts {
+		if got := e.ses.sendsTo(ct.Email); len(got) != 1 {
+			t.Errorf("%s: %d sends, want 1", ct.Email, len(got))
+		}
 	}
 }

@@ -97,7 +97,7 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 	store := &dynamo.CampaignSends{Table: t}
 	return &engine.Sender{
 		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
-		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Now},
+		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Time},
 		Transport:  d.Transport,
 		ConfigSets: sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
 		Build:      raw.Build,
@@ -106,6 +106,6 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 		Queue:      &queue.BatchPublisher{SQS: d.Sends, QueueURL: cfg.SendsQueueURL},
 		Breaker:    Thresholds(cfg.Breaker),
 		Logger:     d.Logger,
-		Now:        t.Now,
+		Now:        t.Time,
 	}
 }

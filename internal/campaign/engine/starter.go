@@ -81,8 +81,11 @@ func (s *Starter) Schedule(ctx context.Context, c campaign.Campaign) error {
 	if c.ScheduledAt == nil {
 		return fmt.Errorf("campaign %s has no scheduled time", c.ID)
 	}
-	return s.Due.PutDue(ctx, DueStart{At: c.ScheduledAt.UTC(), WorkspaceID: c.WorkspaceID, CampaignID: c.ID})
+	return s.Due.PutDue(ctx, DueStart{At: dueTime(*c.ScheduledAt), WorkspaceID: c.WorkspaceID, CampaignID: c.ID})
 }
+
+// dueTime is a scheduled time as a due start keeps it: to the second.
+func dueTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // Tick starts every campaign whose scheduled time has come and that is
 // still scheduled for it; a due start whose campaign was edited back to
@@ -103,7 +106,7 @@ func (s *Starter) Tick(ctx context.Context) (int, error) {
 		case err != nil:
 			errs = append(errs, err)
 			continue
-		case (c.Status == campaign.StatusScheduled || c.Status == campaign.StatusSending) && c.ScheduledAt != nil && c.ScheduledAt.Equal(d.At):
+		case (c.Status == campaign.StatusScheduled || c.Status == campaign.StatusSending) && c.ScheduledAt != nil && dueTime(*c.ScheduledAt).Equal(d.At):
 			// Sending: a start whose queuing failed, done again.
 			if err := s.Start(ctx, c); err != nil {
 				errs = append(errs, err) // the due start stays: the next tick tries again
