@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
@@ -19,6 +21,32 @@ import (
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sizing"
 )
+
+// isScheduled reports whether fn is run by a schedule (routes.Schedules).
+func isScheduled(fn string) bool {
+	for _, s := range routes.Schedules {
+		if s.Function == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// scheduledDescription is the description of scheduled function s.
+func scheduledDescription(s routes.Scheduled) string {
+	return "Sesame " + s.Function + ", every " + s.Every.String()
+}
+
+// newScheduled creates the function of s and the EventBridge rule that
+// invokes it every s.Every.
+func (d functionDeps) newScheduled(s routes.Scheduled) awslambda.Function {
+	fn := d.newFunction(s.Function, scheduledDescription(s), sizing.Scheduled(s), nil)
+	awsevents.NewRule(d.stack, jsii.String("Schedule-"+s.Function), &awsevents.RuleProps{
+		Schedule: awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(s.Every.Minutes()))),
+		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn, nil)},
+	})
+	return fn
+}
 
 // isPage reports whether fn serves routes.Pages (outside /api/v1).
 func isPage(fn string) bool {
@@ -42,6 +70,8 @@ const (
 	ddbPutItem      = "dynamodb:PutItem"
 	ddbUpdateItem   = "dynamodb:UpdateItem"
 	ddbDeleteItem   = "dynamodb:DeleteItem"
+	// BatchWriteItem is authorized as itself, for its puts and deletes.
+	ddbBatchWriteItem = "dynamodb:BatchWriteItem"
 )
 
 // access is an access profile: what a function may do besides writing its
@@ -78,6 +108,11 @@ type access struct {
 	// unsubscribeSecret passes SESAME_UNSUBSCRIBE_SECRET, which signs and
 	// checks unsubscribe links.
 	unsubscribeSecret bool
+	// publicURL passes SESAME_PUBLIC_URL, the base of unsubscribe links.
+	publicURL bool
+	// readAccount allows ses:GetAccount (the account's maximum send rate),
+	// an action that takes no resource.
+	readAccount bool
 }
 
 // keyedGrant is one action on the table's items of some partitions only:
@@ -147,6 +182,32 @@ var segmentRoute = access{
 // lookup and rate limit (apiKeys), nothing else of the table.
 var keyOnlyRoute = access{name: "key-only-route", apiKeys: true}
 
+// sendBulkRoute is POST /send/bulk: it reads the Idempotency-Key record,
+// the workspace and the segment (GetItem), the do-not-send list and every
+// contact shard (Query), and writes the frozen recipients' chunks
+// (BatchWriteItem, deleted again by a request that lost its key to a
+// twin) and then, in one transaction, the campaign record and the key's
+// record (PutItem). Writes reach those items only; nothing is queued or
+// sent: a draft waits for the owner.
+var sendBulkRoute = access{
+	name:    "send-bulk-route",
+	table:   []string{ddbGetItem, ddbQuery},
+	apiKeys: true,
+	keyed: []keyedGrant{
+		{action: ddbBatchWriteItem, leadingKeys: []string{dynamo.CampaignRecipientKeysPattern}},
+		{action: ddbPutItem, leadingKeys: []string{dynamo.CampaignKeysPattern, dynamo.IdempotencyKeysPattern}},
+	},
+}
+
+// campaignCancelRoute is POST /campaigns/{id}/cancel: one conditional
+// UpdateItem of the campaign's record (its old image comes back when the
+// condition fails), besides its API key's count.
+var campaignCancelRoute = access{
+	name:    "campaign-cancel-route",
+	apiKeys: true,
+	keyed:   []keyedGrant{{action: ddbUpdateItem, leadingKeys: []string{dynamo.CampaignKeysPattern}}},
+}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -172,6 +233,7 @@ var unsubscribePages = access{
 var queueURLVars = map[string]string{
 	queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
 	queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
+	queue.Sends.Name:    "SESAME_SENDS_QUEUE_URL",
 }
 
 // functionAccess is the permission table: one entry per function of
@@ -199,6 +261,11 @@ var functionAccess = map[string]access{
 	routes.DeleteContact.Function: contactWriteRoute,
 	routes.CreateSegment.Function: segmentRoute,
 
+	routes.SendBulk.Function:       sendBulkRoute,
+	routes.ListCampaigns.Function:  readRoute,
+	routes.GetCampaign.Function:    readRoute,
+	routes.CancelCampaign.Function: campaignCancelRoute,
+
 	routes.ListSuppressions.Function:  readRoute,
 	routes.AddSuppressions.Function:   suppressionWriteRoute,
 	routes.DeleteSuppression.Function: suppressionWriteRoute,
@@ -208,6 +275,45 @@ var functionAccess = map[string]access{
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,
 	routes.WebhookDispatch.Function: webhookDispatchConsumer,
+	routes.CampaignSender.Function:  campaignSenderConsumer,
+	routes.CampaignTick.Function:    campaignTick,
+}
+
+// campaignSenderConsumer is the campaign sender (internal/campaign/engine,
+// dynamo.CampaignSends): the campaign, workspace, chunk, its progress and
+// the month's usage (GetItem); the chunk's contacts and their do-not-send
+// entries (BatchGetItem); the reputation hours (Query); the email's claim
+// (PutItem), its release (DeleteItem), a refused one marked failed, the
+// send slots, reputation counts and status changes (UpdateItem); each
+// group's progress with the campaign's counts in one transaction (Put and
+// Update). A refused email is recorded as the status pipeline records it
+// (feed, counts, webhook fan-out); a chunk short of time goes back on its
+// own queue (sendTo sends). Mail through SES with the configuration sets;
+// the account's rate read with GetAccount; links on the public URL.
+var campaignSenderConsumer = access{
+	name:              "campaign-sender",
+	table:             []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
+	sendTo:            []queue.Def{queue.Webhooks, queue.Sends},
+	sendEmail:         true,
+	unsubscribeSecret: true,
+	publicURL:         true,
+	readAccount:       true,
+}
+
+// campaignTick is the one-minute tick: the due starts (Query), each
+// campaign (GetItem), its move to sending (UpdateItem) and the due
+// start's removal (DeleteItem), all of campaign and due-start items only;
+// the chunks go to the sends queue.
+var campaignTick = access{
+	name:  "campaign-tick",
+	table: []string{},
+	keyed: []keyedGrant{
+		{action: ddbQuery, leadingKeys: []string{dynamo.CampaignDueKeysPattern}},
+		{action: ddbDeleteItem, leadingKeys: []string{dynamo.CampaignDueKeysPattern}},
+		{action: ddbGetItem, leadingKeys: []string{dynamo.CampaignKeysPattern}},
+		{action: ddbUpdateItem, leadingKeys: []string{dynamo.CampaignKeysPattern}},
+	},
+	sendTo: []queue.Def{queue.Sends},
 }
 
 // reviewConsumer is the review of held email: a held email's content
@@ -266,6 +372,8 @@ type functionDeps struct {
 	cursorSecret *string
 	// unsubscribeSecret signs unsubscribe links (access.unsubscribeSecret).
 	unsubscribeSecret *string
+	// publicURL is where recipients reach the stack (access.publicURL).
+	publicURL *string
 	// env is what every function reads (config.Logging, config.DynamoDB).
 	env map[string]*string
 	// profiles holds what the functions of one access profile share, by
@@ -360,12 +468,15 @@ func (d functionDeps) newFunction(function, description string, size sizing.Sizi
 			env[cs.envVar] = cs.set.ConfigurationSetName()
 		}
 	}
-	if consumes == nil && !isPage(function) {
+	if consumes == nil && !isPage(function) && !isScheduled(function) {
 		// Only API routes page through lists.
 		env["SESAME_CURSOR_SECRET"] = d.cursorSecret
 	}
 	if a.unsubscribeSecret {
 		env["SESAME_UNSUBSCRIBE_SECRET"] = d.unsubscribeSecret
+	}
+	if a.publicURL {
+		env["SESAME_PUBLIC_URL"] = d.publicURL
 	}
 
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
@@ -450,6 +561,9 @@ func (d functionDeps) statements(a access) []awsiam.PolicyStatement {
 			resources = append(resources, cs.arn)
 		}
 		allow(sesSendActions, resources...)
+	}
+	if a.readAccount {
+		allow([]string{"ses:GetAccount"}, jsii.String("*"))
 	}
 	return out
 }

@@ -39,8 +39,8 @@ func wantSizing() map[string][2]float64 {
 func TestRouteFunctions(t *testing.T) {
 	s := synth(t)
 	fns := s.doc.routeFunctions()
-	if want := len(routes.RouteFunctions()) + len(routes.Consumers); len(fns) != want {
-		t.Fatalf("%d bootstrap functions, want one per route and consumer (%d)", len(fns), want)
+	if want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules); len(fns) != want {
+		t.Fatalf("%d bootstrap functions, want one per route, consumer and schedule (%d)", len(fns), want)
 	}
 	check(t, func() {
 		s.template.ResourcePropertiesCountIs(jsii.String("AWS::Lambda::Function"), map[string]any{
@@ -64,6 +64,7 @@ func TestRouteFunctions(t *testing.T) {
 	logGroups := s.doc.ofType("AWS::Logs::LogGroup")
 	consumerFunctions := map[string]bool{} // and pages: no API route
 	pageFunctions := map[string]bool{}
+	scheduledFunctions, unsubscribeSigners := map[string]bool{}, map[string]bool{}
 	for name, id := range functionIDs(t, s.doc) {
 		for _, c := range routes.Consumers {
 			if c.Function == name {
@@ -71,6 +72,8 @@ func TestRouteFunctions(t *testing.T) {
 			}
 		}
 		pageFunctions[id] = isPage(name)
+		scheduledFunctions[id] = isScheduled(name)
+		unsubscribeSigners[id] = name == routes.CampaignSender.Function
 	}
 	for id, fn := range fns {
 		vars, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
@@ -83,15 +86,15 @@ func TestRouteFunctions(t *testing.T) {
 		// API routes get a dynamic reference to the secret, never a value
 		// in the template; queue consumers and pages page through nothing
 		// and get none.
-		if consumerFunctions[id] || pageFunctions[id] {
+		if consumerFunctions[id] || pageFunctions[id] || scheduledFunctions[id] {
 			if vars["SESAME_CURSOR_SECRET"] != nil {
-				t.Errorf("%s: a consumer or page has SESAME_CURSOR_SECRET", id)
+				t.Errorf("%s: a consumer, page or schedule has SESAME_CURSOR_SECRET", id)
 			}
 		} else {
 			wantSecretRef(t, id, "SESAME_CURSOR_SECRET", vars, secretID)
 		}
-		// Only the pages check unsubscribe links, so far.
-		if pageFunctions[id] {
+		// The pages check unsubscribe links, the campaign sender signs them.
+		if pageFunctions[id] || unsubscribeSigners[id] {
 			wantSecretRef(t, id, "SESAME_UNSUBSCRIBE_SECRET", vars, unsubSecretID)
 		} else if vars["SESAME_UNSUBSCRIBE_SECRET"] != nil {
 			t.Errorf("%s: SESAME_UNSUBSCRIBE_SECRET set, but the function has no use for it", id)
@@ -243,9 +246,10 @@ func TestConsumersEventSources(t *testing.T) {
 			if got := getAttTarget(p["EventSourceArn"], "Arn"); got != queues[c.Queue.Name] {
 				t.Errorf("%s (%s): event source %v, want queue %s", c.Function, id, p["EventSourceArn"], c.Queue.Name)
 			}
-			// A review may take most of its timeout, so it runs alone.
+			// A review may take most of its timeout, and a campaign chunk
+			// fills an invocation, so each runs alone.
 			want := 10.0
-			if c == routes.Review {
+			if c == routes.Review || c == routes.CampaignSender {
 				want = 1
 			}
 			if p["BatchSize"] != want {
@@ -268,7 +272,7 @@ func TestConsumersEventSources(t *testing.T) {
 
 func TestMissingBinaries(t *testing.T) {
 	dir := t.TempDir()
-	want := len(routes.RouteFunctions()) + len(routes.Consumers)
+	want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules)
 	if got := missingBinaries(dir); len(got) != want {
 		t.Errorf("empty bin dir: %d missing, want %d", len(got), want)
 	}
@@ -297,6 +301,7 @@ func TestQueueURLVarsAreConfig(t *testing.T) {
 	want := map[string]string{
 		queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
 		queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
+		queue.Sends.Name:    "SESAME_SENDS_QUEUE_URL",
 	}
 	if !reflect.DeepEqual(queueURLVars, want) {
 		t.Errorf("queueURLVars = %v, want %v", queueURLVars, want)
@@ -473,7 +478,7 @@ func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
 		uses := map[string]bool{
 			"dynamodb": len(a.table) > 0 || a.apiKeys || len(a.keyed) > 0,
 			"sqs":      len(a.sendTo) > 0 || consumer,
-			"sesv2":    a.sendEmail,
+			"sesv2":    a.sendEmail || a.readAccount,
 		}
 		if deps[fn] == nil {
 			t.Errorf("go list did not list functions/%s", fn)

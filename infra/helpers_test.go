@@ -231,6 +231,9 @@ func functionIDs(t *testing.T, doc cfnTemplate) map[string]string {
 	for _, c := range routes.Consumers {
 		want[c.Function] = "Sesame consumer of the " + c.Queue.Name + " queue"
 	}
+	for _, s := range routes.Schedules {
+		want[s.Function] = scheduledDescription(s)
+	}
 	for fn, desc := range want {
 		id, ok := byDesc[desc]
 		if !ok {
@@ -507,4 +510,20 @@ func sqsGrants(t *testing.T, doc cfnTemplate, fnID string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// sesEventsRuleID is the logical id of the one EventBridge rule that
+// matches events (the SES events'); the others are schedules.
+func sesEventsRuleID(t *testing.T, doc cfnTemplate) string {
+	t.Helper()
+	var ids []string
+	for id, r := range doc.ofType("AWS::Events::Rule") {
+		if _, ok := r.Properties["EventPattern"]; ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("%d EventBridge rules with an event pattern, want 1: %v", len(ids), ids)
+	}
+	return ids[0]
 }

@@ -202,7 +202,7 @@ func TestLocalStackModeLeavesOutConfigurationSets(t *testing.T) {
 // set's name and expects the status function to apply it).
 func TestLocalStackModeSESEventsRule(t *testing.T) {
 	ls := synthLocalStack(t)
-	ruleID := onlyID(t, ls.doc, "AWS::Events::Rule")
+	ruleID := sesEventsRuleID(t, ls.doc)
 	p := ls.doc.Resources[ruleID].Properties
 	pat, _ := p["EventPattern"].(map[string]any)
 	detail, _ := pat["detail"].(map[string]any)

@@ -92,8 +92,12 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	for _, p := range paths {
 		addRoute(api, routes.Route{Method: "ANY", Path: p}, byPath[p])
 	}
+	fns.publicURL = publicURL(stack, api, opts)
 	for _, c := range routes.Consumers {
 		created[c.Function] = fns.newConsumer(c)
+	}
+	for _, s := range routes.Schedules {
+		created[s.Function] = fns.newScheduled(s)
 	}
 	if opts.localStack {
 		pointSESv2At(created, opts.sesv2Endpoint)
@@ -104,7 +108,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		Description: jsii.String("Base URL of the REST API stage; routes live under /api/v1"),
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("PublicUrl"), &awscdk.CfnOutputProps{
-		Value:       publicURL(stack, api, opts),
+		Value:       fns.publicURL,
 		Description: jsii.String("Where recipients reach the stack: unsubscribe links are built on it"),
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{
@@ -113,6 +117,10 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	awscdk.NewCfnOutput(stack, jsii.String("ReviewQueueUrl"), &awscdk.CfnOutputProps{
 		Value:       queues[queue.Review.Name].QueueUrl(),
 		Description: jsii.String("SESAME_REVIEW_QUEUE_URL for the console's held clear and deny"),
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("SendsQueueUrl"), &awscdk.CfnOutputProps{
+		Value:       queues[queue.Sends.Name].QueueUrl(),
+		Description: jsii.String("SESAME_SENDS_QUEUE_URL for the console's approvals, which start campaigns"),
 	})
 	return stack
 }
@@ -126,6 +134,9 @@ func functionNames() []string {
 	}
 	for _, c := range routes.Consumers {
 		names = append(names, c.Function)
+	}
+	for _, s := range routes.Schedules {
+		names = append(names, s.Function)
 	}
 	return names
 }

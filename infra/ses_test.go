@@ -113,7 +113,7 @@ func TestSESEventsRule(t *testing.T) {
 	queues := queueIDs(s.doc)
 	sesEvents := queues[queue.SESEvents.Name]
 	sets := configSetIDs(s.doc)
-	ruleID := onlyID(t, s.doc, "AWS::Events::Rule")
+	ruleID := sesEventsRuleID(t, s.doc)
 	p := s.doc.Resources[ruleID].Properties
 	if _, ok := p["EventBusName"]; ok {
 		t.Errorf("rule on bus %v, want the default bus", p["EventBusName"])

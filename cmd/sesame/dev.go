@@ -86,6 +86,9 @@ func (c *console) devCommand() *cobra.Command {
 				ReviewQueueURL: queueURLs[queue.Review.Name],
 				ConfigSetFull:  "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off",
 				WebhooksQueueURL: queueURLs[queue.Webhooks.Name],
+				SendsQueueURL:    queueURLs[queue.Sends.Name],
+				// The SES emulator has no account to read the rate from.
+				MaxSendRate: devMaxSendRate,
 				// Local receivers listen on loopback; production never allows it.
 				WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 			}
@@ -115,6 +118,7 @@ func (c *console) devCommand() *cobra.Command {
 				// What the console needs to act like the functions (held clear).
 				"SESAME_REVIEW_QUEUE_URL":     cfg.ReviewQueueURL,
 				"SESAME_WEBHOOKS_QUEUE_URL":   cfg.WebhooksQueueURL,
+				"SESAME_SENDS_QUEUE_URL":      cfg.SendsQueueURL,
 				"SESAME_CONFIG_SET_FULL":      cfg.ConfigSetFull,
 				"SESAME_CONFIG_SET_ESSENTIAL": cfg.ConfigSetEssential,
 				"SESAME_CONFIG_SET_OFF":       cfg.ConfigSetOff,
@@ -140,7 +144,8 @@ func (c *console) devCommand() *cobra.Command {
 				Queue: &queue.Publisher{SQS: sqsClient, QueueURL: queueURLs[queue.SESEvents.Name]},
 			}
 			deps.Sending.Transport = sesEvents
-			stack := &devstack.Stack{Deps: deps, Logger: logger,
+			deps.CampaignSender.Transport = sesEvents
+			stack := &devstack.Stack{Deps: deps, Logger: logger, Ticks: api.Ticks(deps),
 				DevRoutes: append(devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes(), raw.Routes()...)}
 			for c, consume := range api.Consumers(deps) {
 				stack.Pollers = append(stack.Pollers, &queue.Poller{
@@ -156,6 +161,10 @@ func (c *console) devCommand() *cobra.Command {
 	cmd.AddCommand(c.devSeedCommand())
 	return cmd
 }
+
+// devMaxSendRate is the local stack's campaign pace, emails per second:
+// a production account's starting rate.
+const devMaxSendRate = 14
 
 // disableChecksum silences DynamoDB Local, whose CRC32 headers do not
 // always match; real DynamoDB's do.

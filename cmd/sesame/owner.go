@@ -4,14 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/spf13/cobra"
 
+	"github.com/sesame-mail/sesame/internal/api/bulk"
+	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -28,6 +33,9 @@ type ownerClients struct {
 	SES      ses.API
 	SQS      queue.SendAPI
 	Raw      owner.RawReader // nil: no messages are kept (a deployed stack)
+	// Approver names who approves a campaign; Starter starts it.
+	Approver owner.Approver
+	Starter  campaign.Starter
 }
 
 // newOwner builds the owner service over the stack's table, SES and the
@@ -53,6 +61,9 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
+		Approvals: &owner.Approvals{
+			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: c.Starter, Check: bulk.Deliverability,
+		},
 	}
 }
 
@@ -70,14 +81,32 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	clients := ownerClients{DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI, SQS: sqs.NewFromConfig(awsCfg)}
+	clients := ownerClients{
+		DynamoDB: dynamodb.NewFromConfig(awsCfg, disableChecksumIfLocal()), SES: c.sesAPI, SQS: sqs.NewFromConfig(awsCfg),
+		Approver: c.approver, Starter: c.starter,
+	}
 	if clients.SES == nil {
 		if clients.SES, err = sesClient(awsCfg); err != nil {
 			return nil, err
 		}
 	}
-	if dataDir := os.Getenv(devstack.DataEnv); dataDir != "" {
+	dataDir := os.Getenv(devstack.DataEnv)
+	if dataDir != "" {
 		clients.Raw = &devstack.RawMessages{Dir: devstack.MIMEDir(dataDir)}
+	}
+	if clients.Approver == nil {
+		clients.Approver = awsApprover{STS: sts.NewFromConfig(awsCfg)}
+		if dataDir != "" {
+			clients.Approver = localApprover{}
+		}
+	}
+	if clients.Starter == nil {
+		clients.Starter = noEngine{}
+		if c.cfg.SendsQueueURL != "" {
+			t := dynamo.NewTable(clients.DynamoDB, table)
+			clients.Starter = starts.NewStarter(t, &dynamo.Campaigns{Table: t}, config.SendsQueue{SendsQueueURL: c.cfg.SendsQueueURL},
+				sqs.NewFromConfig(awsCfg), slog.New(slog.DiscardHandler))
+		}
 	}
 	c.svc = newOwner(c.cfg, table, clients)
 	return c.svc, nil

@@ -12,6 +12,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/spf13/cobra"
 
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -30,6 +31,10 @@ type console struct {
 	// sesAPI, when set, replaces the SES client built from the AWS
 	// configuration (tests inject a fake).
 	sesAPI ses.API
+	// approver and starter, when set, replace the campaign approver (the
+	// AWS principal) and starter (tests inject fakes).
+	approver owner.Approver
+	starter  campaign.Starter
 }
 
 func newRootCommand() *cobra.Command {
@@ -61,7 +66,7 @@ func (c *console) rootCommand() *cobra.Command {
 	root.PersistentFlags().String("region", "", "AWS region (env AWS_REGION; default: from the AWS profile)")
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
 	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
-		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.contactsCommand(), c.segmentsCommand(), c.webhooksCommand(), c.invokeCommand(), c.devCommand())
+		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.contactsCommand(), c.segmentsCommand(), c.approvalsCommand(), c.webhooksCommand(), c.invokeCommand(), c.devCommand())
 	checkUsage(root)
 	c.explainErrors(root)
 	return root

@@ -67,6 +67,7 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 	var defaultTracking string
 	var brands []string
 	var postalAddress string
+	var bulkApproved bool
 	cmd := &cobra.Command{
 		Use:   "set ID",
 		Short: "Change a workspace's sending settings",
@@ -89,6 +90,9 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 			if flags.Changed("postal-address") {
 				change.PostalAddress = &postalAddress
 			}
+			if flags.Changed("bulk-approved") {
+				change.BulkApproved = &bulkApproved
+			}
 			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
@@ -108,6 +112,7 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 	cmd.Flags().StringVar(&defaultTracking, "default-tracking", "", "full, essential or off")
 	cmd.Flags().StringSliceVar(&brands, "brands", nil, "brand names the workspace owns (comma-separated)")
 	cmd.Flags().StringVar(&postalAddress, "postal-address", "", `the sender's postal address, one line, shown in every campaign's footer ("" clears it)`)
+	cmd.Flags().BoolVar(&bulkApproved, "bulk-approved", false, "allow the workspace to draft bulk campaigns (POST /send/bulk); --bulk-approved=false revokes it")
 	return cmd
 }
 
@@ -147,6 +152,7 @@ func (c *console) printWorkspace(ws workspace.Workspace) error {
 		fmt.Fprintf(w, "monthly allowance\t%s\n", allowance)
 		fmt.Fprintf(w, "brands\t%s\n", or(ws.Brands, "none (its name and verified domains only)"))
 		fmt.Fprintf(w, "postal address\t%s\n", or(nonEmpty(ws.PostalAddress), "none (campaign footers need one: sesame workspace set --postal-address)"))
+		fmt.Fprintf(w, "bulk approved\t%v\n", ws.BulkApproved)
 	})
 }
 

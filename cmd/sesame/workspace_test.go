@@ -77,8 +77,8 @@ func TestWorkspaceCommands(t *testing.T) {
 			t.Errorf("workspace show does not match %s:\n%s", re, show)
 		}
 	}
-	if n := strings.Count(show, "\n"); n != 10 {
-		t.Errorf("workspace show printed %d lines, want 10 (every setting):\n%s", n, show)
+	if n := strings.Count(show, "\n"); n != 11 {
+		t.Errorf("workspace show printed %d lines, want 11 (every setting):\n%s", n, show)
 	}
 	shown, _ := mustJSON[workspace.Workspace](c, "workspace", "show", beta.ID)
 	if shown.ID != beta.ID || shown.Name != "Beta" || !shown.CreatedAt.Equal(beta.CreatedAt) {

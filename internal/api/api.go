@@ -5,6 +5,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
@@ -14,13 +15,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/checks"
 	"github.com/sesame-mail/sesame/internal/api/pages"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
 	"github.com/sesame-mail/sesame/internal/api/reads"
+	"github.com/sesame-mail/sesame/internal/api/sender"
 	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/starts"
 	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -47,6 +52,8 @@ var Functions = []wire.Starter{
 	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
 	audience.CreateSegment,
 	checks.CheckDeliverability,
+	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
+	sender.CampaignSender, starts.CampaignTick,
 }
 
 // Function is the function named name.
@@ -72,6 +79,10 @@ type Deps struct {
 	// on the process's public URL (campaign emails, tests).
 	Unsubscribe *unsubscribe.Service
 	Links       unsubscribe.Links
+	// CampaignSender consumes the sends queue; CampaignStarter is the
+	// owner's campaign.Starter and runs the tick (Ticker).
+	CampaignSender  *engine.Sender
+	CampaignStarter *engine.Starter
 }
 
 // SQSAPI is the part of the SQS API the functions use.
@@ -111,6 +122,16 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		statusProcessor, logger)
 	delivery := config.Delivery{WebhookTimeout: cfg.WebhookTimeout, WebhookAllowedPrefixes: cfg.WebhookAllowedPrefixes}
 	unsub := pages.Unsubscriber(repos.Table, config.Unsubscribing{UnsubscribeSecret: cfg.UnsubscribeSecret})
+	sendsQueue := config.SendsQueue{SendsQueueURL: cfg.SendsQueueURL}
+	campaignSender := sender.NewSender(repos.Table, config.CampaignSender{
+		SES: sets, WebhooksQueue: webhooks, SendsQueue: sendsQueue,
+		Unsubscribing: config.Unsubscribing{UnsubscribeSecret: cfg.UnsubscribeSecret},
+		PublicURL:     config.PublicURL{PublicURL: cfg.PublicURL},
+		Pacing:        config.Pacing{MaxSendRate: cfg.MaxSendRate}, Breaker: cfg.Breaker,
+	}, sender.Deps{
+		Campaigns: repos.Campaigns, Transport: svc.Transport, Account: sender.Account(c.SES),
+		Sends: c.SQS, Webhooks: c.SQS, Logger: logger,
+	})
 	return Deps{
 		Repos:       repos,
 		Cursors:     httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
@@ -121,6 +142,9 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		Webhooks:    pipeline.Dispatcher(repos.Table, delivery, webhooks, c.SQS, logger),
 		Unsubscribe: unsub,
 		Links:       unsubscribe.Links{BaseURL: cfg.PublicURL, Signer: unsub.Signer},
+
+		CampaignSender:  campaignSender,
+		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, sendsQueue, c.SQS, logger),
 	}
 }
 
@@ -134,6 +158,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
 	all = append(all, deliverabilityhttp.Handlers{}.Routes()...)
+	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
 	return all
 }
 
@@ -143,6 +168,15 @@ func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 		routes.Review:          queue.NewConsumer(d.Reviewer.Handle),
 		routes.Status:          queue.NewConsumer(d.Status.Handle),
 		routes.WebhookDispatch: queue.NewConsumer(d.Webhooks.Handle),
+		routes.CampaignSender:  queue.NewConsumer(d.CampaignSender.Handle),
+	}
+}
+
+// Ticks returns the handler of each scheduled function, by function: what
+// the dev server runs at each one's interval.
+func Ticks(d Deps) map[routes.Scheduled]func(context.Context) error {
+	return map[routes.Scheduled]func(context.Context) error{
+		routes.CampaignTick: starts.Tick(d.CampaignStarter, d.Logger),
 	}
 }
 

@@ -44,6 +44,9 @@ func functionNames() []string {
 	for _, c := range routes.Consumers {
 		names = append(names, c.Function)
 	}
+	for _, s := range routes.Schedules {
+		names = append(names, s.Function)
+	}
 	return names
 }
 
@@ -238,6 +241,10 @@ func TestFunctionsBuildWithoutNetwork(t *testing.T) {
 			case queue.Consumer:
 				if !consumers[f.FunctionName()] {
 					t.Error("a route built a queue consumer")
+				}
+			case func(context.Context) error: // a schedule's
+				if f.FunctionName() != routes.CampaignTick.Function {
+					t.Errorf("%s built a scheduled handler", f.FunctionName())
 				}
 			default:
 				t.Errorf("handler of type %T", h)

@@ -52,15 +52,18 @@ type Campaign struct {
 	// ContentHash binds an approval to the exact subject, html and sender
 	// (ContentHash); an edit changes it and voids the approval.
 	ContentHash string
-	ApprovedBy  string
-	PauseReason string
-	CreatedAt   time.Time
-	ApprovedAt  *time.Time
-	ScheduledAt *time.Time
-	StartedAt   *time.Time
-	CompletedAt *time.Time
-	CancelledAt *time.Time
-	DiscardedAt *time.Time
+	// ApprovedHash is the ContentHash the approval bound; an edit changes
+	// ContentHash and clears the approval.
+	ApprovedHash string
+	ApprovedBy   string
+	PauseReason  string
+	CreatedAt    time.Time
+	ApprovedAt   *time.Time
+	ScheduledAt  *time.Time
+	StartedAt    *time.Time
+	CompletedAt  *time.Time
+	CancelledAt  *time.Time
+	DiscardedAt  *time.Time
 }
 
 // ContentHash is the hash an approval binds: subject, html and sender.
@@ -94,3 +97,8 @@ func EmailID(campaignID, contactID string, startedAt time.Time) string {
 
 // ErrNotFound is a campaign that does not exist in the workspace.
 var ErrNotFound = errors.New("campaign not found")
+
+// Approved reports whether c's approval binds its current content.
+func (c Campaign) Approved() bool {
+	return c.ApprovedAt != nil && c.ApprovedHash == c.ContentHash
+}

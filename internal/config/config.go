@@ -190,6 +190,58 @@ type Unsubscribe struct {
 	Unsubscribing
 }
 
+// SendsQueue is the queue of campaign chunks: the starter and the tick
+// fill it, the campaign sender continues a chunk on it.
+type SendsQueue struct {
+	SendsQueueURL string `env:"SESAME_SENDS_QUEUE_URL, required"`
+}
+
+// PublicURL is where recipients reach the stack (the API stage, or a
+// custom domain): campaign emails' unsubscribe links are built on it.
+type PublicURL struct {
+	PublicURL string `env:"SESAME_PUBLIC_URL, required"`
+}
+
+// Pacing caps campaign sends per second across every sender. Zero reads
+// the SES account's maximum send rate (GetAccount); a value overrides it
+// (lower, to leave room for transactional email, or for the local stack).
+type Pacing struct {
+	MaxSendRate float64 `env:"SESAME_MAX_SEND_RATE"`
+}
+
+// Breaker tunes the reputation circuit breaker; zero fields take the
+// defaults of engine.DefaultThresholds (4 %, 0.08 %, 500 sends, 24 h).
+type Breaker struct {
+	BreakerBounceRate    float64       `env:"SESAME_BREAKER_BOUNCE_RATE"`
+	BreakerComplaintRate float64       `env:"SESAME_BREAKER_COMPLAINT_RATE"`
+	BreakerMinSample     int           `env:"SESAME_BREAKER_MIN_SAMPLE"`
+	BreakerWindow        time.Duration `env:"SESAME_BREAKER_WINDOW"`
+}
+
+// CampaignSender configures the sends consumer: campaign emails through
+// SES with their unsubscribe links, a refusal fanned out to webhooks.
+type CampaignSender struct {
+	Logging
+	SDK
+	DynamoDB
+	SES
+	WebhooksQueue
+	SendsQueue
+	Unsubscribing
+	PublicURL
+	Pacing
+	Breaker
+}
+
+// CampaignTick configures the one-minute tick that starts scheduled
+// campaigns.
+type CampaignTick struct {
+	Logging
+	SDK
+	DynamoDB
+	SendsQueue
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level
@@ -213,6 +265,11 @@ type API struct {
 	// PublicURL is where recipients reach the stack (the dev server's
 	// URL): unsubscribe links are built on it.
 	PublicURL string
+	// SendsQueueURL is the campaign chunks' queue; MaxSendRate and
+	// Breaker tune the campaign sender (see CampaignSender).
+	SendsQueueURL string
+	MaxSendRate   float64
+	Breaker       Breaker
 }
 
 // Console configures the operator console (cmd/sesame). Each variable
@@ -229,6 +286,10 @@ type Console struct {
 	// ReviewQueueURL is where held clear/deny queue the owner's verdict:
 	// the review function releases held email (stack output ReviewQueueUrl).
 	ReviewQueueURL string `env:"SESAME_REVIEW_QUEUE_URL"`
+	// SendsQueueURL is where an approval puts a campaign's chunks for the
+	// campaign sender (stack output SendsQueueUrl); empty: approvals are
+	// recorded but not started.
+	SendsQueueURL string `env:"SESAME_SENDS_QUEUE_URL"`
 	// ConfigSetFull is the SES configuration set a new domain identity
 	// uses by default.
 	ConfigSetFull string `env:"SESAME_CONFIG_SET_FULL"`

@@ -103,7 +103,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	// Runs after the server stops: whatever the test did, the table holds
 	// only keys the data model allows.
 	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
-	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks)
+	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks, queue.Sends)
 	awsCfg, err := awsconfig.LoadDefaultConfig(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -121,12 +121,16 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 		ReviewQueueURL: queues.URL(t, queue.Review.Name),
 		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
 		WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name),
+		SendsQueueURL:    queues.URL(t, queue.Sends.Name),
+		// Campaigns paced well above what a test sends.
+		MaxSendRate: 1000,
 		// Test receivers listen on 127.0.0.2; nothing else on loopback.
 		WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")},
 	}
 	deps := api.NewDeps(cfg, clients, api.NewLogger(8)) // level 8: quiet tests
 	transport := &fakeTransport{Next: deps.Sending.Transport}
 	deps.Sending.Transport = transport
+	deps.CampaignSender.Transport = transport
 	var devRoutes []httpapi.Route
 	if wrap != nil {
 		deps, devRoutes = wrap(deps, queues)

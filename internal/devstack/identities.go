@@ -55,6 +55,17 @@ type localIdentity struct {
 	CreatedAt        time.Time `json:"created_at"`
 }
 
+// LocalSendRate is the maximum send rate the local stack's account
+// reports: the emulator has no account, and campaigns pace to this.
+const LocalSendRate = 100
+
+// GetAccount answers as SES does for an account out of the sandbox at
+// LocalSendRate emails per second.
+func (l *LocalSES) GetAccount(context.Context, *sesv2.GetAccountInput, ...func(*sesv2.Options)) (*sesv2.GetAccountOutput, error) {
+	return &sesv2.GetAccountOutput{ProductionAccessEnabled: true, SendingEnabled: true,
+		SendQuota: &types.SendQuota{MaxSendRate: LocalSendRate, Max24HourSend: 1_000_000}}, nil
+}
+
 // SendEmail hands the message to the emulator.
 func (l *LocalSES) SendEmail(ctx context.Context, in *sesv2.SendEmailInput, optFns ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error) {
 	if l.Next == nil {

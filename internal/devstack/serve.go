@@ -14,6 +14,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
 )
 
 // Stack is the running local API and its queue pollers.
@@ -23,6 +24,9 @@ type Stack struct {
 	// DevRoutes are served beside the API only here (never deployed).
 	DevRoutes []httpapi.Route
 	Logger    *slog.Logger
+	// Ticks run each at its interval, as the deployed stack's schedules
+	// invoke them (api.Ticks).
+	Ticks map[routes.Scheduled]func(context.Context) error
 }
 
 // Serve serves every route on ln and runs the pollers until ctx ends.
@@ -46,5 +50,25 @@ func (s *Stack) Serve(ctx context.Context, ln net.Listener) error {
 	for _, p := range s.Pollers {
 		g.Go(func() error { return p.Run(ctx) })
 	}
+	for sch, tick := range s.Ticks {
+		g.Go(func() error { s.runTicks(ctx, sch, tick); return nil })
+	}
 	return g.Wait()
+}
+
+// runTicks calls tick every sch.Every until ctx ends; a failed tick is
+// logged and tried again at the next one, as a schedule would.
+func (s *Stack) runTicks(ctx context.Context, sch routes.Scheduled, tick func(context.Context) error) {
+	t := time.NewTicker(sch.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := tick(ctx); err != nil && s.Logger != nil {
+				s.Logger.ErrorContext(ctx, "tick failed", slog.String("function", sch.Function), slog.Any("err", err))
+			}
+		}
+	}
 }

@@ -65,8 +65,19 @@ const (
 	// (CONTACTEMAIL#<shard>, sk = lowercased email, holding the id).
 	kindContact      = "CONTACT"
 	kindContactEmail = "CONTACTEMAIL"
+	// The send engine: which recipients of a campaign chunk are done
+	// (CAMPAIGNPROG#<campaign id>, sk = chunk number), and the hourly
+	// campaign and automation sends, bounces and complaints the
+	// reputation breaker reads (sk = YYYY-MM-DDTHH, TTL 8 days).
+	kindCampaignProgress = "CAMPAIGNPROG"
+	kindReputation       = "REPUTATION"
 	// Segments (sk = UUIDv7 id): a name and a filter, never members.
 	kindSegment = "SEGMENT"
+	// Campaigns (sk = UUIDv7 id, so a reverse Query is newest first), and
+	// the recipients each froze at draft time (CAMPAIGNRCPT#<campaign id>,
+	// sk = zero-padded chunk number, campaign.ChunkSize ids per chunk).
+	kindCampaign           = "CAMPAIGN"
+	kindCampaignRecipients = "CAMPAIGNRCPT"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -76,6 +87,12 @@ const (
 	apiKeySecretSK    = "APIKEY"
 	domainClaimPrefix = "DOMAINCLAIM#"
 	domainClaimSK     = "CLAIM"
+	// The account's SES send slots per second (sk = unix second, TTL),
+	// shared by every campaign sender, and the due starts of scheduled
+	// campaigns of every workspace (sk = time#workspace#campaign), read by
+	// the one-minute tick.
+	pacePK = "SESPACE"
+	duePK  = "CAMPAIGNDUE"
 
 	// On GSI1 outside every workspace: the console's list of workspaces.
 	workspacesListPK = "WORKSPACES"
@@ -90,6 +107,14 @@ var (
 	ContactKeysPattern = wsPK("*", kindContact) + "#*"
 	// SuppressionKeysPattern matches every workspace's do-not-send list.
 	SuppressionKeysPattern = wsPK("*", kindSuppression)
+	// CampaignKeysPattern matches every workspace's campaign records,
+	// CampaignRecipientKeysPattern their frozen recipients' chunks, and
+	// IdempotencyKeysPattern the Idempotency-Key records.
+	CampaignKeysPattern = wsPK("*", kindCampaign)
+	// CampaignDueKeysPattern is the due starts' partition (the tick's).
+	CampaignDueKeysPattern       = duePK
+	CampaignRecipientKeysPattern = wsPK("*", kindCampaignRecipients) + "#*"
+	IdempotencyKeysPattern       = wsPK("*", kindIdempotency)
 )
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
@@ -97,14 +122,15 @@ var WorkspaceKinds = []string{
 	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
-	kindContact, kindContactEmail,
+	kindContact, kindContactEmail, kindCampaignProgress, kindReputation,
 	kindSegment,
+	kindCampaign, kindCampaignRecipients,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
 // and GlobalIndexKeys the GSI1 partitions outside every workspace.
 var (
-	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix}
+	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK}
 	GlobalIndexKeys = []string{workspacesListPK}
 )
 
@@ -167,6 +193,7 @@ func heldByTemplatePK(ws, fingerprint string) string {
 func suppressionPK(ws string) string     { return wsPK(ws, kindSuppression) }
 func suppressionListPK(ws string) string { return wsPK(ws, kindSuppressionList) }
 func usagePK(ws string) string           { return wsPK(ws, kindUsage) }
+func reputationPK(ws string) string      { return wsPK(ws, kindReputation) }
 func feedPK(ws string) string            { return wsPK(ws, kindEvent) }
 func dedupePK(ws string) string          { return wsPK(ws, kindDedupe) }
 func metricsPK(ws string) string         { return wsPK(ws, kindMetrics) }
@@ -198,4 +225,8 @@ func shardOf(s string) int {
 	h.Write([]byte(s))
 	return int(h.Sum32() % contactShards)
 }
-func segmentPK(ws string) string { return wsPK(ws, kindSegment) }
+func segmentPK(ws string) string  { return wsPK(ws, kindSegment) }
+func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }
+func campaignRecipientsPK(ws, campaignID string) string {
+	return wsSubPK(ws, kindCampaignRecipients, campaignID)
+}

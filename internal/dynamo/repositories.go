@@ -41,6 +41,9 @@ type (
 	Contacts struct{ *Table }
 	// Segments are a workspace's named filters.
 	Segments struct{ *Table }
+	// Campaigns are bulk sends: drafts, their frozen recipients in chunks,
+	// approvals and status changes.
+	Campaigns struct{ *Table }
 )
 
 // Repositories are every repository over one table, for processes (the dev
@@ -63,6 +66,9 @@ type Repositories struct {
 	Webhooks     *Webhooks
 	Contacts     *Contacts
 	Segments     *Segments
+	Campaigns    *Campaigns
+	// CampaignSends is the send engine's side of the table.
+	CampaignSends *CampaignSends
 }
 
 // NewRepositories builds every repository over t.
@@ -71,6 +77,6 @@ func NewRepositories(t *Table) Repositories {
 		Table: t, Workspaces: &Workspaces{t}, Keys: &Keys{t}, Domains: &Domains{t}, Senders: &Senders{t},
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
-		Contacts: &Contacts{t}, Segments: &Segments{t},
+		Contacts: &Contacts{t}, Segments: &Segments{t}, Campaigns: &Campaigns{t}, CampaignSends: &CampaignSends{t},
 	}
 }

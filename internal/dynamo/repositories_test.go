@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email"
@@ -32,6 +33,11 @@ var (
 	_ webhook.EndpointLister    = (*dynamo.Webhooks)(nil)
 	_ suppression.Store         = (*dynamo.Suppressions)(nil)
 	_ sending.SuppressionReader = (*dynamo.Suppressions)(nil)
+	_ engine.Store              = (*dynamo.CampaignSends)(nil)
+	_ engine.SlotStore          = (*dynamo.CampaignSends)(nil)
+	_ engine.ReputationStore    = (*dynamo.CampaignSends)(nil)
+	_ engine.DueStore           = (*dynamo.CampaignSends)(nil)
+	_ engine.Campaigns          = (*dynamo.Campaigns)(nil)
 	_ segment.Store             = (*dynamo.Segments)(nil)
 	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
 )

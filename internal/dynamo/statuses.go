@@ -94,6 +94,13 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	if err != nil {
 		return fmt.Errorf("record SES event: %w", err)
 	}
+	// Reputation counts (the breaker's) stay per event, after the dedupe
+	// record, so a redelivered event adds nothing.
+	for _, name := range c.Reputation {
+		if err := s.countReputation(ctx, ws, c.SentAt, name, 1); err != nil {
+			return fmt.Errorf("count SES event: %w", err)
+		}
+	}
 	return nil
 }
 

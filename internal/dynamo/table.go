@@ -45,6 +45,10 @@ func Open(cfg aws.Config, name string) *Table {
 	return NewTable(dynamodb.NewFromConfig(cfg), name)
 }
 
+// Time is the table's clock now: a method value of it follows a Now set
+// later (a test's clock set after the services were built).
+func (s *Table) Time() time.Time { return s.now() }
+
 func (s *Table) now() time.Time {
 	if s.Now != nil {
 		return s.Now()

@@ -29,6 +29,7 @@ type workspaceItem struct {
 	MonthlyAllowance       int         `dynamodbav:"monthly_allowance,omitempty"`
 	Brands                 []string    `dynamodbav:"brands,omitempty"`
 	PostalAddress          string      `dynamodbav:"postal_address,omitempty"`
+	BulkApproved           bool        `dynamodbav:"bulk_approved,omitempty"`
 }
 
 func (it workspaceItem) workspace() workspace.Workspace {
@@ -37,6 +38,7 @@ func (it workspaceItem) workspace() workspace.Workspace {
 		VerifiedDomains: it.VerifiedDomains, DefaultSender: it.defaultSender(),
 		DefaultTracking: it.DefaultTracking, TrackingOffProvisioned: it.TrackingOffProvisioned,
 		MonthlyAllowance: it.MonthlyAllowance, Brands: it.Brands, PostalAddress: it.PostalAddress,
+		BulkApproved: it.BulkApproved,
 	}
 }
 
@@ -102,6 +104,9 @@ func (s *Workspaces) UpdateWorkspace(ctx context.Context, id string, change work
 	}
 	if change.Brands != nil {
 		set("brands", *change.Brands)
+	}
+	if change.BulkApproved != nil {
+		set("bulk_approved", *change.BulkApproved)
 	}
 	switch {
 	case change.PostalAddress == nil:

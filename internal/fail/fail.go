@@ -78,6 +78,9 @@ const (
 	IdempotencyConflict   Reason = "idempotency_conflict"    // key reused with another request
 	IdempotencyInProgress Reason = "idempotency_in_progress" // key's first request still running
 	ContactExists         Reason = "contact_exists"          // another contact has the email
+	// CampaignNotCancellable is a cancel of a campaign sent, cancelled or
+	// discarded.
+	CampaignNotCancellable Reason = "campaign_not_cancellable"
 )
 
 // Reasons of KindForbidden.

@@ -15,25 +15,26 @@ type Code string
 
 // The error codes of the API. Internal detail never goes into a message.
 const (
-	CodeMissingField          Code = "missing_field"
-	CodeInvalidField          Code = "invalid_field"
-	CodeUnauthorized          Code = "unauthorized"
-	CodeForbidden             Code = "forbidden"
-	CodeInsufficientScope     Code = "insufficient_scope"
-	CodeAccountNotApproved    Code = "account_not_approved"
-	CodeSenderNotVerified     Code = "sender_not_verified"
-	CodeNotFound              Code = "not_found"
-	CodeSenderNotFound        Code = "sender_not_found"
-	CodeMethodNotAllowed      Code = "method_not_allowed"
-	CodeConflict              Code = "conflict"
-	CodeIdempotencyConflict   Code = "idempotency_conflict"
-	CodeIdempotencyInProgress Code = "idempotency_in_progress"
-	CodeContactExists         Code = "contact_exists"
-	CodeMessageTooLarge       Code = "message_too_large"
-	CodeRateLimited           Code = "rate_limited"
-	CodeQuotaExceeded         Code = "monthly_quota_exceeded"
-	CodeInternal              Code = "internal_error"
-	CodeServiceUnavailable    Code = "service_unavailable"
+	CodeMissingField           Code = "missing_field"
+	CodeInvalidField           Code = "invalid_field"
+	CodeUnauthorized           Code = "unauthorized"
+	CodeForbidden              Code = "forbidden"
+	CodeInsufficientScope      Code = "insufficient_scope"
+	CodeAccountNotApproved     Code = "account_not_approved"
+	CodeSenderNotVerified      Code = "sender_not_verified"
+	CodeNotFound               Code = "not_found"
+	CodeSenderNotFound         Code = "sender_not_found"
+	CodeMethodNotAllowed       Code = "method_not_allowed"
+	CodeConflict               Code = "conflict"
+	CodeIdempotencyConflict    Code = "idempotency_conflict"
+	CodeIdempotencyInProgress  Code = "idempotency_in_progress"
+	CodeContactExists          Code = "contact_exists"
+	CodeCampaignNotCancellable Code = "campaign_not_cancellable"
+	CodeMessageTooLarge        Code = "message_too_large"
+	CodeRateLimited            Code = "rate_limited"
+	CodeQuotaExceeded          Code = "monthly_quota_exceeded"
+	CodeInternal               Code = "internal_error"
+	CodeServiceUnavailable     Code = "service_unavailable"
 )
 
 // wrongMethod is the API core's own reason: a known path asked with a
@@ -66,6 +67,7 @@ var table = []row{
 	{fail.KindConflict, fail.IdempotencyConflict, CodeIdempotencyConflict, http.StatusConflict},
 	{fail.KindConflict, fail.IdempotencyInProgress, CodeIdempotencyInProgress, http.StatusConflict},
 	{fail.KindConflict, fail.ContactExists, CodeContactExists, http.StatusConflict},
+	{fail.KindConflict, fail.CampaignNotCancellable, CodeCampaignNotCancellable, http.StatusConflict},
 	{fail.KindTooLarge, "", CodeMessageTooLarge, http.StatusRequestEntityTooLarge},
 	{fail.KindTooMany, "", CodeRateLimited, http.StatusTooManyRequests},
 	{fail.KindTooMany, fail.QuotaExceeded, CodeQuotaExceeded, http.StatusTooManyRequests},

@@ -29,6 +29,7 @@ func TestErrorTable(t *testing.T) {
 		{fail.KindConflict, fail.IdempotencyConflict, "idempotency_conflict", 409},
 		{fail.KindConflict, fail.IdempotencyInProgress, "idempotency_in_progress", 409},
 		{fail.KindConflict, fail.ContactExists, "contact_exists", 409},
+		{fail.KindConflict, fail.CampaignNotCancellable, "campaign_not_cancellable", 409},
 		{fail.KindTooLarge, "", "message_too_large", 413},
 		{fail.KindTooMany, "", "rate_limited", 429},
 		{fail.KindTooMany, fail.QuotaExceeded, "monthly_quota_exceeded", 429},

@@ -20,6 +20,7 @@ type Service struct {
 	Webhooks     *Webhooks
 	Contacts     *Contacts
 	Segments     *Segments
+	Approvals    *Approvals
 }
 
 // InputError refuses an input of an owner action. Field is the input's

@@ -13,5 +13,6 @@ var (
 	SESEvents = queues.SESEvents
 	Webhooks  = queues.Webhooks
 	Review    = queues.Review
+	Sends     = queues.Sends
 	All       = queues.All
 )

@@ -7,6 +7,7 @@ package routes
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/queue/queues"
@@ -46,6 +47,11 @@ var (
 	DeleteSuppression   = Route{Function: "delete-suppression", Method: "DELETE", Path: "/api/v1/suppressions/{email}", Scope: apikey.SuppressionsWrite}
 	CreateSegment       = Route{Function: "create-segment", Method: "POST", Path: "/api/v1/segments", Scope: apikey.SegmentsWrite}
 	CheckDeliverability = Route{Function: "check-deliverability", Method: "POST", Path: "/api/v1/deliverability/check", Scope: apikey.DeliverabilityCheck}
+
+	SendBulk       = Route{Function: "send-bulk", Method: "POST", Path: "/api/v1/send/bulk", Scope: apikey.EmailSendBulk}
+	ListCampaigns  = Route{Function: "list-campaigns", Method: "GET", Path: "/api/v1/campaigns", Scope: apikey.CampaignsRead}
+	GetCampaign    = Route{Function: "get-campaign", Method: "GET", Path: "/api/v1/campaigns/{id}", Scope: apikey.CampaignsRead}
+	CancelCampaign = Route{Function: "cancel-campaign", Method: "POST", Path: "/api/v1/campaigns/{id}/cancel", Scope: apikey.CampaignsCancel}
 )
 
 // API is every implemented /api/v1 route.
@@ -55,6 +61,7 @@ var API = []Route{
 	ListSuppressions, AddSuppressions, DeleteSuppression,
 	CreateSegment,
 	CheckDeliverability,
+	SendBulk, ListCampaigns, GetCampaign, CancelCampaign,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient
@@ -117,7 +124,21 @@ var (
 	Review          = Consumer{Function: "review", Queue: queues.Review}
 	Status          = Consumer{Function: "status", Queue: queues.SESEvents}
 	WebhookDispatch = Consumer{Function: "webhook-dispatch", Queue: queues.Webhooks}
+	CampaignSender  = Consumer{Function: "campaign-sender", Queue: queues.Sends}
 )
 
 // Consumers is every implemented queue consumer.
-var Consumers = []Consumer{Review, Status, WebhookDispatch}
+var Consumers = []Consumer{Review, Status, WebhookDispatch, CampaignSender}
+
+// Scheduled is a Lambda function a schedule invokes (an EventBridge rule
+// in AWS, a ticker in `sesame dev`).
+type Scheduled struct {
+	Function string
+	Every    time.Duration
+}
+
+// CampaignTick starts the scheduled campaigns whose time has come.
+var CampaignTick = Scheduled{Function: "campaign-tick", Every: time.Minute}
+
+// Schedules is every scheduled function.
+var Schedules = []Scheduled{CampaignTick}

@@ -176,19 +176,40 @@ func checkEmail(req Request, ws workspace.Workspace) review.Verdict {
 // answer for the same body, 409 for another body, and "retry shortly"
 // while the first request is still running.
 func replay(rec IdempotencyRecord, reqHash string, now time.Time) (Outcome, error) {
-	if rec.RequestHash != reqHash {
-		return Outcome{}, fail.Errorf(fail.KindConflict, fail.IdempotencyConflict, "Idempotency-Key", "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key")
-	}
-	if rec.Pending && now.Sub(rec.CreatedAt) < inFlight {
-		e := fail.Errorf(fail.KindConflict, fail.IdempotencyInProgress, "Idempotency-Key", "a request with this Idempotency-Key is still being processed; retry shortly")
-		e.RetryAfter = time.Second
-		return Outcome{}, e
+	if err := CheckReplay(rec, reqHash, now); err != nil {
+		return Outcome{}, err
 	}
 	var body Response
 	if err := json.Unmarshal(rec.Body, &body); err != nil {
 		return Outcome{}, fmt.Errorf("stored idempotent response: %w", err)
 	}
 	return Outcome{StatusCode: rec.StatusCode, Body: body}, nil
+}
+
+// CheckReplay refuses to replay the stored answer of an Idempotency-Key
+// to a request whose body hash is reqHash: 409 for another body, and
+// "retry shortly" while the first request is still running. Every route
+// that takes the header replays by this rule.
+func CheckReplay(rec IdempotencyRecord, reqHash string, now time.Time) error {
+	if rec.RequestHash != reqHash {
+		return fail.Errorf(fail.KindConflict, fail.IdempotencyConflict, "Idempotency-Key", "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key")
+	}
+	if rec.Pending && now.Sub(rec.CreatedAt) < inFlight {
+		e := fail.Errorf(fail.KindConflict, fail.IdempotencyInProgress, "Idempotency-Key", "a request with this Idempotency-Key is still being processed; retry shortly")
+		e.RetryAfter = time.Second
+		return e
+	}
+	return nil
+}
+
+// DefaultSender is the sender of a send that names none: the
+// workspace's default, refused as /send refuses it (none set, or not on
+// a verified domain).
+func DefaultSender(ws workspace.Workspace) (identity.Sender, error) {
+	if _, _, err := resolveSender(Context{Workspace: ws}, Request{}); err != nil {
+		return identity.Sender{}, err
+	}
+	return *ws.DefaultSender, nil
 }
 
 // resolveSender picks the From: sender_id, else from, else the workspace

@@ -242,13 +242,20 @@ func newClaim(idemKey, reqHash string, out Outcome, now time.Time) (*Idempotency
 	if idemKey == "" {
 		return nil, nil
 	}
-	body, err := json.Marshal(out.Body)
+	return NewIdempotencyRecord(idemKey, reqHash, out.StatusCode, out.Body, true, now)
+}
+
+// NewIdempotencyRecord is the record of an Idempotency-Key's answer
+// (status and body), kept 24 hours from now; pending until the request
+// that claims it has its final answer.
+func NewIdempotencyRecord(key, reqHash string, status int, body any, pending bool, now time.Time) (*IdempotencyRecord, error) {
+	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	return &IdempotencyRecord{
-		Key: idemKey, RequestHash: reqHash, StatusCode: out.StatusCode, Body: body,
-		Pending: true, CreatedAt: now, ExpiresAt: now.Add(idempotencyTTL),
+		Key: key, RequestHash: reqHash, StatusCode: status, Body: b,
+		Pending: pending, CreatedAt: now, ExpiresAt: now.Add(idempotencyTTL),
 	}, nil
 }
 

@@ -287,3 +287,26 @@ func normalizeDomain(domain string) (string, error) {
 	}
 	return d, nil
 }
+
+// AccountAPI is the part of *sesv2.Client that reads the account.
+type AccountAPI interface {
+	GetAccount(ctx context.Context, in *sesv2.GetAccountInput, optFns ...func(*sesv2.Options)) (*sesv2.GetAccountOutput, error)
+}
+
+// Account reads the SES account's sending quota.
+type Account struct {
+	API AccountAPI
+}
+
+// MaxSendRate is the account's maximum send rate, emails per second, as
+// GetAccount reports it: what campaign pacing stays under.
+func (a Account) MaxSendRate(ctx context.Context) (float64, error) {
+	out, err := a.API.GetAccount(ctx, &sesv2.GetAccountInput{})
+	if err != nil {
+		return 0, fmt.Errorf("ses get account: %w", err)
+	}
+	if out.SendQuota == nil || out.SendQuota.MaxSendRate <= 0 {
+		return 0, errors.New("ses get account: no send quota")
+	}
+	return out.SendQuota.MaxSendRate, nil
+}

@@ -26,6 +26,27 @@ type fakeAPI struct {
 	SendEmailFn           func(context.Context, *sesv2.SendEmailInput) (*sesv2.SendEmailOutput, error)
 	CreateEmailIdentityFn func(context.Context, *sesv2.CreateEmailIdentityInput) (*sesv2.CreateEmailIdentityOutput, error)
 	GetEmailIdentityFn    func(context.Context, *sesv2.GetEmailIdentityInput) (*sesv2.GetEmailIdentityOutput, error)
+	GetAccountFn          func(context.Context, *sesv2.GetAccountInput) (*sesv2.GetAccountOutput, error)
+}
+
+func (f *fakeAPI) GetAccount(ctx context.Context, in *sesv2.GetAccountInput, _ ...func(*sesv2.Options)) (*sesv2.GetAccountOutput, error) {
+	return f.GetAccountFn(ctx, in)
+}
+
+// MaxSendRate is the send quota's rate; an account without one is an error.
+func TestMaxSendRate(t *testing.T) {
+	c := ses.Account{API: &fakeAPI{GetAccountFn: func(context.Context, *sesv2.GetAccountInput) (*sesv2.GetAccountOutput, error) {
+		return &sesv2.GetAccountOutput{SendQuota: &types.SendQuota{MaxSendRate: 14}}, nil
+	}}}
+	if r, err := c.MaxSendRate(t.Context()); err != nil || r != 14 {
+		t.Fatalf("rate %v, %v", r, err)
+	}
+	c.API = &fakeAPI{GetAccountFn: func(context.Context, *sesv2.GetAccountInput) (*sesv2.GetAccountOutput, error) {
+		return &sesv2.GetAccountOutput{}, nil
+	}}
+	if _, err := c.MaxSendRate(t.Context()); err == nil {
+		t.Fatal("no quota accepted")
+	}
 }
 
 func (f *fakeAPI) SendEmail(ctx context.Context, in *sesv2.SendEmailInput, _ ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error) {

@@ -43,6 +43,9 @@ var bulkWriteRoute = Sizing{MemoryMB: 256, Timeout: 28 * time.Second}
 //   - 4096 MB: CPU grows with memory (1,769 MB is one vCPU). Decoding
 //     1,000,000 contacts takes about 15 s of one vCPU; the 16 shards'
 //     pages decode in parallel, so 2.3 vCPUs take about 6.5 s.
+//
+// POST /send/bulk evaluates a segment the same way, then writes 16 KB per
+// 1,000 recipients: the same sizing.
 var segmentRoute = Sizing{MemoryMB: 4096, Timeout: 28 * time.Second}
 
 // routeSizing lists the routes that need more than defaultRoute.
@@ -51,6 +54,7 @@ var routeSizing = map[string]Sizing{
 	routes.SendBatch.Function:       sendRoute,
 	routes.AddSuppressions.Function: bulkWriteRoute,
 	routes.CreateSegment.Function:   segmentRoute,
+	routes.SendBulk.Function:        segmentRoute,
 }
 
 // Route is the sizing of route r.
@@ -93,10 +97,18 @@ func Consumer(c routes.Consumer) Sizing {
 	return Sizing{MemoryMB: mem, Timeout: c.Queue.VisibilityTimeout / 2}
 }
 
+// Scheduled is the sizing of a scheduled function: the campaign tick
+// reads a few items and queues a few messages a minute.
+func Scheduled(routes.Scheduled) Sizing {
+	return Sizing{MemoryMB: consumerMemoryMB, Timeout: 30 * time.Second}
+}
+
 // BatchSize is how many messages one invocation of c takes: a review may
-// refetch attachments for most of its timeout, so it takes one at a time.
+// refetch attachments for most of its timeout, and a campaign chunk of
+// 1,000 recipients paced at the account's rate fills an invocation, so
+// both take one at a time.
 func BatchSize(c routes.Consumer) int {
-	if c == routes.Review {
+	if c == routes.Review || c == routes.CampaignSender {
 		return 1
 	}
 	return consumerBatchSize

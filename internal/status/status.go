@@ -52,6 +52,12 @@ type Change struct {
 	Click       *ClickRecord
 	Suppress    string             // address to put on the do-not-send list
 	Reason      suppression.Reason // why it is suppressed
+	// Reputation names the reputation breaker's counts (bounced,
+	// complained) to add to the hour a campaign or automation email was
+	// sent in, SentAt: the breaker's rates are of the emails sent in its
+	// window.
+	Reputation []string
+	SentAt     time.Time
 }
 
 // Errors of Store.Apply.
@@ -237,6 +243,15 @@ func (p *Processor) apply(ctx context.Context, ev SESEvent, firstDelivery bool) 
 	return outcome{}, fmt.Errorf("email %s kept changing; retry later", id)
 }
 
+// countReputation adds name to the breaker's counts of a campaign or
+// automation email: transactional email is the workspace's own business,
+// and no campaign pauses for it.
+func (c *Change) countReputation(e email.Email, name string) {
+	if e.Type == email.TypeCampaign || e.Type == email.TypeAutomation {
+		c.Reputation, c.SentAt = append(c.Reputation, name), e.SentAt
+	}
+}
+
 // Plan decides what an SES event changes for email e; nil when nothing.
 func Plan(e email.Email, ev SESEvent) *Change {
 	when, _ := ev.when()
@@ -277,6 +292,7 @@ func Plan(e email.Email, ev SESEvent) *Change {
 		if e.BouncedAt == nil {
 			next.BouncedAt = &when
 			c.Metrics = []string{metric("bounced")}
+			c.countReputation(e, "bounced")
 			if e.DeliveredAt == nil {
 				c.Metrics = append(c.Metrics, metric("sent"))
 			}
@@ -290,6 +306,7 @@ func Plan(e email.Email, ev SESEvent) *Change {
 		if e.ComplainedAt == nil {
 			next.ComplainedAt = &when
 			c.Metrics = []string{metric("complained")}
+			c.countReputation(e, "complained")
 		}
 		next.Status = higher(e.Status, email.StatusComplained)
 		c.Suppress, c.Reason = e.To, suppression.Complained

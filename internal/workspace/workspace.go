@@ -39,6 +39,9 @@ type Workspace struct {
 	// footer of every campaign and automation email (CAN-SPAM requires
 	// one); empty until the owner sets it.
 	PostalAddress string `json:"postal_address"`
+	// BulkApproved lets the workspace draft bulk campaigns (POST
+	// /send/bulk); off for a new workspace, set by the owner.
+	BulkApproved bool `json:"bulk_approved"`
 }
 
 // OwnBrands are the names the workspace may mention without its email
@@ -59,6 +62,7 @@ type Settings struct {
 	Brands                 *[]string
 	// PostalAddress "" clears it.
 	PostalAddress *string
+	BulkApproved  *bool
 }
 
 // MaxPostalAddress is the longest postal address, in characters: one

@@ -21,8 +21,13 @@ var (
 	SESEvents = Def{Name: "ses-events", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
 	Webhooks  = Def{Name: "webhooks", VisibilityTimeout: 60 * time.Second, MaxReceives: 30}
 	Review    = Def{Name: "review", VisibilityTimeout: 60 * time.Second, MaxReceives: 5}
+	// Sends carries campaign chunks, one message per chunk of up to 1,000
+	// recipients: at a 14/s account rate a chunk takes over a minute, so
+	// its sender runs up to 5 minutes (half the visibility) and carries on
+	// in a new message when time runs short.
+	Sends = Def{Name: "sends", VisibilityTimeout: 10 * time.Minute, MaxReceives: 10}
 )
 
 // All lists every queue. Each has a consumer (internal/routes); the bulk
 // and automation queues of DESIGN.md come with the features that use them.
-var All = []Def{SESEvents, Webhooks, Review}
+var All = []Def{SESEvents, Webhooks, Review, Sends}

@@ -44,8 +44,9 @@ func (h Handlers) logger() *slog.Logger {
 	return h.Service.Logger
 }
 
-// idempotencyKey reads the optional Idempotency-Key header.
-func idempotencyKey(r *http.Request) (string, error) {
+// IdempotencyKey reads the optional Idempotency-Key header (every route
+// that takes it reads it by this rule).
+func IdempotencyKey(r *http.Request) (string, error) {
 	k := r.Header.Get("Idempotency-Key")
 	if k == "" {
 		return "", nil
@@ -79,7 +80,7 @@ func withMargin(r *http.Request) (*http.Request, context.CancelFunc) {
 func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	r, cancel := withMargin(r)
 	defer cancel()
-	idem, err := idempotencyKey(r)
+	idem, err := IdempotencyKey(r)
 	if err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ type BatchItem struct {
 func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 	r, cancel := withMargin(r)
 	defer cancel()
-	idem, err := idempotencyKey(r)
+	idem, err := IdempotencyKey(r)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,10 @@
+// Command campaign-tick is the Lambda function an EventBridge schedule
+// invokes every minute: it starts the scheduled campaigns that are due.
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+)
+
+func main() { wire.Main(starts.CampaignTick) }

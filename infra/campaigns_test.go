@@ -1,0 +1,83 @@
+package main
+
+import (
+	"maps"
+	"reflect"
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sizing"
+)
+
+// The bulk routes, spelled out. The draft reads what it needs and writes
+// only the frozen chunks, the campaign and the Idempotency-Key record, no
+// queue, no SES: it sends nothing. Cancel updates only campaign records.
+func TestCampaignRoutesGrants(t *testing.T) {
+	s := synth(t)
+	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
+	apiKeys := "dynamodb:UpdateItem on " + tableArn + " (API keys only)"
+	ids := functionIDs(t, s.doc)
+	cases := map[string]map[string]bool{
+		routes.SendBulk.Function: {
+			"dynamodb:GetItem on " + tableArn: true,
+			"dynamodb:Query on " + tableArn:   true,
+			apiKeys:                           true,
+			"dynamodb:BatchWriteItem on " + tableArn + " (keys WS#*#CAMPAIGNRCPT#*)": true,
+			"dynamodb:PutItem on " + tableArn + " (keys WS#*#CAMPAIGN, WS#*#IDEM)":   true,
+		},
+		routes.CancelCampaign.Function: {
+			apiKeys: true,
+			"dynamodb:UpdateItem on " + tableArn + " (keys WS#*#CAMPAIGN)": true,
+		},
+	}
+	for fn, want := range cases {
+		maps.Copy(want, ownLogsGrants(s.doc, ids[fn]))
+		if got := functionGrants(t, s.doc, ids[fn]); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s grants\n%v\nwant\n%v", fn, sortedKeys(got), sortedKeys(want))
+		}
+	}
+}
+
+// A draft evaluates a whole segment, as POST /segments does: the same
+// memory and API Gateway's timeout.
+func TestSendBulkSizing(t *testing.T) {
+	if got, want := sizing.Route(routes.SendBulk), sizing.Route(routes.CreateSegment); got != want || got.Timeout < 28e9 {
+		t.Errorf("send-bulk sizing %+v, want %+v (28 s)", got, want)
+	}
+}
+
+// The tick runs every minute: one EventBridge schedule rule targets its
+// function, with the invoke permission for that rule only.
+func TestCampaignTickSchedule(t *testing.T) {
+	s := synth(t)
+	fn := functionIDs(t, s.doc)[routes.CampaignTick.Function]
+	rules := 0
+	for id, r := range s.doc.ofType("AWS::Events::Rule") {
+		if r.Properties["ScheduleExpression"] == nil {
+			continue
+		}
+		rules++
+		if got := r.Properties["ScheduleExpression"]; got != "rate(1 minute)" {
+			t.Errorf("%s: schedule %v, want rate(1 minute)", id, got)
+		}
+		targets, _ := r.Properties["Targets"].([]any)
+		if len(targets) != 1 || getAttTarget(targets[0].(map[string]any)["Arn"], "Arn") != fn {
+			t.Errorf("%s: targets %v, want only the campaign-tick function", id, targets)
+		}
+	}
+	if rules != 1 {
+		t.Errorf("%d schedule rules, want 1", rules)
+	}
+	perms := 0
+	for _, p := range s.doc.ofType("AWS::Lambda::Permission") {
+		if p.Properties["Principal"] == "events.amazonaws.com" {
+			perms++
+			if getAttTarget(p.Properties["FunctionName"], "Arn") != fn {
+				t.Errorf("events may invoke %v, want only campaign-tick", p.Properties["FunctionName"])
+			}
+		}
+	}
+	if perms != 1 {
+		t.Errorf("%d invoke permissions for EventBridge, want 1", perms)
+	}
+}

@@ -1,0 +1,111 @@
+// Package sender declares and builds the campaign sender, the consumer of
+// the sends queue (the starter and its tick are internal/api/starts).
+package sender
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/campaign/engine"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/ses"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
+)
+
+// CampaignSender consumes the sends queue: one chunk per message.
+var CampaignSender = wire.Function[config.CampaignSender]{
+	Name: routes.CampaignSender.Function,
+	AWS:  sdk.Load,
+	Build: func(_ context.Context, cfg config.CampaignSender, env wire.Env) (any, error) {
+		t := dynamo.Open(env.AWS, cfg.Table)
+		client := sesv2.NewFromConfig(env.AWS, sends.SESBound(cfg.SDK))
+		q := sqs.NewFromConfig(env.AWS)
+		s := NewSender(t, cfg, Deps{
+			Campaigns: &dynamo.Campaigns{Table: t}, Transport: &ses.Client{API: client}, Account: ses.Account{API: client},
+			Sends: q, Webhooks: q, Logger: env.Logger,
+		})
+		return queue.NewConsumer(s.Handle), nil
+	},
+}
+
+// Thresholds are the breaker's thresholds: the configured ones, each
+// unset one at its default.
+func Thresholds(b config.Breaker) engine.Thresholds {
+	th := engine.DefaultThresholds
+	if b.BreakerBounceRate > 0 {
+		th.BounceRate = b.BreakerBounceRate
+	}
+	if b.BreakerComplaintRate > 0 {
+		th.ComplaintRate = b.BreakerComplaintRate
+	}
+	if b.BreakerMinSample > 0 {
+		th.MinSample = b.BreakerMinSample
+	}
+	if b.BreakerWindow > 0 {
+		th.Window = b.BreakerWindow
+	}
+	return th
+}
+
+// Rate is the pace's source: the configured rate, else the account's,
+// else (no account to ask) the SES sandbox's one per second.
+func Rate(p config.Pacing, account engine.RateSource) engine.RateSource {
+	switch {
+	case p.MaxSendRate > 0:
+		return engine.FixedRate(p.MaxSendRate)
+	case account == nil:
+		return engine.FixedRate(1)
+	}
+	return account
+}
+
+// Account is the SES account's rate through api when it can read the
+// account (an SES client does; the test fakes need not), else nil.
+func Account(api any) engine.RateSource {
+	if a, ok := api.(ses.AccountAPI); ok {
+		return ses.Account{API: a}
+	}
+	return nil
+}
+
+// Deps are what the sender is built over besides the table.
+type Deps struct {
+	Campaigns engine.Campaigns
+	Transport sending.Transport
+	Account   engine.RateSource
+	Sends     queue.BatchSendAPI
+	Webhooks  queue.BatchSendAPI
+	Logger    *slog.Logger
+}
+
+// NewSender is the campaign sender over t: campaign emails through
+// d.Transport with the configuration set of the workspace's tracking
+// mode, unsubscribe links on the public URL, a refusal recorded by the
+// status pipeline.
+func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sender {
+	store := &dynamo.CampaignSends{Table: t}
+	return &engine.Sender{
+		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
+		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Time},
+		Transport:  d.Transport,
+		ConfigSets: sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
+		Build:      raw.Build,
+		Links:      unsubscribe.Links{BaseURL: cfg.PublicURL.PublicURL, Signer: unsubscribe.Signer{Secret: []byte(cfg.UnsubscribeSecret)}},
+		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
+		Queue:      &queue.BatchPublisher{SQS: d.Sends, QueueURL: cfg.SendsQueueURL},
+		Breaker:    Thresholds(cfg.Breaker),
+		Logger:     d.Logger,
+		Now:        t.Time,
+	}
+}

@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Thresholds are when the reputation circuit breaker pauses a campaign:
+// SES reviews an account at a 5 % bounce rate or a 0.1 % complaint rate,
+// so Sesame stops a workspace's campaign well before, at BounceRate or
+// ComplaintRate over the campaign and automation emails the workspace
+// sent in the last Window, once they number MinSample.
+type Thresholds struct {
+	BounceRate    float64
+	ComplaintRate float64
+	MinSample     int
+	Window        time.Duration
+}
+
+// DefaultThresholds are the documented defaults (docs/decisions.md).
+var DefaultThresholds = Thresholds{BounceRate: 0.04, ComplaintRate: 0.0008, MinSample: 500, Window: 24 * time.Hour}
+
+// Tally is what a workspace's recent campaign and automation emails did:
+// how many were sent, and how many of those bounced or drew a complaint.
+type Tally struct {
+	Sent, Bounced, Complained int
+}
+
+// Trip returns the pause reason when t crosses the thresholds.
+func (th Thresholds) Trip(t Tally) (string, bool) {
+	if t.Sent <= 0 || t.Sent < th.MinSample {
+		return "", false
+	}
+	bounce, complaint := float64(t.Bounced)/float64(t.Sent), float64(t.Complained)/float64(t.Sent)
+	switch {
+	case th.BounceRate > 0 && bounce >= th.BounceRate:
+		return fmt.Sprintf("reputation circuit breaker: bounce rate %.2f%% over the last %s (%d of %d emails) reached the %.2f%% threshold",
+			100*bounce, th.Window, t.Bounced, t.Sent, 100*th.BounceRate), true
+	case th.ComplaintRate > 0 && complaint >= th.ComplaintRate:
+		return fmt.Sprintf("reputation circuit breaker: complaint rate %.3f%% over the last %s (%d of %d emails) reached the %.3f%% threshold",
+			100*complaint, th.Window, t.Complained, t.Sent, 100*th.ComplaintRate), true
+	}
+	return "", false
+}
+
+// ReputationStore keeps each workspace's campaign and automation sends by
+// hour (dynamo.CampaignSends); the status pipeline adds their bounces and
+// complaints to the hour each email was sent in.
+type ReputationStore interface {
+	CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error
+	Tally(ctx context.Context, workspaceID string, from, to time.Time) (Tally, error)
+}

@@ -1,0 +1,473 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// Links builds a recipient's unsubscribe link (unsubscribe.Links).
+type Links interface {
+	URL(t unsubscribe.Token) (string, error)
+}
+
+// Tuning of the sender.
+const (
+	// groupSize recipients are read, sent and counted together: one
+	// status re-read, breaker check and progress commit per group.
+	groupSize = 50
+	// workers send a group's emails at once, each in a slot of the pace.
+	workers = 8
+	// sendTries bounds the tries of one email against SES throttling or
+	// a fault; past them its claim is released and the chunk retried.
+	sendTries = 5
+	// chunkBudget is the time one group may take: with less left before
+	// the invocation's deadline, the chunk continues in a new message.
+	chunkBudget = 20 * time.Second
+)
+
+// Sender consumes the sends queue: one message is one chunk of a
+// campaign's frozen recipients.
+type Sender struct {
+	Campaigns  Campaigns
+	Store      Store
+	Workspaces Workspaces
+	Reputation ReputationStore
+	Pacer      *Pacer
+	Transport  sending.Transport
+	ConfigSets sending.ConfigSets
+	Links      Links
+	// Build writes a message's raw MIME form (compose/raw.Build), given
+	// so that the functions linking this package through the table's
+	// repositories do not link the MIME writer.
+	Build    func(compose.Message) ([]byte, error)
+	Failures sending.FailureRecorder
+	// Queue takes a chunk's continuation when an invocation runs short
+	// of time.
+	Queue   Enqueuer
+	Breaker Thresholds
+	Logger  *slog.Logger
+	Now     func() time.Time
+	// Sleep waits between tries of a throttled send; time-based when nil.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (s *Sender) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Sender) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+func (s *Sender) sleep(ctx context.Context, d time.Duration) error {
+	if s.Sleep != nil {
+		return s.Sleep(ctx, d)
+	}
+	return sleepCtx(ctx, d)
+}
+
+// Handle consumes a batch of the sends queue. A chunk that met a fault is
+// delivered again: what it sent and counted is recorded, so the next
+// delivery carries on where it stopped.
+func (s *Sender) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
+	for _, msg := range msgs {
+		var m ChunkMessage
+		if err := json.Unmarshal([]byte(msg.Body), &m); err != nil || m.WorkspaceID == "" || m.CampaignID == "" || m.Chunk < 0 {
+			s.logger().ErrorContext(ctx, "malformed sends message dropped", slog.String("message_id", msg.ID))
+			continue
+		}
+		if err := s.SendChunk(ctx, m); err != nil {
+			s.logger().ErrorContext(ctx, "campaign chunk failed; will retry", slog.String("campaign_id", m.CampaignID),
+				slog.Int("chunk", m.Chunk), slog.Any("err", err))
+			retry = append(retry, msg.ID)
+		}
+	}
+	return retry
+}
+
+// errRetry marks a chunk left with recipients to send again later.
+var errRetry = errors.New("some recipients are to be sent again")
+
+// SendChunk sends one chunk of a sending campaign, group by group.
+func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
+	c, err := s.Campaigns.GetCampaign(ctx, m.WorkspaceID, m.CampaignID)
+	if errors.Is(err, campaign.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if c.Status != campaign.StatusSending || c.StartedAt == nil {
+		return nil // cancelled, paused (resume sends it again) or done
+	}
+	ids, err := s.Campaigns.ReadChunk(ctx, m.WorkspaceID, m.CampaignID, m.Chunk)
+	if err != nil {
+		return err
+	}
+	prog, err := s.Store.Progress(ctx, m.WorkspaceID, m.CampaignID, m.Chunk)
+	if err != nil {
+		return err
+	}
+	ws, err := s.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	if ws.PostalAddress == "" {
+		return s.pause(ctx, c, "the workspace has no postal address for the footer: set one with `sesame workspace set --postal-address`, then resume")
+	}
+	job := &chunkJob{Sender: s, msg: m, ids: ids, prog: prog, ws: ws}
+	for start := 0; start < len(ids); start += groupSize {
+		group := job.pending(start, min(start+groupSize, len(ids)))
+		if len(group) == 0 {
+			continue
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < chunkBudget {
+			// Carry on in a new message now rather than after this one's
+			// visibility timeout.
+			return s.continueLater(ctx, m)
+		}
+		if start > 0 || job.sentGroups > 0 {
+			if c, err = s.Campaigns.GetCampaign(ctx, m.WorkspaceID, m.CampaignID); err != nil {
+				return err
+			}
+			if c.Status != campaign.StatusSending {
+				return nil
+			}
+		}
+		stop, err := job.runGroup(ctx, c, group)
+		if err != nil || stop {
+			return err
+		}
+	}
+	return s.complete(ctx, m)
+}
+
+// continueLater puts the chunk on the queue again for a fresh invocation.
+func (s *Sender) continueLater(ctx context.Context, m ChunkMessage) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return s.Queue.EnqueueAll(ctx, [][]byte{b})
+}
+
+// pause stops a sending campaign with reason; a campaign that left
+// sending meanwhile (cancelled, done) stays as it is.
+func (s *Sender) pause(ctx context.Context, c campaign.Campaign, reason string) error {
+	_, err := s.Campaigns.TransitionCampaign(ctx, c.WorkspaceID, c.ID, []campaign.Status{campaign.StatusSending}, campaign.StatusPaused, s.now(), reason)
+	if err == nil {
+		s.logger().WarnContext(ctx, "campaign paused", slog.String("campaign_id", c.ID), slog.String("reason", reason))
+		return nil
+	}
+	return unlessMoved(err)
+}
+
+// unlessMoved is err, unless another writer moved the campaign first
+// (campaign.ErrConflict: cancelled, paused or done meanwhile).
+func unlessMoved(err error) error {
+	if errors.Is(err, campaign.ErrConflict) {
+		return nil
+	}
+	return err
+}
+
+// complete moves the campaign to sent once every recipient is counted.
+func (s *Sender) complete(ctx context.Context, m ChunkMessage) error {
+	c, err := s.Campaigns.GetCampaign(ctx, m.WorkspaceID, m.CampaignID)
+	if err != nil {
+		return err
+	}
+	if c.SentCount+c.SkippedCount < c.RecipientCount || (c.Status != campaign.StatusSending && c.Status != campaign.StatusPaused) {
+		return nil
+	}
+	_, err = s.Campaigns.TransitionCampaign(ctx, c.WorkspaceID, c.ID,
+		[]campaign.Status{campaign.StatusSending, campaign.StatusPaused}, campaign.StatusSent, s.now(), "")
+	if err != nil {
+		return unlessMoved(err)
+	}
+	return nil
+}
+
+// outcome is what became of one recipient in this delivery.
+type outcome uint8
+
+const (
+	pendingAgain outcome = iota // not done: sent again by a later delivery
+	wentOut                     // sent now, or claimed by an earlier delivery
+	skipped                     // unsubscribed, suppressed, deleted or refused by SES
+)
+
+// chunkJob is one delivery of one chunk.
+type chunkJob struct {
+	*Sender
+	msg        ChunkMessage
+	ids        []string
+	prog       Progress
+	ws         workspace.Workspace
+	sentGroups int
+}
+
+// pending lists the recipients of ids[from:to] not yet done.
+func (j *chunkJob) pending(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		if !j.prog.IsDone(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// runGroup sends one group and commits it; stop ends the chunk (paused).
+func (j *chunkJob) runGroup(ctx context.Context, c campaign.Campaign, group []int) (stop bool, err error) {
+	now := j.now()
+	tally, err := j.Reputation.Tally(ctx, c.WorkspaceID, now.Add(-j.Breaker.Window), now)
+	if err != nil {
+		return false, err
+	}
+	if reason, trip := j.Breaker.Trip(tally); trip {
+		return true, j.pause(ctx, c, reason)
+	}
+	allowed := len(group)
+	if limit := j.ws.MonthlyAllowance; limit > 0 {
+		used, err := j.Store.MonthlyUsage(ctx, c.WorkspaceID, now.Format("2006-01"))
+		if err != nil {
+			return false, err
+		}
+		allowed = max(0, min(allowed, limit-used))
+	}
+	ids := make([]string, len(group))
+	for k, i := range group {
+		ids[k] = j.ids[i]
+	}
+	recipients, err := j.Store.Recipients(ctx, c.WorkspaceID, ids)
+	if err != nil {
+		return false, err
+	}
+	outcomes := make(map[int]outcome, len(group))
+	var sendable []int
+	capped := false
+	for k, i := range group {
+		r := recipients[k]
+		if r.Email == "" || !r.Subscribed || r.Suppressed {
+			outcomes[i] = skipped
+			continue
+		}
+		if len(sendable) == allowed {
+			capped = true
+			continue
+		}
+		sendable = append(sendable, k)
+	}
+	j.sendAll(ctx, c, group, recipients, sendable, outcomes)
+	if err := j.commit(ctx, outcomes); err != nil {
+		return false, err
+	}
+	j.sentGroups++
+	if went := count(outcomes, wentOut); went > 0 {
+		if err := j.Reputation.CountSent(ctx, c.WorkspaceID, now, went); err != nil {
+			j.logger().WarnContext(ctx, "campaign sends not counted for the breaker", slog.Any("err", err))
+		}
+	}
+	if capped {
+		return true, j.pause(ctx, c, fmt.Sprintf("the workspace has used its monthly allowance of %d live emails", j.ws.MonthlyAllowance))
+	}
+	if count(outcomes, pendingAgain) > 0 {
+		return true, errRetry
+	}
+	return false, nil
+}
+
+func count(outcomes map[int]outcome, o outcome) int {
+	n := 0
+	for _, v := range outcomes {
+		if v == o {
+			n++
+		}
+	}
+	return n
+}
+
+// sendAll sends the sendable recipients (indexes into group) with a few
+// workers, each send in a slot of the pace, and records each outcome.
+func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int, recipients []Recipient, sendable []int, outcomes map[int]outcome) {
+	var mu sync.Mutex
+	work := make(chan int)
+	pool := &slotPool{pacer: j.Pacer, want: len(sendable)}
+	var wg sync.WaitGroup
+	for range min(workers, len(sendable)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range work {
+				o := j.sendOne(ctx, c, recipients[k], pool)
+				mu.Lock()
+				outcomes[group[k]] = o
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, k := range sendable {
+		work <- k
+	}
+	close(work)
+	wg.Wait()
+}
+
+// sendOne claims the recipient's email, then hands it to SES: a claim
+// found taken means an earlier delivery has it, and it is never sent
+// again.
+func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient, pool *slotPool) outcome {
+	if err := pool.acquire(ctx); err != nil {
+		return pendingAgain
+	}
+	mode := trackingOf(j.ws)
+	e := email.Email{
+		ID: campaign.EmailID(c.ID, r.ContactID, *c.StartedAt), WorkspaceID: c.WorkspaceID, To: r.Email, Subject: c.Subject,
+		Status: email.StatusSent, Type: email.TypeCampaign, Environment: apikey.Live, SentAt: j.now(), TrackingMode: mode,
+	}
+	claimed, err := j.Store.ClaimEmail(ctx, e)
+	if err != nil {
+		j.logger().ErrorContext(ctx, "campaign email not claimed", slog.String("email_id", e.ID), slog.Any("err", err))
+		return pendingAgain
+	}
+	if !claimed {
+		return wentOut
+	}
+	raw, err := j.build(c, r, e.ID)
+	if errors.Is(err, compose.ErrInvalid) {
+		return j.refuse(ctx, e, "not sent: "+err.Error())
+	}
+	if err != nil {
+		// The stack's unsubscribe links are misconfigured: no email can go
+		// until it is fixed; the chunk ends in the dead-letter queue.
+		j.logger().ErrorContext(ctx, "campaign email not built", slog.String("email_id", e.ID), slog.Any("err", err))
+		j.release(ctx, e)
+		return pendingAgain
+	}
+	in := sending.SendInput{
+		Raw: raw, ConfigurationSet: j.ConfigSets.For(mode),
+		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: c.Sender.Email, To: r.Email,
+	}
+	for try := 1; ; try++ {
+		_, err = j.Transport.Send(ctx, in)
+		switch {
+		case err == nil:
+			return wentOut
+		case fail.IsPermanent(err):
+			return j.refuse(ctx, e, "rejected by the email provider: "+fail.MessageOf(err))
+		}
+		if try == sendTries || j.sleep(ctx, time.Duration(1<<try)*100*time.Millisecond) != nil || pool.acquire(ctx) != nil {
+			break
+		}
+	}
+	j.logger().WarnContext(ctx, "campaign email not taken by SES; will retry", slog.String("email_id", e.ID), slog.Any("err", err))
+	j.release(ctx, e)
+	return pendingAgain
+}
+
+// release frees the claim of an email SES did not take, so a later
+// delivery sends it. If that fails the claim stays and the recipient is
+// never sent: at most once, never twice.
+func (j *chunkJob) release(ctx context.Context, e email.Email) {
+	if err := j.Store.ReleaseEmail(context.WithoutCancel(ctx), e.WorkspaceID, e.ID); err != nil {
+		j.logger().ErrorContext(ctx, "claim of unsent campaign email not released; it will not be sent", slog.String("email_id", e.ID), slog.Any("err", err))
+	}
+}
+
+// refuse records a claimed email that can never go as failed.
+func (j *chunkJob) refuse(ctx context.Context, e email.Email, reason string) outcome {
+	ctx = context.WithoutCancel(ctx)
+	if err := j.Store.FailEmail(ctx, e.WorkspaceID, e.ID, reason); err != nil {
+		j.logger().ErrorContext(ctx, "refused campaign email not marked failed", slog.String("email_id", e.ID), slog.Any("err", err))
+	}
+	if j.Failures != nil {
+		e.Status, e.Error = email.StatusFailed, reason
+		if err := j.Failures.RecordFailure(ctx, e); err != nil {
+			j.logger().ErrorContext(ctx, "failure event not recorded", slog.String("email_id", e.ID), slog.Any("err", err))
+		}
+	}
+	return skipped
+}
+
+// build renders the recipient's message with the footer and the one-click
+// unsubscribe headers.
+func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]byte, error) {
+	link, err := j.Links.URL(unsubscribe.Token{WorkspaceID: c.WorkspaceID, ContactID: r.ContactID,
+		Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: c.ID}})
+	if err != nil {
+		return nil, fmt.Errorf("unsubscribe link: %w", err)
+	}
+	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
+	if msg, err = compose.WithUnsubscribe(msg, compose.Unsubscribe{URL: link, PostalAddress: j.ws.PostalAddress}); err != nil {
+		return nil, err
+	}
+	return j.Build(msg)
+}
+
+// trackingOf is the workspace's default tracking mode; off only where
+// its configuration set is provisioned.
+func trackingOf(ws workspace.Workspace) email.TrackingMode {
+	switch m := email.TrackingMode(ws.DefaultTracking); {
+	case m == email.TrackingOff && !ws.TrackingOffProvisioned, !m.Valid():
+		return email.TrackingFull
+	default:
+		return m
+	}
+}
+
+// commit marks the group's done recipients and adds their counts to the
+// campaign; when another delivery of the chunk committed meanwhile, the
+// recipients it counted are left out and the commit tried again.
+func (j *chunkJob) commit(ctx context.Context, outcomes map[int]outcome) error {
+	for try := 0; ; try++ {
+		next := Progress{Version: j.prog.Version + 1, Done: append([]byte(nil), j.prog.Done...)}
+		sent, skip := 0, 0
+		for i, o := range outcomes {
+			if o == pendingAgain || j.prog.IsDone(i) {
+				continue
+			}
+			next.mark(i)
+			if o == wentOut {
+				sent++
+			} else {
+				skip++
+			}
+		}
+		if sent+skip == 0 {
+			return nil
+		}
+		err := j.Store.CommitProgress(ctx, j.msg.WorkspaceID, j.msg.CampaignID, j.msg.Chunk, j.prog, next, sent, skip)
+		if err == nil {
+			j.prog = next
+			return nil
+		}
+		if !errors.Is(err, ErrProgressMoved) || try == 3 {
+			return err
+		}
+		if j.prog, err = j.Store.Progress(ctx, j.msg.WorkspaceID, j.msg.CampaignID, j.msg.Chunk); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,6 @@
+package campaign
+
+import "context"
+
+// VerdictOf exposes the draft's verdict to the tests.
+func VerdictOf(d *Drafts, ctx context.Context, c Campaign) Verdict { return d.verdict(ctx, c) }

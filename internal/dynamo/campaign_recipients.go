@@ -1,0 +1,111 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sesame-mail/sesame/internal/campaign"
+)
+
+// chunkItem is up to campaign.ChunkSize frozen recipients of a campaign:
+// their contact ids, 16 bytes each, end to end. One item per recipient
+// would cost a write unit each; a chunk costs one per 59.
+type chunkItem struct {
+	PK  string `dynamodbav:"pk"`
+	SK  string `dynamodbav:"sk"`
+	IDs []byte `dynamodbav:"ids"`
+}
+
+// chunkSK is chunk n's sort key, zero-padded so chunks sort in order.
+func chunkSK(n int) string { return fmt.Sprintf("%06d", n) }
+
+// batchWriteMax is how many puts one BatchWriteItem takes; chunkWriters
+// how many run at once (a draft of 100,000 recipients is 100 chunks).
+const (
+	batchWriteMax = 25
+	chunkWriters  = 4
+)
+
+// writeChunks stores ids as the campaign's chunks, in batches.
+func (s *Campaigns) writeChunks(ctx context.Context, workspaceID, campaignID string, ids []string) error {
+	var requests []ddbtypes.WriteRequest
+	for n := range campaign.Chunks(len(ids)) {
+		part := ids[n*campaign.ChunkSize : min((n+1)*campaign.ChunkSize, len(ids))]
+		packed := make([]byte, 0, 16*len(part))
+		for _, id := range part {
+			u, err := uuid.Parse(id)
+			if err != nil {
+				return fmt.Errorf("campaign recipient %q: %w", id, err)
+			}
+			packed = append(packed, u[:]...)
+		}
+		it := chunkItem{PK: campaignRecipientsPK(workspaceID, campaignID), SK: chunkSK(n), IDs: packed}
+		p, err := s.putOf(it, noCondition)
+		if err != nil {
+			return err
+		}
+		requests = append(requests, ddbtypes.WriteRequest{PutRequest: &ddbtypes.PutRequest{Item: p.Item}})
+	}
+	return s.batchWrite(ctx, requests, "write campaign recipients")
+}
+
+// deleteChunks removes a campaign's chunks, best effort: a draft that
+// lost its Idempotency-Key to a twin leaves no orphans behind.
+func (s *Campaigns) deleteChunks(ctx context.Context, workspaceID, campaignID string, chunks int) {
+	requests := make([]ddbtypes.WriteRequest, 0, chunks)
+	for n := range chunks {
+		requests = append(requests, ddbtypes.WriteRequest{DeleteRequest: &ddbtypes.DeleteRequest{
+			Key: key(campaignRecipientsPK(workspaceID, campaignID), chunkSK(n)),
+		}})
+	}
+	_ = s.batchWrite(ctx, requests, "delete campaign recipients")
+}
+
+// batchWrite runs requests in BatchWriteItem calls of batchWriteMax, a
+// few at once, until every one is processed (the SDK's retries back off
+// throttling; unprocessed items are sent again).
+func (s *Campaigns) batchWrite(ctx context.Context, requests []ddbtypes.WriteRequest, what string) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(chunkWriters)
+	for start := 0; start < len(requests); start += batchWriteMax {
+		batch := requests[start:min(start+batchWriteMax, len(requests))]
+		g.Go(func() error {
+			pending := map[string][]ddbtypes.WriteRequest{s.Name: batch}
+			for len(pending[s.Name]) > 0 {
+				out, err := s.DB.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+				if err != nil {
+					return fmt.Errorf("%s: %w", what, err)
+				}
+				pending = out.UnprocessedItems
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// ReadChunk returns the contact ids of chunk n of a campaign's frozen
+// recipients (campaign.ErrNotFound when there is no such chunk).
+func (s *Campaigns) ReadChunk(ctx context.Context, workspaceID, campaignID string, n int) ([]string, error) {
+	var it chunkItem
+	found, err := s.getItem(ctx, key(campaignRecipientsPK(workspaceID, campaignID), chunkSK(n)), &it)
+	if err != nil {
+		return nil, fmt.Errorf("read campaign recipients: %w", err)
+	}
+	if !found {
+		return nil, campaign.ErrNotFound
+	}
+	if len(it.IDs)%16 != 0 {
+		return nil, fmt.Errorf("campaign %s chunk %d: %d bytes is not a whole number of ids", campaignID, n, len(it.IDs))
+	}
+	ids := make([]string, 0, len(it.IDs)/16)
+	for i := 0; i < len(it.IDs); i += 16 {
+		ids = append(ids, uuid.UUID(it.IDs[i:i+16]).String())
+	}
+	return ids, nil
+}

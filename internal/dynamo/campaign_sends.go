@@ -1,0 +1,317 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sesame-mail/sesame/internal/campaign/engine"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/suppression"
+)
+
+// CampaignSends is the send engine's side of the table: the recipients as
+// they are at send time, each campaign email's claim, each chunk's
+// progress with the campaign's counts, the account's send slots per
+// second, each workspace's hourly reputation counts and the due starts
+// of scheduled campaigns.
+type CampaignSends struct{ *Table }
+
+// campaignRecordKey is the campaign record's key (Campaigns' layout),
+// whose counts a progress commit adds to.
+func campaignRecordKey(ws, id string) map[string]ddbtypes.AttributeValue {
+	return key(campaignPK(ws), id)
+}
+
+// Recipients reads the contacts of ids and the do-not-send entries of
+// their addresses: two BatchGetItems for up to 100 recipients.
+func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids []string) ([]engine.Recipient, error) {
+	sends := &Sends{s.Table}
+	out := make([]engine.Recipient, len(ids))
+	byID := map[string]int{}
+	var keys []map[string]ddbtypes.AttributeValue
+	for i, id := range ids {
+		out[i].ContactID = id
+		byID[id] = i
+		keys = append(keys, key(contactPK(workspaceID, id), id))
+	}
+	items, err := batchGetAll(ctx, sends, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read recipients: %w", err)
+	}
+	byAddress := map[string][]int{}
+	keys = nil
+	for _, item := range items {
+		var it contactItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, err
+		}
+		i := byID[it.SK]
+		out[i].Email, out[i].Subscribed = it.Email, it.Subscribed
+		k := suppression.Key(it.Email)
+		if len(byAddress[k]) == 0 {
+			keys = append(keys, key(suppressionPK(workspaceID), k))
+		}
+		byAddress[k] = append(byAddress[k], i)
+	}
+	items, err = batchGetAll(ctx, sends, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read suppressions of recipients: %w", err)
+	}
+	for _, item := range items {
+		for _, i := range byAddress[aws.ToString(stringAttr(item, schema.AttrSK))] {
+			out[i].Suppressed = true
+		}
+	}
+	return out, nil
+}
+
+// batchGetAll reads keys in BatchGetItems of at most 100.
+func batchGetAll(ctx context.Context, s *Sends, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
+	var out []map[string]ddbtypes.AttributeValue
+	for len(keys) > 0 {
+		n := min(len(keys), 100)
+		items, err := s.batchGet(ctx, keys[:n])
+		if err != nil {
+			return nil, err
+		}
+		out, keys = append(out, items...), keys[n:]
+	}
+	return out, nil
+}
+
+// ClaimEmail writes a campaign email unless its id exists.
+func (s *CampaignSends) ClaimEmail(ctx context.Context, e email.Email) (bool, error) {
+	err := s.putItem(ctx, newEmailItem(e), itemAbsent())
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim campaign email: %w", err)
+	}
+	return true, nil
+}
+
+// ReleaseEmail deletes a claimed email SES did not take.
+func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
+	return (&Sends{s.Table}).DeleteEmail(ctx, workspaceID, id)
+}
+
+// FailEmail marks a claimed email SES refused.
+func (s *CampaignSends) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
+	return (&Sends{s.Table}).FailEmail(ctx, workspaceID, id, reason)
+}
+
+// progressItem is which recipients of one chunk are done and counted.
+type progressItem struct {
+	PK      string `dynamodbav:"pk"`
+	SK      string `dynamodbav:"sk"`
+	Version int    `dynamodbav:"version"`
+	Done    []byte `dynamodbav:"done,omitempty"`
+}
+
+func progressKey(ws, campaignID string, chunk int) (string, string) {
+	return wsSubPK(ws, kindCampaignProgress, campaignID), fmt.Sprintf("%06d", chunk)
+}
+
+// Progress reads a chunk's progress; none yet is version 0.
+func (s *CampaignSends) Progress(ctx context.Context, workspaceID, campaignID string, chunk int) (engine.Progress, error) {
+	pk, sk := progressKey(workspaceID, campaignID, chunk)
+	var it progressItem
+	if _, err := s.getItem(ctx, key(pk, sk), &it); err != nil {
+		return engine.Progress{}, fmt.Errorf("read chunk progress: %w", err)
+	}
+	return engine.Progress{Version: it.Version, Done: it.Done}, nil
+}
+
+// CommitProgress writes a chunk's progress over the version read and adds
+// the counts to the campaign record, in one transaction.
+func (s *CampaignSends) CommitProgress(ctx context.Context, workspaceID, campaignID string, chunk int, prev, next engine.Progress, sent, skipped int) error {
+	pk, sk := progressKey(workspaceID, campaignID, chunk)
+	cond := itemAbsent()
+	if prev.Version > 0 {
+		cond = expression.Name("version").Equal(expression.Value(prev.Version))
+	}
+	put, err := s.putOf(progressItem{PK: pk, SK: sk, Version: next.Version, Done: next.Done}, cond)
+	if err != nil {
+		return err
+	}
+	counts := expression.Add(expression.Name("sent_count"), expression.Value(sent)).
+		Add(expression.Name("skipped_count"), expression.Value(skipped))
+	upd, err := s.updateOf(campaignRecordKey(workspaceID, campaignID), counts, itemExists())
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{{Put: put}, {Update: upd}}})
+	var tce *ddbtypes.TransactionCanceledException
+	if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 {
+		switch aws.ToString(tce.CancellationReasons[0].Code) {
+		case "ConditionalCheckFailed", "TransactionConflict":
+			return engine.ErrProgressMoved
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("commit chunk progress: %w", err)
+	}
+	return nil
+}
+
+// MonthlyUsage reads the month's live sends, the allowance's counter.
+func (s *CampaignSends) MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error) {
+	var it usageItem
+	if _, err := s.getItem(ctx, key(usagePK(workspaceID), month), &it); err != nil {
+		return 0, fmt.Errorf("read usage: %w", err)
+	}
+	return it.Sent, nil
+}
+
+// slotTTL keeps a second's slot counter a little while for inspection.
+const slotTTL = time.Hour
+
+// ClaimSlots adds up to want to the second's counter while it stays at
+// most rate: one conditional UpdateItem, and one more with what is left
+// when want no longer fits.
+func (s *CampaignSends) ClaimSlots(ctx context.Context, second int64, want, rate int) (int, error) {
+	for want > 0 {
+		update := expression.Add(expression.Name("used"), expression.Value(want)).
+			Set(expression.Name(schema.AttrExpiresAt), expression.Value(time.Unix(second, 0).Add(slotTTL).Unix()))
+		cond := expression.AttributeNotExists(expression.Name("used")).
+			Or(expression.Name("used").LessThanEqual(expression.Value(rate - want)))
+		u, err := s.updateOf(key(pacePK, strconv.FormatInt(second, 10)), update, cond)
+		if err != nil {
+			return 0, err
+		}
+		_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+			ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		var ccf *ddbtypes.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			var old struct {
+				Used int `dynamodbav:"used"`
+			}
+			if err := attributevalue.UnmarshalMap(ccf.Item, &old); err != nil {
+				return 0, err
+			}
+			want = min(want-1, rate-old.Used)
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("claim send slots: %w", err)
+		}
+		return want, nil
+	}
+	return 0, nil
+}
+
+// reputationTTL outlives the longest breaker window one would configure.
+const reputationTTL = 8 * 24 * time.Hour
+
+func hourKey(t time.Time) string { return t.UTC().Format("2006-01-02T15") }
+
+// CountSent adds n campaign or automation sends to the hour of at.
+func (s *CampaignSends) CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error {
+	return s.countReputation(ctx, workspaceID, at, "sent", n)
+}
+
+func (s *Table) countReputation(ctx context.Context, workspaceID string, at time.Time, name string, n int) error {
+	update := expression.Add(expression.Name(name), expression.Value(n)).
+		Set(expression.Name(schema.AttrExpiresAt), expression.Value(at.Add(reputationTTL).Unix()))
+	if err := s.updateItem(ctx, key(reputationPK(workspaceID), hourKey(at)), update, noCondition, nil); err != nil {
+		return fmt.Errorf("count reputation: %w", err)
+	}
+	return nil
+}
+
+type reputationItem struct {
+	Sent       int `dynamodbav:"sent"`
+	Bounced    int `dynamodbav:"bounced"`
+	Complained int `dynamodbav:"complained"`
+}
+
+// Tally sums the workspace's hourly counts from the hour of from to the
+// hour of to: one Query of at most a window's hours.
+func (s *CampaignSends) Tally(ctx context.Context, workspaceID string, from, to time.Time) (engine.Tally, error) {
+	cond := expression.Key(schema.AttrPK).Equal(expression.Value(reputationPK(workspaceID))).
+		And(expression.Key(schema.AttrSK).Between(expression.Value(hourKey(from)), expression.Value(hourKey(to))))
+	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
+	if err != nil {
+		return engine.Tally{}, err
+	}
+	items, err := queryAll[reputationItem](ctx, s.DB, &dynamodb.QueryInput{
+		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return engine.Tally{}, fmt.Errorf("read reputation: %w", err)
+	}
+	var t engine.Tally
+	for _, it := range items {
+		t.Sent, t.Bounced, t.Complained = t.Sent+it.Sent, t.Bounced+it.Bounced, t.Complained+it.Complained
+	}
+	return t, nil
+}
+
+// dueSK orders due starts by time: the time, then workspace and campaign.
+func dueSK(d engine.DueStart) string {
+	return d.At.UTC().Format(time.RFC3339) + "#" + d.WorkspaceID + "#" + d.CampaignID
+}
+
+type dueItem struct {
+	PK string `dynamodbav:"pk"`
+	SK string `dynamodbav:"sk"`
+}
+
+// PutDue records a scheduled start; again is harmless.
+func (s *CampaignSends) PutDue(ctx context.Context, d engine.DueStart) error {
+	if err := s.putItem(ctx, dueItem{PK: duePK, SK: dueSK(d)}, noCondition); err != nil {
+		return fmt.Errorf("put due start: %w", err)
+	}
+	return nil
+}
+
+// DueBy lists the starts due at or before t: one Query of the due list.
+func (s *CampaignSends) DueBy(ctx context.Context, t time.Time) ([]engine.DueStart, error) {
+	cond := expression.Key(schema.AttrPK).Equal(expression.Value(duePK)).
+		And(expression.Key(schema.AttrSK).LessThanEqual(expression.Value(t.UTC().Format(time.RFC3339) + "#~")))
+	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
+	if err != nil {
+		return nil, err
+	}
+	items, err := queryAll[dueItem](ctx, s.DB, &dynamodb.QueryInput{
+		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), ConsistentRead: aws.Bool(true),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read due starts: %w", err)
+	}
+	out := make([]engine.DueStart, 0, len(items))
+	for _, it := range items {
+		parts := strings.SplitN(it.SK, "#", 3)
+		at, err := time.Parse(time.RFC3339, parts[0])
+		if err != nil || len(parts) != 3 {
+			return nil, fmt.Errorf("due start %q is malformed", it.SK)
+		}
+		out = append(out, engine.DueStart{At: at, WorkspaceID: parts[1], CampaignID: parts[2]})
+	}
+	return out, nil
+}
+
+// ClearDue deletes a due start.
+func (s *CampaignSends) ClearDue(ctx context.Context, d engine.DueStart) error {
+	if _, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(duePK, dueSK(d))}); err != nil {
+		return fmt.Errorf("clear due start: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,271 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/fail"
+)
+
+// ApprovalStore keeps a workspace's campaigns: the reads and changes of
+// the owner's approvals.
+type ApprovalStore interface {
+	campaign.Transitions
+	ListCampaigns(ctx context.Context, workspaceID string, status campaign.Status, after string, limit int) ([]campaign.Campaign, string, bool, error)
+	ReadChunk(ctx context.Context, workspaceID, campaignID string, n int) ([]string, error)
+	ApproveCampaign(ctx context.Context, workspaceID, id, contentHash, by string, at time.Time, scheduledAt *time.Time) (campaign.Campaign, error)
+	EditCampaign(ctx context.Context, workspaceID, id, subject, html, contentHash string) (campaign.Campaign, error)
+}
+
+// ContactReader reads the contacts of a campaign's sample.
+type ContactReader interface {
+	GetContact(ctx context.Context, workspaceID, id string) (contact.Contact, error)
+}
+
+// Approver names who approves: the console's AWS principal (STS
+// GetCallerIdentity), later the dashboard's signed-in owner.
+type Approver interface {
+	Identity(ctx context.Context) (string, error)
+}
+
+// Approvals are the owner's side of bulk campaigns: the queue of drafts,
+// what the approver sees, approve (now or at a time), edit, discard, and
+// resume of a paused campaign. An API key never reaches them.
+type Approvals struct {
+	Store    ApprovalStore
+	Contacts ContactReader
+	Approver Approver
+	// Starter starts an approved campaign's send (the engine).
+	Starter campaign.Starter
+	// Check is the deliverability check show runs on the content now.
+	Check campaign.Checker
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// ErrNotApprovable refuses to approve, edit or resume a campaign whose
+// status does not allow it (a discarded or cancelled one, say).
+var ErrNotApprovable = errors.New("not possible in the campaign's status")
+
+func (a *Approvals) now() time.Time {
+	if a.Now != nil {
+		return a.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// approvalPage is how many campaigns one read of the queue takes.
+const approvalPage = 100
+
+// List returns the campaigns the owner can still act on before they
+// send: pending approval, then scheduled, newest first in each.
+func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Campaign, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	var out []campaign.Campaign
+	for _, st := range campaign.Editable {
+		after := ""
+		for {
+			page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, st, after, approvalPage)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, page...)
+			if !more {
+				break
+			}
+			after = next
+		}
+	}
+	return out, nil
+}
+
+// Shown is a campaign as the approver sees it: its content, a sample of
+// its frozen recipients, the deliverability verdict of the content now
+// and the text a plain-text reader gets.
+type Shown struct {
+	campaign.Campaign
+	Sample []contact.Contact
+	// Verdict is nil when the check is absent or failed.
+	Verdict campaign.Verdict
+	Text    string
+}
+
+// Show reads a campaign with up to sample of its frozen recipients (a
+// contact deleted since the draft is left out of the sample).
+func (a *Approvals) Show(ctx context.Context, workspaceID, id string, sample int) (Shown, error) {
+	if sample < 0 {
+		return Shown{}, &InputError{Field: "sample", Reason: "must be 0 or more"}
+	}
+	c, err := a.get(ctx, workspaceID, id)
+	if err != nil {
+		return Shown{}, err
+	}
+	s := Shown{Campaign: c, Text: compose.HTMLToText(c.HTML)}
+	if a.Check != nil {
+		if s.Verdict, err = a.Check(c.Subject, c.HTML, c.Sender); err != nil {
+			s.Verdict = nil // shown as unavailable; the content is still shown
+		}
+	}
+	for n := 0; n < c.Chunks && len(s.Sample) < sample; n++ {
+		ids, err := a.Store.ReadChunk(ctx, workspaceID, c.ID, n)
+		if err != nil {
+			return Shown{}, err
+		}
+		for _, cid := range ids[:min(len(ids), sample-len(s.Sample))] {
+			ct, err := a.Contacts.GetContact(ctx, workspaceID, cid)
+			if errors.Is(err, contact.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return Shown{}, err
+			}
+			s.Sample = append(s.Sample, ct)
+		}
+	}
+	return s, nil
+}
+
+// Approved is the outcome of an approval: the campaign, and whether it
+// was approved before (approving twice changes nothing).
+type Approved struct {
+	campaign.Campaign
+	Already bool
+}
+
+// Approve approves a pending campaign's current content, recording who
+// and when, and starts it now, or at at when that is in the future (it
+// is then scheduled). Approving a campaign already approved (scheduled,
+// sending, paused, sent) changes nothing; a discarded or cancelled one is
+// refused. No callback is sent.
+func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *time.Time) (Approved, error) {
+	c, err := a.get(ctx, workspaceID, id)
+	if err != nil {
+		return Approved{}, err
+	}
+	switch c.Status {
+	case campaign.StatusDiscarded, campaign.StatusCancelled:
+		return Approved{}, fmt.Errorf("campaign %s is %s: %w", c.ID, c.Status, ErrNotApprovable)
+	case campaign.StatusPendingApproval:
+	default:
+		return Approved{Campaign: c, Already: true}, nil
+	}
+	now := a.now()
+	if at != nil && !at.After(now) {
+		at = nil // a time already past starts now
+	}
+	by, err := a.Approver.Identity(ctx)
+	if err != nil {
+		return Approved{}, fmt.Errorf("who approves: %w", err)
+	}
+	c, err = a.Store.ApproveCampaign(ctx, workspaceID, c.ID, c.ContentHash, by, now, at)
+	if errors.Is(err, campaign.ErrConflict) {
+		// Edited, discarded or approved meanwhile: the owner looks again.
+		return Approved{}, fmt.Errorf("campaign %s changed while it was being approved (now %s); show it again: %w", c.ID, c.Status, ErrNotApprovable)
+	}
+	if err != nil {
+		return Approved{}, err
+	}
+	if at != nil {
+		err = a.Starter.Schedule(ctx, c)
+	} else {
+		err = a.Starter.Start(ctx, c)
+	}
+	if err != nil {
+		return Approved{Campaign: c}, fmt.Errorf("campaign %s is approved (%s) but its start was not recorded; run `sesame approvals resume %s`: %w", c.ID, c.Status, c.ID, err)
+	}
+	return Approved{Campaign: c}, nil
+}
+
+// Edit is a change of a campaign's content; nil fields stay.
+type Edit struct {
+	Subject *string
+	HTML    *string
+}
+
+// Edit changes the content of a campaign that has not started (pending
+// approval or scheduled); it returns to pending_approval and any earlier
+// approval is void.
+func (a *Approvals) Edit(ctx context.Context, workspaceID, id string, e Edit) (campaign.Campaign, error) {
+	if e.Subject == nil && e.HTML == nil {
+		return campaign.Campaign{}, ErrNothingToChange
+	}
+	c, err := a.get(ctx, workspaceID, id)
+	if err != nil {
+		return campaign.Campaign{}, err
+	}
+	subject, html := c.Subject, c.HTML
+	if e.Subject != nil {
+		subject = *e.Subject
+	}
+	if e.HTML != nil {
+		html = *e.HTML
+	}
+	if err := campaign.CheckContent(subject, html); err != nil {
+		field := "subject"
+		if e, ok := fail.As(err); ok && e.Param == "html" {
+			field = "html-file"
+		}
+		return campaign.Campaign{}, &InputError{Field: field, Err: errors.New(fail.MessageOf(err))}
+	}
+	c, err = a.Store.EditCampaign(ctx, workspaceID, c.ID, subject, html, campaign.ContentHash(subject, html, c.Sender))
+	if errors.Is(err, campaign.ErrConflict) {
+		return campaign.Campaign{}, fmt.Errorf("campaign %s is %s; only a campaign pending approval or scheduled can be edited: %w", c.ID, c.Status, ErrNotApprovable)
+	}
+	return c, err
+}
+
+// Discard throws away a campaign that has not started: it is never sent.
+func (a *Approvals) Discard(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
+	return a.transition(ctx, workspaceID, id, campaign.Editable, campaign.StatusDiscarded)
+}
+
+// Resume restarts a paused campaign, or fans a sending campaign's
+// chunks out again (its start was lost): recipients already sent are
+// skipped.
+func (a *Approvals) Resume(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
+	c, err := a.transition(ctx, workspaceID, id, []campaign.Status{campaign.StatusPaused, campaign.StatusSending}, campaign.StatusSending)
+	if err != nil {
+		return campaign.Campaign{}, err
+	}
+	return c, a.Starter.Start(ctx, c)
+}
+
+// transition moves a campaign from one of from to to, now.
+func (a *Approvals) transition(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status) (campaign.Campaign, error) {
+	c, err := a.get(ctx, workspaceID, id)
+	if err != nil {
+		return campaign.Campaign{}, err
+	}
+	c, err = a.Store.TransitionCampaign(ctx, workspaceID, c.ID, from, to, a.now(), "")
+	if errors.Is(err, campaign.ErrConflict) {
+		return campaign.Campaign{}, fmt.Errorf("campaign %s is %s; it can be made %s only from %s: %w", c.ID, c.Status, to, statusList(from), ErrNotApprovable)
+	}
+	return c, err
+}
+
+func statusList(s []campaign.Status) string {
+	names := make([]string, 0, len(s))
+	for _, st := range s {
+		names = append(names, string(st))
+	}
+	return strings.Join(names, " or ")
+}
+
+func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return campaign.Campaign{}, err
+	}
+	c, err := a.Store.GetCampaign(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
+	if errors.Is(err, campaign.ErrNotFound) {
+		return campaign.Campaign{}, &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace"}
+	}
+	return c, err
+}
