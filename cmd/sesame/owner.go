@@ -63,6 +63,7 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 		}},
 		Approvals: &owner.Approvals{
 			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: c.Starter, Check: bulk.Deliverability,
+			Workspaces: repos.Workspaces,
 		},
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
-	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // startCampaigns is a dev server whose campaign emails are kept raw as
@@ -47,13 +46,10 @@ func startCampaignsAt(t *testing.T, clock *dynamotest.Clock) (*env, *queue.Polle
 	return e, e.queues.Poller(t, queue.Sends.Name, api.Consumers(e.deps)[routes.CampaignSender])
 }
 
-// campaignWS is a bulk workspace with the postal address campaign
-// footers need, and n vip contacts.
+// campaignWS is a bulk workspace with n vip contacts.
 func campaignWS(t *testing.T, e *env, n int) (*bulkWS, []contactBody) {
 	t.Helper()
 	b := newBulkWS(t, e)
-	addr := "Shop Ltd, 1 Main St, Springfield"
-	b.update(t, e, workspace.Settings{PostalAddress: &addr})
 	out := make([]contactBody, 0, n)
 	for range n {
 		out = append(out, e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("vip"), "tags": []string{"vip"}}))

@@ -198,6 +198,16 @@ func TestApprovalsLifecycle(t *testing.T) {
 	if err != nil || len(shown.Sample) != 2 || shown.Text != "What changed this month." || !strings.Contains(string(shown.Verdict), `"verdict"`) {
 		t.Errorf("show: %d sampled, text %q, verdict %s, %v", len(shown.Sample), shown.Text, shown.Verdict, err)
 	}
+	// Without the postal address its footer shows, approval is refused
+	// and nothing starts.
+	none := ""
+	b.update(t, e, workspace.Settings{PostalAddress: &none})
+	if _, err := a.Approve(ctx, b.id, now.ApprovalID, nil); !errors.Is(err, owner.ErrNoPostalAddress) || len(starter.started) != 0 {
+		t.Errorf("approve without a postal address: %v, started %v", err, starter.started)
+	}
+	addr := "Shop Ltd, 1 Main St, Springfield"
+	b.update(t, e, workspace.Settings{PostalAddress: &addr})
+
 	done, err := a.Approve(ctx, b.id, now.ApprovalID, nil)
 	if err != nil || done.Status != campaign.StatusSending || done.Already || done.ApprovedBy != "arn:aws:iam::123456789012:user/owner" {
 		t.Fatalf("approve: %+v, %v", done, err)

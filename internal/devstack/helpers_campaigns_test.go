@@ -31,7 +31,9 @@ func newBulkWS(t *testing.T, e *env) *bulkWS {
 	t.Helper()
 	s := newSendWS(t, e, defaultSender())
 	approved := true
-	s.update(t, e, workspace.Settings{BulkApproved: &approved})
+	// The postal address campaign footers need.
+	addr := "Shop Ltd, 1 Main St, Springfield"
+	s.update(t, e, workspace.Settings{BulkApproved: &approved, PostalAddress: &addr})
 	return &bulkWS{sendWS: s, bulkKey: s.scopedKey(t, e,
 		apikey.EmailSendBulk, apikey.CampaignsRead, apikey.CampaignsCancel, apikey.ContactsWrite)}
 }
@@ -152,6 +154,6 @@ func (a approver) Identity(context.Context) (string, error) { return string(a), 
 func (e *env) approvals(starter campaign.Starter) *owner.Approvals {
 	return &owner.Approvals{
 		Store: e.store.Campaigns, Contacts: e.store.Contacts, Approver: approver("arn:aws:iam::123456789012:user/owner"),
-		Starter: starter, Check: bulk.Deliverability,
+		Starter: starter, Check: bulk.Deliverability, Workspaces: e.store.Workspaces,
 	}
 }

@@ -45,6 +45,9 @@ type Approvals struct {
 	Starter campaign.Starter
 	// Check is the deliverability check show runs on the content now.
 	Check campaign.Checker
+	// Workspaces reads the campaign's workspace: its emails' footer needs
+	// a postal address, so approving without one is refused.
+	Workspaces WorkspaceReader
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -52,6 +55,10 @@ type Approvals struct {
 // ErrNotApprovable refuses to approve, edit or resume a campaign whose
 // status does not allow it (a discarded or cancelled one, say).
 var ErrNotApprovable = errors.New("not possible in the campaign's status")
+
+// ErrNoPostalAddress refuses to approve a campaign of a workspace without
+// the postal address its emails' footer shows (CAN-SPAM asks for one).
+var ErrNoPostalAddress = errors.New("the workspace has no postal address for the campaign footer; set one with `sesame workspace set WS --postal-address \"…\"`, then approve again")
 
 func (a *Approvals) now() time.Time {
 	if a.Now != nil {
@@ -156,6 +163,13 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 	case campaign.StatusPendingApproval:
 	default:
 		return Approved{Campaign: c, Already: true}, nil
+	}
+	ws, err := a.Workspaces.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return Approved{}, err
+	}
+	if ws.PostalAddress == "" {
+		return Approved{}, ErrNoPostalAddress
 	}
 	now := a.now()
 	if at != nil && !at.After(now) {
