@@ -46,16 +46,24 @@ func (c *console) workspaceCommand() *cobra.Command {
 		}),
 	}
 	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one workspace",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
-			ws, err := svc.Workspaces.Get(cmd.Context(), args[0])
+		Use:   "show [ID]",
+		Short: "Show one workspace (default: SESAME_WORKSPACE_ID)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := c.workspaceArg(args)
+			if err != nil {
+				return err
+			}
+			svc, err := c.owner(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ws, err := svc.Workspaces.Get(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
 			return c.printWorkspace(ws)
-		}),
+		},
 	}
 	cmd.AddCommand(create, list, show, c.workspaceSetCommand())
 	return cmd
@@ -69,9 +77,9 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 	var postalAddress string
 	var bulkApproved bool
 	cmd := &cobra.Command{
-		Use:   "set ID",
-		Short: "Change a workspace's sending settings",
-		Args:  cobra.ExactArgs(1),
+		Use:   "set [ID]",
+		Short: "Change a workspace's sending settings (default: SESAME_WORKSPACE_ID)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var change workspace.Settings
 			flags := cmd.Flags()
@@ -93,11 +101,15 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 			if flags.Changed("bulk-approved") {
 				change.BulkApproved = &bulkApproved
 			}
+			id, err := c.workspaceArg(args)
+			if err != nil {
+				return err
+			}
 			svc, err := c.owner(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ws, err := svc.Workspaces.Update(cmd.Context(), args[0], change)
+			ws, err := svc.Workspaces.Update(cmd.Context(), id, change)
 			if errors.Is(err, owner.ErrNothingToChange) {
 				return fmt.Errorf("%w; see --help", err)
 			}
@@ -162,4 +174,16 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
+}
+
+// workspaceArg is the workspace a command names, or else the console's
+// default workspace (SESAME_WORKSPACE_ID).
+func (c *console) workspaceArg(args []string) (string, error) {
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	if c.cfg.WorkspaceID == "" {
+		return "", &usageError{errors.New("name the workspace: give its id, or set SESAME_WORKSPACE_ID")}
+	}
+	return c.cfg.WorkspaceID, nil
 }

@@ -43,6 +43,13 @@ func TestWorkspaceCommands(t *testing.T) {
 		t.Errorf("workspace list --output json = %v, want %v", names, want)
 	}
 
+	// Without an id, show and set act on SESAME_WORKSPACE_ID.
+	t.Setenv("SESAME_WORKSPACE_ID", beta.ID)
+	c.must("workspace", "set", "--monthly-allowance", "9")
+	if out := c.must("workspace", "show"); !regexp.MustCompile(`(?m)^name\s+Beta$`).MatchString(out) || !regexp.MustCompile(`(?m)^monthly allowance\s+9$`).MatchString(out) {
+		t.Errorf("workspace show of the default workspace:\n%s", out)
+	}
+
 	// show names every setting, saying what an unset one means.
 	show := c.must("workspace", "show", acme)
 	for _, re := range []string{`(?m)^id\s+` + acme + `$`, `(?m)^name\s+Acme$`, `(?m)^created\s+\d{4}-\d\d-\d\d `,
@@ -95,7 +102,7 @@ func TestWorkspaceCommandErrors(t *testing.T) {
 	}{
 		"create without a name": {args: []string{"workspace", "create"}, wantMsg: "--name is required"},
 		"show an absent id":     {args: []string{"workspace", "show", uuid.NewString()}, wantIs: workspace.ErrNotFound},
-		"show without an id":    {args: []string{"workspace", "show"}, wantMsg: "accepts 1 arg"},
+		"show without an id":    {args: []string{"workspace", "show"}, wantMsg: "name the workspace"},
 		"unknown output format": {args: []string{"workspace", "list", "--output", "yaml"}, wantMsg: "--output must be"},
 	}
 	for name, tc := range cases {
@@ -152,7 +159,7 @@ func TestWorkspaceSet(t *testing.T) {
 		"negative allowance":     {args: []string{"workspace", "set", ws, "--monthly-allowance", "-1"}, wantMsg: "--monthly-allowance must be 0 (no cap) or more"},
 		"allowance not a number": {args: []string{"workspace", "set", ws, "--monthly-allowance", "lots"}, wantMsg: "invalid argument"},
 		"no flags":               {args: []string{"workspace", "set", ws}, wantMsg: "nothing to change"},
-		"no id":                  {args: []string{"workspace", "set", "--monthly-allowance", "5"}, wantMsg: "accepts 1 arg"},
+		"no id":                  {args: []string{"workspace", "set", "--monthly-allowance", "5"}, wantMsg: "name the workspace"},
 		"absent workspace":       {args: []string{"workspace", "set", uuid.NewString(), "--monthly-allowance", "5"}, wantIs: workspace.ErrNotFound},
 		// One bad flag rejects the whole change.
 		"bad flag beside a good one": {args: []string{"workspace", "set", ws, "--monthly-allowance", "7", "--default-tracking", "loud"}, wantMsg: "--default-tracking"},
