@@ -35,6 +35,7 @@ import (
 const (
 	reviewQueueURL   = "https://sqs.bench/review"
 	webhooksQueueURL = "https://sqs.bench/webhooks"
+	sendsQueueURL    = "https://sqs.bench/sends"
 )
 
 // body is a realistic HTML body of testdata.
@@ -102,6 +103,9 @@ type rig struct {
 	// takes them batch at a time.
 	pending []string
 	batch   int
+	// rate is the emails per second whose events the status batches are
+	// sized for; zero is emailsPerSecond.
+	rate float64
 }
 
 // workspace is a workspace of the rig with a live key and a verified
@@ -122,10 +126,13 @@ func newRig(b *testing.B) *rig {
 		Table: dynamotest.NewTable(b), CursorSecret: "bench", ConfigSetFull: "full",
 		ReviewQueueURL: reviewQueueURL, WebhooksQueueURL: webhooksQueueURL, WebhookTimeout: 5 * time.Second,
 		WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		SendsQueueURL:          sendsQueueURL, PublicURL: "https://mail.bench.example", UnsubscribeSecret: "bench",
+		MaxSendRate: localSendRate,
 	}
 	// The functions' logger, at the level the stack sets (LOG_LEVEL=info).
 	r.deps = api.NewDeps(cfg, clients, wire.NewLoggerTo(r.logs, slog.LevelInfo))
 	r.deps.Sending.Transport = &devstack.SESEvents{Next: r.deps.Sending.Transport, Queue: r.events}
+	r.deps.CampaignSender.Transport = r.deps.Sending.Transport
 	if r.server, err = api.Handler(r.deps); err != nil {
 		b.Fatal(err)
 	}

@@ -29,7 +29,7 @@ type billedDB struct {
 	DB dynamo.DB
 
 	mu    sync.Mutex
-	calls int
+	calls int // API calls: a batch or a transaction is one
 	read  float64
 	write float64
 	items map[string]storedItem // by table key
@@ -244,27 +244,28 @@ func (b *billedDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts 
 	key := keyOf(in.Item)
 	before := b.current(ctx, in.TableName, key)
 	out, err := b.DB.PutItem(ctx, in, opts...)
-	b.billWrite(ctx, in.TableName, key, before, err, false)
+	b.bill(0, b.writeCost(ctx, in.TableName, key, before, err, false))
 	return out, err
 }
 
 func (b *billedDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	before := b.current(ctx, in.TableName, in.Key)
 	out, err := b.DB.UpdateItem(ctx, in, opts...)
-	b.billWrite(ctx, in.TableName, in.Key, before, err, false)
+	b.bill(0, b.writeCost(ctx, in.TableName, in.Key, before, err, false))
 	return out, err
 }
 
 func (b *billedDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
 	before := b.current(ctx, in.TableName, in.Key)
 	out, err := b.DB.DeleteItem(ctx, in, opts...)
-	b.billWrite(ctx, in.TableName, in.Key, before, err, false)
+	b.bill(0, b.writeCost(ctx, in.TableName, in.Key, before, err, false))
 	return out, err
 }
 
-// billWrite bills one write of key from before, reading the item after
-// it; a write that failed its condition is billed on the item as it is.
-func (b *billedDB) billWrite(ctx context.Context, table *string, key, before map[string]ddbtypes.AttributeValue, err error, transaction bool) {
+// writeCost is the write units of one write of key from before, reading
+// the item after it; a write that failed its condition is billed on the
+// item as it is. The caller bills them, once per API call.
+func (b *billedDB) writeCost(ctx context.Context, table *string, key, before map[string]ddbtypes.AttributeValue, err error, transaction bool) float64 {
 	var after map[string]ddbtypes.AttributeValue
 	if err == nil {
 		after = b.current(ctx, table, key)
@@ -275,7 +276,7 @@ func (b *billedDB) billWrite(ctx context.Context, table *string, key, before map
 		u = cost.Transactional(u)
 	}
 	trace("write %s before %d after %d tx %v failed %v: %.1f WRU", keyString(key), cost.ItemSize(before), cost.ItemSize(after), transaction, err != nil, u)
-	b.bill(0, u)
+	return u
 }
 
 func (b *billedDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -302,13 +303,15 @@ func (b *billedDB) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 		writes = append(writes, w)
 	}
 	out, err := b.DB.TransactWriteItems(ctx, in, opts...)
+	units := 0.0
 	for _, w := range writes {
 		if w.check { // a condition check is billed as a write of the item
-			b.bill(0, cost.Transactional(cost.WriteUnits(cost.ItemSize(w.before), 0)))
+			units += cost.Transactional(cost.WriteUnits(cost.ItemSize(w.before), 0))
 			continue
 		}
-		b.billWrite(ctx, w.table, w.key, w.before, err, true)
+		units += b.writeCost(ctx, w.table, w.key, w.before, err, true)
 	}
+	b.bill(0, units)
 	return out, err
 }
 
@@ -332,9 +335,11 @@ func (b *billedDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIt
 		}
 	}
 	out, err := b.DB.BatchWriteItem(ctx, in, opts...)
+	units := 0.0
 	for _, w := range writes {
-		b.billWrite(ctx, aws.String(w.table), w.key, w.before, err, false)
+		units += b.writeCost(ctx, aws.String(w.table), w.key, w.before, err, false)
 	}
+	b.bill(0, units)
 	return out, err
 }
 
