@@ -56,6 +56,9 @@ func (ownerApprover) Identity(context.Context) (string, error) {
 	return "arn:aws:iam::123456789012:user/owner", nil
 }
 
+// campaignMetrics are what the one campaign of a run measured.
+var campaignMetrics map[string]float64
+
 // BenchmarkCampaign sends a 10,000-recipient campaign end to end on the
 // local stack, once whatever b.N: POST /send/bulk to a segment, approval
 // through the owner service, then the sends queue drained by the
@@ -65,6 +68,14 @@ func (ownerApprover) Identity(context.Context) (string, error) {
 // infrastructure cost per 1,000 campaign emails (a row of the cost
 // table), held to 10 % of SES's price.
 func BenchmarkCampaign(b *testing.B) {
+	// Go runs a benchmark once with b.N = 1 before the -benchtime count;
+	// the campaign is one measurement whatever b.N is, so it is sent once.
+	if campaignMetrics != nil {
+		for unit, v := range campaignMetrics {
+			b.ReportMetric(v, unit)
+		}
+		return
+	}
 	ctx := b.Context()
 	r := newRig(b)
 	r.rate = campaignSendRate
@@ -85,6 +96,7 @@ func BenchmarkCampaign(b *testing.B) {
 	w.add(routes.SendBulk.Function, r.measure(func() { id = r.draft(b, key, segID, html) }))
 	approvals := &owner.Approvals{
 		Store: r.deps.Repos.Campaigns, Contacts: r.deps.Repos.Contacts, Approver: ownerApprover{}, Starter: r.deps.CampaignStarter,
+		Workspaces: r.deps.Repos.Workspaces,
 	}
 	if _, err := approvals.Approve(ctx, ws, id, nil); err != nil {
 		b.Fatal(err)
@@ -124,14 +136,19 @@ func BenchmarkCampaign(b *testing.B) {
 		calls += fw.sum.db.Calls
 	}
 	sender := w[routes.CampaignSender.Function].sum
-	b.ReportMetric(n, "recipients")
-	b.ReportMetric(n/sending.Seconds(), "recipients/s")
-	b.ReportMetric(float64(sender.db.Calls)/n, "sender-ddb-calls/recipient")
-	b.ReportMetric(float64(calls)/n, "ddb-calls/recipient")
-	b.ReportMetric(priced.SQSRequests, "sqs-requests/recipient")
-	b.ReportMetric((priced.ReadUnits+priced.WriteUnits)*1000, "capacity-units/1000")
-	b.ReportMetric(bill.Total(), "$/1000")
-	b.ReportMetric(100*cost.USEast1.ShareOfSES(bill), "%-of-SES")
+	campaignMetrics = map[string]float64{
+		"recipients":                 n,
+		"recipients/s":               n / sending.Seconds(),
+		"sender-ddb-calls/recipient": float64(sender.db.Calls) / n,
+		"ddb-calls/recipient":        float64(calls) / n,
+		"sqs-requests/recipient":     priced.SQSRequests,
+		"capacity-units/1000":        (priced.ReadUnits + priced.WriteUnits) * 1000,
+		"$/1000":                     bill.Total(),
+		"%-of-SES":                   100 * cost.USEast1.ShareOfSES(bill),
+	}
+	for unit, v := range campaignMetrics {
+		b.ReportMetric(v, unit)
+	}
 	if share := cost.USEast1.ShareOfSES(bill); share > 0.10 {
 		b.Errorf("a campaign email costs %.1f %% of SES's price, over the 10 %% goal", 100*share)
 	}
