@@ -51,14 +51,22 @@ func startCampaignsAt(t *testing.T, clock *dynamotest.Clock) (*env, *queue.Polle
 // footers need, and n vip contacts.
 func campaignWS(t *testing.T, e *env, n int) (*bulkWS, []contactBody) {
 	t.Helper()
-	b := newBulkWS(t, e)
-	addr := "Shop Ltd, 1 Main St, Springfield"
-	b.update(t, e, workspace.Settings{PostalAddress: &addr})
+	b := footerWS(t, e)
 	out := make([]contactBody, 0, n)
 	for range n {
 		out = append(out, e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("vip"), "tags": []string{"vip"}}))
 	}
 	return b, out
+}
+
+// footerWS is a bulk workspace with the postal address campaign footers
+// need.
+func footerWS(t *testing.T, e *env) *bulkWS {
+	t.Helper()
+	b := newBulkWS(t, e)
+	addr := "Shop Ltd, 1 Main St, Springfield"
+	b.update(t, e, workspace.Settings{PostalAddress: &addr})
+	return b
 }
 
 // drainSends polls the sends queue until it is empty.
