@@ -113,6 +113,7 @@ type campaignBody struct {
 	ScheduledAt    *string `json:"scheduled_at"`
 	StartedAt      *string `json:"started_at"`
 	CancelledAt    *string `json:"cancelled_at"`
+	PauseReason    *string `json:"pause_reason"`
 }
 
 // getCampaign reads a campaign through GET /api/v1/campaigns/{id}.

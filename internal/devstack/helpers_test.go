@@ -103,7 +103,8 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	// Runs after the server stops: whatever the test did, the table holds
 	// only keys the data model allows.
 	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
-	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks, queue.Sends)
+	// A campaign chunk given back comes again in a second, not ten minutes.
+	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks, queuetest.Def(queue.Sends.Name, queue.Sends.MaxReceives))
 	awsCfg, err := awsconfig.LoadDefaultConfig(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, err
 		Timestamp: now.Add(time.Second), ProcessingTimeMillis: 1000, Recipients: []string{in.To},
 		SMTPResponse: "250 2.6.0 Message received", ReportingMTA: "a8-1.smtp-out.amazonses.com",
 	}}
-	switch strings.ToLower(in.To) {
+	switch simulatorMailbox(in.To) {
 	case SimulatorBounce:
 		evs = append(evs, bounce(mail, in.To, "General", "smtp; 550 5.1.1 user unknown", now))
 	case SimulatorSuppressionList:
@@ -81,6 +81,20 @@ func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, err
 		}
 	}
 	return id, nil
+}
+
+// simulatorMailbox is the mailbox simulator address to is, without the
+// label SES's simulator accepts (bounce+1@simulator.amazonses.com is
+// bounce@…), so that many distinct contacts can bounce or complain; any
+// other address is returned lowercased.
+func simulatorMailbox(to string) string {
+	to = strings.ToLower(to)
+	local, domain, ok := strings.Cut(to, "@")
+	if !ok || domain != "simulator.amazonses.com" {
+		return to
+	}
+	box, _, _ := strings.Cut(local, "+")
+	return box + "@" + domain
 }
 
 // EventBridgeEvent is an SES event as the deployed EventBridge rule puts
