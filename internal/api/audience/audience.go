@@ -4,11 +4,9 @@
 package audience
 
 import (
-	"context"
+	"log/slog"
 
-	"github.com/sesame-mail/sesame/internal/api/sdk"
-	"github.com/sesame-mail/sesame/internal/api/wire"
-	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/contact/contacthttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -18,26 +16,15 @@ import (
 
 // The contact routes' functions; the list signs its cursors.
 var (
-	CreateContact = one(routes.CreateContact)
-	ListContacts  = wire.Function[config.List]{Name: routes.ListContacts.Function, AWS: sdk.Load,
-		Build: func(_ context.Context, cfg config.List, env wire.Env) (any, error) {
-			return serve(routes.ListContacts, env, cfg.DynamoDB, httpapi.Cursors{Secret: []byte(cfg.CursorSecret)})
-		}}
-	GetContact    = one(routes.GetContact)
-	UpdateContact = one(routes.UpdateContact)
-	DeleteContact = one(routes.DeleteContact)
+	CreateContact = tableroutes.Read(routes.CreateContact, contacts)
+	ListContacts  = tableroutes.List(routes.ListContacts, contacts)
+	GetContact    = tableroutes.Read(routes.GetContact, contacts)
+	UpdateContact = tableroutes.Read(routes.UpdateContact, contacts)
+	DeleteContact = tableroutes.Read(routes.DeleteContact, contacts)
 )
 
-func one(rt routes.Route) wire.Function[config.Read] {
-	return wire.Function[config.Read]{Name: rt.Function, AWS: sdk.Load,
-		Build: func(_ context.Context, cfg config.Read, env wire.Env) (any, error) {
-			return serve(rt, env, cfg.DynamoDB, httpapi.Cursors{})
-		}}
-}
-
-func serve(rt routes.Route, env wire.Env, db config.DynamoDB, c httpapi.Cursors) (wire.RouteHandler, error) {
-	t := dynamo.Open(env.AWS, db.Table)
-	return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, Handlers(t, c).Routes())
+func contacts(t *dynamo.Table, c httpapi.Cursors, _ *slog.Logger) []httpapi.Route {
+	return Handlers(t, c).Routes()
 }
 
 // Handlers serves the contact routes over t.

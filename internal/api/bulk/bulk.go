@@ -5,16 +5,13 @@
 package bulk
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
-	"github.com/sesame-mail/sesame/internal/api/sdk"
-	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/campaign/campaignhttp"
-	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -24,25 +21,14 @@ import (
 
 // The bulk routes' functions; the list signs its cursors.
 var (
-	SendBulk      = one(routes.SendBulk)
-	ListCampaigns = wire.Function[config.List]{Name: routes.ListCampaigns.Function, AWS: sdk.Load,
-		Build: func(_ context.Context, cfg config.List, env wire.Env) (any, error) {
-			return serve(routes.ListCampaigns, env, cfg.DynamoDB, httpapi.Cursors{Secret: []byte(cfg.CursorSecret)})
-		}}
-	GetCampaign    = one(routes.GetCampaign)
-	CancelCampaign = one(routes.CancelCampaign)
+	SendBulk       = tableroutes.Read(routes.SendBulk, campaigns)
+	ListCampaigns  = tableroutes.List(routes.ListCampaigns, campaigns)
+	GetCampaign    = tableroutes.Read(routes.GetCampaign, campaigns)
+	CancelCampaign = tableroutes.Read(routes.CancelCampaign, campaigns)
 )
 
-func one(rt routes.Route) wire.Function[config.Read] {
-	return wire.Function[config.Read]{Name: rt.Function, AWS: sdk.Load,
-		Build: func(_ context.Context, cfg config.Read, env wire.Env) (any, error) {
-			return serve(rt, env, cfg.DynamoDB, httpapi.Cursors{})
-		}}
-}
-
-func serve(rt routes.Route, env wire.Env, db config.DynamoDB, c httpapi.Cursors) (wire.RouteHandler, error) {
-	t := dynamo.Open(env.AWS, db.Table)
-	return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, Handlers(t, c, env.Logger).Routes())
+func campaigns(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) []httpapi.Route {
+	return Handlers(t, c, logger).Routes()
 }
 
 // Handlers serves the bulk routes over t.

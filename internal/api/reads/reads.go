@@ -5,11 +5,10 @@
 package reads
 
 import (
-	"context"
+	"log/slog"
 
-	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
-	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/email/emailhttp"
 	"github.com/sesame-mail/sesame/internal/event/eventhttp"
@@ -55,37 +54,21 @@ func suppressions(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route {
 // The read routes' functions. A route that pages signs its cursors, so
 // it needs the cursor secret; the others do not.
 var (
-	ListEmails = list(routes.ListEmails)
-	GetEmail   = read(routes.GetEmail)
-	Clicks     = read(routes.Clicks)
-	Events     = list(routes.Events)
-	Domains    = list(routes.Domains)
-	Metrics    = read(routes.Metrics)
+	ListEmails = tableroutes.List(routes.ListEmails, of(routes.ListEmails))
+	GetEmail   = tableroutes.Read(routes.GetEmail, of(routes.GetEmail))
+	Clicks     = tableroutes.Read(routes.Clicks, of(routes.Clicks))
+	Events     = tableroutes.List(routes.Events, of(routes.Events))
+	Domains    = tableroutes.List(routes.Domains, of(routes.Domains))
+	Metrics    = tableroutes.Read(routes.Metrics, of(routes.Metrics))
 
-	ListSuppressions  = list(routes.ListSuppressions)
-	AddSuppressions   = read(routes.AddSuppressions)
-	DeleteSuppression = read(routes.DeleteSuppression)
+	ListSuppressions  = tableroutes.List(routes.ListSuppressions, of(routes.ListSuppressions))
+	AddSuppressions   = tableroutes.Read(routes.AddSuppressions, of(routes.AddSuppressions))
+	DeleteSuppression = tableroutes.Read(routes.DeleteSuppression, of(routes.DeleteSuppression))
 )
 
-func read(rt routes.Route) wire.Function[config.Read] {
-	return wire.Function[config.Read]{Name: rt.Function, AWS: sdk.Load,
-		Build: func(_ context.Context, cfg config.Read, env wire.Env) (any, error) {
-			return serve(rt, env, cfg.DynamoDB, httpapi.Cursors{})
-		}}
-}
-
-func list(rt routes.Route) wire.Function[config.List] {
-	return wire.Function[config.List]{Name: rt.Function, AWS: sdk.Load,
-		Build: func(_ context.Context, cfg config.List, env wire.Env) (any, error) {
-			return serve(rt, env, cfg.DynamoDB, httpapi.Cursors{Secret: []byte(cfg.CursorSecret)})
-		}}
-}
-
-// serve is the handler of read route rt: the key lookup and the route's
-// repositories over one DynamoDB client.
-func serve(rt routes.Route, env wire.Env, db config.DynamoDB, c httpapi.Cursors) (wire.RouteHandler, error) {
-	t := dynamo.Open(env.AWS, db.Table)
-	return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, handlers[rt](t, c))
+// of is the handlers of read route rt, with only the repositories it reads.
+func of(rt routes.Route) tableroutes.Handlers {
+	return func(t *dynamo.Table, c httpapi.Cursors, _ *slog.Logger) []httpapi.Route { return handlers[rt](t, c) }
 }
 
 // Routes are every route of the package over t, for the dev server.
