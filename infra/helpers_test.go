@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -410,6 +411,17 @@ func logGroupOf(doc cfnTemplate, fnID string) string {
 
 // ownLogsGrants are the grants that let function fnID write to its own log
 // group: create streams in it and put events in them.
+// wantGrants checks that function fnID holds exactly the grants want and
+// its own log group's, no more.
+func wantGrants(t *testing.T, doc cfnTemplate, fnID string, want map[string]bool) {
+	t.Helper()
+	want = maps.Clone(want)
+	maps.Copy(want, ownLogsGrants(doc, fnID))
+	if got := functionGrants(t, doc, fnID); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: grants\n%v\nwant\n%v", fnID, sortedKeys(got), sortedKeys(want))
+	}
+}
+
 func ownLogsGrants(doc cfnTemplate, fnID string) map[string]bool {
 	group := "${" + logGroupOf(doc, fnID) + ".Arn}"
 	return map[string]bool{

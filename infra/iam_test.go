@@ -128,12 +128,7 @@ func TestSendRoutesPolicy(t *testing.T) {
 	}
 	ids := functionIDs(t, s.doc)
 	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
-		want := maps.Clone(want)
-		maps.Copy(want, ownLogsGrants(s.doc, ids[r.Function]))
-		got := functionGrants(t, s.doc, ids[r.Function])
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: grants\n%v\nwant\n%v", r.Function, sortedKeys(got), sortedKeys(want))
-		}
+		wantGrants(t, s.doc, ids[r.Function], want)
 	}
 }
 
@@ -149,12 +144,7 @@ func TestSuppressionWriteRoutesPolicy(t *testing.T) {
 	}
 	ids := functionIDs(t, s.doc)
 	for _, r := range []routes.Route{routes.AddSuppressions, routes.DeleteSuppression} {
-		want := maps.Clone(want)
-		maps.Copy(want, ownLogsGrants(s.doc, ids[r.Function]))
-		got := functionGrants(t, s.doc, ids[r.Function])
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: grants\n%v\nwant\n%v", r.Function, sortedKeys(got), sortedKeys(want))
-		}
+		wantGrants(t, s.doc, ids[r.Function], want)
 	}
 }
 
@@ -165,10 +155,7 @@ func TestCheckDeliverabilityGrants(t *testing.T) {
 	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
 	id := functionIDs(t, s.doc)[routes.CheckDeliverability.Function]
 	want := map[string]bool{"dynamodb:UpdateItem on " + tableArn + " (API keys only)": true}
-	maps.Copy(want, ownLogsGrants(s.doc, id))
-	if got := functionGrants(t, s.doc, id); !reflect.DeepEqual(got, want) {
-		t.Errorf("grants\n%v\nwant\n%v", sortedKeys(got), sortedKeys(want))
-	}
+	wantGrants(t, s.doc, id, want)
 }
 
 func TestEveryFunctionHasAccessEntry(t *testing.T) {
@@ -321,8 +308,5 @@ func TestUnsubscribePagesGrants(t *testing.T) {
 		"dynamodb:UpdateItem on " + tableArn + " (keys WS#*#CONTACT#*)": true,
 		"dynamodb:PutItem on " + tableArn + " (keys WS#*#SUPPRESSION)":  true,
 	}
-	maps.Copy(want, ownLogsGrants(s.doc, id))
-	if got := functionGrants(t, s.doc, id); !reflect.DeepEqual(got, want) {
-		t.Errorf("grants\n%v\nwant\n%v", sortedKeys(got), sortedKeys(want))
-	}
+	wantGrants(t, s.doc, id, want)
 }
