@@ -81,10 +81,23 @@ func footer(u Unsubscribe) string {
 
 // withFooter puts f before the last </body>, or at the end.
 func withFooter(doc, f string) string {
-	if i := strings.LastIndex(strings.ToLower(doc), "</body"); i >= 0 {
+	if i := lastBodyClose(doc); i >= 0 {
 		return doc[:i] + f + doc[i:]
 	}
 	return doc + f
+}
+
+// lastBodyClose is the offset in doc of the last </body in any case, or -1.
+// It compares doc's own bytes: lower-casing doc first would change its
+// length (İ, the Kelvin sign) and shift the offset into the content.
+func lastBodyClose(doc string) int {
+	const tag = "</body"
+	for i := len(doc) - len(tag); i >= 0; i-- {
+		if doc[i] == '<' && strings.EqualFold(doc[i:i+len(tag)], tag) {
+			return i
+		}
+	}
+	return -1
 }
 
 // plainMailbox reports whether s is local@domain of letters, digits and

@@ -92,6 +92,29 @@ func TestWithUnsubscribeNoMailto(t *testing.T) {
 	}
 }
 
+// Letters whose lower case is shorter in bytes (İ, the Kelvin sign) before
+// </body> do not shift the footer into the content: it lands right before
+// the last </body>, whatever its case.
+func TestWithUnsubscribeFooterAfterMultibyteText(t *testing.T) {
+	for name, content := range map[string]string{
+		"dotted capital I": "<p>İstanbul'da İzmir'de İndirim</p>",
+		"Kelvin sign":      "<p>300 \u212a \u212a \u212a</p>",
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := baseMessage()
+			m.HTML = "<html><body>" + content + "</Body></html>"
+			got, err := compose.WithUnsubscribe(m, unsub())
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, after, ok := strings.Cut(got.HTML, "<div")
+			if !ok || before != "<html><body>"+content || !strings.HasSuffix(after, "</div></Body></html>") {
+				t.Errorf("footer misplaced:\n%s", got.HTML)
+			}
+		})
+	}
+}
+
 func TestWithUnsubscribeRefuses(t *testing.T) {
 	cases := map[string]func(*compose.Message, *compose.Unsubscribe){
 		"relative URL":        func(_ *compose.Message, u *compose.Unsubscribe) { u.URL = "/unsubscribe/x" },
