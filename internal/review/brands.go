@@ -1,6 +1,7 @@
 package review
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -204,16 +205,22 @@ func toLower(c byte) byte {
 	return c
 }
 
+// ownsBrand reports whether one of own (names, brands, domains) owns
+// brand: its words are whole words of it ("PayPal Holdings"), or labels
+// of a domain ("mail.stripe.com"), or, joined, one such word or label
+// ("bankofamerica.com"). Merely containing it is not owning it:
+// pineapple.shop does not own Apple.
 func ownsBrand(own []string, brand string) bool {
-	squash := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), " ", "") }
-	b := squash(brand)
+	want := strings.Fields(brand)
+	joined := strings.Join(want, "")
 	for _, o := range own {
-		o = squash(o)
-		if o == "" {
-			continue
-		}
-		if o == b || strings.HasPrefix(o, b+".") || strings.Contains(o, b) {
-			return true
+		words := strings.FieldsFunc(strings.ToLower(o), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		})
+		for i := range words {
+			if words[i] == joined || slices.Equal(words[i:min(i+len(want), len(words))], want) {
+				return true
+			}
 		}
 	}
 	return false

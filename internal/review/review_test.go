@@ -59,9 +59,15 @@ func TestForeignBrands(t *testing.T) {
 		"brand in text":            {"Hello", "<p>Sign in to Microsoft now</p>", []string{"Acme"}, []string{"microsoft"}},
 		"own brand":                {"PayPal receipt", "<p>x</p>", []string{"PayPal Holdings"}, nil},
 		"own domain":               {"Your Netflix plan", "<p>x</p>", []string{"netflix.com"}, nil},
-		"brand only in attribute":  {"Hi", `<a href="https://apple.com">link</a>`, []string{"Acme"}, nil},
-		"brand only in script":     {"Hi", `<script>var google = 1</script>`, []string{"Acme"}, nil},
-		"word inside another word": {"Pineapple news", "<p>Snapple</p>", []string{"Acme"}, nil},
+		"own subdomain":            {"Your Stripe receipt", "<p>x</p>", []string{"mail.stripe.com"}, nil},
+		"own domain, words joined": {"Bank of America alert", "<p>x</p>", []string{"bankofamerica.com"}, nil},
+		// Owning is by whole words and domain labels, not by containing.
+		"domain containing a brand": {"Apple ID locked", "<p>x</p>", []string{"pineapple.shop"}, []string{"apple"}},
+		"label containing a brand":  {"UPS: parcel waiting", "<p>x</p>", []string{"groupsoft.io"}, []string{"ups"}},
+		"name containing a brand":   {"Your PayPal receipt", "<p>x</p>", []string{"PayPalooza Events"}, []string{"paypal"}},
+		"brand only in attribute":   {"Hi", `<a href="https://apple.com">link</a>`, []string{"Acme"}, nil},
+		"brand only in script":      {"Hi", `<script>var google = 1</script>`, []string{"Acme"}, nil},
+		"word inside another word":  {"Pineapple news", "<p>Snapple</p>", []string{"Acme"}, nil},
 		// Shown whole, however the markup or invisible characters split it.
 		"split by an element":  {"Hi", "<p>Pay<span></span>Pal</p>", nil, []string{"paypal"}},
 		"split by inline tags": {"Hi", "<p>Micro<b>soft</b></p>", nil, []string{"microsoft"}},

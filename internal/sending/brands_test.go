@@ -10,19 +10,23 @@ import (
 // A workspace owns its name, its --brands and its verified domains: an
 // email naming any of them is not held as impersonation.
 func TestOwnBrands(t *testing.T) {
-	const subject = "Your Stripe receipt"
+	const stripe = "Your Stripe receipt"
 	cases := map[string]struct {
+		subject string
 		ws      workspace.Workspace
 		cleared bool
 	}{
-		"workspace name":  {ws: workspace.Workspace{Name: "Stripe"}, cleared: true},
-		"brands setting":  {ws: workspace.Workspace{Name: "Acme", Brands: []string{"Stripe"}}, cleared: true},
-		"verified domain": {ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"mail.stripe.com"}}, cleared: true},
-		"none of them":    {ws: workspace.Workspace{Name: "Acme", Brands: []string{"Acme"}, VerifiedDomains: []string{"acme.test"}}, cleared: false},
+		"workspace name":  {subject: stripe, ws: workspace.Workspace{Name: "Stripe"}, cleared: true},
+		"brands setting":  {subject: stripe, ws: workspace.Workspace{Name: "Acme", Brands: []string{"Stripe"}}, cleared: true},
+		"verified domain": {subject: stripe, ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"mail.stripe.com"}}, cleared: true},
+		"none of them":    {subject: stripe, ws: workspace.Workspace{Name: "Acme", Brands: []string{"Acme"}, VerifiedDomains: []string{"acme.test"}}, cleared: false},
+		// A domain that merely contains a brand does not own it.
+		"pineapple.shop does not own apple": {subject: "Your Apple ID", ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"pineapple.shop"}}, cleared: false},
+		"groupsoft.io does not own ups":     {subject: "UPS: parcel waiting", ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"groupsoft.io"}}, cleared: false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := review.BrandCheck(subject, "<p>Thanks</p>", tc.ws.OwnBrands()).Cleared; got != tc.cleared {
+			if got := review.BrandCheck(tc.subject, "<p>Thanks</p>", tc.ws.OwnBrands()).Cleared; got != tc.cleared {
 				t.Errorf("cleared = %v, want %v", got, tc.cleared)
 			}
 		})
