@@ -54,19 +54,14 @@ var brands = sync.OnceValue(func() *brandIndex {
 	return ix
 })
 
-// ForeignBrands returns the impersonation-prone brands that subject or the
-// visible text of body name and that are not among own (the workspace's
-// name, brands and domains), in the order of the impersonated list. Text
-// is read as it shows: invisible characters dropped, white space runs one
-// space, and a brand split by markup ("Pay<b></b>Pal") still named.
-func ForeignBrands(subject, body string, own []string) []string {
-	return readPage(body, true).foreignBrands(subject, own)
-}
-
-// foreignBrands is ForeignBrands of the page p read with its text. The
-// subject and the page's text are scanned apart, as separate lines; the
-// text once joined at its tags, and again around each tag that joins two
-// words, with a word break there.
+// foreignBrands returns the impersonation-prone brands that subject or
+// the visible text of the page p name and that are not among own (the
+// workspace's name, brands and domains), in the order of the impersonated
+// list. Text is read as it shows: invisible characters dropped, white
+// space runs one space, and a brand split by markup ("Pay<b></b>Pal")
+// still named. The subject and the page's text are scanned apart, as
+// separate lines; the text once joined at its tags, and again around each
+// tag that joins two words, with a word break there.
 func (p *page) foreignBrands(subject string, own []string) []string {
 	var t shownText
 	t.writeString(subject)

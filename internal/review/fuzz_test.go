@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzCheck: the review of any subject and body never panics, its verdict
-// agrees with its reasons and with ForeignBrands, an owned brand is never
+// agrees with its reasons and with foreignBrands, an owned brand is never
 // foreign, and a brand a reader sees cannot be hidden from it: not by an
 // empty element or an invisible character inside it, nor by white space
 // that HTML (or a reader's eye) collapses.
@@ -24,13 +24,13 @@ func FuzzCheck(f *testing.F) {
 		if v.Cleared != (len(v.Reasons) == 0) {
 			t.Fatalf("verdict %+v", v)
 		}
-		foreign := ForeignBrands(subject, body, owns)
+		foreign := readPage(body, true).foreignBrands(subject, owns)
 		namesBrand := slices.ContainsFunc(v.Reasons, func(r string) bool { return strings.HasPrefix(r, "names a brand") })
 		if namesBrand != (len(foreign) > 0) {
 			t.Fatalf("reasons %v, foreign brands %v", v.Reasons, foreign)
 		}
 		for _, b := range foreign {
-			if slices.Contains(ForeignBrands(subject, body, append(owns, b)), b) {
+			if slices.Contains(readPage(body, true).foreignBrands(subject, append(owns, b)), b) {
 				t.Fatalf("%s is foreign though owned", b)
 			}
 		}
@@ -57,7 +57,7 @@ func FuzzCheck(f *testing.F) {
 			"non-breaking spaces": {"", "<p>" + strings.ReplaceAll(html.EscapeString(subject), " ", "&nbsp;") + "</p>"},
 		}
 		for how, in := range disguised {
-			got := ForeignBrands(in[0], in[1], nil)
+			got := readPage(in[1], true).foreignBrands(in[0], nil)
 			for i, b := range impersonated {
 				if seen.has(i) && !slices.Contains(got, b) {
 					t.Errorf("%s: %q names %s, which the check misses (%v)", how, in, b, got)

@@ -74,15 +74,6 @@ func Check(subject, body string, own []string) Verdict {
 	return Verdict{Cleared: len(reasons) == 0, Reasons: reasons}
 }
 
-// BrandCheck clears an email unless it names a brand the workspace does
-// not own. It is per email: the same layout may name different brands.
-func BrandCheck(subject, body string, own []string) Verdict {
-	if r := readPage(body, true).brandReason(subject, own); r != "" {
-		return Verdict{Reasons: []string{r}}
-	}
-	return Verdict{Cleared: true}
-}
-
 // CheckLayout is the review of a template: it is cleared unless its markup
 // asks for credentials in a form, or carries script or javascript: URLs.
 // Only what the fingerprint captures decides a template; link targets and

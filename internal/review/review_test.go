@@ -81,7 +81,7 @@ func TestForeignBrands(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := ForeignBrands(tc.subject, tc.body, tc.own)
+			got := readPage(tc.body, true).foreignBrands(tc.subject, tc.own)
 			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}

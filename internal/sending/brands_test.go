@@ -8,7 +8,8 @@ import (
 )
 
 // A workspace owns its name, its --brands and its verified domains: an
-// email naming any of them is not held as impersonation.
+// email naming any of them is not held as impersonation (review.Check with
+// workspace.OwnBrands, as Reviewer and plan run it).
 func TestOwnBrands(t *testing.T) {
 	const stripe = "Your Stripe receipt"
 	cases := map[string]struct {
@@ -26,7 +27,7 @@ func TestOwnBrands(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := review.BrandCheck(tc.subject, "<p>Thanks</p>", tc.ws.OwnBrands()).Cleared; got != tc.cleared {
+			if got := review.Check(tc.subject, "<p>Thanks</p>", tc.ws.OwnBrands()).Cleared; got != tc.cleared {
 				t.Errorf("cleared = %v, want %v", got, tc.cleared)
 			}
 		})
