@@ -27,13 +27,11 @@ var reviewRules = map[string]struct {
 // reason this package does not know is still reported, as SecurityReview.
 func checkMarkup(body string, found map[ID]string) {
 	var unknown []string
-	for _, v := range []review.Verdict{review.CheckLayout(body), review.CheckLinks(body)} {
-		for _, reason := range v.Reasons {
-			if r, ok := reviewRules[reason]; ok {
-				found[r.id] = r.message
-			} else {
-				unknown = append(unknown, reason)
-			}
+	for _, reason := range review.CheckMarkup(body).Reasons {
+		if r, ok := reviewRules[reason]; ok {
+			found[r.id] = r.message
+		} else {
+			unknown = append(unknown, reason)
 		}
 	}
 	if len(unknown) > 0 {

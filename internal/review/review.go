@@ -83,10 +83,12 @@ func CheckLayout(body string) Verdict {
 	return Verdict{Cleared: len(layout) == 0, Reasons: layout}
 }
 
-// CheckLinks is the per-email review of links: cleared unless a link's
-// visible text shows another domain than its target, or it goes to a bare
-// IP address or through a URL shortener.
-func CheckLinks(body string) Verdict {
-	links := readPage(body, false).links
-	return Verdict{Cleared: len(links) == 0, Reasons: links}
+// CheckMarkup is the review of an email's markup and links without its
+// brands, from one read of its HTML: CheckLayout's reasons, then those of
+// its links (a link's visible text showing another domain than its
+// target, a bare IP address, a URL shortener).
+func CheckMarkup(body string) Verdict {
+	p := readPage(body, false)
+	reasons := append(p.layout, p.links...)
+	return Verdict{Cleared: len(reasons) == 0, Reasons: reasons}
 }
