@@ -4,13 +4,13 @@ package deliverabilityhttp
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
@@ -54,7 +54,7 @@ func (r Request) Input() (deliverability.Input, error) {
 		if err := compose.CheckSenderName(from); err != nil {
 			return in, fail.Invalid("from", "from: %s", err)
 		}
-		in.SenderDomain = strings.ToLower(from.Address[strings.LastIndexByte(from.Address, '@')+1:])
+		in.SenderDomain = identity.DomainOf(from.Address)
 	}
 	return in, nil
 }
