@@ -61,17 +61,26 @@ func ParseAddress(s string) (mail.Address, error) {
 	return *a, nil
 }
 
-// CheckSenderName refuses an address a message is from or replies to
-// whose display name holds an address on another domain than its own (or
-// a subdomain of it): `"help@bank.example" <x@elsewhere.example>` is the
-// classic way of passing one sender off as another, as most clients show
-// the name alone. An address on the sender's own domain may be named.
-func CheckSenderName(a mail.Address) error {
-	if f := foreignAddressInName(a); f != "" {
-		return fmt.Errorf("the display name may not contain an address on another domain than the sender's (%s); it shows %s", domainOf(a.Address), f)
+// ParseSender reads an address a message is from or replies to: one
+// address, as ParseAddress reads it, whose display name holds no address
+// on another domain than its own (or a subdomain of it) — a refusal
+// wrapping ErrForeignName. `"help@bank.example" <x@elsewhere.example>` is
+// the classic way of passing one sender off as another, as most clients
+// show the name alone; an address on the sender's own domain may be named.
+func ParseSender(s string) (mail.Address, error) {
+	a, err := ParseAddress(s)
+	if err != nil {
+		return a, err
 	}
-	return nil
+	if f := foreignAddressInName(a); f != "" {
+		return a, fmt.Errorf("%w (%s); it shows %s", ErrForeignName, domainOf(a.Address), f)
+	}
+	return a, nil
 }
+
+// ErrForeignName is ParseSender's refusal of a display name showing an
+// address on another domain.
+var ErrForeignName = errors.New("the display name may not contain an address on another domain than the sender's")
 
 // foreignAddressInName returns the first address in a's display name on
 // another domain than a's own or its subdomains, "" when there is none.

@@ -64,25 +64,18 @@ func (m Message) MessageID() string { return m.EmailID + "@" + domainOf(m.From.A
 // API validated them with, so what it accepted is what gets written. A
 // sender's display name may show no address on another domain.
 func addresses(m Message) (from, to mail.Address, replyTo []string, err error) {
-	if from, err = ParseAddress(m.From.String()); err != nil {
+	if from, err = ParseSender(m.From.String()); err != nil {
 		return from, to, nil, fmt.Errorf("%w: from %q: %v", ErrInvalid, m.From.Address, err)
 	}
 	if to, err = ParseAddress(m.To); err != nil {
 		return from, to, nil, fmt.Errorf("%w: to: %v", ErrInvalid, err)
 	}
-	senders := []mail.Address{from}
 	for i, r := range m.ReplyTo {
-		a, err := ParseAddress(r)
+		a, err := ParseSender(r)
 		if err != nil {
 			return from, to, nil, fmt.Errorf("%w: reply_to[%d]: %v", ErrInvalid, i, err)
 		}
-		senders = append(senders, a)
 		replyTo = append(replyTo, a.String())
-	}
-	for _, a := range senders {
-		if err := CheckSenderName(a); err != nil {
-			return from, to, nil, fmt.Errorf("%w: %s: %v", ErrInvalid, a.Address, err)
-		}
 	}
 	return from, to, replyTo, nil
 }

@@ -3,7 +3,6 @@ package owner
 import (
 	"context"
 	"errors"
-	"net/mail"
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/identity"
@@ -67,12 +66,12 @@ func (s *Senders) Add(ctx context.Context, req SenderRequest) (identity.Sender, 
 	if err := requireWorkspace(req.WorkspaceID); err != nil {
 		return identity.Sender{}, err
 	}
-	from, err := parseSender(req.From)
+	from, err := compose.ParseSender(req.From)
 	if err != nil {
 		return identity.Sender{}, &InputError{Field: "from", Err: err}
 	}
 	for _, r := range req.ReplyTo {
-		if _, err := parseSender(r); err != nil {
+		if _, err := compose.ParseSender(r); err != nil {
 			return identity.Sender{}, &InputError{Field: "reply-to", Value: r, Err: err}
 		}
 	}
@@ -107,15 +106,4 @@ func (s *Senders) List(ctx context.Context, workspaceID string) (SenderList, err
 		list.DefaultID = ws.DefaultSender.ID
 	}
 	return list, nil
-}
-
-// parseSender reads a from or reply-to address as a send will: one
-// address (so line breaks never reach a header) whose display name shows
-// no address on another domain.
-func parseSender(s string) (mail.Address, error) {
-	a, err := compose.ParseAddress(s)
-	if err != nil {
-		return a, err
-	}
-	return a, compose.CheckSenderName(a)
 }

@@ -248,10 +248,7 @@ func resolveSender(c Context, req Request) (mail.Address, []string, error) {
 	// A stored sender may predate a rule of the address reading: refused
 	// here, it is the owner's to fix, rather than a message Build refuses.
 	stored := sender.Address()
-	from, err := compose.ParseAddress(stored.String())
-	if err == nil {
-		err = compose.CheckSenderName(from)
-	}
+	from, err := compose.ParseSender(stored.String())
 	if err != nil {
 		return mail.Address{}, nil, fail.Invalid(param, "the sender %s is not acceptable: %s", sender.Email, err)
 	}

@@ -7,6 +7,7 @@ package sending
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/attachment"
@@ -74,12 +75,10 @@ func (r *Request) Validate(prefix string) error {
 		return fail.Invalid(p("subject"), "%s", err)
 	}
 	if r.From != "" && r.SenderID == "" {
-		from, err := compose.ParseAddress(r.From)
-		if err != nil {
-			return fail.Invalid(p("from"), "from must be one email address: %s", err)
-		}
-		if err := compose.CheckSenderName(from); err != nil {
+		if _, err := compose.ParseSender(r.From); errors.Is(err, compose.ErrForeignName) {
 			return fail.Invalid(p("from"), "from: %s", err)
+		} else if err != nil {
+			return fail.Invalid(p("from"), "from must be one email address: %s", err)
 		}
 	}
 	if err := checkReplyTo(r.ReplyTo, p("reply_to")); err != nil {
@@ -101,11 +100,7 @@ func checkReplyTo(list []string, param string) error {
 		return fail.Invalid(param, "reply_to takes at most 10 addresses")
 	}
 	for i, s := range list {
-		a, err := compose.ParseAddress(s)
-		if err == nil {
-			err = compose.CheckSenderName(a)
-		}
-		if err != nil {
+		if _, err := compose.ParseSender(s); err != nil {
 			return fail.Invalid(param, "reply_to entry %d is not a valid address: %s", i, err)
 		}
 	}

@@ -3,6 +3,7 @@
 package deliverabilityhttp
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/sesame-mail/sesame/internal/compose"
@@ -47,12 +48,11 @@ func (r Request) Input() (deliverability.Input, error) {
 	}
 	in := deliverability.Input{Subject: *r.Subject, HTML: *r.HTML, Bulk: r.Bulk}
 	if r.From != "" {
-		from, err := compose.ParseAddress(r.From)
-		if err != nil {
-			return in, fail.Invalid("from", "from must be one email address: %s", err)
-		}
-		if err := compose.CheckSenderName(from); err != nil {
+		from, err := compose.ParseSender(r.From)
+		if errors.Is(err, compose.ErrForeignName) {
 			return in, fail.Invalid("from", "from: %s", err)
+		} else if err != nil {
+			return in, fail.Invalid("from", "from must be one email address: %s", err)
 		}
 		in.SenderDomain = identity.DomainOf(from.Address)
 	}

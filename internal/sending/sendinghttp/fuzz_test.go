@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -234,7 +235,7 @@ func checkMessage(t *testing.T, in sending.SendInput, w want) {
 		t.Fatalf("Reply-To = %v, want %v", replyTo, w.replyTo)
 	}
 	for _, a := range append(replyTo, *from[0]) {
-		if err := compose.CheckSenderName(a); err != nil {
+		if _, err := compose.ParseSender(a.String()); errors.Is(err, compose.ErrForeignName) {
 			t.Fatalf("%s goes out: %v", a.String(), err)
 		}
 	}
