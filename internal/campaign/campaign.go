@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
 )
 
@@ -83,16 +84,7 @@ func ContentHash(subject, html string, sender identity.Sender) string {
 // (newest first by id) where the campaign began; the rest of its bits
 // come from the campaign and contact ids.
 func EmailID(campaignID, contactID string, startedAt time.Time) string {
-	sum := sha256.Sum256([]byte(campaignID + "/" + contactID))
-	var id uuid.UUID
-	copy(id[:], sum[:])
-	ms := uint64(startedAt.UnixMilli())
-	for i := range 6 {
-		id[i] = byte(ms >> (40 - 8*i))
-	}
-	id[6] = id[6]&0x0f | 0x70 // version 7
-	id[8] = id[8]&0x3f | 0x80 // RFC 9562 variant
-	return id.String()
+	return email.DerivedID(campaignID+"/"+contactID, startedAt)
 }
 
 // ErrNotFound is a campaign that does not exist in the workspace.

@@ -79,6 +79,24 @@ const (
 	kindCampaign           = "CAMPAIGN"
 	kindCampaignRecipients = "CAMPAIGNRCPT"
 
+	// Automations (sk = UUIDv7 id) with their current steps, and each
+	// version of their steps kept unchanged (AUTOVER#<automation id>,
+	// sk = zero-padded version) for the runs that execute it. The active
+	// automations listening for one event name (AUTOEVENT#<event>, sk =
+	// automation id, holding the version a new run executes).
+	kindAutomation         = "AUTOMATION"
+	kindAutomationVersion  = "AUTOVER"
+	kindAutomationListener = "AUTOEVENT"
+	// Per automation: the event_keys that started a run, for ever
+	// (AUTOKEY#<automation id>, sk = event_key), the contacts with a live
+	// run (AUTOLIVE#<automation id>, sk = contact id), the events counted
+	// per minute (AUTORATE#<automation id>, sk = minute, TTL), and its runs
+	// (AUTORUN#<automation id>, sk = UUIDv7 run id).
+	kindAutomationKey  = "AUTOKEY"
+	kindAutomationLive = "AUTOLIVE"
+	kindAutomationRate = "AUTORATE"
+	kindAutomationRun  = "AUTORUN"
+
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
 	// counters), and the claim of a domain by one workspace (SES
@@ -93,6 +111,12 @@ const (
 	// the one-minute tick.
 	pacePK = "SESPACE"
 	duePK  = "CAMPAIGNDUE"
+	// The wake-ups of automation runs waiting longer than a queue's delay
+	// can hold, by due minute and shard (AUTODUE#<minute>#<shard>, sk =
+	// workspace#automation#run), and the tick's cursor (AUTOTICK): the
+	// last minute it swept.
+	autoDuePrefix = "AUTODUE#"
+	autoTickPK    = "AUTOTICK"
 
 	// On GSI1 outside every workspace: the console's list of workspaces.
 	workspacesListPK = "WORKSPACES"
@@ -125,12 +149,14 @@ var WorkspaceKinds = []string{
 	kindContact, kindContactEmail, kindCampaignProgress, kindReputation,
 	kindSegment,
 	kindCampaign, kindCampaignRecipients,
+	kindAutomation, kindAutomationVersion, kindAutomationListener,
+	kindAutomationKey, kindAutomationLive, kindAutomationRate, kindAutomationRun,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
 // and GlobalIndexKeys the GSI1 partitions outside every workspace.
 var (
-	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK}
+	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK, autoDuePrefix, autoTickPK}
 	GlobalIndexKeys = []string{workspacesListPK}
 )
 

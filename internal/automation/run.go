@@ -1,0 +1,73 @@
+package automation
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
+)
+
+// RunStatus is where a run is in its life.
+type RunStatus string
+
+const (
+	// RunActive is a run executing or waiting for its next step: the
+	// contact's live run of the automation (rule 3).
+	RunActive RunStatus = "active"
+	// RunCompleted is a run that executed every step.
+	RunCompleted RunStatus = "completed"
+	// RunStopped is a run ended early, Reason says why (the contact
+	// unsubscribed, was suppressed or deleted, the allowance ran out).
+	RunStopped RunStatus = "stopped"
+)
+
+// Run is one execution of an automation version for one contact, started
+// by one event. Step is the index of the next step to execute, due at
+// DueAt. The payload's values were frozen when the run started.
+type Run struct {
+	ID           string             `json:"id"`
+	WorkspaceID  string             `json:"-"`
+	AutomationID string             `json:"automation_id"`
+	Version      int                `json:"version"`
+	ContactID    string             `json:"contact_id"`
+	Event        string             `json:"event"`
+	EventKey     string             `json:"event_key"`
+	Environment  apikey.Environment `json:"environment"`
+	Payload      map[string]string  `json:"payload"`
+	Status       RunStatus          `json:"status"`
+	Step         int                `json:"step"`
+	DueAt        time.Time          `json:"due_at"`
+	StartedAt    time.Time          `json:"started_at"`
+	UpdatedAt    time.Time          `json:"updated_at"`
+	EndedAt      *time.Time         `json:"ended_at"`
+	Reason       string             `json:"reason,omitempty"`
+	Log          []StepLog          `json:"log"`
+}
+
+// StepLog is what one executed step did.
+type StepLog struct {
+	Step    int       `json:"step"`
+	Type    StepType  `json:"type"`
+	At      time.Time `json:"at"`
+	Outcome string    `json:"outcome"`
+	EmailID string    `json:"email_id,omitempty"`
+	Detail  string    `json:"detail,omitempty"`
+}
+
+// EmailID is the id of the email step sends in run: derived from both, so
+// a redelivered or retried step finds the email it already claimed and
+// never sends twice; stamped with the run's start so it sorts among the
+// workspace's emails near when the run began.
+func EmailID(r Run, step int) string {
+	return email.DerivedID(r.ID+"/"+strconv.Itoa(step), r.StartedAt)
+}
+
+// WakeMessage is what the automation queue carries: look at this run and
+// execute what is due. A message is only a wake-up; the run's record says
+// what to do, so a duplicate or stale message does nothing twice.
+type WakeMessage struct {
+	WorkspaceID  string `json:"workspace_id"`
+	AutomationID string `json:"automation_id"`
+	RunID        string `json:"run_id"`
+}
