@@ -196,6 +196,13 @@ type SendsQueue struct {
 	SendsQueueURL string `env:"SESAME_SENDS_QUEUE_URL, required"`
 }
 
+// AutomationsQueue is the queue of automation runs' wake-ups: the event
+// route and the tick fill it, the runner consumes it and wakes itself
+// again after a short wait.
+type AutomationsQueue struct {
+	AutomationsQueueURL string `env:"SESAME_AUTOMATIONS_QUEUE_URL, required"`
+}
+
 // PublicURL is where recipients reach the stack (the API stage, or a
 // custom domain): campaign emails' unsubscribe links are built on it.
 type PublicURL struct {

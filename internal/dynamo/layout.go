@@ -234,9 +234,9 @@ func webhookAttemptPK(ws, endpointID string) string {
 func contactShardPK(ws string, shard int) string {
 	return wsSubPK(ws, kindContact, strconv.Itoa(shard))
 }
-func contactPK(ws, id string) string { return contactShardPK(ws, shardOf(id)) }
+func contactPK(ws, id string) string { return contactShardPK(ws, shardOf(id, contactShards)) }
 func contactEmailPK(ws, email string) string {
-	return wsSubPK(ws, kindContactEmail, strconv.Itoa(shardOf(email)))
+	return wsSubPK(ws, kindContactEmail, strconv.Itoa(shardOf(email, contactShards)))
 }
 
 // contactShards is how many partitions hold a workspace's contacts (and
@@ -244,12 +244,12 @@ func contactEmailPK(ws, email string) string {
 // fits API Gateway's 29 s (docs/decisions.md has the arithmetic).
 const contactShards = 16
 
-// shardOf spreads ids and emails evenly over the shards. A UUIDv7's
+// shardOf spreads ids and emails evenly over n shards. A UUIDv7's
 // leading bits are its time, so the whole string is hashed.
-func shardOf(s string) int {
+func shardOf(s string, n int) int {
 	h := fnv.New32a()
 	h.Write([]byte(s))
-	return int(h.Sum32() % contactShards)
+	return int(h.Sum32() % uint32(n))
 }
 func segmentPK(ws string) string  { return wsPK(ws, kindSegment) }
 func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }

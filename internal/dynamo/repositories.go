@@ -44,6 +44,13 @@ type (
 	// Campaigns are bulk sends: drafts, their frozen recipients in chunks,
 	// approvals and status changes.
 	Campaigns struct{ *Table }
+	// Automations are a workspace's automation definitions, their kept
+	// versions and the listeners of each event name (the owner's side).
+	Automations struct{ *Table }
+	// AutomationRuns are the runs: started by events (event_key and live
+	// run claims, the per-minute count), executed by the runner, woken by
+	// the tick.
+	AutomationRuns struct{ *Table }
 )
 
 // Repositories are every repository over one table, for processes (the dev
@@ -69,6 +76,8 @@ type Repositories struct {
 	Campaigns    *Campaigns
 	// CampaignSends is the send engine's side of the table.
 	CampaignSends *CampaignSends
+	Automations    *Automations
+	AutomationRuns *AutomationRuns
 }
 
 // NewRepositories builds every repository over t.
@@ -78,5 +87,6 @@ func NewRepositories(t *Table) Repositories {
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
 		Contacts: &Contacts{t}, Segments: &Segments{t}, Campaigns: &Campaigns{t}, CampaignSends: &CampaignSends{t},
+		Automations: &Automations{t}, AutomationRuns: &AutomationRuns{t},
 	}
 }

@@ -26,6 +26,10 @@ var (
 	// its sender runs up to 5 minutes (half the visibility) and carries on
 	// in a new message when time runs short.
 	Sends = Def{Name: "sends", VisibilityTimeout: 10 * time.Minute, MaxReceives: 10}
+	// Automations carries automation runs' wake-ups (automation.WakeMessage):
+	// a run executes what is due, at most a send, a tag and a wait at a
+	// time, well inside a minute.
+	Automations = Def{Name: "automations", VisibilityTimeout: 2 * time.Minute, MaxReceives: 10}
 )
 
 // All lists every queue. Each has a consumer (internal/routes); the bulk
