@@ -60,13 +60,14 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		queues:      queues,
 		configSets:  configSets,
 		identityArn: sesIdentitiesArn(stack),
-		// Resolved by CloudFormation at deploy time (see newCursorSecret), so
-		// the template holds a {{resolve:secretsmanager:…}} reference only.
-		cursorSecret:      cursorSecret.SecretValue().UnsafeUnwrap(),
-		unsubscribeSecret: unsubscribeSecret.SecretValue().UnsafeUnwrap(),
 		env: map[string]*string{
 			"SESAME_TABLE": table.TableName(),
 			"LOG_LEVEL":    jsii.String("info"),
+			// Resolved by CloudFormation at deploy time (see
+			// newCursorSecret), so the template holds a
+			// {{resolve:secretsmanager:…}} reference only.
+			"SESAME_CURSOR_SECRET":      cursorSecret.SecretValue().UnsafeUnwrap(),
+			"SESAME_UNSUBSCRIBE_SECRET": unsubscribeSecret.SecretValue().UnsafeUnwrap(),
 		},
 		profiles: map[string]*profileResources{},
 	}
@@ -92,7 +93,9 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	for _, p := range paths {
 		addRoute(api, routes.Route{Method: "ANY", Path: p}, byPath[p])
 	}
-	fns.publicURL = publicURL(stack, api, opts)
+	// Only the consumers, created next, build links on it.
+	publicURL := publicURL(stack, api, opts)
+	fns.env["SESAME_PUBLIC_URL"] = publicURL
 	for _, c := range routes.Consumers {
 		created[c.Function] = fns.newConsumer(c)
 	}
@@ -108,7 +111,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		Description: jsii.String("Base URL of the REST API stage; routes live under /api/v1"),
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("PublicUrl"), &awscdk.CfnOutputProps{
-		Value:       fns.publicURL,
+		Value:       publicURL,
 		Description: jsii.String("Where recipients reach the stack: unsubscribe links are built on it"),
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{
