@@ -393,6 +393,11 @@ type functionDeps struct {
 	queues      map[string]awssqs.Queue // by queue.Def.Name
 	configSets  []configSet
 	identityArn *string // every SES identity of the stack's account and region
+	// arch is the functions' architecture (deployOptions.arch).
+	arch awslambda.Architecture
+	// sesv2Endpoint, when set (LocalStack mode), is where the functions
+	// that send email send their SES v2 calls.
+	sesv2Endpoint string
 	// env is the stack-wide variables by name (the table, the log level,
 	// the cursor and unsubscribe secrets, the public URL): each function
 	// gets those its config reads (functionConfigs).
@@ -490,13 +495,16 @@ func (d functionDeps) newFunction(function, description string, size sizing.Sizi
 		for _, cs := range d.configSets {
 			env[cs.envVar] = cs.set.ConfigurationSetName()
 		}
+		if d.sesv2Endpoint != "" {
+			env[sesv2EndpointVar] = jsii.String(d.sesv2Endpoint)
+		}
 	}
 
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
 		// Names the route or queue in the console; the tests find functions by it.
 		Description:  jsii.String(description),
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: lambdaArchitecture(d.stack),
+		Architecture: d.arch,
 		Handler:      jsii.String("bootstrap"),
 		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(d.binDir, function)), nil),
 		MemorySize:   jsii.Number(size.MemoryMB),

@@ -44,7 +44,11 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		p.BinDir = DefaultBinDir
 	}
 	stack := awscdk.NewStack(scope, &id, &p.StackProps)
-	opts := mustDeployOptions(stack)
+	opts, err := deployOptionsOf(stack)
+	if err != nil {
+		// run() reports a bad context before it builds the stack.
+		panic("infra: " + err.Error())
+	}
 
 	table := newTable(stack)
 	queues := newQueues(stack)
@@ -60,6 +64,9 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		queues:      queues,
 		configSets:  configSets,
 		identityArn: sesIdentitiesArn(stack),
+		arch:        lambdaArchitecture(opts.arch),
+		// Empty outside LocalStack mode.
+		sesv2Endpoint: opts.sesv2Endpoint,
 		env: map[string]*string{
 			"SESAME_TABLE": table.TableName(),
 			"LOG_LEVEL":    jsii.String("info"),
@@ -73,12 +80,10 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	}
 
 	api := newRestAPI(stack)
-	created := map[string]awslambda.Function{} // by function name
 	byPath := map[string]awslambda.Function{}
 	var paths []string
 	for _, f := range routes.RouteFunctions() {
 		fn := fns.newFunction(f.Name, f.Description(), sizing.Route(f.Routes[0]), nil)
-		created[f.Name] = fn
 		for _, r := range f.Routes {
 			addRoute(api, r, fn)
 			if _, ok := byPath[r.Path]; !ok {
@@ -97,13 +102,10 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	publicURL := publicURL(stack, api, opts)
 	fns.env["SESAME_PUBLIC_URL"] = publicURL
 	for _, c := range routes.Consumers {
-		created[c.Function] = fns.newConsumer(c)
+		fns.newConsumer(c)
 	}
 	for _, s := range routes.Schedules {
-		created[s.Function] = fns.newScheduled(s)
-	}
-	if opts.localStack {
-		pointSESv2At(created, opts.sesv2Endpoint)
+		fns.newScheduled(s)
 	}
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
