@@ -25,13 +25,12 @@ import (
 // wantSizing is the memory (MB) and timeout (s) each function must have.
 func wantSizing() map[string][2]float64 {
 	out := map[string][2]float64{}
-	for _, f := range routes.RouteFunctions() {
-		s := sizing.Route(f.Routes[0])
-		out[f.Name] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
-	}
-	for _, c := range routes.Consumers {
-		s := sizing.Consumer(c)
-		out[c.Function] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
+	for _, fn := range functionNames() {
+		s, ok := sizing.Of(fn)
+		if !ok {
+			panic("infra test: no sizing of " + fn)
+		}
+		out[fn] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
 	}
 	return out
 }
