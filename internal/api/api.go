@@ -134,7 +134,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 	})
 	return Deps{
 		Repos:       repos,
-		Cursors:     httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
+		Cursors:     httpapi.NewCursors([]byte(cfg.CursorSecret)),
 		Logger:      logger,
 		Sending:     svc,
 		Reviewer:    sends.Reviewer(repos.Table, svc),

@@ -54,7 +54,7 @@ func functionNames() []string {
 // Every route the CDK stack deploys has a handler on the dev server, and a
 // function main that serves exactly it: no route is left unwired.
 func TestEveryRouteIsWired(t *testing.T) {
-	deps := api.Deps{Cursors: httpapi.Cursors{Secret: []byte("s")}}
+	deps := api.Deps{Cursors: httpapi.NewCursors([]byte("s"))}
 	for _, rt := range routes.All() {
 		t.Run(rt.Function, func(t *testing.T) {
 			if _, err := api.Handler(deps, rt); err != nil {
