@@ -77,7 +77,7 @@ build:
 ## synth: the CDK CloudFormation template (builds the functions first)
 synth: deps build
 	$(check_arch)
-	localstack/node_modules/.bin/cdk synth -q
+	localstack/node_modules/.bin/cdk synth -q -c arch=$(ARCH)
 
 ## lint: gofmt, go vet, go mod tidy must leave no diff; shellcheck on the scripts
 lint:

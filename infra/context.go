@@ -123,19 +123,9 @@ func contextString(scope constructs.Construct, key string) (string, bool, error)
 	}
 }
 
-// mustDeployOptions is deployOptionsOf for code that runs after run()
-// has checked the context (a bad value there is reported as an error).
-func mustDeployOptions(scope constructs.Construct) deployOptions {
-	opts, err := deployOptionsOf(scope)
-	if err != nil {
-		panic("infra: " + err.Error())
-	}
-	return opts
-}
-
-// lambdaArchitecture is the architecture of the functions of scope's app.
-func lambdaArchitecture(scope constructs.Construct) awslambda.Architecture {
-	if mustDeployOptions(scope).arch == archAMD64 {
+// lambdaArchitecture is the Lambda architecture of arch (contextArch).
+func lambdaArchitecture(arch string) awslambda.Architecture {
+	if arch == archAMD64 {
 		return awslambda.Architecture_X86_64()
 	}
 	return awslambda.Architecture_ARM_64()

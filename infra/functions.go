@@ -16,21 +16,12 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sizing"
 )
-
-// isScheduled reports whether fn is run by a schedule (routes.Schedules).
-func isScheduled(fn string) bool {
-	for _, s := range routes.Schedules {
-		if s.Function == fn {
-			return true
-		}
-	}
-	return false
-}
 
 // scheduledDescription is the description of scheduled function s.
 func scheduledDescription(s routes.Scheduled) string {
@@ -46,16 +37,6 @@ func (d functionDeps) newScheduled(s routes.Scheduled) awslambda.Function {
 		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fn, nil)},
 	})
 	return fn
-}
-
-// isPage reports whether fn serves routes.Pages (outside /api/v1).
-func isPage(fn string) bool {
-	for _, r := range routes.Pages {
-		if r.Function == fn {
-			return true
-		}
-	}
-	return false
 }
 
 // DynamoDB item actions. TransactWriteItems is not an IAM action of its
@@ -105,11 +86,6 @@ type access struct {
 	// keyed allows item actions on the table limited to the items whose
 	// partition key matches (dynamodb:LeadingKeys).
 	keyed []keyedGrant
-	// unsubscribeSecret passes SESAME_UNSUBSCRIBE_SECRET, which signs and
-	// checks unsubscribe links.
-	unsubscribeSecret bool
-	// publicURL passes SESAME_PUBLIC_URL, the base of unsubscribe links.
-	publicURL bool
 	// readAccount allows ses:GetAccount (the account's maximum send rate),
 	// an action that takes no resource.
 	readAccount bool
@@ -225,7 +201,58 @@ var unsubscribePages = access{
 		{action: ddbUpdateItem, leadingKeys: []string{dynamo.ContactKeysPattern}},
 		{action: ddbPutItem, leadingKeys: []string{dynamo.SuppressionKeysPattern}},
 	},
-	unsubscribeSecret: true,
+}
+
+// functionConfigs is the config each function reads (internal/config), by
+// function name: the type of its wire.Function in internal/api, which the
+// CDK app does not link (it would link every function's SDK clients);
+// TestFunctionConfigs holds the two equal. A function gets the stack-wide
+// variables its config reads and no other (functionDeps.env).
+var functionConfigs = map[string]config.Function{
+	routes.ListEmails.Function:  config.List{},
+	routes.GetEmail.Function:    config.Read{},
+	routes.Domains.Function:     config.List{},
+	routes.Clicks.Function:      config.Read{},
+	routes.Events.Function:      config.List{},
+	routes.Metrics.Function:     config.Read{},
+	routes.Send.Function:        config.Send{},
+	routes.SendBatch.Function:   config.Send{},
+	routes.OpenAPI.Function:     config.Public{},
+	routes.Unsubscribe.Function: config.Unsubscribe{},
+
+	routes.ListContacts.Function:  config.List{},
+	routes.GetContact.Function:    config.Read{},
+	routes.CreateContact.Function: config.Read{},
+	routes.UpdateContact.Function: config.Read{},
+	routes.DeleteContact.Function: config.Read{},
+	routes.CreateSegment.Function: config.Read{},
+
+	routes.SendBulk.Function:       config.Read{},
+	routes.ListCampaigns.Function:  config.List{},
+	routes.GetCampaign.Function:    config.Read{},
+	routes.CancelCampaign.Function: config.Read{},
+
+	routes.ListSuppressions.Function:  config.List{},
+	routes.AddSuppressions.Function:   config.Read{},
+	routes.DeleteSuppression.Function: config.Read{},
+
+	routes.CheckDeliverability.Function: config.Read{},
+
+	routes.Review.Function:          config.Review{},
+	routes.Status.Function:          config.Status{},
+	routes.WebhookDispatch.Function: config.Dispatch{},
+	routes.CampaignSender.Function:  config.CampaignSender{},
+	routes.CampaignTick.Function:    config.CampaignTick{},
+}
+
+// configOf is the config of a function; a function without one is a
+// programming error caught by synth and the tests.
+func configOf(function string) config.Function {
+	c, ok := functionConfigs[function]
+	if !ok {
+		panic(fmt.Sprintf("infra: function %q has no entry in functionConfigs", function))
+	}
+	return c
 }
 
 // queueURLVars is the environment variable (internal/config) that passes each
@@ -291,13 +318,11 @@ var functionAccess = map[string]access{
 // own queue (sendTo sends). Mail through SES with the configuration sets;
 // the account's rate read with GetAccount; links on the public URL.
 var campaignSenderConsumer = access{
-	name:              "campaign-sender",
-	table:             []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
-	sendTo:            []queue.Def{queue.Webhooks, queue.Sends},
-	sendEmail:         true,
-	unsubscribeSecret: true,
-	publicURL:         true,
-	readAccount:       true,
+	name:        "campaign-sender",
+	table:       []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
+	sendTo:      []queue.Def{queue.Webhooks, queue.Sends},
+	sendEmail:   true,
+	readAccount: true,
 }
 
 // campaignTick is the one-minute tick: the due starts (Query), each
@@ -368,13 +393,14 @@ type functionDeps struct {
 	queues      map[string]awssqs.Queue // by queue.Def.Name
 	configSets  []configSet
 	identityArn *string // every SES identity of the stack's account and region
-	// cursorSecret signs pagination cursors, for API route functions only.
-	cursorSecret *string
-	// unsubscribeSecret signs unsubscribe links (access.unsubscribeSecret).
-	unsubscribeSecret *string
-	// publicURL is where recipients reach the stack (access.publicURL).
-	publicURL *string
-	// env is what every function reads (config.Logging, config.DynamoDB).
+	// arch is the functions' architecture (deployOptions.arch).
+	arch awslambda.Architecture
+	// sesv2Endpoint, when set (LocalStack mode), is where the functions
+	// that send email send their SES v2 calls.
+	sesv2Endpoint string
+	// env is the stack-wide variables by name (the table, the log level,
+	// the cursor and unsubscribe secrets, the public URL): each function
+	// gets those its config reads (functionConfigs).
 	env map[string]*string
 	// profiles holds what the functions of one access profile share, by
 	// profile name; the profile's first function creates it.
@@ -450,9 +476,11 @@ func (d functionDeps) newFunction(function, description string, size sizing.Sizi
 	a := accessOf(function)
 	id := "Fn-" + function
 
-	env := make(map[string]*string, len(d.env)+4)
-	for k, v := range d.env {
-		env[k] = v
+	env := map[string]*string{}
+	for _, v := range config.Vars(configOf(function)) {
+		if val, ok := d.env[v.Name]; ok {
+			env[v.Name] = val
+		}
 	}
 	for _, q := range a.sendTo {
 		env[queueURLVar(q)] = d.queue(q).QueueUrl()
@@ -467,23 +495,16 @@ func (d functionDeps) newFunction(function, description string, size sizing.Sizi
 		for _, cs := range d.configSets {
 			env[cs.envVar] = cs.set.ConfigurationSetName()
 		}
-	}
-	if consumes == nil && !isPage(function) && !isScheduled(function) {
-		// Only API routes page through lists.
-		env["SESAME_CURSOR_SECRET"] = d.cursorSecret
-	}
-	if a.unsubscribeSecret {
-		env["SESAME_UNSUBSCRIBE_SECRET"] = d.unsubscribeSecret
-	}
-	if a.publicURL {
-		env["SESAME_PUBLIC_URL"] = d.publicURL
+		if d.sesv2Endpoint != "" {
+			env[sesv2EndpointVar] = jsii.String(d.sesv2Endpoint)
+		}
 	}
 
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
 		// Names the route or queue in the console; the tests find functions by it.
 		Description:  jsii.String(description),
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: lambdaArchitecture(d.stack),
+		Architecture: d.arch,
 		Handler:      jsii.String("bootstrap"),
 		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(d.binDir, function)), nil),
 		MemorySize:   jsii.Number(size.MemoryMB),

@@ -25,13 +25,12 @@ import (
 // wantSizing is the memory (MB) and timeout (s) each function must have.
 func wantSizing() map[string][2]float64 {
 	out := map[string][2]float64{}
-	for _, f := range routes.RouteFunctions() {
-		s := sizing.Route(f.Routes[0])
-		out[f.Name] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
-	}
-	for _, c := range routes.Consumers {
-		s := sizing.Consumer(c)
-		out[c.Function] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
+	for _, fn := range functionNames() {
+		s, ok := sizing.Of(fn)
+		if !ok {
+			panic("infra test: no sizing of " + fn)
+		}
+		out[fn] = [2]float64{s.MemoryMB, s.Timeout.Seconds()}
 	}
 	return out
 }
@@ -62,42 +61,32 @@ func TestRouteFunctions(t *testing.T) {
 	secretID := secretIDOf(t, s.doc, "CursorSecret")
 	unsubSecretID := secretIDOf(t, s.doc, "UnsubscribeSecret")
 	logGroups := s.doc.ofType("AWS::Logs::LogGroup")
-	consumerFunctions := map[string]bool{} // and pages: no API route
-	pageFunctions := map[string]bool{}
-	scheduledFunctions, unsubscribeSigners := map[string]bool{}, map[string]bool{}
-	for name, id := range functionIDs(t, s.doc) {
-		for _, c := range routes.Consumers {
-			if c.Function == name {
-				consumerFunctions[id] = true
-			}
-		}
-		pageFunctions[id] = isPage(name)
-		scheduledFunctions[id] = isScheduled(name)
-		unsubscribeSigners[id] = name == routes.CampaignSender.Function
-	}
-	for id, fn := range fns {
+	for name, id := range ids {
+		fn := fns[id]
+		reads := readsVars(t, name)
 		vars, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
 		if vars["LOG_LEVEL"] != "info" {
 			t.Errorf("%s: LOG_LEVEL = %v, want info", id, vars["LOG_LEVEL"])
 		}
-		if refTarget(vars["SESAME_TABLE"]) != tableID {
-			t.Errorf("%s: SESAME_TABLE = %v, want Ref %s", id, vars["SESAME_TABLE"], tableID)
-		}
-		// API routes get a dynamic reference to the secret, never a value
-		// in the template; queue consumers and pages page through nothing
-		// and get none.
-		if consumerFunctions[id] || pageFunctions[id] || scheduledFunctions[id] {
-			if vars["SESAME_CURSOR_SECRET"] != nil {
-				t.Errorf("%s: a consumer, page or schedule has SESAME_CURSOR_SECRET", id)
+		// Each stack-wide variable goes to the functions whose config
+		// reads it (get-openapi reads no table; only the list routes sign
+		// cursors; the pages check unsubscribe links, the campaign sender
+		// signs them), and to no other.
+		for v, want := range map[string]func(){
+			"SESAME_TABLE": func() {
+				if refTarget(vars["SESAME_TABLE"]) != tableID {
+					t.Errorf("%s: SESAME_TABLE = %v, want Ref %s", id, vars["SESAME_TABLE"], tableID)
+				}
+			},
+			// A dynamic reference to the secret, never a value in the template.
+			"SESAME_CURSOR_SECRET":      func() { wantSecretRef(t, id, "SESAME_CURSOR_SECRET", vars, secretID) },
+			"SESAME_UNSUBSCRIBE_SECRET": func() { wantSecretRef(t, id, "SESAME_UNSUBSCRIBE_SECRET", vars, unsubSecretID) },
+		} {
+			if reads[v] {
+				want()
+			} else if vars[v] != nil {
+				t.Errorf("%s: %s set, but its config does not read it", name, v)
 			}
-		} else {
-			wantSecretRef(t, id, "SESAME_CURSOR_SECRET", vars, secretID)
-		}
-		// The pages check unsubscribe links, the campaign sender signs them.
-		if pageFunctions[id] || unsubscribeSigners[id] {
-			wantSecretRef(t, id, "SESAME_UNSUBSCRIBE_SECRET", vars, unsubSecretID)
-		} else if vars["SESAME_UNSUBSCRIBE_SECRET"] != nil {
-			t.Errorf("%s: SESAME_UNSUBSCRIBE_SECRET set, but the function has no use for it", id)
 		}
 		lg := logGroupOf(s.doc, id)
 		if got := logGroups[lg].Properties["RetentionInDays"]; got == nil {
@@ -295,6 +284,39 @@ func configVars() map[string]bool {
 	return out
 }
 
+// readsVars is the set of variables the config of function fn reads, as
+// internal/api wires it.
+func readsVars(t *testing.T, fn string) map[string]bool {
+	t.Helper()
+	f, ok := api.Function(fn)
+	if !ok {
+		t.Fatalf("no wiring of %s", fn)
+	}
+	out := map[string]bool{}
+	for _, v := range config.Vars(f.Config()) {
+		out[v.Name] = true
+	}
+	return out
+}
+
+// The stack's table of configs is the functions' own: the CDK app does not
+// link internal/api.
+func TestFunctionConfigs(t *testing.T) {
+	for _, fn := range functionNames() {
+		f, ok := api.Function(fn)
+		if !ok {
+			t.Errorf("no wiring of %s", fn)
+			continue
+		}
+		if got, want := reflect.TypeOf(functionConfigs[fn]), reflect.TypeOf(f.Config()); got != want {
+			t.Errorf("%s: functionConfigs has %v, the function reads %v", fn, got, want)
+		}
+	}
+	if len(functionConfigs) != len(functionNames()) {
+		t.Errorf("functionConfigs has %d entries for %d functions", len(functionConfigs), len(functionNames()))
+	}
+}
+
 // The variables that carry queue URLs are ones the functions' configs read.
 func TestQueueURLVarsAreConfig(t *testing.T) {
 	tags := configVars()
@@ -320,7 +342,6 @@ func TestQueueURLVarsAreConfig(t *testing.T) {
 func TestFunctionEnvironmentStartsIt(t *testing.T) {
 	s := synth(t)
 	ids := functionIDs(t, s.doc)
-	known := configVars()
 	// The values are references CloudFormation resolves at deploy.
 	aws := func(context.Context) (awssdk.Config, error) { return awssdk.Config{Region: "us-east-1"}, nil }
 	for _, fn := range functionNames() {
@@ -331,10 +352,11 @@ func TestFunctionEnvironmentStartsIt(t *testing.T) {
 			}
 			f = f.WithAWS(aws)
 			vars, _ := s.doc.Resources[ids[fn]].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+			reads := readsVars(t, fn)
 			env := map[string]string{}
 			for k, v := range vars {
-				if !known[k] {
-					t.Errorf("%s is set, but no function reads it", k)
+				if !reads[k] {
+					t.Errorf("%s is set, but the function's config does not read it", k)
 				}
 				env[k] = "resolved at deploy"
 				if lit, ok := v.(string); ok {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -38,14 +37,4 @@ func sesConfiguration(stack awscdk.Stack, opts deployOptions) ([]configSet, []*s
 		names = append(names, jsii.String(configSetName(stack, t.mode)))
 	}
 	return nil, names
-}
-
-// pointSESv2At sends the SES v2 calls of every function that sends email
-// (its access profile's sendEmail) to endpoint; the others make none.
-func pointSESv2At(functions map[string]awslambda.Function, endpoint string) {
-	for name, fn := range functions {
-		if accessOf(name).sendEmail {
-			fn.AddEnvironment(jsii.String(sesv2EndpointVar), jsii.String(endpoint), nil)
-		}
-	}
 }

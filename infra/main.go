@@ -44,7 +44,11 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		p.BinDir = DefaultBinDir
 	}
 	stack := awscdk.NewStack(scope, &id, &p.StackProps)
-	opts := mustDeployOptions(stack)
+	opts, err := deployOptionsOf(stack)
+	if err != nil {
+		// run() reports a bad context before it builds the stack.
+		panic("infra: " + err.Error())
+	}
 
 	table := newTable(stack)
 	queues := newQueues(stack)
@@ -60,24 +64,26 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		queues:      queues,
 		configSets:  configSets,
 		identityArn: sesIdentitiesArn(stack),
-		// Resolved by CloudFormation at deploy time (see newCursorSecret), so
-		// the template holds a {{resolve:secretsmanager:…}} reference only.
-		cursorSecret:      cursorSecret.SecretValue().UnsafeUnwrap(),
-		unsubscribeSecret: unsubscribeSecret.SecretValue().UnsafeUnwrap(),
+		arch:        lambdaArchitecture(opts.arch),
+		// Empty outside LocalStack mode.
+		sesv2Endpoint: opts.sesv2Endpoint,
 		env: map[string]*string{
 			"SESAME_TABLE": table.TableName(),
 			"LOG_LEVEL":    jsii.String("info"),
+			// Resolved by CloudFormation at deploy time (see
+			// newCursorSecret), so the template holds a
+			// {{resolve:secretsmanager:…}} reference only.
+			"SESAME_CURSOR_SECRET":      cursorSecret.SecretValue().UnsafeUnwrap(),
+			"SESAME_UNSUBSCRIBE_SECRET": unsubscribeSecret.SecretValue().UnsafeUnwrap(),
 		},
 		profiles: map[string]*profileResources{},
 	}
 
 	api := newRestAPI(stack)
-	created := map[string]awslambda.Function{} // by function name
 	byPath := map[string]awslambda.Function{}
 	var paths []string
 	for _, f := range routes.RouteFunctions() {
 		fn := fns.newFunction(f.Name, f.Description(), sizing.Route(f.Routes[0]), nil)
-		created[f.Name] = fn
 		for _, r := range f.Routes {
 			addRoute(api, r, fn)
 			if _, ok := byPath[r.Path]; !ok {
@@ -92,15 +98,14 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	for _, p := range paths {
 		addRoute(api, routes.Route{Method: "ANY", Path: p}, byPath[p])
 	}
-	fns.publicURL = publicURL(stack, api, opts)
+	// Only the consumers, created next, build links on it.
+	publicURL := publicURL(stack, api, opts)
+	fns.env["SESAME_PUBLIC_URL"] = publicURL
 	for _, c := range routes.Consumers {
-		created[c.Function] = fns.newConsumer(c)
+		fns.newConsumer(c)
 	}
 	for _, s := range routes.Schedules {
-		created[s.Function] = fns.newScheduled(s)
-	}
-	if opts.localStack {
-		pointSESv2At(created, opts.sesv2Endpoint)
+		fns.newScheduled(s)
 	}
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
@@ -108,7 +113,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		Description: jsii.String("Base URL of the REST API stage; routes live under /api/v1"),
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("PublicUrl"), &awscdk.CfnOutputProps{
-		Value:       fns.publicURL,
+		Value:       publicURL,
 		Description: jsii.String("Where recipients reach the stack: unsubscribe links are built on it"),
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{

@@ -81,16 +81,19 @@ func (c *console) devCommand() *cobra.Command {
 			defer ln.Close() // Serve closes it too; this covers a failed start
 			publicURL := "http://" + ln.Addr().String()
 			cfg := config.API{
-				Table: table, CursorSecret: secret, LogLevel: slog.LevelInfo,
-				UnsubscribeSecret: unsubSecret, PublicURL: publicURL,
-				ReviewQueueURL: queueURLs[queue.Review.Name],
-				ConfigSetFull:  "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off",
-				WebhooksQueueURL: queueURLs[queue.Webhooks.Name],
-				SendsQueueURL:    queueURLs[queue.Sends.Name],
+				LogLevel:      slog.LevelInfo,
+				DynamoDB:      config.DynamoDB{Table: table},
+				Paging:        config.Paging{CursorSecret: secret},
+				Unsubscribing: config.Unsubscribing{UnsubscribeSecret: unsubSecret},
+				PublicURL:     config.PublicURL{PublicURL: publicURL},
+				ReviewQueue:   config.ReviewQueue{ReviewQueueURL: queueURLs[queue.Review.Name]},
+				SES:           config.SES{ConfigSetFull: "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off"},
+				WebhooksQueue: config.WebhooksQueue{WebhooksQueueURL: queueURLs[queue.Webhooks.Name]},
+				SendsQueue:    config.SendsQueue{SendsQueueURL: queueURLs[queue.Sends.Name]},
 				// The SES emulator has no account to read the rate from.
-				MaxSendRate: devMaxSendRate,
+				Pacing: config.Pacing{MaxSendRate: devMaxSendRate},
 				// Local receivers listen on loopback; production never allows it.
-				WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
+				Delivery: config.Delivery{WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}},
 			}
 			logger := api.NewLogger(cfg.LogLevel)
 			clients := api.NewClients(awsCfg, config.SDK{}, disableChecksum)

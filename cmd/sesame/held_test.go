@@ -100,7 +100,7 @@ func TestHeldCommands(t *testing.T) {
 	}
 	clients := api.NewClients(awsCfg, config.SDK{})
 	clients.DynamoDB, clients.SQS = c.store.Table.DB, queuetest.Client(t)
-	deps := api.NewDeps(config.API{Table: c.name, ReviewQueueURL: queues.URL(t, queue.Review.Name)}, clients, api.NewLogger(8))
+	deps := api.NewDeps(config.API{DynamoDB: config.DynamoDB{Table: c.name}, ReviewQueue: config.ReviewQueue{ReviewQueueURL: queues.URL(t, queue.Review.Name)}}, clients, api.NewLogger(8))
 	reviews := queues.Poller(t, queue.Review.Name, queue.NewConsumer(deps.Reviewer.Handle))
 	reviewAll := func() {
 		t.Helper()

@@ -115,36 +115,30 @@ func NewClients(awsCfg aws.Config, b config.SDK, dynamoOpts ...func(*dynamodb.Op
 // builders the functions use.
 func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 	repos := dynamo.NewRepositories(dynamo.NewTable(c.DynamoDB, cfg.Table))
-	sets := config.SES{ConfigSetFull: cfg.ConfigSetFull, ConfigSetEssential: cfg.ConfigSetEssential, ConfigSetOff: cfg.ConfigSetOff}
-	webhooks := config.WebhooksQueue{WebhooksQueueURL: cfg.WebhooksQueueURL}
-	statusProcessor := pipeline.Processor(repos.Table, webhooks, c.SQS, logger)
-	svc := sends.Service(repos.Table, sets, &ses.Client{API: c.SES}, &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
+	statusProcessor := pipeline.Processor(repos.Table, cfg.WebhooksQueue, c.SQS, logger)
+	svc := sends.Service(repos.Table, cfg.SES, &ses.Client{API: c.SES}, &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
 		statusProcessor, logger)
-	delivery := config.Delivery{WebhookTimeout: cfg.WebhookTimeout, WebhookAllowedPrefixes: cfg.WebhookAllowedPrefixes}
-	unsub := pages.Unsubscriber(repos.Table, config.Unsubscribing{UnsubscribeSecret: cfg.UnsubscribeSecret})
-	sendsQueue := config.SendsQueue{SendsQueueURL: cfg.SendsQueueURL}
+	unsub := pages.Unsubscriber(repos.Table, cfg.Unsubscribing)
 	campaignSender := sender.NewSender(repos.Table, config.CampaignSender{
-		SES: sets, WebhooksQueue: webhooks, SendsQueue: sendsQueue,
-		Unsubscribing: config.Unsubscribing{UnsubscribeSecret: cfg.UnsubscribeSecret},
-		PublicURL:     config.PublicURL{PublicURL: cfg.PublicURL},
-		Pacing:        config.Pacing{MaxSendRate: cfg.MaxSendRate}, Breaker: cfg.Breaker,
+		SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, SendsQueue: cfg.SendsQueue,
+		Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL, Pacing: cfg.Pacing, Breaker: cfg.Breaker,
 	}, sender.Deps{
 		Campaigns: repos.Campaigns, Transport: svc.Transport, Account: sender.Account(c.SES),
 		Sends: c.SQS, Webhooks: c.SQS, Logger: logger,
 	})
 	return Deps{
 		Repos:       repos,
-		Cursors:     httpapi.Cursors{Secret: []byte(cfg.CursorSecret)},
+		Cursors:     httpapi.NewCursors([]byte(cfg.CursorSecret)),
 		Logger:      logger,
 		Sending:     svc,
 		Reviewer:    sends.Reviewer(repos.Table, svc),
 		Status:      statusProcessor,
-		Webhooks:    pipeline.Dispatcher(repos.Table, delivery, webhooks, c.SQS, logger),
+		Webhooks:    pipeline.Dispatcher(repos.Table, cfg.Delivery, cfg.WebhooksQueue, c.SQS, logger),
 		Unsubscribe: unsub,
-		Links:       unsubscribe.Links{BaseURL: cfg.PublicURL, Signer: unsub.Signer},
+		Links:       unsubscribe.Links{BaseURL: cfg.PublicURL.PublicURL, Signer: unsub.Signer},
 
 		CampaignSender:  campaignSender,
-		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, sendsQueue, c.SQS, logger),
+		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, cfg.SendsQueue, c.SQS, logger),
 	}
 }
 

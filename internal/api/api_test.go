@@ -31,6 +31,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/openapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -53,7 +54,7 @@ func functionNames() []string {
 // Every route the CDK stack deploys has a handler on the dev server, and a
 // function main that serves exactly it: no route is left unwired.
 func TestEveryRouteIsWired(t *testing.T) {
-	deps := api.Deps{Cursors: httpapi.Cursors{Secret: []byte("s")}}
+	deps := api.Deps{Cursors: httpapi.NewCursors([]byte("s"))}
 	for _, rt := range routes.All() {
 		t.Run(rt.Function, func(t *testing.T) {
 			if _, err := api.Handler(deps, rt); err != nil {
@@ -210,6 +211,55 @@ func TestListFunctionsNeedTheCursorSecret(t *testing.T) {
 	}
 	if _, err := reads.GetEmail.WithAWS(offline(t)).Handler(ctx, table); err != nil {
 		t.Errorf("get-email without the secret: %v", err)
+	}
+}
+
+// The functions whose routes page (their operation takes the cursor
+// parameter in the API document) require the cursor secret; no other
+// function reads it, so the stack gives it to no other (least privilege).
+func TestOnlyListRoutesReadTheCursorSecret(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(openapi.Document, &doc); err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]bool{}
+	for _, rt := range routes.All() {
+		var op struct {
+			Parameters []struct {
+				Ref string `json:"$ref"`
+			} `json:"parameters"`
+		}
+		if err := json.Unmarshal(doc.Paths[rt.Path][strings.ToLower(rt.Method)], &op); err != nil {
+			t.Fatalf("%s %s: %v", rt.Method, rt.Path, err)
+		}
+		for _, p := range op.Parameters {
+			if p.Ref == "#/components/parameters/Cursor" {
+				pages[rt.Function] = true
+			}
+		}
+	}
+	if len(pages) == 0 {
+		t.Fatal("no route of the API document takes a cursor")
+	}
+	for _, name := range functionNames() {
+		f, ok := api.Function(name)
+		if !ok {
+			t.Fatalf("no function %s", name)
+		}
+		var reads, required bool
+		for _, v := range config.Vars(f.Config()) {
+			if v.Name == "SESAME_CURSOR_SECRET" {
+				reads, required = true, v.Required
+			}
+		}
+		if pages[name] && !required {
+			t.Errorf("%s pages, but does not require SESAME_CURSOR_SECRET", name)
+		}
+		if !pages[name] && reads {
+			t.Errorf("%s does not page, but reads SESAME_CURSOR_SECRET", name)
+		}
 	}
 }
 

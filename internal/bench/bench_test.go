@@ -123,11 +123,16 @@ func newRig(b *testing.B) *rig {
 	r := &rig{db: db, sqs: &capturedSQS{}, ses: &countedSES{API: clients.SES}, events: &capturedEvents{}, logs: &countingWriter{}}
 	clients.DynamoDB, clients.SQS, clients.SES = db, r.sqs, r.ses
 	cfg := config.API{
-		Table: dynamotest.NewTable(b), CursorSecret: "bench", ConfigSetFull: "full",
-		ReviewQueueURL: reviewQueueURL, WebhooksQueueURL: webhooksQueueURL, WebhookTimeout: 5 * time.Second,
-		WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
-		SendsQueueURL:          sendsQueueURL, PublicURL: "https://mail.bench.example", UnsubscribeSecret: "bench",
-		MaxSendRate: localSendRate,
+		DynamoDB: config.DynamoDB{Table: dynamotest.NewTable(b)}, Paging: config.Paging{CursorSecret: "bench"},
+		SES:           config.SES{ConfigSetFull: "full"},
+		ReviewQueue:   config.ReviewQueue{ReviewQueueURL: reviewQueueURL},
+		WebhooksQueue: config.WebhooksQueue{WebhooksQueueURL: webhooksQueueURL},
+		Delivery: config.Delivery{WebhookTimeout: 5 * time.Second,
+			WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
+		SendsQueue:    config.SendsQueue{SendsQueueURL: sendsQueueURL},
+		PublicURL:     config.PublicURL{PublicURL: "https://mail.bench.example"},
+		Unsubscribing: config.Unsubscribing{UnsubscribeSecret: "bench"},
+		Pacing:        config.Pacing{MaxSendRate: localSendRate},
 	}
 	// The functions' logger, at the level the stack sets (LOG_LEVEL=info).
 	r.deps = api.NewDeps(cfg, clients, wire.NewLoggerTo(r.logs, slog.LevelInfo))

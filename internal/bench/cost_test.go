@@ -308,7 +308,11 @@ func (s scenario) price() (cost.Work, []string) {
 		wait := time.Duration(mean(float64(fw.sum.db.Calls)))*latency.dynamo +
 			time.Duration(mean(float64(fw.sum.sesCalls)))*latency.ses +
 			time.Duration(mean(float64(fw.sum.sqsCalls)))*latency.sqs
-		mem, _ := sizing.Memory(fn)
+		size, ok := sizing.Of(fn)
+		if !ok {
+			panic("bench: priced work of " + fn + ", which the stack does not deploy")
+		}
+		mem := size.MemoryMB
 		batchSize, invocations := 1.0, msgs
 		c, isConsumer := consumerOf(fn)
 		if isConsumer {

@@ -51,7 +51,7 @@ func BenchmarkBulkDraft(b *testing.B) {
 	}
 	clients := api.NewClients(awsCfg, config.SDK{})
 	clients.DynamoDB = db
-	deps := api.NewDeps(config.API{Table: dynamotest.NewTable(b), CursorSecret: "bench"}, clients, slog.New(slog.DiscardHandler))
+	deps := api.NewDeps(config.API{DynamoDB: config.DynamoDB{Table: dynamotest.NewTable(b)}, Paging: config.Paging{CursorSecret: "bench"}}, clients, slog.New(slog.DiscardHandler))
 	ws, key, segID := bulkWorkspace(b, deps.Repos)
 	h, err := api.Handler(deps)
 	if err != nil {

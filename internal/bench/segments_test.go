@@ -98,7 +98,7 @@ func BenchmarkSegmentEvaluation(b *testing.B) {
 	}
 	clients := api.NewClients(awsCfg, config.SDK{})
 	clients.DynamoDB = db
-	deps := api.NewDeps(config.API{Table: dynamotest.NewTable(b), CursorSecret: "bench"}, clients, slog.New(slog.DiscardHandler))
+	deps := api.NewDeps(config.API{DynamoDB: config.DynamoDB{Table: dynamotest.NewTable(b)}, Paging: config.Paging{CursorSecret: "bench"}}, clients, slog.New(slog.DiscardHandler))
 	ws, err := deps.Repos.Workspaces.CreateWorkspace(ctx, "Bench")
 	if err != nil {
 		b.Fatal(err)

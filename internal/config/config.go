@@ -256,27 +256,25 @@ type Function interface {
 
 // API is every function's settings at once, for the processes that serve
 // every route and queue (`sesame dev`, tests), which set it in code. A
-// Lambda function reads its own config from the environment instead.
+// Lambda function reads its own config from the environment instead. It
+// is made of the same small structs, which NewDeps hands to each
+// function's builders as they are.
 type API struct {
-	Table                  string
-	CursorSecret           string
-	LogLevel               slog.Level
-	ReviewQueueURL         string
-	ConfigSetFull          string
-	ConfigSetEssential     string
-	ConfigSetOff           string
-	WebhooksQueueURL       string
-	WebhookTimeout         time.Duration
-	WebhookAllowedPrefixes []netip.Prefix
-	UnsubscribeSecret      string
+	LogLevel slog.Level
+	DynamoDB
+	Paging
+	SES
+	ReviewQueue
+	WebhooksQueue
+	Delivery
+	Unsubscribing
+	SendsQueue
 	// PublicURL is where recipients reach the stack (the dev server's
 	// URL): unsubscribe links are built on it.
-	PublicURL string
-	// SendsQueueURL is the campaign chunks' queue; MaxSendRate and
-	// Breaker tune the campaign sender (see CampaignSender).
-	SendsQueueURL string
-	MaxSendRate   float64
-	Breaker       Breaker
+	PublicURL
+	// Pacing and Breaker tune the campaign sender (see CampaignSender).
+	Pacing
+	Breaker
 }
 
 // Console configures the operator console (cmd/sesame). Each variable

@@ -117,16 +117,18 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 		t.Fatal(err)
 	}
 	cfg := config.API{
-		Table: store.Table.Name, CursorSecret: "test-secret",
-		UnsubscribeSecret: "test-unsubscribe-secret", PublicURL: "http://" + ln.Addr().String(),
-		ReviewQueueURL: queues.URL(t, queue.Review.Name),
-		ConfigSetFull:  "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set",
-		WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name),
-		SendsQueueURL:    queues.URL(t, queue.Sends.Name),
+		DynamoDB:      config.DynamoDB{Table: store.Table.Name},
+		Paging:        config.Paging{CursorSecret: "test-secret"},
+		Unsubscribing: config.Unsubscribing{UnsubscribeSecret: "test-unsubscribe-secret"},
+		PublicURL:     config.PublicURL{PublicURL: "http://" + ln.Addr().String()},
+		ReviewQueue:   config.ReviewQueue{ReviewQueueURL: queues.URL(t, queue.Review.Name)},
+		SES:           config.SES{ConfigSetFull: "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set"},
+		WebhooksQueue: config.WebhooksQueue{WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name)},
+		SendsQueue:    config.SendsQueue{SendsQueueURL: queues.URL(t, queue.Sends.Name)},
 		// Campaigns paced well above what a test sends.
-		MaxSendRate: 1000,
+		Pacing: config.Pacing{MaxSendRate: 1000},
 		// Test receivers listen on 127.0.0.2; nothing else on loopback.
-		WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")},
+		Delivery: config.Delivery{WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}},
 	}
 	deps := api.NewDeps(cfg, clients, api.NewLogger(8)) // level 8: quiet tests
 	transport := &fakeTransport{Next: deps.Sending.Transport}

@@ -16,7 +16,7 @@ import (
 func FuzzCursor(f *testing.F) {
 	f.Add([]byte("secret"), "emails|ws1|status=sent", "2026-11-22T10:00:00Z#01a2", "AAAA", "limit=5&cursor=%%%garbage")
 	f.Fuzz(func(t *testing.T, secret []byte, binding, position, cursor, rawQuery string) {
-		c := Cursors{Secret: secret}
+		c := NewCursors(secret)
 		sealed := c.Encode(binding, position)
 		if got, err := c.Decode(binding, sealed); err != nil || got != position {
 			t.Fatalf("Decode(Encode(%q)) = %q, %v", position, got, err)
@@ -24,7 +24,7 @@ func FuzzCursor(f *testing.F) {
 		if _, err := c.Decode(binding+"x", sealed); !invalid(err, "cursor") {
 			t.Fatalf("under another binding: %v, want invalid cursor", err)
 		}
-		if _, err := (Cursors{Secret: append(secret, 'x')}).Decode(binding, sealed); !invalid(err, "cursor") {
+		if _, err := NewCursors(append(secret, 'x')).Decode(binding, sealed); !invalid(err, "cursor") {
 			t.Fatalf("under another secret: %v, want invalid cursor", err)
 		}
 		if cursor != sealed {

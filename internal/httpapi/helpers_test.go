@@ -98,7 +98,7 @@ var (
 	failing     = routes.Route{Method: "GET", Path: "/api/v1/fail", Scope: apikey.EmailsRead}
 )
 
-var testCursors = httpapi.Cursors{Secret: []byte("test cursor secret")}
+var testCursors = httpapi.NewCursors([]byte("test cursor secret"))
 
 // thingsBinding binds list cursors to the caller's workspace.
 func thingsBinding(r *http.Request) string {

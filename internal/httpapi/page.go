@@ -22,17 +22,24 @@ const (
 )
 
 // Cursors seals and opens the opaque keyset cursors of list endpoints: a
-// cursor is encrypted (AES-256-GCM, key derived from Secret), so it reveals
-// no id or time, and bound to the workspace, the list and its filters (the
-// binding is its additional data), so a cursor edited, forged or taken to
-// another workspace or filter is refused.
+// cursor is encrypted (AES-256-GCM, key derived from the secret), so it
+// reveals no id or time, and bound to the workspace, the list and its
+// filters (the binding is its additional data), so a cursor edited, forged
+// or taken to another workspace or filter is refused. Build it once with
+// NewCursors; the zero Cursors (a route that does not page) seals under an
+// empty secret.
 type Cursors struct {
-	Secret []byte
+	aead cipher.AEAD
+}
+
+// NewCursors is the Cursors of secret, its cipher built once.
+func NewCursors(secret []byte) Cursors {
+	return Cursors{aead: newCursorAEAD(secret)}
 }
 
 // Encode returns the cursor of position within binding.
 func (c Cursors) Encode(binding, position string) string {
-	aead := c.aead()
+	aead := c.cipher()
 	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(position)+aead.Overhead())
 	rand.Read(nonce) // never returns an error since Go 1.24
 	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(position), []byte(binding)))
@@ -41,7 +48,7 @@ func (c Cursors) Encode(binding, position string) string {
 // Decode returns the position a cursor holds, or an invalid_field error.
 func (c Cursors) Decode(binding, cursor string) (string, error) {
 	bad := fail.Invalid("cursor", "cursor is malformed; pass next_cursor of a previous page unchanged with the same filters")
-	aead := c.aead()
+	aead := c.cipher()
 	// Strict: a cursor whose unused trailing bits were edited is refused too.
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
 	if err != nil || len(raw) < aead.NonceSize()+aead.Overhead() {
@@ -54,10 +61,19 @@ func (c Cursors) Decode(binding, cursor string) (string, error) {
 	return string(position), nil
 }
 
-// aead is the cipher of the cursors: AES-256-GCM under a key derived from
-// the secret for this use alone.
-func (c Cursors) aead() cipher.AEAD {
-	h := hmac.New(sha256.New, c.Secret)
+// cipher is c's AEAD; the zero Cursors has the empty secret's.
+func (c Cursors) cipher() cipher.AEAD {
+	if c.aead == nil {
+		return newCursorAEAD(nil)
+	}
+	return c.aead
+}
+
+// newCursorAEAD is the cipher of the cursors: AES-256-GCM under a key
+// derived from secret for this use alone. A cipher.AEAD from
+// crypto/cipher.NewGCM is safe for concurrent use.
+func newCursorAEAD(secret []byte) cipher.AEAD {
+	h := hmac.New(sha256.New, secret)
 	h.Write([]byte("sesame cursor encryption v1"))
 	block, _ := aes.NewCipher(h.Sum(nil)) // a 32-byte key is always valid
 	aead, _ := cipher.NewGCM(block)       // GCM over AES always builds

@@ -66,7 +66,7 @@ func TestParsePage(t *testing.T) {
 			query: "cursor=" + testCursors.Encode("emails:ws_1:status=bounced", "2025-05-01T10:00:00Z#em_01"), wantParam: "cursor",
 		},
 		"cursor signed with another secret": {
-			query: "cursor=" + httpapi.Cursors{Secret: []byte("other secret")}.Encode(binding, "2025-05-01T10:00:00Z#em_01"), wantParam: "cursor",
+			query: "cursor=" + httpapi.NewCursors([]byte("other secret")).Encode(binding, "2025-05-01T10:00:00Z#em_01"), wantParam: "cursor",
 		},
 		"cursor in standard base64": {
 			query: "cursor=" + url.QueryEscape(strings.NewReplacer("-", "+", "_", "/").Replace(valid)+"=="), wantParam: "cursor",

@@ -127,20 +127,25 @@ var batchingWindows = map[string]time.Duration{
 // zero for none.
 func BatchingWindow(c routes.Consumer) time.Duration { return batchingWindows[c.Function] }
 
-// Memory is the memory of function fn (a route's or a consumer's), and
-// whether the stack has such a function.
-func Memory(fn string) (float64, bool) {
+// Of is the sizing of function fn (a route's, a consumer's or a
+// schedule's), and whether the stack has such a function.
+func Of(fn string) (Sizing, bool) {
 	for _, r := range routes.All() {
 		if r.Function == fn {
-			return Route(r).MemoryMB, true
+			return Route(r), true
 		}
 	}
 	for _, c := range routes.Consumers {
 		if c.Function == fn {
-			return Consumer(c).MemoryMB, true
+			return Consumer(c), true
 		}
 	}
-	return 0, false
+	for _, s := range routes.Schedules {
+		if s.Function == fn {
+			return Scheduled(s), true
+		}
+	}
+	return Sizing{}, false
 }
 
 // Logging is how Lambda treats every function's log lines.

@@ -32,7 +32,7 @@ func Read(rt routes.Route, h Handlers) wire.Function[config.Read] {
 func List(rt routes.Route, h Handlers) wire.Function[config.List] {
 	return wire.Function[config.List]{Name: rt.Function, AWS: sdk.Load,
 		Build: func(_ context.Context, cfg config.List, env wire.Env) (any, error) {
-			return serve(rt, h, env, cfg.DynamoDB, httpapi.Cursors{Secret: []byte(cfg.CursorSecret)})
+			return serve(rt, h, env, cfg.DynamoDB, httpapi.NewCursors([]byte(cfg.CursorSecret)))
 		}}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
@@ -83,6 +84,37 @@ func TestBoundEndsTheCall(t *testing.T) {
 			err := call(ctx, wire.Bound(stalled.Config(), config.SDK{AttemptTimeout: long, CallTimeout: long}))
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("err = %v, want the caller's deadline", err)
+			}
+		})
+	}
+}
+
+// The SDK's HTTP client dials and shakes hands within the connect bound
+// (1 s by default) and waits for an answer's headers within the attempt
+// bound, whether Bound makes the client or is given the SDK's own.
+func TestBoundSetsTheConnectBound(t *testing.T) {
+	for name, tc := range map[string]struct {
+		client         aws.HTTPClient
+		b              config.SDK
+		connect, reply time.Duration
+	}{
+		"defaults, no client":   {nil, config.SDK{}, config.DefaultConnectTimeout, config.DefaultAttemptTimeout},
+		"set, the SDK's client": {awshttp.NewBuildableClient(), config.SDK{ConnectTimeout: 250 * time.Millisecond, AttemptTimeout: 2 * time.Second}, 250 * time.Millisecond, 2 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, ok := wire.Bound(aws.Config{HTTPClient: tc.client}, tc.b).HTTPClient.(*awshttp.BuildableClient)
+			if !ok {
+				t.Fatal("not the SDK's buildable client")
+			}
+			if got := c.GetDialer().Timeout; got != tc.connect {
+				t.Errorf("dial timeout %v, want %v", got, tc.connect)
+			}
+			tr := c.GetTransport()
+			if tr.TLSHandshakeTimeout != tc.connect {
+				t.Errorf("TLS handshake timeout %v, want %v", tr.TLSHandshakeTimeout, tc.connect)
+			}
+			if tr.ResponseHeaderTimeout != tc.reply {
+				t.Errorf("response header timeout %v, want %v", tr.ResponseHeaderTimeout, tc.reply)
 			}
 		})
 	}

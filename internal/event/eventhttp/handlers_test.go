@@ -26,7 +26,7 @@ func (f *fakeStore) ListEvents(_ context.Context, ws, after string, limit int) (
 	return f.list(ws, after, limit)
 }
 
-var cursors = httpapi.Cursors{Secret: []byte("test-secret")}
+var cursors = httpapi.NewCursors([]byte("test-secret"))
 
 func list(t *testing.T, h eventhttp.Handlers, ws, query string) (*httptest.ResponseRecorder, error) {
 	t.Helper()
@@ -154,7 +154,7 @@ func TestListBadInput(t *testing.T) {
 		"cursor garbage":              {"ws_1", "?cursor=@@not-a-cursor@@", "cursor"},
 		"cursor of another workspace": {"ws_2", "?cursor=" + mine, "cursor"},
 		"cursor of another list":      {"ws_1", "?cursor=" + cursors.Encode("ws_1|emails", "pos"), "cursor"},
-		"cursor signed elsewhere":     {"ws_1", "?cursor=" + httpapi.Cursors{Secret: []byte("other")}.Encode("ws_1|events", "pos"), "cursor"},
+		"cursor signed elsewhere":     {"ws_1", "?cursor=" + httpapi.NewCursors([]byte("other")).Encode("ws_1|events", "pos"), "cursor"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
