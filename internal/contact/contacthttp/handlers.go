@@ -127,18 +127,21 @@ func parseFilter(r *http.Request) (contact.Filter, error) {
 		f.Email = e
 	}
 	if q.Has("subscribed") {
-		b, err := strconv.ParseBool(q.Get("subscribed"))
-		if err != nil || (q.Get("subscribed") != "true" && q.Get("subscribed") != "false") {
+		var b bool
+		switch q.Get("subscribed") {
+		case "true":
+			b = true
+		case "false":
+		default:
 			return contact.Filter{}, fail.Invalid("subscribed", "subscribed must be true or false")
 		}
 		f.Subscribed = &b
 	}
 	if q.Has("tag") {
-		p, err := contact.Patch{Tags: &[]string{q.Get("tag")}}.Check()
-		if err != nil {
+		if !contact.ValidTag(q.Get("tag")) {
 			return contact.Filter{}, fail.Invalid("tag", "a tag is 1 to %d characters of a-z, 0-9, _ and -", contact.MaxTag)
 		}
-		f.Tag = (*p.Tags)[0]
+		f.Tag = q.Get("tag")
 	}
 	return f, nil
 }
