@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -50,7 +48,7 @@ func (h Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 
 // Get answers GET /api/v1/contacts/{id}.
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
-	id, err := contactID(r)
+	id, err := httpapi.PathUUID(r, "contact")
 	if err != nil {
 		return err
 	}
@@ -64,7 +62,7 @@ func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 
 // Update answers PATCH /api/v1/contacts/{id}.
 func (h Handlers) Update(w http.ResponseWriter, r *http.Request) error {
-	id, err := contactID(r)
+	id, err := httpapi.PathUUID(r, "contact")
 	if err != nil {
 		return err
 	}
@@ -82,7 +80,7 @@ func (h Handlers) Update(w http.ResponseWriter, r *http.Request) error {
 
 // Delete answers DELETE /api/v1/contacts/{id}.
 func (h Handlers) Delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := contactID(r)
+	id, err := httpapi.PathUUID(r, "contact")
 	if err != nil {
 		return err
 	}
@@ -144,14 +142,4 @@ func parseFilter(r *http.Request) (contact.Filter, error) {
 		f.Tag = q.Get("tag")
 	}
 	return f, nil
-}
-
-// contactID is the path's contact id in its stored, lowercase form; an id
-// that is not a UUID cannot name a contact.
-func contactID(r *http.Request) (string, error) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		return "", fail.NotFound("contact")
-	}
-	return id.String(), nil
 }
