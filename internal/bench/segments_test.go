@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // segmentContactsPerOp is how many contacts the workspace holds per
@@ -69,7 +70,7 @@ func seedContacts(b *testing.B, repos dynamo.Repositories, ws string, n int) {
 			for i := start; i < min(start+contact.CreateBatch, n); i++ {
 				batch = append(batch, benchContact(ws, i, now))
 				if i%100 == 1 {
-					if err := repos.Suppressions.AddSuppression(b.Context(), ws, batch[len(batch)-1].Email, "bounced"); err != nil {
+					if _, _, err := repos.Suppressions.PutSuppression(b.Context(), ws, suppression.Suppression{Email: batch[len(batch)-1].Email, Reason: suppression.Bounced}); err != nil {
 						return err
 					}
 				}

@@ -86,7 +86,7 @@ func checkTags(tags []string) error {
 		return fail.Invalid("tags", "a contact has at most %d tags", MaxTags)
 	}
 	for i, t := range tags {
-		if !isKey(t, MaxTag, "-") {
+		if !ValidTag(t) {
 			return fail.Invalid(fmt.Sprintf("tags[%d]", i), "a tag is 1 to %d characters of a-z, 0-9, _ and -", MaxTag)
 		}
 	}

@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // Contact is one person of a workspace's audience. Email is stored
@@ -34,9 +35,10 @@ var (
 	ErrExists   = errors.New("a contact with this email exists")
 )
 
-// NormalizeEmail is the stored form of an address: trimmed and lowercased,
-// so that uniqueness is case-insensitive.
-func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// NormalizeEmail is the stored form of an address: the do-not-send list's
+// key form (trimmed and lowercased), so that uniqueness is
+// case-insensitive and a contact's email is the key of its suppression.
+func NormalizeEmail(s string) string { return suppression.Key(s) }
 
 // PropertyKind is the JSON type of a property value.
 type PropertyKind int

@@ -14,6 +14,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -29,7 +30,7 @@ func TestSendBulkFreezesRecipients(t *testing.T) {
 	e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("unsub"), "tags": []string{"vip"}, "subscribed": false})
 	listed := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("listed"), "tags": []string{"vip"}})
 	e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("plain")})
-	if err := e.store.Suppressions.AddSuppression(t.Context(), b.id, listed.Email, "bounced"); err != nil {
+	if _, _, err := e.store.Suppressions.PutSuppression(t.Context(), b.id, suppression.Suppression{Email: listed.Email, Reason: suppression.Bounced}); err != nil {
 		t.Fatal(err)
 	}
 	other := newBulkWS(t, e)
@@ -91,7 +92,7 @@ func TestSendBulkBadInput(t *testing.T) {
 	empty := b.segment(t, e, map[string]any{"all": []any{map[string]any{"field": "tags", "op": "has_tag", "value": "nobody"}}})
 	suppressedOnly := b.segment(t, e, map[string]any{"all": []any{map[string]any{"field": "tags", "op": "has_tag", "value": "gone"}}})
 	gone := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("gone"), "tags": []string{"gone"}})
-	if err := e.store.Suppressions.AddSuppression(t.Context(), b.id, gone.Email, "complained"); err != nil {
+	if _, _, err := e.store.Suppressions.PutSuppression(t.Context(), b.id, suppression.Suppression{Email: gone.Email, Reason: suppression.Complained}); err != nil {
 		t.Fatal(err)
 	}
 	other := newBulkWS(t, e)

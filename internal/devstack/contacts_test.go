@@ -235,7 +235,7 @@ func TestContactListPagesAndFilters(t *testing.T) {
 	e.bad().call(key, http.MethodGet, "/api/v1/contacts?limit=1&cursor="+*first.NextCursor, nil).
 		wantError(t, http.StatusBadRequest, "invalid_field", "cursor")
 	for q, param := range map[string]string{
-		"?subscribed=yes": "subscribed", "?tag=Not%20OK": "tag", "?email=nope": "email", "?limit=0": "limit",
+		"?subscribed=yes": "subscribed", "?subscribed=1": "subscribed", "?tag=Not%20OK": "tag", "?email=nope": "email", "?limit=0": "limit",
 	} {
 		e.bad().call(key, http.MethodGet, "/api/v1/contacts"+q, nil).wantError(t, http.StatusBadRequest, "invalid_field", param)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // segmentBody is the Segment object as the tests read it.
@@ -50,7 +51,7 @@ func TestCreateSegmentCountsRecipients(t *testing.T) {
 		e.createContact(t, key, c)
 	}
 	e.createContact(t, otherKey, map[string]any{"email": "ann@example.com", "tags": []string{"vip"}})
-	if err := e.store.Suppressions.AddSuppression(t.Context(), ws, "BOUNCED@example.com", "bounced"); err != nil {
+	if _, _, err := e.store.Suppressions.PutSuppression(t.Context(), ws, suppression.Suppression{Email: "BOUNCED@example.com", Reason: suppression.Bounced}); err != nil {
 		t.Fatal(err)
 	}
 	e.rec.Reset()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -15,7 +16,7 @@ func TestSendSuppressed(t *testing.T) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	to := rcpt("Suppressed")
-	if err := e.store.Suppressions.AddSuppression(t.Context(), s.id, to, "bounced"); err != nil {
+	if _, _, err := e.store.Suppressions.PutSuppression(t.Context(), s.id, suppression.Suppression{Email: to, Reason: suppression.Bounced}); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]string{

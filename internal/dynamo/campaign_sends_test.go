@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/status"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 func newCampaignStore(t *testing.T) (dynamo.Repositories, string) {
@@ -67,7 +68,7 @@ func TestCampaignSendsRecipients(t *testing.T) {
 	if err := store.Contacts.DeleteContact(ctx, ws, ids[1]); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Suppressions.AddSuppression(ctx, ws, "supp@example.com", "manual"); err != nil {
+	if _, _, err := store.Suppressions.PutSuppression(ctx, ws, suppression.Suppression{Email: "supp@example.com", Reason: suppression.Manual}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := store.CampaignSends.Recipients(ctx, ws, ids)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/segment"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 func TestSegmentLifecycle(t *testing.T) {
@@ -95,11 +96,11 @@ func TestEachSuppressedAddress(t *testing.T) {
 	for i := range 30 {
 		addr := fmt.Sprintf("user%02d@example.test", i)
 		want = append(want, addr)
-		if err := store.Suppressions.AddSuppression(ctx, acme.ID, addr, "manual"); err != nil {
+		if _, _, err := store.Suppressions.PutSuppression(ctx, acme.ID, suppression.Suppression{Email: addr, Reason: suppression.Manual}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := store.Suppressions.AddSuppression(ctx, other.ID, "foreign@example.test", "manual"); err != nil {
+	if _, _, err := store.Suppressions.PutSuppression(ctx, other.ID, suppression.Suppression{Email: "foreign@example.test", Reason: suppression.Manual}); err != nil {
 		t.Fatal(err)
 	}
 	rec.Reset()

@@ -47,13 +47,6 @@ func suppressionListSK(created time.Time, address string) string {
 	return timeKey(created) + "#" + address
 }
 
-// AddSuppression puts an address on the workspace's do-not-send list (again
-// is harmless: the first entry stays).
-func (s *Suppressions) AddSuppression(ctx context.Context, workspaceID, address, reason string) error {
-	_, _, err := s.PutSuppression(ctx, workspaceID, suppression.Suppression{Email: address, Reason: suppression.StoredReason(reason)})
-	return err
-}
-
 // PutSuppression adds an entry unless its address is listed already, in
 // one conditional write; a listed address answers its entry as it is (the
 // failed condition returns it), so adding is idempotent and keeps the

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -78,5 +79,37 @@ func TestProblemOfAFault(t *testing.T) {
 	p, ok := httpapi.ProblemOf(errors.New(storeFault))
 	if ok || p.Status != 500 || p.Code != "internal_error" || p.Message == storeFault || p.Param != "" {
 		t.Errorf("fault: %+v, client error %v", p, ok)
+	}
+}
+
+// Detail the answer hides goes to the log: a fault, an internal error,
+// and the cause of a 503; a client error says all there is.
+func TestHidesDetail(t *testing.T) {
+	unavailable := fail.Unavailable(time.Second, "try again")
+	unavailable.Err = errors.New(storeFault)
+	for name, tc := range map[string]struct {
+		err  error
+		want bool
+	}{
+		"fault":                 {errors.New(storeFault), true},
+		"internal":              {fail.Errorf(fail.KindInternal, "", "", "broken"), true},
+		"unavailable, a cause":  {fmt.Errorf("put: %w", unavailable), true},
+		"unavailable, no cause": {fail.Unavailable(time.Second, "busy"), false},
+		"invalid":               {fail.Invalid("email", "bad"), false},
+	} {
+		if got := httpapi.HidesDetail(tc.err); got != tc.want {
+			t.Errorf("%s: HidesDetail = %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+// Retry-After is whole seconds, rounded up, and absent for no wait.
+func TestSetRetryAfter(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "", -time.Second: "", 1500 * time.Millisecond: "2", 2 * time.Second: "2"} {
+		rec := httptest.NewRecorder()
+		httpapi.SetRetryAfter(rec, d)
+		if got := rec.Header().Get("Retry-After"); got != want {
+			t.Errorf("SetRetryAfter(%v): %q, want %q", d, got, want)
+		}
 	}
 }

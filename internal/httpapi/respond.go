@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 type envelope struct {
@@ -29,15 +30,20 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 
 // writeProblem writes p in the error envelope with the request's id.
 func writeProblem(w http.ResponseWriter, r *http.Request, p Problem) {
-	if p.RetryAfter > 0 {
-		secs := int(math.Ceil(p.RetryAfter.Seconds()))
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-	}
+	SetRetryAfter(w, p.RetryAfter)
 	body := envelopeBody{Code: p.Code, Message: p.Message, RequestID: RequestID(r.Context())}
 	if p.Param != "" {
 		body.Param = &p.Param
 	}
 	WriteJSON(w, p.Status, envelope{Error: body})
+}
+
+// SetRetryAfter sets the Retry-After header to d in whole seconds,
+// rounded up; nothing when d is not positive.
+func SetRetryAfter(w http.ResponseWriter, d time.Duration) {
+	if d > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+	}
 }
 
 // Data wraps a single record as {"data": …}.

@@ -103,13 +103,20 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 // WriteError writes err in the error envelope, mapped by the error table.
 // Faults are logged with their detail and answered as a bare 500.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	p, ok := ProblemOf(err)
-	if fe, isFail := fail.As(err); !ok || isFail && fe.Err != nil {
-		// A fault, or a dependency's failure the client sees only as 503:
-		// the detail goes to the log alone.
+	if HidesDetail(err) {
 		s.logger().ErrorContext(r.Context(), "request failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
 	}
+	p, _ := ProblemOf(err)
 	writeProblem(w, r, p)
+}
+
+// HidesDetail reports whether err has detail the client is not shown, which
+// goes to the log alone: a fault, or a dependency's failure the client
+// sees only as a 503.
+func HidesDetail(err error) bool {
+	_, ok := ProblemOf(err)
+	fe, isFail := fail.As(err)
+	return !ok || isFail && fe.Err != nil
 }
 
 func (s *Server) errorHandler(err error) http.Handler {

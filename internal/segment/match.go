@@ -160,13 +160,13 @@ func compare[T int | float64](op Op, a, b T) bool {
 	return false
 }
 
-// matchTags applies has_tag (case-insensitive), exists (at least one
-// tag) or not_exists (none).
+// matchTags applies has_tag, exists (at least one tag) or not_exists
+// (none). Tags and has_tag's value are lower case by construction
+// (contact.ValidTag), so has_tag compares them as they are.
 func matchTags(cond Condition, tags []string) bool {
 	switch cond.Op {
 	case OpHasTag:
-		want := fold(cond.Value.Scalar.String)
-		return slices.ContainsFunc(tags, func(t string) bool { return fold(t) == want })
+		return slices.Contains(tags, cond.Value.Scalar.String)
 	case OpExists:
 		return len(tags) > 0
 	case OpNotExists:

@@ -3,7 +3,6 @@ package segment
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/contact"
@@ -17,7 +16,8 @@ type Contacts interface {
 }
 
 // Suppressions reads a workspace's do-not-send list: fn is called with
-// every address on it, lowercased.
+// every address on it, in its stored form (suppression.Key), which is a
+// contact's stored email form too: the two compare as they are.
 type Suppressions interface {
 	EachSuppressedAddress(ctx context.Context, workspaceID string, fn func(address string) error) error
 }
@@ -37,7 +37,7 @@ type Resolver struct {
 func (r *Resolver) Resolve(ctx context.Context, workspaceID string, filter Filter, now time.Time, fn func(contact.Contact) error) error {
 	suppressed := map[string]struct{}{}
 	err := r.Suppressions.EachSuppressedAddress(ctx, workspaceID, func(address string) error {
-		suppressed[strings.ToLower(address)] = struct{}{}
+		suppressed[address] = struct{}{}
 		return nil
 	})
 	if err != nil {
@@ -47,7 +47,7 @@ func (r *Resolver) Resolve(ctx context.Context, workspaceID string, filter Filte
 		if !c.Subscribed || !filter.Match(c, now) {
 			return nil
 		}
-		if _, ok := suppressed[strings.ToLower(c.Email)]; ok {
+		if _, ok := suppressed[c.Email]; ok {
 			return nil
 		}
 		return fn(c)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // ContactStore ends a contact's subscription: subscribed false, and
@@ -16,14 +17,11 @@ type ContactStore interface {
 	Unsubscribe(ctx context.Context, workspaceID, contactID string, at time.Time) (contact.Contact, error)
 }
 
-// SuppressionStore puts an address on the workspace's do-not-send list.
+// SuppressionStore puts an address on the workspace's do-not-send list
+// (suppression.Store's PutSuppression; again keeps the first entry).
 type SuppressionStore interface {
-	AddSuppression(ctx context.Context, workspaceID, address, reason string) error
+	PutSuppression(ctx context.Context, workspaceID string, s suppression.Suppression) (suppression.Suppression, bool, error)
 }
-
-// ReasonUnsubscribed is the do-not-send reason of an address that
-// unsubscribed without being a contact.
-const ReasonUnsubscribed = "unsubscribed"
 
 // Service verifies tokens and unsubscribes their recipient.
 type Service struct {
@@ -51,7 +49,8 @@ func (s *Service) Unsubscribe(ctx context.Context, token string) error {
 		return err
 	}
 	if t.Address != "" {
-		if err := s.Suppressions.AddSuppression(ctx, t.WorkspaceID, t.Address, ReasonUnsubscribed); err != nil {
+		entry := suppression.Suppression{Email: t.Address, Reason: suppression.Unsubscribed}
+		if _, _, err := s.Suppressions.PutSuppression(ctx, t.WorkspaceID, entry); err != nil {
 			return fmt.Errorf("unsubscribe address: %w", err)
 		}
 		return nil

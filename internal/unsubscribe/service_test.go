@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
 )
 
@@ -21,13 +22,13 @@ func (f *fakeContacts) Unsubscribe(_ context.Context, ws, id string, at time.Tim
 }
 
 type fakeSuppressions struct {
-	add   func(ws, address, reason string) error
+	put   func(ws string, s suppression.Suppression) error
 	calls int
 }
 
-func (f *fakeSuppressions) AddSuppression(_ context.Context, ws, address, reason string) error {
+func (f *fakeSuppressions) PutSuppression(_ context.Context, ws string, s suppression.Suppression) (suppression.Suppression, bool, error) {
 	f.calls++
-	return f.add(ws, address, reason)
+	return s, true, f.put(ws, s)
 }
 
 func TestUnsubscribe(t *testing.T) {
@@ -59,9 +60,9 @@ func TestUnsubscribe(t *testing.T) {
 				}
 				return contact.Contact{ID: id}, tc.contactErr
 			}}
-			suppressions := &fakeSuppressions{add: func(gotWS, address, reason string) error {
-				if gotWS != ws || address != "ann@example.com" || reason != "unsubscribed" {
-					t.Errorf("AddSuppression(%s, %s, %s)", gotWS, address, reason)
+			suppressions := &fakeSuppressions{put: func(gotWS string, s suppression.Suppression) error {
+				if want := (suppression.Suppression{Email: "ann@example.com", Reason: suppression.Unsubscribed}); gotWS != ws || s != want {
+					t.Errorf("PutSuppression(%s, %+v), want (%s, %+v)", gotWS, s, ws, want)
 				}
 				return tc.suppressErr
 			}}

@@ -1,12 +1,11 @@
 package audience
 
 import (
-	"context"
+	"log/slog"
 
-	"github.com/sesame-mail/sesame/internal/api/sdk"
-	"github.com/sesame-mail/sesame/internal/api/wire"
-	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/segment/segmenthttp"
@@ -15,11 +14,11 @@ import (
 // CreateSegment is the function of POST /api/v1/segments: it reads every
 // contact of the workspace and its do-not-send list, and writes the
 // segment.
-var CreateSegment = wire.Function[config.Read]{Name: routes.CreateSegment.Function, AWS: sdk.Load,
-	Build: func(_ context.Context, cfg config.Read, env wire.Env) (any, error) {
-		t := dynamo.Open(env.AWS, cfg.Table)
-		return wire.Route(env.Logger, &dynamo.Keys{Table: t}, routes.CreateSegment, SegmentHandlers(t).Routes())
-	}}
+var CreateSegment = tableroutes.Read(routes.CreateSegment, segments)
+
+func segments(t *dynamo.Table, _ httpapi.Cursors, _ *slog.Logger) []httpapi.Route {
+	return SegmentHandlers(t).Routes()
+}
 
 // SegmentHandlers serves the segment route over t.
 func SegmentHandlers(t *dynamo.Table) segmenthttp.Handlers {

@@ -4,19 +4,20 @@
 package checks
 
 import (
-	"context"
+	"log/slog"
 
-	"github.com/sesame-mail/sesame/internal/api/sdk"
-	"github.com/sesame-mail/sesame/internal/api/wire"
-	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
 // CheckDeliverability serves POST /api/v1/deliverability/check.
-var CheckDeliverability = wire.Function[config.Read]{Name: routes.CheckDeliverability.Function, AWS: sdk.Load,
-	Build: func(_ context.Context, cfg config.Read, env wire.Env) (any, error) {
-		keys := &dynamo.Keys{Table: dynamo.Open(env.AWS, cfg.DynamoDB.Table)}
-		return wire.Route(env.Logger, keys, routes.CheckDeliverability, deliverabilityhttp.Handlers{}.Routes())
-	}}
+var CheckDeliverability = tableroutes.Read(routes.CheckDeliverability, deliverability)
+
+// deliverability is the check's handler; the table serves the key lookup
+// only.
+func deliverability(*dynamo.Table, httpapi.Cursors, *slog.Logger) []httpapi.Route {
+	return deliverabilityhttp.Handlers{}.Routes()
+}

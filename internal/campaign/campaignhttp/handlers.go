@@ -6,8 +6,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -77,7 +75,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 
 // Get answers GET /api/v1/campaigns/{id}.
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
-	id, err := campaignID(r)
+	id, err := httpapi.PathUUID(r, "campaign")
 	if err != nil {
 		return err
 	}
@@ -92,7 +90,7 @@ func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 // Cancel answers POST /api/v1/campaigns/{id}/cancel with the campaign as
 // cancelled.
 func (h Handlers) Cancel(w http.ResponseWriter, r *http.Request) error {
-	id, err := campaignID(r)
+	id, err := httpapi.PathUUID(r, "campaign")
 	if err != nil {
 		return err
 	}
@@ -102,14 +100,4 @@ func (h Handlers) Cancel(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[campaign.View]{Data: c.View()})
 	return nil
-}
-
-// campaignID reads the path's id; one that is not a UUID names no
-// campaign.
-func campaignID(r *http.Request) (string, error) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		return "", fail.NotFound("campaign")
-	}
-	return id.String(), nil
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -50,7 +48,7 @@ func (h Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 
 // Get answers GET /api/v1/contacts/{id}.
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
-	id, err := contactID(r)
+	id, err := httpapi.PathUUID(r, "contact")
 	if err != nil {
 		return err
 	}
@@ -64,7 +62,7 @@ func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 
 // Update answers PATCH /api/v1/contacts/{id}.
 func (h Handlers) Update(w http.ResponseWriter, r *http.Request) error {
-	id, err := contactID(r)
+	id, err := httpapi.PathUUID(r, "contact")
 	if err != nil {
 		return err
 	}
@@ -82,7 +80,7 @@ func (h Handlers) Update(w http.ResponseWriter, r *http.Request) error {
 
 // Delete answers DELETE /api/v1/contacts/{id}.
 func (h Handlers) Delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := contactID(r)
+	id, err := httpapi.PathUUID(r, "contact")
 	if err != nil {
 		return err
 	}
@@ -127,28 +125,21 @@ func parseFilter(r *http.Request) (contact.Filter, error) {
 		f.Email = e
 	}
 	if q.Has("subscribed") {
-		b, err := strconv.ParseBool(q.Get("subscribed"))
-		if err != nil || (q.Get("subscribed") != "true" && q.Get("subscribed") != "false") {
+		var b bool
+		switch q.Get("subscribed") {
+		case "true":
+			b = true
+		case "false":
+		default:
 			return contact.Filter{}, fail.Invalid("subscribed", "subscribed must be true or false")
 		}
 		f.Subscribed = &b
 	}
 	if q.Has("tag") {
-		p, err := contact.Patch{Tags: &[]string{q.Get("tag")}}.Check()
-		if err != nil {
+		if !contact.ValidTag(q.Get("tag")) {
 			return contact.Filter{}, fail.Invalid("tag", "a tag is 1 to %d characters of a-z, 0-9, _ and -", contact.MaxTag)
 		}
-		f.Tag = (*p.Tags)[0]
+		f.Tag = q.Get("tag")
 	}
 	return f, nil
-}
-
-// contactID is the path's contact id in its stored, lowercase form; an id
-// that is not a UUID cannot name a contact.
-func contactID(r *http.Request) (string, error) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		return "", fail.NotFound("contact")
-	}
-	return id.String(), nil
 }

@@ -29,7 +29,7 @@ type ClickList struct {
 // newest first; unsubscribe clicks are only counted. An email that kept
 // only its latest click time (older rows) shows one reconstructed entry.
 func (h Handlers) Clicks(w http.ResponseWriter, r *http.Request) error {
-	id, err := emailID(r)
+	id, err := httpapi.PathUUID(r, "email")
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -34,7 +32,7 @@ func (h Handlers) Routes() []httpapi.Route {
 
 // Get answers GET /api/v1/emails/{id}.
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
-	id, err := emailID(r)
+	id, err := httpapi.PathUUID(r, "email")
 	if err != nil {
 		return err
 	}
@@ -79,14 +77,4 @@ func parseFilter(r *http.Request) (email.Filter, error) {
 		return email.Filter{}, fail.Invalid("environment", "environment must be live or test")
 	}
 	return f, nil
-}
-
-// emailID is the path's email id in its stored, lowercase form (UUIDs are
-// case-insensitive); an id that is not a UUID cannot name an email.
-func emailID(r *http.Request) (string, error) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		return "", fail.NotFound("email")
-	}
-	return id.String(), nil
 }

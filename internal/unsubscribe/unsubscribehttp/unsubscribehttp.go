@@ -9,12 +9,9 @@ import (
 	"errors"
 	"html/template"
 	"log/slog"
-	"math"
 	"net/http"
-	"strconv"
 	"sync"
 
-	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -78,14 +75,11 @@ func (h Handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 		render(w, http.StatusBadRequest, invalid)
 		return
 	}
-	p, known := httpapi.ProblemOf(err)
-	if fe, isFail := fail.As(err); !known || isFail && fe.Err != nil {
+	if httpapi.HidesDetail(err) {
 		h.logger().ErrorContext(r.Context(), "unsubscribe failed", slog.String("request_id", httpapi.RequestID(r.Context())), slog.Any("err", err))
 	}
-	if p.Status == http.StatusServiceUnavailable {
-		if p.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(p.RetryAfter.Seconds()))))
-		}
+	if p, _ := httpapi.ProblemOf(err); p.Status == http.StatusServiceUnavailable {
+		httpapi.SetRetryAfter(w, p.RetryAfter)
 		render(w, http.StatusServiceUnavailable, unavailable)
 		return
 	}
