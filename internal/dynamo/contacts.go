@@ -155,7 +155,8 @@ const transactRetries = 8
 // transact runs a transaction and returns the indexes of the items whose
 // condition failed (nil when it committed). A cancellation by a
 // concurrent transaction is retried after a short random pause, so the
-// answer is the state after the other one.
+// answer is the state after the other one; one still cancelled after
+// transactRetries is the store fault NewTable made of it.
 func (s *Contacts) transact(ctx context.Context, items []ddbtypes.TransactWriteItem) ([]int, error) {
 	for attempt := 0; ; attempt++ {
 		_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -177,7 +178,7 @@ func (s *Contacts) transact(ctx context.Context, items []ddbtypes.TransactWriteI
 			return failed, nil
 		}
 		if !conflict || attempt == transactRetries {
-			return nil, fail.Unavailable(faultRetryAfter, "the data store is busy with the same contacts; retry shortly")
+			return nil, err // a store fault (storeFault)
 		}
 		pause := time.Duration(5+rand.IntN(20<<min(attempt, 4))) * time.Millisecond
 		select {

@@ -2,11 +2,9 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/fail"
 )
@@ -27,10 +25,13 @@ func NewTable(db DB, name string) *Table {
 // still unwrap to the SDK's error.
 type faultsUnavailable struct{ db DB }
 
+// storeFault is err made transient unless it is an answer: a failed
+// condition, or a transaction cancelled by one (isTransactionConditionFailed).
+// A transaction cancelled only by throttling or a concurrent transaction is
+// a fault; it still unwraps to the cancellation, so a caller can read its
+// reasons.
 func storeFault(err error) error {
-	var ccf *ddbtypes.ConditionalCheckFailedException
-	var tce *ddbtypes.TransactionCanceledException
-	if err == nil || errors.As(err, &ccf) || errors.As(err, &tce) {
+	if err == nil || isConditionFailed(err) || isTransactionConditionFailed(err) {
 		return err
 	}
 	e := fail.Unavailable(faultRetryAfter, "the data store did not answer; retry shortly (with the same Idempotency-Key if you sent one)")

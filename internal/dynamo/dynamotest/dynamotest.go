@@ -67,7 +67,7 @@ func NewStore(t testing.TB) (dynamo.Repositories, *Recorder) {
 	t.Helper()
 	// Capacity is measured so tests can hold the write-unit budget.
 	rec := &Recorder{DB: Client(t), MeasureCapacity: true}
-	return dynamo.NewRepositories(&dynamo.Table{DB: rec, Name: NewTable(t)}), rec
+	return dynamo.NewRepositories(dynamo.NewTable(rec, NewTable(t))), rec
 }
 
 // Clock is a settable clock for Store.Now.
