@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
@@ -226,6 +227,8 @@ type chunkJob struct {
 	prog       Progress
 	ws         workspace.Workspace
 	sentGroups int
+	// sent is how many emails SES took in this job.
+	sent atomic.Int64
 }
 
 // pending lists the recipients of ids[from:to] not yet done.
@@ -255,7 +258,9 @@ func (j *chunkJob) runGroup(ctx context.Context, c campaign.Campaign, group []in
 		if err != nil {
 			return false, err
 		}
-		allowed = max(0, min(allowed, limit-used))
+		// The status pipeline counts a send later: what this job sent is
+		// not in used yet.
+		allowed = max(0, min(allowed, limit-used-int(j.sent.Load())))
 	}
 	ids := make([]string, len(group))
 	for k, i := range group {
@@ -374,6 +379,7 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 		_, err = j.Transport.Send(ctx, in)
 		switch {
 		case err == nil:
+			j.sent.Add(1)
 			return wentOut
 		case fail.IsPermanent(err):
 			return j.refuse(ctx, e, "rejected by the email provider: "+fail.MessageOf(err))

@@ -214,6 +214,20 @@ func TestSenderAllowancePauses(t *testing.T) {
 	}
 }
 
+// The allowance counts what this chunk already sent: the usage counter
+// is advanced by the status pipeline, later, so over four groups with 60
+// left only 60 go out before the pause.
+func TestSenderAllowanceCountsItsOwnSends(t *testing.T) {
+	w := newWorld(200, 200)
+	s, _ := newSender(w, 1000)
+	s.Workspaces = allowance{w, 100}
+	w.usage = 40 // the pipeline's count, which this chunk's sends do not move
+	deliver(t, s, w)
+	if w.c.Status != campaign.StatusPaused || !strings.Contains(w.c.PauseReason, "allowance") || len(w.ses) != 60 || w.c.SentCount != 60 {
+		t.Fatalf("campaign %s (%q), %d sent, %d counted; want paused after 60", w.c.Status, w.c.PauseReason, len(w.ses), w.c.SentCount)
+	}
+}
+
 type allowance struct {
 	*world
 	limit int
