@@ -112,6 +112,10 @@ func TestCampaignSendsEachRecipientOnce(t *testing.T) {
 		t.Errorf("unsubscribed %s: %d sends, want 0", gone, len(got))
 	}
 
+	byEmail := map[string]string{}
+	for _, ct := range contacts {
+		byEmail[ct.Email] = ct.ID
+	}
 	var list listBody
 	e.get(bearer(b.key), "/api/v1/emails?type=campaign").decode(t, http.StatusOK, &list)
 	if len(list.Data) != 2 {
@@ -126,8 +130,18 @@ func TestCampaignSendsEachRecipientOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := msg.Header.Get("List-Unsubscribe"); !strings.HasPrefix(strings.ReplaceAll(got, " ", ""), "<"+e.url+unsubscribe.PathPrefix) {
-			t.Errorf("email %s: List-Unsubscribe %q, want a link on %s", em.ID, got, e.url)
+		to, err := mail.ParseAddress(msg.Header.Get("To"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		link, err := e.deps.CampaignSender.Links.URL(unsubscribe.Token{WorkspaceID: b.id, ContactID: byEmail[to.Address],
+			Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: d.ApprovalID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "<" + link + ">, <mailto:" + b.sender.Email + "?subject=unsubscribe>"
+		if got := msg.Header.Get("List-Unsubscribe"); got != want || !strings.HasPrefix(link, e.url+unsubscribe.PathPrefix) {
+			t.Errorf("email %s: List-Unsubscribe %q, want %q on %s", em.ID, got, want, e.url)
 		}
 		if got := msg.Header.Get("List-Unsubscribe-Post"); got != "List-Unsubscribe=One-Click" {
 			t.Errorf("email %s: List-Unsubscribe-Post %q", em.ID, got)

@@ -15,6 +15,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -426,10 +427,27 @@ func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]by
 		return nil, fmt.Errorf("unsubscribe link: %w", err)
 	}
 	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
-	if msg, err = compose.WithUnsubscribe(msg, compose.Unsubscribe{URL: link, PostalAddress: j.ws.PostalAddress}); err != nil {
+	u := compose.Unsubscribe{URL: link, Mailto: unsubscribeMailbox(c.Sender), PostalAddress: j.ws.PostalAddress}
+	out, err := compose.WithUnsubscribe(msg, u)
+	if errors.Is(err, compose.ErrInvalid) {
+		// A mailbox a mailto cannot carry plainly: the link alone.
+		u.Mailto = ""
+		out, err = compose.WithUnsubscribe(msg, u)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return j.Build(msg)
+	return j.Build(out)
+}
+
+// unsubscribeMailbox is where a mailto unsubscribe request goes: Sesame
+// receives no mail, so a mailbox the workspace reads, the sender's first
+// reply-to, else the sender itself.
+func unsubscribeMailbox(s identity.Sender) string {
+	if len(s.ReplyTo) > 0 {
+		return s.ReplyTo[0]
+	}
+	return s.Email
 }
 
 // trackingOf is the workspace's default tracking mode; off only where

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/mail"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -63,10 +65,18 @@ func TestSenderSendsEachRecipientOnce(t *testing.T) {
 		}
 	}
 	raw := string(w.ses[0].Raw)
-	for _, want := range []string{"List-Unsubscribe:\r\n <https://mail.example/unsubscribe/", "List-Unsubscribe-Post: List-Unsubscribe=One-Click", "1 Main St, Springfield"} {
+	for _, want := range []string{"List-Unsubscribe-Post: List-Unsubscribe=One-Click", "1 Main St, Springfield"} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("message lacks %q", want)
 		}
+	}
+	msg, err := mail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := unsubscribeLink(t, s, w, w.ses[0].To)
+	if got, want := msg.Header.Get("List-Unsubscribe"), "<"+link+">, <mailto:news@shop.example?subject=unsubscribe>"; got != want {
+		t.Errorf("List-Unsubscribe = %q, want %q", got, want)
 	}
 	if w.ses[0].Tags["email_id"] == "" || w.ses[0].ConfigurationSet != "full" {
 		t.Errorf("send input %+v", w.ses[0].Tags)
@@ -237,4 +247,52 @@ func (a allowance) GetWorkspace(ctx context.Context, id string) (ws workspace.Wo
 	ws, err = a.world.GetWorkspace(ctx, id)
 	ws.MonthlyAllowance = a.limit
 	return ws, err
+}
+
+// unsubscribeLink is the unsubscribe link s gives the recipient at to.
+func unsubscribeLink(t *testing.T, s *Sender, w *world, to string) string {
+	t.Helper()
+	for id, r := range w.contacts {
+		if r.Email == to {
+			link, err := s.Links.URL(unsubscribe.Token{WorkspaceID: w.c.WorkspaceID, ContactID: id,
+				Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: w.c.ID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return link
+		}
+	}
+	t.Fatalf("no contact at %s", to)
+	return ""
+}
+
+// The mailto of List-Unsubscribe is the sender's first reply-to, else
+// the sender; a reply-to a mailto cannot carry plainly leaves the link
+// alone, and the email still goes.
+func TestSenderUnsubscribeMailto(t *testing.T) {
+	for name, tc := range map[string]struct {
+		replyTo []string
+		want    string
+	}{
+		"sender":             {nil, ", <mailto:news@shop.example?subject=unsubscribe>"},
+		"reply-to":           {[]string{"help@shop.example", "b@shop.example"}, ", <mailto:help@shop.example?subject=unsubscribe>"},
+		"reply-to not plain": {[]string{"h%elp@shop.example"}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(1, 1)
+			w.c.Sender.ReplyTo = tc.replyTo
+			s, _ := newSender(w, 1000)
+			deliver(t, s, w)
+			if len(w.ses) != 1 {
+				t.Fatalf("%d sends, want 1", len(w.ses))
+			}
+			msg, err := mail.ReadMessage(strings.NewReader(string(w.ses[0].Raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := msg.Header.Get("List-Unsubscribe"), "<"+unsubscribeLink(t, s, w, w.ses[0].To)+">"+tc.want; got != want {
+				t.Errorf("List-Unsubscribe = %q, want %q", got, want)
+			}
+		})
+	}
 }
