@@ -296,3 +296,23 @@ func TestSenderUnsubscribeMailto(t *testing.T) {
 		})
 	}
 }
+
+// An invocation with less than chunkBudget left hands the chunk over: the
+// same message goes back on the queue for a fresh invocation, nothing is
+// sent, and the delivery is not retried.
+func TestSenderHandsOverNearTheDeadline(t *testing.T) {
+	w := newWorld(10, 10)
+	s, _ := newSender(w, 1000)
+	ctx, cancel := context.WithTimeout(t.Context(), chunkBudget/2)
+	defer cancel()
+	b, _ := json.Marshal(ChunkMessage{WorkspaceID: w.c.WorkspaceID, CampaignID: w.c.ID, Chunk: 0})
+	if retry := s.Handle(ctx, []batch.Message{{ID: "m", Body: string(b)}}); len(retry) != 0 {
+		t.Errorf("retry %v, want none", retry)
+	}
+	if len(w.ses) != 0 || w.c.SentCount != 0 {
+		t.Errorf("%d sent, %d counted near the deadline, want none", len(w.ses), w.c.SentCount)
+	}
+	if len(w.enqueued) != 1 || string(w.enqueued[0]) != string(b) {
+		t.Errorf("enqueued %q, want the chunk's message %s", w.enqueued, b)
+	}
+}
