@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
@@ -60,7 +61,7 @@ func TestSenderSendsEachRecipientOnce(t *testing.T) {
 	}
 	wantExactlyOnce(t, w)
 	for _, e := range w.emails {
-		if e.Type != email.TypeCampaign || e.Status != email.StatusSent {
+		if e.Type != email.TypeCampaign || e.Status != email.StatusSent || e.Environment != apikey.Live {
 			t.Fatalf("email %+v", e)
 		}
 	}
