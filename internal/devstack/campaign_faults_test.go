@@ -1,6 +1,7 @@
 package devstack_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -8,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
@@ -123,5 +127,57 @@ func TestCampaignSESThrottlingLosesNoneSendsNoneTwice(t *testing.T) {
 	p.get(bearer(b.key), "/api/v1/emails?type=campaign&limit=100").decode(t, http.StatusOK, &list)
 	if len(list.Data) != 60 {
 		t.Errorf("GET /emails?type=campaign: %d emails, want 60", len(list.Data))
+	}
+}
+
+// An approval whose start the engine did not take is not stranded: a
+// campaign approved for later is approved again, which records its start
+// (and it starts on the tick); one approved to start now is resumed.
+// Both send every recipient once.
+func TestCampaignApprovedButStartFailed(t *testing.T) {
+	t.Parallel()
+	for name, later := range map[string]bool{"approve --at, approve again": true, "approve now, resume": false} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			now := time.Now().UTC()
+			clock := dynamotest.NewClock(now)
+			e, sends := startCampaignsAt(t, clock)
+			b, contacts := campaignWS(t, e, 2)
+			d := b.draft(t, e, b.segment(t, e, nil))
+			starter := &failingStarter{Starter: e.deps.CampaignStarter, fail: true}
+			approvals := e.approvals(starter)
+			approvals.Now = clock.Now
+			var at *time.Time
+			again := "resume"
+			if later {
+				at, again = ptr(now.Add(10*time.Minute)), "approve it again"
+			}
+			_, err := approvals.Approve(t.Context(), b.id, d.ApprovalID, at)
+			if !errors.Is(err, errStarterDown) || !strings.Contains(err.Error(), again) {
+				t.Fatalf("approve with the engine down: %v, want it to say %q", err, again)
+			}
+
+			starter.fail = false
+			if later {
+				if a, err := approvals.Approve(t.Context(), b.id, d.ApprovalID, at); err != nil || !a.Already {
+					t.Fatalf("approve again: %+v, %v", a, err)
+				}
+				clock.Set(at.Add(30 * time.Second))
+				if err := api.Ticks(e.deps)[routes.CampaignTick](t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := approvals.Resume(t.Context(), b.id, d.ApprovalID); err != nil {
+				t.Fatal(err)
+			}
+			drainSends(t, sends)
+			if c := e.getCampaign(t, b.bulkKey, d.ApprovalID); c.Status != string(campaign.StatusSent) || c.SentCount != 2 {
+				t.Errorf("campaign = %+v, want sent to 2", c)
+			}
+			for _, ct := range contacts {
+				if got := e.ses.sendsTo(ct.Email); len(got) != 1 {
+					t.Errorf("%s: %d sends, want 1", ct.Email, len(got))
+				}
+			}
+		})
 	}
 }

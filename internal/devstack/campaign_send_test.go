@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
@@ -112,6 +113,10 @@ func TestCampaignSendsEachRecipientOnce(t *testing.T) {
 		t.Errorf("unsubscribed %s: %d sends, want 0", gone, len(got))
 	}
 
+	byEmail := map[string]string{}
+	for _, ct := range contacts {
+		byEmail[ct.Email] = ct.ID
+	}
 	var list listBody
 	e.get(bearer(b.key), "/api/v1/emails?type=campaign").decode(t, http.StatusOK, &list)
 	if len(list.Data) != 2 {
@@ -126,8 +131,18 @@ func TestCampaignSendsEachRecipientOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := msg.Header.Get("List-Unsubscribe"); !strings.HasPrefix(strings.ReplaceAll(got, " ", ""), "<"+e.url+unsubscribe.PathPrefix) {
-			t.Errorf("email %s: List-Unsubscribe %q, want a link on %s", em.ID, got, e.url)
+		to, err := mail.ParseAddress(msg.Header.Get("To"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		link, err := e.deps.CampaignSender.Links.URL(unsubscribe.Token{WorkspaceID: b.id, ContactID: byEmail[to.Address],
+			Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: d.ApprovalID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "<" + link + ">, <mailto:" + b.sender.Email + "?subject=unsubscribe>"
+		if got := msg.Header.Get("List-Unsubscribe"); got != want || !strings.HasPrefix(link, e.url+unsubscribe.PathPrefix) {
+			t.Errorf("email %s: List-Unsubscribe %q, want %q on %s", em.ID, got, want, e.url)
 		}
 		if got := msg.Header.Get("List-Unsubscribe-Post"); got != "List-Unsubscribe=One-Click" {
 			t.Errorf("email %s: List-Unsubscribe-Post %q", em.ID, got)
@@ -216,6 +231,45 @@ func TestCampaignScheduledStartsOnTheTick(t *testing.T) {
 	for _, ct := range contacts {
 		if got := e.ses.sendsTo(ct.Email); len(got) != 1 {
 			t.Errorf("%s: %d sends, want 1", ct.Email, len(got))
+		}
+	}
+}
+
+// A campaign drafted with a test key (ps_test_) is, once the owner
+// approves it, sent for real: the approval is the owner's, so its emails
+// are live and reach SES.
+func TestCampaignFromTestKeyDraftSendsLive(t *testing.T) {
+	t.Parallel()
+	e, sends := startCampaigns(t)
+	b, contacts := campaignWS(t, e, 2)
+	testKey, _, err := e.store.Keys.CreateKey(t.Context(), b.id, apikey.Test, "", []apikey.Scope{apikey.EmailSendBulk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(testKey, "ps_test_") {
+		t.Fatalf("test key %q", testKey)
+	}
+	var d draftBody
+	e.post(testKey, "/api/v1/send/bulk", map[string]any{"segment_id": b.segment(t, e, nil), "subject": "News", "html": "<p>x</p>"}).
+		decode(t, http.StatusOK, &d)
+	if _, err := e.approvals(e.deps.CampaignStarter).Approve(t.Context(), b.id, d.ApprovalID, nil); err != nil {
+		t.Fatal(err)
+	}
+	drainSends(t, sends)
+
+	for _, ct := range contacts {
+		if got := e.ses.sendsTo(ct.Email); len(got) != 1 {
+			t.Errorf("%s: %d SES sends, want 1", ct.Email, len(got))
+		}
+	}
+	var list listBody
+	e.get(bearer(b.key), "/api/v1/emails?type=campaign").decode(t, http.StatusOK, &list)
+	if len(list.Data) != 2 {
+		t.Fatalf("GET /emails?type=campaign: %d emails, want 2", len(list.Data))
+	}
+	for _, em := range list.Data {
+		if em.Environment != string(apikey.Live) || em.Status != "sent" {
+			t.Errorf("email %s: %s, %s; want live and sent", em.ID, em.Environment, em.Status)
 		}
 	}
 }

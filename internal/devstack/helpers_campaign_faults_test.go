@@ -2,6 +2,7 @@ package devstack_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -130,4 +131,27 @@ func (p *campaignPipeline) wantOneSendEach(t *testing.T, addrs []string) {
 			t.Errorf("%s: %d sends, want 1", a, got)
 		}
 	}
+}
+
+// failingStarter is the engine's starter whose next start or schedule
+// fails while fail is set, as a queue or table fault would.
+type failingStarter struct {
+	campaign.Starter
+	fail bool
+}
+
+var errStarterDown = errors.New("the engine is unreachable")
+
+func (f *failingStarter) Start(ctx context.Context, c campaign.Campaign) error {
+	if f.fail {
+		return errStarterDown
+	}
+	return f.Starter.Start(ctx, c)
+}
+
+func (f *failingStarter) Schedule(ctx context.Context, c campaign.Campaign) error {
+	if f.fail {
+		return errStarterDown
+	}
+	return f.Starter.Schedule(ctx, c)
 }

@@ -150,8 +150,10 @@ type Approved struct {
 // Approve approves a pending campaign's current content, recording who
 // and when, and starts it now, or at at when that is in the future (it
 // is then scheduled). Approving a campaign already approved (scheduled,
-// sending, paused, sent) changes nothing; a discarded or cancelled one is
-// refused. No callback is sent.
+// sending, paused, sent) changes nothing, except that a scheduled one's
+// start is recorded again (its first recording may have failed; doing it
+// twice is harmless); a discarded or cancelled one is refused. No
+// callback is sent.
 func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *time.Time) (Approved, error) {
 	c, err := a.get(ctx, workspaceID, id)
 	if err != nil {
@@ -161,6 +163,11 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 	case campaign.StatusDiscarded, campaign.StatusCancelled:
 		return Approved{}, fmt.Errorf("campaign %s is %s: %w", c.ID, c.Status, ErrNotApprovable)
 	case campaign.StatusPendingApproval:
+	case campaign.StatusScheduled:
+		if err := a.Starter.Schedule(ctx, c); err != nil {
+			return Approved{Campaign: c, Already: true}, startNotRecorded(c, err)
+		}
+		return Approved{Campaign: c, Already: true}, nil
 	default:
 		return Approved{Campaign: c, Already: true}, nil
 	}
@@ -193,9 +200,20 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 		err = a.Starter.Start(ctx, c)
 	}
 	if err != nil {
-		return Approved{Campaign: c}, fmt.Errorf("campaign %s is approved (%s) but its start was not recorded; run `sesame approvals resume %s`: %w", c.ID, c.Status, c.ID, err)
+		return Approved{Campaign: c}, startNotRecorded(c, err)
 	}
 	return Approved{Campaign: c}, nil
+}
+
+// startNotRecorded is the error of an approved campaign whose start the
+// engine did not take, saying what repeats it: approving a scheduled
+// campaign again records its start again; resume queues a sending one.
+func startNotRecorded(c campaign.Campaign, err error) error {
+	again := "run `sesame approvals resume " + c.ID + "`"
+	if c.Status == campaign.StatusScheduled {
+		again = "approve it again"
+	}
+	return fmt.Errorf("campaign %s is approved (%s) but its start was not recorded; %s: %w", c.ID, c.Status, again, err)
 }
 
 // Edit is a change of a campaign's content; nil fields stay.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
@@ -14,6 +15,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -226,6 +228,8 @@ type chunkJob struct {
 	prog       Progress
 	ws         workspace.Workspace
 	sentGroups int
+	// sent is how many emails SES took in this job.
+	sent atomic.Int64
 }
 
 // pending lists the recipients of ids[from:to] not yet done.
@@ -255,7 +259,9 @@ func (j *chunkJob) runGroup(ctx context.Context, c campaign.Campaign, group []in
 		if err != nil {
 			return false, err
 		}
-		allowed = max(0, min(allowed, limit-used))
+		// The status pipeline counts a send later: what this job sent is
+		// not in used yet.
+		allowed = max(0, min(allowed, limit-used-int(j.sent.Load())))
 	}
 	ids := make([]string, len(group))
 	for k, i := range group {
@@ -374,6 +380,7 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 		_, err = j.Transport.Send(ctx, in)
 		switch {
 		case err == nil:
+			j.sent.Add(1)
 			return wentOut
 		case fail.IsPermanent(err):
 			return j.refuse(ctx, e, "rejected by the email provider: "+fail.MessageOf(err))
@@ -420,10 +427,27 @@ func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]by
 		return nil, fmt.Errorf("unsubscribe link: %w", err)
 	}
 	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
-	if msg, err = compose.WithUnsubscribe(msg, compose.Unsubscribe{URL: link, PostalAddress: j.ws.PostalAddress}); err != nil {
+	u := compose.Unsubscribe{URL: link, Mailto: unsubscribeMailbox(c.Sender), PostalAddress: j.ws.PostalAddress}
+	out, err := compose.WithUnsubscribe(msg, u)
+	if errors.Is(err, compose.ErrInvalid) {
+		// A mailbox a mailto cannot carry plainly: the link alone.
+		u.Mailto = ""
+		out, err = compose.WithUnsubscribe(msg, u)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return j.Build(msg)
+	return j.Build(out)
+}
+
+// unsubscribeMailbox is where a mailto unsubscribe request goes: Sesame
+// receives no mail, so a mailbox the workspace reads, the sender's first
+// reply-to, else the sender itself.
+func unsubscribeMailbox(s identity.Sender) string {
+	if len(s.ReplyTo) > 0 {
+		return s.ReplyTo[0]
+	}
+	return s.Email
 }
 
 // trackingOf is the workspace's default tracking mode; off only where

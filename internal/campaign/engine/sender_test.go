@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/mail"
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -58,15 +61,23 @@ func TestSenderSendsEachRecipientOnce(t *testing.T) {
 	}
 	wantExactlyOnce(t, w)
 	for _, e := range w.emails {
-		if e.Type != email.TypeCampaign || e.Status != email.StatusSent {
+		if e.Type != email.TypeCampaign || e.Status != email.StatusSent || e.Environment != apikey.Live {
 			t.Fatalf("email %+v", e)
 		}
 	}
 	raw := string(w.ses[0].Raw)
-	for _, want := range []string{"List-Unsubscribe:\r\n <https://mail.example/unsubscribe/", "List-Unsubscribe-Post: List-Unsubscribe=One-Click", "1 Main St, Springfield"} {
+	for _, want := range []string{"List-Unsubscribe-Post: List-Unsubscribe=One-Click", "1 Main St, Springfield"} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("message lacks %q", want)
 		}
+	}
+	msg, err := mail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := unsubscribeLink(t, s, w, w.ses[0].To)
+	if got, want := msg.Header.Get("List-Unsubscribe"), "<"+link+">, <mailto:news@shop.example?subject=unsubscribe>"; got != want {
+		t.Errorf("List-Unsubscribe = %q, want %q", got, want)
 	}
 	if w.ses[0].Tags["email_id"] == "" || w.ses[0].ConfigurationSet != "full" {
 		t.Errorf("send input %+v", w.ses[0].Tags)
@@ -214,6 +225,20 @@ func TestSenderAllowancePauses(t *testing.T) {
 	}
 }
 
+// The allowance counts what this chunk already sent: the usage counter
+// is advanced by the status pipeline, later, so over four groups with 60
+// left only 60 go out before the pause.
+func TestSenderAllowanceCountsItsOwnSends(t *testing.T) {
+	w := newWorld(200, 200)
+	s, _ := newSender(w, 1000)
+	s.Workspaces = allowance{w, 100}
+	w.usage = 40 // the pipeline's count, which this chunk's sends do not move
+	deliver(t, s, w)
+	if w.c.Status != campaign.StatusPaused || !strings.Contains(w.c.PauseReason, "allowance") || len(w.ses) != 60 || w.c.SentCount != 60 {
+		t.Fatalf("campaign %s (%q), %d sent, %d counted; want paused after 60", w.c.Status, w.c.PauseReason, len(w.ses), w.c.SentCount)
+	}
+}
+
 type allowance struct {
 	*world
 	limit int
@@ -223,4 +248,72 @@ func (a allowance) GetWorkspace(ctx context.Context, id string) (ws workspace.Wo
 	ws, err = a.world.GetWorkspace(ctx, id)
 	ws.MonthlyAllowance = a.limit
 	return ws, err
+}
+
+// unsubscribeLink is the unsubscribe link s gives the recipient at to.
+func unsubscribeLink(t *testing.T, s *Sender, w *world, to string) string {
+	t.Helper()
+	for id, r := range w.contacts {
+		if r.Email == to {
+			link, err := s.Links.URL(unsubscribe.Token{WorkspaceID: w.c.WorkspaceID, ContactID: id,
+				Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: w.c.ID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return link
+		}
+	}
+	t.Fatalf("no contact at %s", to)
+	return ""
+}
+
+// The mailto of List-Unsubscribe is the sender's first reply-to, else
+// the sender; a reply-to a mailto cannot carry plainly leaves the link
+// alone, and the email still goes.
+func TestSenderUnsubscribeMailto(t *testing.T) {
+	for name, tc := range map[string]struct {
+		replyTo []string
+		want    string
+	}{
+		"sender":             {nil, ", <mailto:news@shop.example?subject=unsubscribe>"},
+		"reply-to":           {[]string{"help@shop.example", "b@shop.example"}, ", <mailto:help@shop.example?subject=unsubscribe>"},
+		"reply-to not plain": {[]string{"h%elp@shop.example"}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(1, 1)
+			w.c.Sender.ReplyTo = tc.replyTo
+			s, _ := newSender(w, 1000)
+			deliver(t, s, w)
+			if len(w.ses) != 1 {
+				t.Fatalf("%d sends, want 1", len(w.ses))
+			}
+			msg, err := mail.ReadMessage(strings.NewReader(string(w.ses[0].Raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := msg.Header.Get("List-Unsubscribe"), "<"+unsubscribeLink(t, s, w, w.ses[0].To)+">"+tc.want; got != want {
+				t.Errorf("List-Unsubscribe = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// An invocation with less than chunkBudget left hands the chunk over: the
+// same message goes back on the queue for a fresh invocation, nothing is
+// sent, and the delivery is not retried.
+func TestSenderHandsOverNearTheDeadline(t *testing.T) {
+	w := newWorld(10, 10)
+	s, _ := newSender(w, 1000)
+	ctx, cancel := context.WithTimeout(t.Context(), chunkBudget/2)
+	defer cancel()
+	b, _ := json.Marshal(ChunkMessage{WorkspaceID: w.c.WorkspaceID, CampaignID: w.c.ID, Chunk: 0})
+	if retry := s.Handle(ctx, []batch.Message{{ID: "m", Body: string(b)}}); len(retry) != 0 {
+		t.Errorf("retry %v, want none", retry)
+	}
+	if len(w.ses) != 0 || w.c.SentCount != 0 {
+		t.Errorf("%d sent, %d counted near the deadline, want none", len(w.ses), w.c.SentCount)
+	}
+	if len(w.enqueued) != 1 || string(w.enqueued[0]) != string(b) {
+		t.Errorf("enqueued %q, want the chunk's message %s", w.enqueued, b)
+	}
 }
