@@ -187,6 +187,49 @@ func TestPlanSend(t *testing.T) {
 	}
 }
 
+// The reputation breaker counts the first bounce and the complaint of a
+// campaign or automation email, in the hour it was sent; transactional
+// email never pauses a campaign.
+func TestPlanReputation(t *testing.T) {
+	sent := at(9, 30, 0, 0)
+	campaign := func(e *email.Email) { e.Type, e.SentAt = email.TypeCampaign, sent }
+	cases := map[string]struct {
+		fixture string
+		email   []func(*email.Email)
+		want    []string // nil: nothing for the breaker
+	}{
+		"campaign bounce":      {"bounce-permanent", []func(*email.Email){campaign}, []string{"bounced"}},
+		"automation bounce":    {"bounce-transient", []func(*email.Email){func(e *email.Email) { e.Type, e.SentAt = email.TypeAutomation, sent }}, []string{"bounced"}},
+		"campaign complaint":   {"complaint", []func(*email.Email){campaign}, []string{"complained"}},
+		"transactional bounce": {"bounce-permanent", nil, nil},
+		"second bounce": {"bounce-permanent", []func(*email.Email){campaign, func(e *email.Email) {
+			e.Status, e.BouncedAt = email.StatusBounced, ptr(at(9, 31, 0, 0))
+		}}, nil},
+		"second complaint": {"complaint", []func(*email.Email){campaign, func(e *email.Email) {
+			e.Status, e.ComplainedAt = email.StatusComplained, ptr(at(9, 31, 0, 0))
+		}}, nil},
+		"campaign delivery": {"delivery", []func(*email.Email){campaign}, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := status.Plan(sentEmail(tc.email...), sesEvent(t, tc.fixture))
+			if c == nil {
+				t.Fatal("Plan = nil")
+			}
+			if !slices.Equal(c.Reputation, tc.want) {
+				t.Errorf("reputation = %v, want %v", c.Reputation, tc.want)
+			}
+			wantSent := time.Time{}
+			if tc.want != nil {
+				wantSent = sent
+			}
+			if !c.SentAt.Equal(wantSent) {
+				t.Errorf("sent at = %v, want %v", c.SentAt, wantSent)
+			}
+		})
+	}
+}
+
 func TestPlanMetricNames(t *testing.T) {
 	cases := map[string]struct {
 		typ  email.Type
