@@ -50,7 +50,7 @@ func (r *rig) measure(fn func()) sample {
 	r.db.take()
 	r.sqs.take()
 	r.logs.take()
-	r.ses.calls = 0
+	r.ses.take()
 	aside := r.db.asideCPU()
 	start := cpuTime()
 	fn()
@@ -58,7 +58,7 @@ func (r *rig) measure(fn func()) sample {
 	// shards) overlap the wrapper's reads, which then take out more than
 	// theirs: such a sample's CPU is not measured, it is zero.
 	cpu := max(0, cpuTime()-start-(r.db.asideCPU()-aside))
-	s := sample{cpu: cpu, db: r.db.take(), sesCalls: r.ses.calls}
+	s := sample{cpu: cpu, db: r.db.take(), sesCalls: r.ses.take()}
 	s.sqsRequests, s.sqsCalls = r.sqs.take()
 	s.logBytes, s.logLines = r.logs.take()
 	return s
