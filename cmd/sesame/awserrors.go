@@ -145,11 +145,7 @@ func notTheService(name, operation, where string, local bool, endpointVar string
 // (or AWS_ENDPOINT_URL) points the SDK elsewhere, else "in AWS (REGION)";
 // local is true for a loopback endpoint.
 func endpointOf(endpointVar, region string) (where string, local bool) {
-	u := os.Getenv(endpointVar)
-	if u == "" {
-		u = os.Getenv("AWS_ENDPOINT_URL")
-	}
-	if u != "" {
+	if u := endpointURL(endpointVar); u != "" {
 		return "at " + u, isLoopbackURL(u)
 	}
 	if region == "" {

@@ -152,7 +152,7 @@ func sesClient(awsCfg aws.Config) (ses.API, error) {
 		return client, nil
 	}
 	// Never fake verification of a real SES account's identities.
-	if endpoint := os.Getenv("AWS_ENDPOINT_URL_SESV2"); !isLoopbackURL(endpoint) {
+	if endpoint := endpointURL("AWS_ENDPOINT_URL_SESV2"); !isLoopbackURL(endpoint) {
 		return nil, fmt.Errorf("%s is set (the local stack's data, from .sesame/dev.env) but AWS_ENDPOINT_URL_SESV2 (%q) is not the local SES emulator: unset %s to manage SES identities in AWS", devstack.DataEnv, endpoint, devstack.DataEnv)
 	}
 	return &devstack.LocalSES{Path: devstack.IdentitiesFile(dataDir), Next: client}, nil
