@@ -117,6 +117,16 @@ func (b Batching) Expected(rate float64) float64 {
 	return math.Max(1, math.Min(float64(b.Size), 1+rate*b.Window.Seconds()))
 }
 
+// sqsChunkBytes is the payload SQS bills as one request: a request of up
+// to 256 KB is billed one request per 64 KB chunk.
+const sqsChunkBytes = 64 << 10
+
+// SQSRequests are the requests SQS bills for one API call carrying
+// payloadBytes of message bodies (at least one, an empty call too).
+func SQSRequests(payloadBytes int) float64 {
+	return float64(max(1, (payloadBytes+sqsChunkBytes-1)/sqsChunkBytes))
+}
+
 // ConsumeRequests are the SQS requests of consuming one message in
 // batches of batch: its share of the event source's ReceiveMessage and
 // DeleteMessageBatch. Sending it is the producer's request, counted
