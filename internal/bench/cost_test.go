@@ -329,7 +329,7 @@ func (s scenario) price() (cost.Work, []string) {
 		case routes.CampaignSender.Function:
 			batchWait = senderWait(wait, mean(float64(fw.sum.sesCalls)))
 		}
-		w.Lambda = append(w.Lambda, cost.Invocations{Function: fn, MemoryMB: mem, Count: invocations,
+		w.Lambda = append(w.Lambda, cost.Invocations{MemoryMB: mem, Count: invocations,
 			Duration: cost.Duration(time.Duration(batchSize*float64(cpu)), mem, batchWait)})
 		if fn == routes.Status.Function {
 			w.SESEvents += msgs

@@ -122,9 +122,9 @@ func swapID(item map[string]ddbtypes.AttributeValue, old, new string) map[string
 
 // handlerResult is what BenchmarkHandler measured for one body.
 type handlerResult struct {
-	body                     body
-	real, minimal            []time.Duration
-	logBytes, logLines, reqs int
+	body           body
+	real, minimal  []time.Duration
+	logBytes, reqs int
 }
 
 var handlerResults struct {
@@ -216,7 +216,7 @@ func BenchmarkHandler(b *testing.B) {
 					b.Fatalf("minimal: %d %v", resp.StatusCode, err)
 				}
 			}
-			res.logBytes, res.logLines = logs.take()
+			res.logBytes, _ = logs.take()
 			res.reqs = len(res.real)
 			b.ReportMetric(ms(percentile(res.real, 0.5)), "cpu-p50-ms")
 			b.ReportMetric(ms(percentile(res.real, 0.99)), "cpu-p99-ms")

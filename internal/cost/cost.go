@@ -160,7 +160,6 @@ var PlatformLines = []string{
 // Invocations are count invocations of a function of memoryMB, each
 // billed for duration.
 type Invocations struct {
-	Function string
 	MemoryMB float64
 	Count    float64
 	Duration time.Duration
@@ -183,20 +182,6 @@ type Work struct {
 	// ItemByteMonths is table storage: the bytes of items written, times
 	// the months they are kept. PITR is billed on the same size.
 	ItemByteMonths float64
-}
-
-// Add is w with o added.
-func (w Work) Add(o Work) Work {
-	w.APIRequests += o.APIRequests
-	w.Lambda = append(append([]Invocations(nil), w.Lambda...), o.Lambda...)
-	w.ReadUnits += o.ReadUnits
-	w.WriteUnits += o.WriteUnits
-	w.SQSRequests += o.SQSRequests
-	w.SESEvents += o.SESEvents
-	w.LogMonths = max(w.LogMonths, o.LogMonths)
-	w.LogBytes += o.LogBytes
-	w.ItemByteMonths += o.ItemByteMonths
-	return w
 }
 
 // Times is w done n times.
