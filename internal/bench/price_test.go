@@ -42,7 +42,7 @@ func TestScenarioPrice(t *testing.T) {
 		}},
 		routes.Status.Function: {messages: 20, sum: sample{
 			cpu: 40 * time.Millisecond, db: dbUsage{Calls: 60, Read: 20, Write: 60},
-			sqsRequests: 20, sqsCalls: 20, logBytes: 3000, logLines: 20,
+			sqsRequests: 10, sqsCalls: 10, logBytes: 3000, logLines: 20,
 		}},
 		routes.CampaignSender.Function: {messages: 1, sum: sample{
 			cpu: 10 * time.Millisecond, db: dbUsage{Calls: 20, Read: 5, Write: 10},
@@ -56,10 +56,11 @@ func TestScenarioPrice(t *testing.T) {
 	//     = 3.455 ms: 49 ms billed. 1 RRU, 3 WRU, 200 + 26 B of logs and
 	//     the access log line.
 	//   status: 2 messages; batches of min(10, 1 + 5×2 msg/s × 2 s) = 10,
-	//     so 0.2 invocations. A batch waits 10 × (3×5 + 1×8) = 230 ms and
-	//     burns 10 × 2 ms × 1769/256 = 138.2 ms: 369 ms billed. SQS:
-	//     2 × 2/10 receive and delete + 2 EventBridge deliveries + 2 × 1
-	//     sent = 4.4. 2 SES events, 2 RRU, 6 WRU, 2 × (150 + 26) B of logs.
+	//     so 0.2 invocations. A batch waits 10 × (3×5 + 0.5×8) = 190 ms
+	//     (a mean of half an SQS call a message is half a call's wait) and
+	//     burns 10 × 2 ms × 1769/256 = 138.2 ms: 329 ms billed. SQS:
+	//     2 × 2/10 receive and delete + 2 EventBridge deliveries + 2 × 0.5
+	//     sent = 3.4. 2 SES events, 2 RRU, 6 WRU, 2 × (150 + 26) B of logs.
 	//   campaign-sender: 0.1 messages, one a batch. Its 10 sends take
 	//     10/14 s at the priced pace, longer than (20×5 + 10×30)/8 ms of
 	//     calls shared by the workers: 714.29 ms, plus 10 ms × 1769/256 =
@@ -70,10 +71,10 @@ func TestScenarioPrice(t *testing.T) {
 		Lambda: []cost.Invocations{
 			{MemoryMB: 256, Count: 0.1, Duration: 784 * time.Millisecond}, // campaign-sender
 			{MemoryMB: 1024, Count: 1, Duration: 49 * time.Millisecond},   // send
-			{MemoryMB: 256, Count: 0.2, Duration: 369 * time.Millisecond}, // status
+			{MemoryMB: 256, Count: 0.2, Duration: 329 * time.Millisecond}, // status
 		},
 		ReadUnits: 1 + 2 + 0.5, WriteUnits: 3 + 6 + 1,
-		SQSRequests: 0.2 + 0.4 + 2 + 2, SESEvents: 2,
+		SQSRequests: 0.2 + 0.4 + 2 + 1, SESEvents: 2,
 		LogBytes:  float64(len(accessLogLine())+26) + 226 + 352 + 63,
 		LogMonths: 1, ItemByteMonths: 500,
 	}
