@@ -121,6 +121,36 @@ func (b *billedDB) current(ctx context.Context, table *string, key map[string]dd
 	return out.Item
 }
 
+// currentAll is the items at keys as they are now (nil where none), read
+// 100 keys a call; not billed.
+func (b *billedDB) currentAll(ctx context.Context, table *string, keys []map[string]ddbtypes.AttributeValue) []map[string]ddbtypes.AttributeValue {
+	start := cpuTime()
+	defer func() {
+		b.mu.Lock()
+		b.aside += cpuTime() - start
+		b.mu.Unlock()
+	}()
+	found := map[string]map[string]ddbtypes.AttributeValue{}
+	for i := 0; i < len(keys); i += 100 {
+		pending := map[string]ddbtypes.KeysAndAttributes{aws.ToString(table): {Keys: keys[i:min(i+100, len(keys))], ConsistentRead: aws.Bool(true)}}
+		for len(pending) > 0 {
+			out, err := b.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+			if err != nil {
+				break
+			}
+			for _, it := range out.Responses[aws.ToString(table)] {
+				found[keyString(keyOf(it))] = it
+			}
+			pending = out.UnprocessedKeys
+		}
+	}
+	items := make([]map[string]ddbtypes.AttributeValue, len(keys))
+	for i, k := range keys {
+		items[i] = found[keyString(k)]
+	}
+	return items
+}
+
 // writeUnits bills writing key from before to after (nil: absent), on the
 // table and on each index; failed is a write whose condition failed.
 func writeUnits(before, after map[string]ddbtypes.AttributeValue, failed bool) float64 {
@@ -244,11 +274,16 @@ func unprocessed(keys []map[string]ddbtypes.AttributeValue, key map[string]ddbty
 func (b *billedDB) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	out, err := b.DB.Query(ctx, in, opts...)
 	if err == nil {
-		total := 0
-		for _, it := range out.Items {
-			if projected(in.ProjectionExpression, in.AttributesToGet) {
-				it = b.current(ctx, in.TableName, keyOf(it))
+		items := out.Items
+		if projected(in.ProjectionExpression, in.AttributesToGet) {
+			keys := make([]map[string]ddbtypes.AttributeValue, len(items))
+			for i, it := range items {
+				keys[i] = keyOf(it)
 			}
+			items = b.currentAll(ctx, in.TableName, keys)
+		}
+		total := 0
+		for _, it := range items {
 			total += cost.ItemSize(it)
 		}
 		// Items a filter dropped were read too: at the returned items'
