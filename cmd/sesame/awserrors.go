@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/smithy-go"
 	"github.com/spf13/cobra"
 
@@ -48,9 +49,7 @@ var (
 	deniedCodes = []string{"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "NotAuthorized", "AuthorizationError"}
 	badKeyCodes = []string{"UnrecognizedClientException", "InvalidClientTokenId", "InvalidSignatureException",
 		"SignatureDoesNotMatch", "IncompleteSignature", "MissingAuthenticationToken", "MissingAuthenticationTokenException", "InvalidAccessKeyId"}
-	expiredCodes  = []string{"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"}
-	throttleCodes = []string{"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded",
-		"ProvisionedThroughputExceededException", "RequestThrottled", "SlowDown"}
+	expiredCodes = []string{"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"}
 	noQueueCodes = []string{"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"}
 )
 
@@ -113,7 +112,7 @@ func explainAPI(apiErr smithy.APIError, name, operation, action, where string, a
 		return fmt.Sprintf("%s %s did not accept your AWS credentials (%s): check AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (aws configure list shows which are used)", name, where, code)
 	case oneOf(code, expiredCodes):
 		return fmt.Sprintf("your AWS credentials have expired (%s): sign in again (e.g. aws sso login) and retry", code)
-	case oneOf(code, throttleCodes):
+	case retry.IsErrorThrottles(retry.DefaultThrottles).IsErrorThrottle(apiErr) == aws.TrueTernary: // the SDK's own list
 		return fmt.Sprintf("AWS is throttling %s %s (%s): wait a moment and retry", name, operation, code)
 	case oneOf(code, noQueueCodes):
 		return fmt.Sprintf("the SQS queue does not exist %s: set SESAME_REVIEW_QUEUE_URL to the stack's ReviewQueueUrl output (or, locally, source .sesame/dev.env of the running stack)", where)
@@ -146,11 +145,7 @@ func notTheService(name, operation, where string, local bool, endpointVar string
 // (or AWS_ENDPOINT_URL) points the SDK elsewhere, else "in AWS (REGION)";
 // local is true for a loopback endpoint.
 func endpointOf(endpointVar, region string) (where string, local bool) {
-	u := os.Getenv(endpointVar)
-	if u == "" {
-		u = os.Getenv("AWS_ENDPOINT_URL")
-	}
-	if u != "" {
+	if u := endpointURL(endpointVar); u != "" {
 		return "at " + u, isLoopbackURL(u)
 	}
 	if region == "" {

@@ -176,10 +176,20 @@ func disableChecksum(o *dynamodb.Options) { o.DisableValidateResponseChecksum = 
 // disableChecksumIfLocal applies disableChecksum when the console talks to
 // a local emulator.
 func disableChecksumIfLocal() func(*dynamodb.Options) {
-	if isLoopbackURL(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")) {
+	if isLoopbackURL(endpointURL("AWS_ENDPOINT_URL_DYNAMODB")) {
 		return disableChecksum
 	}
 	return func(*dynamodb.Options) {}
+}
+
+// endpointURL is the endpoint the AWS SDK uses for the service of
+// serviceVar (AWS_ENDPOINT_URL_<SERVICE>): that variable, else the global
+// AWS_ENDPOINT_URL; "" is AWS itself.
+func endpointURL(serviceVar string) string {
+	if u := os.Getenv(serviceVar); u != "" {
+		return u
+	}
+	return os.Getenv("AWS_ENDPOINT_URL")
 }
 
 func isLoopbackURL(u string) bool {

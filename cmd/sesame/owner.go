@@ -31,11 +31,20 @@ import (
 type ownerClients struct {
 	DynamoDB dynamo.DB
 	SES      ses.API
-	SQS      queue.SendAPI
+	SQS      ownerSQS
 	Raw      owner.RawReader // nil: no messages are kept (a deployed stack)
-	// Approver names who approves a campaign; Starter starts it.
+	// Approver names who approves a campaign; Starter starts it (nil: the
+	// engine's starter over the table and the sends queue, when
+	// SESAME_SENDS_QUEUE_URL names one).
 	Approver owner.Approver
 	Starter  campaign.Starter
+}
+
+// ownerSQS is what the owner service sends to SQS: held emails to the
+// review queue, a started campaign's chunks to the sends queue.
+type ownerSQS interface {
+	queue.SendAPI
+	queue.BatchSendAPI
 }
 
 // newOwner builds the owner service over the stack's table, SES and the
@@ -47,6 +56,14 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 	var review owner.ReviewQueue // none: held clear and deny refuse
 	if cfg.ReviewQueueURL != "" {
 		review = &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL}
+	}
+	starter := c.Starter
+	if starter == nil {
+		starter = noEngine{}
+		if cfg.SendsQueueURL != "" {
+			starter = starts.NewStarter(repos.Table, repos.Campaigns, config.SendsQueue{SendsQueueURL: cfg.SendsQueueURL},
+				c.SQS, slog.New(slog.DiscardHandler))
+		}
 	}
 	return &owner.Service{
 		Workspaces:   &owner.Workspaces{Store: repos.Workspaces},
@@ -62,7 +79,7 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
 		Approvals: &owner.Approvals{
-			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: c.Starter, Check: bulk.Deliverability,
+			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: bulk.Deliverability,
 			Workspaces: repos.Workspaces,
 		},
 	}
@@ -99,14 +116,6 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 		clients.Approver = awsApprover{STS: sts.NewFromConfig(awsCfg)}
 		if dataDir != "" {
 			clients.Approver = localApprover{}
-		}
-	}
-	if clients.Starter == nil {
-		clients.Starter = noEngine{}
-		if c.cfg.SendsQueueURL != "" {
-			t := dynamo.NewTable(clients.DynamoDB, table)
-			clients.Starter = starts.NewStarter(t, &dynamo.Campaigns{Table: t}, config.SendsQueue{SendsQueueURL: c.cfg.SendsQueueURL},
-				sqs.NewFromConfig(awsCfg), slog.New(slog.DiscardHandler))
 		}
 	}
 	c.svc = newOwner(c.cfg, table, clients)
@@ -152,7 +161,7 @@ func sesClient(awsCfg aws.Config) (ses.API, error) {
 		return client, nil
 	}
 	// Never fake verification of a real SES account's identities.
-	if endpoint := os.Getenv("AWS_ENDPOINT_URL_SESV2"); !isLoopbackURL(endpoint) {
+	if endpoint := endpointURL("AWS_ENDPOINT_URL_SESV2"); !isLoopbackURL(endpoint) {
 		return nil, fmt.Errorf("%s is set (the local stack's data, from .sesame/dev.env) but AWS_ENDPOINT_URL_SESV2 (%q) is not the local SES emulator: unset %s to manage SES identities in AWS", devstack.DataEnv, endpoint, devstack.DataEnv)
 	}
 	return &devstack.LocalSES{Path: devstack.IdentitiesFile(dataDir), Next: client}, nil

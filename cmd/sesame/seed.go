@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -13,16 +12,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
-
-// dynamoEndpoint is the DynamoDB endpoint the AWS SDK uses when one is set
-// in the environment (the service's own variable wins over the global
-// one), or "" for AWS itself.
-func dynamoEndpoint() string {
-	if e := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"); e != "" {
-		return e
-	}
-	return os.Getenv("AWS_ENDPOINT_URL")
-}
 
 // devSeedCommand seeds the demo workspace of `sesame dev` (devstack.Seed:
 // the domain demo.sesame.test recorded as verified, its default sender, a
@@ -42,7 +31,7 @@ func (c *console) devSeedCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if endpoint := dynamoEndpoint(); !isLoopbackURL(endpoint) {
+			if endpoint := endpointURL("AWS_ENDPOINT_URL_DYNAMODB"); !isLoopbackURL(endpoint) {
 				return fmt.Errorf("dev seed records %s as verified without SES, so it needs a local DynamoDB: set AWS_ENDPOINT_URL_DYNAMODB (or AWS_ENDPOINT_URL) to one, e.g. LocalStack's http://127.0.0.1:4566 (it is %q)", devstack.DemoDomain, endpoint)
 			}
 			table, err := c.cfg.RequireTable()

@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,27 +63,48 @@ func loadBodies(b *testing.B) []body {
 	return out
 }
 
-// countedSES counts SES sends.
+// countedSES counts SES sends; the campaign sender sends from several
+// goroutines at once.
 type countedSES struct {
 	ses.API
+	mu    sync.Mutex
 	calls int
 }
 
 func (c *countedSES) SendEmail(ctx context.Context, in *sesv2.SendEmailInput, opts ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error) {
+	c.mu.Lock()
 	c.calls++
+	c.mu.Unlock()
 	return c.API.SendEmail(ctx, in, opts...)
 }
 
-// capturedEvents keeps the SES events the SES stand-in publishes.
-type capturedEvents struct{ bodies []string }
+// take returns the sends since the last take.
+func (c *countedSES) take() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.calls
+	c.calls = 0
+	return n
+}
+
+// capturedEvents keeps the SES events the SES stand-in publishes, from
+// however many goroutines send.
+type capturedEvents struct {
+	mu     sync.Mutex
+	bodies []string
+}
 
 func (c *capturedEvents) Enqueue(_ context.Context, v any) error {
 	b, err := json.Marshal(v)
+	c.mu.Lock()
 	c.bodies = append(c.bodies, string(b))
+	c.mu.Unlock()
 	return err
 }
 
 func (c *capturedEvents) drain() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	out := c.bodies
 	c.bodies = nil
 	return out

@@ -19,9 +19,11 @@ import (
 
 // billedDB wraps a DynamoDB client and bills each call by AWS's rules
 // (internal/cost), not by what the emulator reports: reads on the full
-// size of every item read (a BatchGetItem key not found still costs its
-// minimum), writes on the larger of the item's size before and after
-// (read around the call, uncounted), transactions twice, one more write
+// size of every item read (the items the call returns; read again,
+// uncounted, when it projects; a BatchGetItem key not found still costs
+// its minimum), writes on the larger of the item's size before (read
+// before the call, uncounted) and after (a put's item, an update's read
+// after the call), transactions twice, one more write
 // per global secondary index entry put or deleted (two when its key
 // changes). It also keeps the size and expiry of every item written, for
 // storage.
@@ -119,6 +121,36 @@ func (b *billedDB) current(ctx context.Context, table *string, key map[string]dd
 	return out.Item
 }
 
+// currentAll is the items at keys as they are now (nil where none), read
+// 100 keys a call; not billed.
+func (b *billedDB) currentAll(ctx context.Context, table *string, keys []map[string]ddbtypes.AttributeValue) []map[string]ddbtypes.AttributeValue {
+	start := cpuTime()
+	defer func() {
+		b.mu.Lock()
+		b.aside += cpuTime() - start
+		b.mu.Unlock()
+	}()
+	found := map[string]map[string]ddbtypes.AttributeValue{}
+	for i := 0; i < len(keys); i += 100 {
+		pending := map[string]ddbtypes.KeysAndAttributes{aws.ToString(table): {Keys: keys[i:min(i+100, len(keys))], ConsistentRead: aws.Bool(true)}}
+		for len(pending) > 0 {
+			out, err := b.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+			if err != nil {
+				break
+			}
+			for _, it := range out.Responses[aws.ToString(table)] {
+				found[keyString(keyOf(it))] = it
+			}
+			pending = out.UnprocessedKeys
+		}
+	}
+	items := make([]map[string]ddbtypes.AttributeValue, len(keys))
+	for i, k := range keys {
+		items[i] = found[keyString(k)]
+	}
+	return items
+}
+
 // writeUnits bills writing key from before to after (nil: absent), on the
 // table and on each index; failed is a write whose condition failed.
 func writeUnits(before, after map[string]ddbtypes.AttributeValue, failed bool) float64 {
@@ -184,10 +216,19 @@ func (b *billedDB) stored(key map[string]ddbtypes.AttributeValue, after map[stri
 	b.items[k] = it
 }
 
+// projected reports a read that returns only some attributes: its items
+// are not what AWS bills, the whole item is, read around the call.
+func projected(projection *string, attributes []string) bool {
+	return projection != nil || len(attributes) > 0
+}
+
 func (b *billedDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	out, err := b.DB.GetItem(ctx, in, opts...)
 	if err == nil {
-		full := b.current(ctx, in.TableName, in.Key) // billed on the whole item, whatever the projection
+		full := out.Item // billed on the whole item, whatever the projection
+		if projected(in.ProjectionExpression, in.AttributesToGet) {
+			full = b.current(ctx, in.TableName, in.Key)
+		}
 		trace("get %s %d B strong %v", keyString(in.Key), cost.ItemSize(full), aws.ToBool(in.ConsistentRead))
 		b.bill(cost.ReadUnits(cost.ItemSize(full), aws.ToBool(in.ConsistentRead)), 0)
 	}
@@ -199,13 +240,20 @@ func (b *billedDB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemIn
 	if err == nil {
 		units := 0.0
 		for table, ka := range in.RequestItems {
+			found := map[string]map[string]ddbtypes.AttributeValue{}
+			for _, it := range out.Responses[table] {
+				found[keyString(keyOf(it))] = it
+			}
 			for _, k := range ka.Keys {
-				if unprocessed(out, table, k) {
+				if unprocessed(out.UnprocessedKeys[table].Keys, k) {
 					continue // billed when the caller asks again
 				}
-				size := cost.ItemSize(b.current(ctx, aws.String(table), k))
-				trace("batchget %s %d B strong %v", keyString(k), size, aws.ToBool(ka.ConsistentRead))
-				units += cost.ReadUnits(size, aws.ToBool(ka.ConsistentRead))
+				full := found[keyString(k)] // nil: not found, still billed its minimum
+				if projected(ka.ProjectionExpression, ka.AttributesToGet) {
+					full = b.current(ctx, aws.String(table), k)
+				}
+				trace("batchget %s %d B strong %v", keyString(k), cost.ItemSize(full), aws.ToBool(ka.ConsistentRead))
+				units += cost.ReadUnits(cost.ItemSize(full), aws.ToBool(ka.ConsistentRead))
 			}
 		}
 		b.bill(units, 0)
@@ -213,8 +261,9 @@ func (b *billedDB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemIn
 	return out, err
 }
 
-func unprocessed(out *dynamodb.BatchGetItemOutput, table string, key map[string]ddbtypes.AttributeValue) bool {
-	for _, k := range out.UnprocessedKeys[table].Keys {
+// unprocessed reports whether key is among keys a batch call left.
+func unprocessed(keys []map[string]ddbtypes.AttributeValue, key map[string]ddbtypes.AttributeValue) bool {
+	for _, k := range keys {
 		if keyString(k) == keyString(key) {
 			return true
 		}
@@ -225,9 +274,17 @@ func unprocessed(out *dynamodb.BatchGetItemOutput, table string, key map[string]
 func (b *billedDB) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	out, err := b.DB.Query(ctx, in, opts...)
 	if err == nil {
+		items := out.Items
+		if projected(in.ProjectionExpression, in.AttributesToGet) {
+			keys := make([]map[string]ddbtypes.AttributeValue, len(items))
+			for i, it := range items {
+				keys[i] = keyOf(it)
+			}
+			items = b.currentAll(ctx, in.TableName, keys)
+		}
 		total := 0
-		for _, it := range out.Items {
-			total += cost.ItemSize(b.current(ctx, in.TableName, keyOf(it)))
+		for _, it := range items {
+			total += cost.ItemSize(it)
 		}
 		// Items a filter dropped were read too: at the returned items'
 		// mean size.
@@ -244,31 +301,40 @@ func (b *billedDB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts 
 	key := keyOf(in.Item)
 	before := b.current(ctx, in.TableName, key)
 	out, err := b.DB.PutItem(ctx, in, opts...)
-	b.bill(0, b.writeCost(ctx, in.TableName, key, before, err, false))
+	b.bill(0, b.writeCost(key, before, in.Item, err, false))
 	return out, err
 }
 
 func (b *billedDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	before := b.current(ctx, in.TableName, in.Key)
 	out, err := b.DB.UpdateItem(ctx, in, opts...)
-	b.bill(0, b.writeCost(ctx, in.TableName, in.Key, before, err, false))
+	b.bill(0, b.writeCost(in.Key, before, b.after(ctx, in.TableName, in.Key, err), err, false))
 	return out, err
 }
 
 func (b *billedDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
 	before := b.current(ctx, in.TableName, in.Key)
 	out, err := b.DB.DeleteItem(ctx, in, opts...)
-	b.bill(0, b.writeCost(ctx, in.TableName, in.Key, before, err, false))
+	b.bill(0, b.writeCost(in.Key, before, nil, err, false))
 	return out, err
 }
 
-// writeCost is the write units of one write of key from before, reading
-// the item after it; a write that failed its condition is billed on the
-// item as it is. The caller bills them, once per API call.
-func (b *billedDB) writeCost(ctx context.Context, table *string, key, before map[string]ddbtypes.AttributeValue, err error, transaction bool) float64 {
-	var after map[string]ddbtypes.AttributeValue
-	if err == nil {
-		after = b.current(ctx, table, key)
+// after is the item at key after an update, read unless the update failed.
+func (b *billedDB) after(ctx context.Context, table *string, key map[string]ddbtypes.AttributeValue, err error) map[string]ddbtypes.AttributeValue {
+	if err != nil {
+		return nil
+	}
+	return b.current(ctx, table, key)
+}
+
+// writeCost is the write units of one write of key from before to after
+// (nil: deleted), which it records for storage; a write that failed its
+// condition is billed on the item as it is. The caller bills them, once
+// per API call.
+func (b *billedDB) writeCost(key, before, after map[string]ddbtypes.AttributeValue, err error, transaction bool) float64 {
+	if err != nil {
+		after = nil
+	} else {
 		b.stored(key, after)
 	}
 	u := writeUnits(before, after, err != nil)
@@ -281,19 +347,19 @@ func (b *billedDB) writeCost(ctx context.Context, table *string, key, before map
 
 func (b *billedDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	type write struct {
-		table  *string
-		key    map[string]ddbtypes.AttributeValue
-		before map[string]ddbtypes.AttributeValue
-		check  bool
+		table         *string
+		key           map[string]ddbtypes.AttributeValue
+		before, after map[string]ddbtypes.AttributeValue
+		update, check bool
 	}
 	var writes []write
 	for _, it := range in.TransactItems {
 		var w write
 		switch {
 		case it.Put != nil:
-			w = write{table: it.Put.TableName, key: keyOf(it.Put.Item)}
+			w = write{table: it.Put.TableName, key: keyOf(it.Put.Item), after: it.Put.Item}
 		case it.Update != nil:
-			w = write{table: it.Update.TableName, key: it.Update.Key}
+			w = write{table: it.Update.TableName, key: it.Update.Key, update: true}
 		case it.Delete != nil:
 			w = write{table: it.Delete.TableName, key: it.Delete.Key}
 		case it.ConditionCheck != nil:
@@ -309,7 +375,10 @@ func (b *billedDB) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 			units += cost.Transactional(cost.WriteUnits(cost.ItemSize(w.before), 0))
 			continue
 		}
-		units += b.writeCost(ctx, w.table, w.key, w.before, err, true)
+		if w.update {
+			w.after = b.after(ctx, w.table, w.key, err)
+		}
+		units += b.writeCost(w.key, w.before, w.after, err, true)
 	}
 	b.bill(0, units)
 	return out, err
@@ -317,16 +386,16 @@ func (b *billedDB) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 
 func (b *billedDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	type write struct {
-		table  string
-		key    map[string]ddbtypes.AttributeValue
-		before map[string]ddbtypes.AttributeValue
+		table         string
+		key           map[string]ddbtypes.AttributeValue
+		before, after map[string]ddbtypes.AttributeValue
 	}
 	var writes []write
 	for table, reqs := range in.RequestItems {
 		for _, r := range reqs {
 			w := write{table: table}
 			if r.PutRequest != nil {
-				w.key = keyOf(r.PutRequest.Item)
+				w.key, w.after = keyOf(r.PutRequest.Item), r.PutRequest.Item
 			} else if r.DeleteRequest != nil {
 				w.key = r.DeleteRequest.Key
 			}
@@ -337,10 +406,28 @@ func (b *billedDB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIt
 	out, err := b.DB.BatchWriteItem(ctx, in, opts...)
 	units := 0.0
 	for _, w := range writes {
-		units += b.writeCost(ctx, aws.String(w.table), w.key, w.before, err, false)
+		if err == nil && unprocessedWrite(out.UnprocessedItems[w.table], w.key) {
+			continue // billed when the caller writes it again
+		}
+		units += b.writeCost(w.key, w.before, w.after, err, false)
 	}
 	b.bill(0, units)
 	return out, err
+}
+
+// unprocessedWrite reports whether the write of key is among reqs, the
+// writes a batch left.
+func unprocessedWrite(reqs []ddbtypes.WriteRequest, key map[string]ddbtypes.AttributeValue) bool {
+	var keys []map[string]ddbtypes.AttributeValue
+	for _, r := range reqs {
+		switch {
+		case r.PutRequest != nil:
+			keys = append(keys, keyOf(r.PutRequest.Item))
+		case r.DeleteRequest != nil:
+			keys = append(keys, r.DeleteRequest.Key)
+		}
+	}
+	return unprocessed(keys, key)
 }
 
 // trace writes what one call was billed for, with BENCH_TRACE set.

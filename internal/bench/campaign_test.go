@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -36,17 +37,13 @@ const localSendRate = 10_000
 // sender invocation waits on the pace, and Lambda bills the wait.
 const campaignSendRate = 14.0
 
-// senderWorkers is how many sends of a group the engine runs at once
-// (engine's workers).
-const senderWorkers = 8
-
 // senderWait is the modelled time one chunk message of the campaign
 // sender takes beyond its CPU: its calls' waits shared by the workers
 // that send at once, or the pace's time for its sends, whichever is
 // longer.
 func senderWait(calls time.Duration, sends float64) time.Duration {
 	paced := time.Duration(sends / campaignSendRate * float64(time.Second))
-	return max(paced, calls/senderWorkers)
+	return max(paced, calls/engine.Workers)
 }
 
 // ownerApprover is the console's AWS principal in the bench.

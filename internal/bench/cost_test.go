@@ -50,7 +50,7 @@ func (r *rig) measure(fn func()) sample {
 	r.db.take()
 	r.sqs.take()
 	r.logs.take()
-	r.ses.calls = 0
+	r.ses.take()
 	aside := r.db.asideCPU()
 	start := cpuTime()
 	fn()
@@ -58,7 +58,7 @@ func (r *rig) measure(fn func()) sample {
 	// shards) overlap the wrapper's reads, which then take out more than
 	// theirs: such a sample's CPU is not measured, it is zero.
 	cpu := max(0, cpuTime()-start-(r.db.asideCPU()-aside))
-	s := sample{cpu: cpu, db: r.db.take(), sesCalls: r.ses.calls}
+	s := sample{cpu: cpu, db: r.db.take(), sesCalls: r.ses.take()}
 	s.sqsRequests, s.sqsCalls = r.sqs.take()
 	s.logBytes, s.logLines = r.logs.take()
 	return s
@@ -146,15 +146,20 @@ func consumeBatch(b *testing.B, fn func(msgs []batch.Message) []string, bodies [
 // rate emails a second with perEmail events an email: the batch the cost
 // model prices it at, so the bench makes the writes a batch makes.
 func statusBatch(rate float64, perEmail int) int {
-	c, _ := consumerOf(routes.Status.Function)
-	batching := cost.Batching{Size: sizing.BatchSize(c), Window: sizing.BatchingWindow(c)}
-	return int(math.Round(batching.Expected(rate * float64(perEmail))))
+	return int(math.Round(batchingOf(routes.Status).Expected(rate * float64(perEmail))))
 }
 
-// emailRate is the traffic the rig's batches are sized for.
-func (r *rig) emailRate() float64 {
-	if r.rate > 0 {
-		return r.rate
+// batchingOf is how consumer c's event source feeds it, as the stack
+// deploys it.
+func batchingOf(c routes.Consumer) cost.Batching {
+	return cost.Batching{Size: sizing.BatchSize(c), Window: sizing.BatchingWindow(c)}
+}
+
+// pricedRate is rate, the emails per second batches are sized and priced
+// at, with zero meaning emailsPerSecond.
+func pricedRate(rate float64) float64 {
+	if rate > 0 {
+		return rate
 	}
 	return emailsPerSecond
 }
@@ -176,7 +181,7 @@ func (r *rig) pipeline(b *testing.B, w emailWork, engaged, flush bool) {
 		}
 	}
 	if perEmail > 0 {
-		r.batch = statusBatch(r.emailRate(), perEmail)
+		r.batch = statusBatch(pricedRate(r.rate), perEmail)
 	}
 	for len(r.pending) > 0 && (len(r.pending) >= r.batch || flush) {
 		n := min(len(r.pending), max(r.batch, 1))
@@ -294,10 +299,7 @@ func (s scenario) price() (cost.Work, []string) {
 	var w cost.Work
 	var notes []string
 	per := 1 / float64(s.emails)
-	rate := s.rate
-	if rate == 0 {
-		rate = emailsPerSecond
-	}
+	rate := pricedRate(s.rate)
 	w.LogMonths = 1 // every log group keeps a month (infra logRetention)
 	w.ItemByteMonths = s.byteMonths * per
 	for _, fn := range slices.Sorted(maps.Keys(s.work)) {
@@ -305,9 +307,10 @@ func (s scenario) price() (cost.Work, []string) {
 		msgs := float64(fw.messages) * per // per email
 		mean := func(v float64) float64 { return v / float64(fw.messages) }
 		cpu := time.Duration(mean(float64(fw.sum.cpu)))
-		wait := time.Duration(mean(float64(fw.sum.db.Calls)))*latency.dynamo +
-			time.Duration(mean(float64(fw.sum.sesCalls)))*latency.ses +
-			time.Duration(mean(float64(fw.sum.sqsCalls)))*latency.sqs
+		// Mean calls a message, fractions kept: 2.5 calls wait 2.5 calls.
+		wait := time.Duration(mean(float64(fw.sum.db.Calls))*float64(latency.dynamo) +
+			mean(float64(fw.sum.sesCalls))*float64(latency.ses) +
+			mean(float64(fw.sum.sqsCalls))*float64(latency.sqs))
 		size, ok := sizing.Of(fn)
 		if !ok {
 			panic("bench: priced work of " + fn + ", which the stack does not deploy")
@@ -316,8 +319,7 @@ func (s scenario) price() (cost.Work, []string) {
 		batchSize, invocations := 1.0, msgs
 		c, isConsumer := consumerOf(fn)
 		if isConsumer {
-			batching := cost.Batching{Size: sizing.BatchSize(c), Window: sizing.BatchingWindow(c)}
-			batchSize = batching.Expected(rate * msgs)
+			batchSize = batchingOf(c).Expected(rate * msgs)
 			invocations = msgs / batchSize
 			w.SQSRequests += msgs * cost.ConsumeRequests(batchSize)
 		} else {
@@ -333,7 +335,7 @@ func (s scenario) price() (cost.Work, []string) {
 		case routes.CampaignSender.Function:
 			batchWait = senderWait(wait, mean(float64(fw.sum.sesCalls)))
 		}
-		w.Lambda = append(w.Lambda, cost.Invocations{Function: fn, MemoryMB: mem, Count: invocations,
+		w.Lambda = append(w.Lambda, cost.Invocations{MemoryMB: mem, Count: invocations,
 			Duration: cost.Duration(time.Duration(batchSize*float64(cpu)), mem, batchWait)})
 		if fn == routes.Status.Function {
 			w.SESEvents += msgs

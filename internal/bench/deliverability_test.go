@@ -14,15 +14,17 @@ import (
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 )
 
-// checkBudget is the deliverability check's budget for 100 KB of HTML.
+// checkBudget is the deliverability check's budget for 100 KB of HTML,
+// held by the handler's median (the check with its JSON in and out).
 const checkBudget = 50 * time.Millisecond
 
 // BenchmarkDeliverabilityCheck is POST /api/v1/deliverability/check on a
-// 100 KB newsletter (76 stories, each an image and two links): the check
-// alone, and the handler (JSON decode, validation, check, JSON answer)
-// without the key lookup, which every route shares. The budget: 50 ms.
+// 100 KB newsletter that passes every check (76 stories, each an image
+// and two links): the check alone, and the handler (JSON decode,
+// validation, check, JSON answer) without the key lookup, which every
+// route shares. It fails over the budget.
 func BenchmarkDeliverabilityCheck(b *testing.B) {
-	html, err := os.ReadFile("../deliverability/testdata/newsletter-100k.html")
+	html, err := os.ReadFile("testdata/weekly-100k.html")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,4 +58,7 @@ func BenchmarkDeliverabilityCheck(b *testing.B) {
 	fmt.Printf("deliverability check of %d KB of HTML: p50 %.1f ms (p99 %.1f) alone, p50 %.1f ms (p99 %.1f) through the handler; budget %v\n",
 		len(html)>>10, ms(percentile(check, 0.5)), ms(percentile(check, 0.99)),
 		ms(percentile(handler, 0.5)), ms(percentile(handler, 0.99)), checkBudget)
+	if p50 := percentile(handler, 0.5); p50 > checkBudget {
+		b.Errorf("the deliverability check of %d KB takes %v at p50 through its handler, over the %v budget", len(html)>>10, p50, checkBudget)
+	}
 }

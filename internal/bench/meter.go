@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"golang.org/x/sys/unix"
+
+	"github.com/sesame-mail/sesame/internal/cost"
 )
 
 // cpuTime is the CPU time this process has used, all threads (the
@@ -68,8 +70,6 @@ type capturedSQS struct {
 	bodies   map[string][]string
 }
 
-func sqsRequests(payload int) float64 { return float64(max(1, (payload+65535)/65536)) }
-
 func (q *capturedSQS) keep(url string, bodies ...string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -80,7 +80,7 @@ func (q *capturedSQS) keep(url string, bodies ...string) {
 	for _, b := range bodies {
 		size += len(b)
 	}
-	q.requests += sqsRequests(size)
+	q.requests += cost.SQSRequests(size)
 	q.calls++
 	q.bodies[url] = append(q.bodies[url], bodies...)
 }

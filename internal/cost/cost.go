@@ -117,6 +117,16 @@ func (b Batching) Expected(rate float64) float64 {
 	return math.Max(1, math.Min(float64(b.Size), 1+rate*b.Window.Seconds()))
 }
 
+// sqsChunkBytes is the payload SQS bills as one request: a request of up
+// to 256 KB is billed one request per 64 KB chunk.
+const sqsChunkBytes = 64 << 10
+
+// SQSRequests are the requests SQS bills for one API call carrying
+// payloadBytes of message bodies (at least one, an empty call too).
+func SQSRequests(payloadBytes int) float64 {
+	return float64(max(1, (payloadBytes+sqsChunkBytes-1)/sqsChunkBytes))
+}
+
 // ConsumeRequests are the SQS requests of consuming one message in
 // batches of batch: its share of the event source's ReceiveMessage and
 // DeleteMessageBatch. Sending it is the producer's request, counted
@@ -150,7 +160,6 @@ var PlatformLines = []string{
 // Invocations are count invocations of a function of memoryMB, each
 // billed for duration.
 type Invocations struct {
-	Function string
 	MemoryMB float64
 	Count    float64
 	Duration time.Duration
@@ -173,20 +182,6 @@ type Work struct {
 	// ItemByteMonths is table storage: the bytes of items written, times
 	// the months they are kept. PITR is billed on the same size.
 	ItemByteMonths float64
-}
-
-// Add is w with o added.
-func (w Work) Add(o Work) Work {
-	w.APIRequests += o.APIRequests
-	w.Lambda = append(append([]Invocations(nil), w.Lambda...), o.Lambda...)
-	w.ReadUnits += o.ReadUnits
-	w.WriteUnits += o.WriteUnits
-	w.SQSRequests += o.SQSRequests
-	w.SESEvents += o.SESEvents
-	w.LogMonths = max(w.LogMonths, o.LogMonths)
-	w.LogBytes += o.LogBytes
-	w.ItemByteMonths += o.ItemByteMonths
-	return w
 }
 
 // Times is w done n times.

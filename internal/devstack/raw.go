@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -84,22 +83,12 @@ func (m *RawMessages) Raw(workspaceID, emailID string) ([]byte, error) {
 // path is the file of an email; ids are UUIDs, read in their canonical
 // lowercase form, and anything else is refused before it names a file.
 func (m *RawMessages) path(workspaceID, emailID string) (string, error) {
-	if !isID(workspaceID) || !isID(emailID) {
+	ws, errWS := uuid.Parse(workspaceID)
+	id, errID := uuid.Parse(emailID)
+	if errWS != nil || errID != nil {
 		return "", fmt.Errorf("workspace %q, email %q: not ids", workspaceID, emailID)
 	}
-	return filepath.Join(m.Dir, strings.ToLower(workspaceID), strings.ToLower(emailID)+".eml"), nil
-}
-
-func isID(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return filepath.Join(m.Dir, ws.String(), id.String()+".eml"), nil
 }
 
 func (m *RawMessages) logger() *slog.Logger {

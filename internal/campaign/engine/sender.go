@@ -32,8 +32,8 @@ const (
 	// groupSize recipients are read, sent and counted together: one
 	// status re-read, breaker check and progress commit per group.
 	groupSize = 50
-	// workers send a group's emails at once, each in a slot of the pace.
-	workers = 8
+	// Workers send a group's emails at once, each in a slot of the pace.
+	Workers = 8
 	// sendTries bounds the tries of one email against SES throttling or
 	// a fault; past them its claim is released and the chunk retried.
 	sendTries = 5
@@ -322,7 +322,7 @@ func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int
 	work := make(chan int)
 	pool := &slotPool{pacer: j.Pacer, want: len(sendable)}
 	var wg sync.WaitGroup
-	for range min(workers, len(sendable)) {
+	for range min(Workers, len(sendable)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
