@@ -48,7 +48,7 @@ func TestSendCleansUpAfterItsDeadline(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	e.ses.setFail(func(sending.SendInput) error { cancel(); return context.Canceled })
 	req := sending.Request{To: rcpt("deadline"), Subject: "Order " + uuid.NewString(), HTML: plainHTML}
-	if err := req.Validate(""); err != nil {
+	if err := req.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	p := apikey.Principal{WorkspaceID: s.id, Environment: apikey.Live}

@@ -205,16 +205,3 @@ func IsPermanent(err error) bool {
 func IsTransient(err error) bool {
 	return err != nil && !IsPermanent(err)
 }
-
-// PrefixParam scopes the param of err, when it is an *Error with one, to
-// a part of a larger input (prefix "emails[3]." for a batch item). err is
-// left unchanged; a copy is returned.
-func PrefixParam(err error, prefix string) error {
-	e, ok := As(err)
-	if !ok || prefix == "" || e.Param == "" {
-		return err
-	}
-	c := *e
-	c.Param = prefix + c.Param
-	return &c
-}

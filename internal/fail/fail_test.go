@@ -107,25 +107,6 @@ func TestErrorTextKeepsTheCauseForLogs(t *testing.T) {
 	}
 }
 
-func TestPrefixParam(t *testing.T) {
-	orig := fail.Invalid("to", "bad")
-	got, ok := fail.As(fail.PrefixParam(orig, "emails[2]."))
-	if !ok || got.Param != "emails[2].to" || got.Message != "bad" {
-		t.Errorf("prefixed = %+v", got)
-	}
-	if orig.Param != "to" {
-		t.Errorf("original changed: %+v", orig)
-	}
-	noParam := fail.NotFound("email")
-	if e, _ := fail.As(fail.PrefixParam(noParam, "emails[0].")); e.Param != "" {
-		t.Errorf("an error without a param got %q", e.Param)
-	}
-	fault := errors.New("x")
-	if fail.PrefixParam(fault, "emails[0].") != fault {
-		t.Error("a plain error changed")
-	}
-}
-
 func TestEveryKindHasAName(t *testing.T) {
 	seen := map[string]bool{}
 	for _, k := range fail.Kinds {

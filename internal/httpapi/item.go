@@ -1,7 +1,5 @@
 package httpapi
 
-import "strings"
-
 // ItemError is the error of one item of a batch (POST /send/batch, POST
 // /suppressions with emails), in the envelope's shape without request id.
 type ItemError struct {
@@ -10,23 +8,29 @@ type ItemError struct {
 	Param   *string `json:"param"`
 }
 
-// NewItemError scopes an item's problem to the item whose params start
-// with prefix (e.g. "emails[3]."): validation errors come prefixed
-// already; errors of the item's own work get the prefix here. A malformed
-// item, and an item that is a bare value, name the item itself.
-func NewItemError(p Problem, prefix string) *ItemError {
+// NewItemError scopes an item's problem, whose param names a field of the
+// item alone (as Validate, DecodeValue and the item's own work name it),
+// to the item, e.g. "emails[3]": a field becomes "emails[3].to", the item
+// as a whole ("body", as DecodeValue names a value that is not an object)
+// becomes "emails[3]", and a problem of no field, or of a header
+// (Idempotency-Key: body fields are lower case), has no param.
+func NewItemError(p Problem, item string) *ItemError {
 	out := &ItemError{Code: p.Code, Message: p.Message}
 	param := p.Param
-	item := strings.TrimSuffix(prefix, ".")
 	switch {
-	case param == "" || param == "Idempotency-Key":
-	case param == prefix+"body" || param == item:
+	case param == "" || isHeader(param):
+		return out
+	case param == "body":
 		param = item
-	case !strings.HasPrefix(param, prefix):
-		param = prefix + param
+	default:
+		param = item + "." + param
 	}
-	if param != "" {
-		out.Param = &param
-	}
+	out.Param = &param
 	return out
+}
+
+// isHeader reports whether param names a header: the API's body fields
+// and query parameters are lower case, headers are not.
+func isHeader(param string) bool {
+	return param[0] >= 'A' && param[0] <= 'Z'
 }

@@ -55,42 +55,38 @@ func (r *ReplyTo) UnmarshalJSON(b []byte) error {
 }
 
 // Validate checks everything that needs no I/O. Errors carry the field as
-// param; prefix scopes it for batch items (e.g. "emails[3].").
-func (r *Request) Validate(prefix string) error {
-	p := func(name string) string { return prefix + name }
+// param (a batch scopes it to its item: httpapi.NewItemError).
+func (r *Request) Validate() error {
 	switch {
 	case strings.TrimSpace(r.To) == "":
-		return fail.Missing(p("to"))
+		return fail.Missing("to")
 	case r.Subject == "":
-		return fail.Missing(p("subject"))
+		return fail.Missing("subject")
 	case strings.TrimSpace(r.HTML) == "":
-		return fail.Missing(p("html"))
+		return fail.Missing("html")
 	}
 	to, err := compose.ParseAddress(r.To)
 	if err != nil {
-		return fail.Invalid(p("to"), "to must be one email address: %s", err)
+		return fail.Invalid("to", "to must be one email address: %s", err)
 	}
 	r.To = to.Address
 	if err := email.CheckSubject(r.Subject); err != nil {
-		return fail.Invalid(p("subject"), "%s", err)
+		return fail.Invalid("subject", "%s", err)
 	}
 	if r.From != "" && r.SenderID == "" {
 		if _, err := compose.ParseSender(r.From); errors.Is(err, compose.ErrForeignName) {
-			return fail.Invalid(p("from"), "from: %s", err)
+			return fail.Invalid("from", "from: %s", err)
 		} else if err != nil {
-			return fail.Invalid(p("from"), "from must be one email address: %s", err)
+			return fail.Invalid("from", "from must be one email address: %s", err)
 		}
 	}
-	if err := checkReplyTo(r.ReplyTo, p("reply_to")); err != nil {
+	if err := checkReplyTo(r.ReplyTo, "reply_to"); err != nil {
 		return err
 	}
 	if r.Tracking != "" && !email.TrackingMode(r.Tracking).Valid() {
-		return fail.Invalid(p("tracking"), "tracking must be full, essential or off")
+		return fail.Invalid("tracking", "tracking must be full, essential or off")
 	}
-	if err := attachment.Validate(r.Attachments); err != nil {
-		return fail.PrefixParam(err, prefix)
-	}
-	return nil
+	return attachment.Validate(r.Attachments)
 }
 
 // checkReplyTo checks reply-to addresses (the request's or a sender's

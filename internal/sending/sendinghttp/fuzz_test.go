@@ -158,7 +158,7 @@ func wanted(t *testing.T, raw []byte) want {
 	if err := httpapi.DecodeValue(raw, &r); err != nil {
 		t.Fatalf("an accepted request does not decode: %v", err)
 	}
-	if err := r.Validate(""); err != nil {
+	if err := r.Validate(); err != nil {
 		t.Fatalf("an accepted request does not validate: %v", err)
 	}
 	w := want{to: r.To, subject: r.Subject, from: defaultSender.Email}

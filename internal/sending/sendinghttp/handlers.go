@@ -88,7 +88,7 @@ func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if err := req.Validate(""); err != nil {
+	if err := req.Validate(); err != nil {
 		return err
 	}
 	hash := ""
@@ -144,13 +144,10 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 	for i, raw := range req.Emails {
 		items[i].Index = i
 		g.Go(func() error {
-			prefix := "emails[" + strconv.Itoa(i) + "]."
 			var one sending.Request
 			err := httpapi.DecodeValue(raw, &one)
 			if err == nil {
-				err = one.Validate(prefix)
-			} else {
-				err = fail.PrefixParam(err, prefix)
+				err = one.Validate()
 			}
 			if err == nil {
 				key, hash := "", ""
@@ -174,7 +171,7 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 				h.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
 				problem.Message = "internal error; this email was not sent, retry it"
 			}
-			items[i].Error = httpapi.NewItemError(problem, prefix)
+			items[i].Error = httpapi.NewItemError(problem, "emails["+strconv.Itoa(i)+"]")
 			return nil
 		})
 	}

@@ -139,8 +139,8 @@ func (h Handlers) addMany(w http.ResponseWriter, r *http.Request, emails []json.
 	for i, raw := range emails {
 		items[i].Index = i
 		g.Go(func() error {
-			param := "emails[" + strconv.Itoa(i) + "]"
-			s, created, err := h.addOne(ctx, ws, raw, reason, param)
+			item := "emails[" + strconv.Itoa(i) + "]"
+			s, created, err := h.addOne(ctx, ws, raw, reason, item)
 			if err == nil {
 				v := s.View()
 				items[i].View, items[i].Created = &v, &created
@@ -152,7 +152,7 @@ func (h Handlers) addMany(w http.ResponseWriter, r *http.Request, emails []json.
 				return err
 			}
 			problem, _ := httpapi.ProblemOf(err)
-			items[i].Error = httpapi.NewItemError(problem, param+".")
+			items[i].Error = httpapi.NewItemError(problem, item)
 			return nil
 		})
 	}
@@ -163,15 +163,17 @@ func (h Handlers) addMany(w http.ResponseWriter, r *http.Request, emails []json.
 	return nil
 }
 
-// addOne reads one item of emails (a string holding an address) and adds it.
-func (h Handlers) addOne(ctx context.Context, ws string, raw json.RawMessage, reason suppression.Reason, param string) (suppression.Suppression, bool, error) {
+// addOne reads one item of emails (a string holding an address, named
+// item in messages) and adds it. A refusal names the item as a whole
+// (param "body", which httpapi.NewItemError scopes to the item).
+func (h Handlers) addOne(ctx context.Context, ws string, raw json.RawMessage, reason suppression.Reason, item string) (suppression.Suppression, bool, error) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return suppression.Suppression{}, false, fail.Invalid(param, "%s must be a string holding an address", param)
+		return suppression.Suppression{}, false, fail.Invalid("body", "%s must be a string holding an address", item)
 	}
 	addr, err := suppression.ParseEmail(s)
 	if err != nil {
-		return suppression.Suppression{}, false, fail.Invalid(param, "%s is not a valid address: %v", param, err)
+		return suppression.Suppression{}, false, fail.Invalid("body", "%s is not a valid address: %v", item, err)
 	}
 	return h.Store.PutSuppression(ctx, ws, suppression.Suppression{Email: addr, Reason: reason})
 }
