@@ -10,17 +10,12 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/segment"
-	"github.com/sesame-mail/sesame/internal/timestamp"
 )
 
 // segmentShown is what `segments show` prints: the segment, its
 // recipients now and a sample of them.
 type segmentShown struct {
-	ID            string         `json:"id"`
-	Name          string         `json:"name"`
-	Filter        segment.Filter `json:"filter"`
-	ContactCount  int            `json:"contact_count"`
-	CreatedAt     string         `json:"created_at"`
+	segment.View
 	RecipientsNow int            `json:"recipients_now"`
 	Sample        []contact.View `json:"sample"`
 }
@@ -38,13 +33,14 @@ func (c *console) segmentsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if segs == nil {
-				segs = []segment.Segment{}
+			views := make([]segment.View, 0, len(segs))
+			for _, s := range segs {
+				views = append(views, s.View())
 			}
-			return c.print(segs, func(w io.Writer) {
+			return c.print(views, func(w io.Writer) {
 				fmt.Fprintln(w, "ID\tNAME\tCONTACTS AT CREATION\tCREATED")
-				for _, s := range segs {
-					fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", s.ID, s.Name, s.ContactCount, timestamp.Format(s.CreatedAt))
+				for _, v := range views {
+					fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", v.ID, v.Name, v.ContactCount, v.CreatedAt)
 				}
 			})
 		}),
@@ -60,10 +56,7 @@ func (c *console) segmentsCommand() *cobra.Command {
 			if err != nil {
 				return flagged(cmd, err)
 			}
-			out := segmentShown{
-				ID: s.ID, Name: s.Name, Filter: s.Filter, ContactCount: s.ContactCount, CreatedAt: timestamp.Format(s.CreatedAt),
-				RecipientsNow: s.Count, Sample: make([]contact.View, 0, len(s.Sample)),
-			}
+			out := segmentShown{View: s.View(), RecipientsNow: s.Count, Sample: make([]contact.View, 0, len(s.Sample))}
 			for _, ct := range s.Sample {
 				out.Sample = append(out.Sample, ct.View())
 			}

@@ -15,7 +15,7 @@ import (
 func TestContactLifecycleOverHTTP(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
-	_, key := e.workspace(apikey.Live)
+	key := newSendWS(t, e, defaultSender()).key
 	c := e.createContact(t, key, map[string]any{
 		"email": " Jane@Example.com", "first_name": "Jane", "tags": []string{"vip", "beta"},
 		"properties": map[string]any{"plan": "pro", "seats": 3, "trial": false},
@@ -50,7 +50,9 @@ func TestContactLifecycleOverHTTP(t *testing.T) {
 	e.call(key, http.MethodPatch, "/api/v1/contacts/"+c.ID, map[string]any{"email": "jane@example.com"}).
 		wantError(t, http.StatusConflict, "contact_exists", "email")
 
-	// Delete erases the contact and frees its address.
+	// Delete erases the contact and frees its address; the address stays
+	// on the do-not-send list.
+	e.suppress(t, key, map[string]any{"email": u.Email}).entry(t, http.StatusCreated)
 	var del struct{ Data map[string]any }
 	e.call(key, http.MethodDelete, "/api/v1/contacts/"+c.ID, nil).decode(t, http.StatusOK, &del)
 	if del.Data["id"] != c.ID || del.Data["deleted"] != true {
@@ -58,6 +60,10 @@ func TestContactLifecycleOverHTTP(t *testing.T) {
 	}
 	e.call(key, http.MethodGet, "/api/v1/contacts/"+c.ID, nil).wantError(t, http.StatusNotFound, "not_found", "")
 	e.call(key, http.MethodDelete, "/api/v1/contacts/"+c.ID, nil).wantError(t, http.StatusNotFound, "not_found", "")
+	if p := e.suppressions(t, key, "?email="+url.QueryEscape(u.Email)); len(p.Data) != 1 || p.Data[0].Email != u.Email {
+		t.Errorf("after the delete the suppressions of %s are %+v, want the entry kept", u.Email, p.Data)
+	}
+	e.post(key, "/api/v1/send", msg("deleted", map[string]any{"to": u.Email})).sent(t, http.StatusOK).want(t, false, "suppressed")
 	e.createContact(t, key, map[string]any{"email": "jane@new.example.com"})
 }
 

@@ -28,6 +28,12 @@ const oneClick = "List-Unsubscribe=One-Click"
 func (e *env) unsubContact() (contact.Contact, string) {
 	e.t.Helper()
 	ws, _ := e.workspace(apikey.Test)
+	return e.unsubContactIn(ws)
+}
+
+// unsubContactIn is unsubContact in workspace ws.
+func (e *env) unsubContactIn(ws string) (contact.Contact, string) {
+	e.t.Helper()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	c := contact.Contact{ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: ws, Email: "ann@example.com", Subscribed: true,
 		Tags: []string{}, Properties: map[string]contact.Property{}, CreatedAt: now, UpdatedAt: now}
@@ -108,9 +114,12 @@ func (r response) wantPage(t *testing.T, status int, says string) {
 // GET shows the confirmation and changes nothing, however often; the
 // one-click POST unsubscribes at once, 200 with no redirect; again, it
 // changes nothing more.
+// The one-click unsubscribe of a contact stops campaigns only: a
+// transactional send to the address still goes out.
 func TestUnsubscribeContact(t *testing.T) {
 	e := startDev(t)
-	c, link := e.unsubContact()
+	s := newSendWS(t, e, defaultSender())
+	c, link := e.unsubContactIn(s.id)
 	for range 3 { // a link scanner, a preview, the person
 		r := e.page(http.MethodGet, link, "", nil)
 		r.wantPage(t, http.StatusOK, `<form method="post">`)
@@ -130,6 +139,10 @@ func TestUnsubscribeContact(t *testing.T) {
 	e.page(http.MethodPost, link, "application/x-www-form-urlencoded", []byte(oneClick)).wantPage(t, http.StatusOK, "You are unsubscribed")
 	if again := e.contact(c.WorkspaceID, c.ID); again.Subscribed || !again.UnsubscribedAt.Equal(*first.UnsubscribedAt) {
 		t.Errorf("a second POST: subscribed %v, unsubscribed_at %v, want %v kept", again.Subscribed, again.UnsubscribedAt, first.UnsubscribedAt)
+	}
+	e.post(s.key, "/api/v1/send", msg("receipt", map[string]any{"to": c.Email})).sent(t, http.StatusOK).want(t, true, "sent")
+	if got := e.ses.sendsTo(c.Email); len(got) != 1 {
+		t.Errorf("a transactional send to the unsubscribed contact reached SES %d times, want 1", len(got))
 	}
 }
 

@@ -47,7 +47,7 @@ func TestSegmentLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotJSON, _ := json.Marshal(got)
+	gotJSON, _ := json.Marshal(got.View())
 	want := `{"id":"` + ids[0] + `","name":"VIPs 0","filter":{"all":[{"field":"tags","op":"has_tag","value":"vip"},{"not":{"field":"properties.plan","op":"in","value":["free",0]}}]},"contact_count":7,"created_at":"2026-03-15T12:00:00.000Z"}`
 	if string(gotJSON) != want || got.WorkspaceID != acme.ID {
 		t.Errorf("read back\n %s\nwant\n %s", gotJSON, want)

@@ -154,7 +154,7 @@ func TestCreate(t *testing.T) {
 	if len(store.created) != 1 || store.created[0].ID != seg.ID {
 		t.Errorf("stored %+v", store.created)
 	}
-	body, _ := json.Marshal(seg)
+	body, _ := json.Marshal(seg.View())
 	want := `{"id":"` + seg.ID + `","name":"VIPs","filter":{"all":[{"field":"tags","op":"has_tag","value":"vip"}]},"contact_count":1,"created_at":"2026-03-15T12:00:00.000Z"}`
 	if string(body) != want {
 		t.Errorf("JSON\n got %s\nwant %s", body, want)

@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/timestamp"
 )
 
 // MaxName is the longest segment name, in characters.
@@ -33,20 +32,6 @@ type Segment struct {
 	Filter       Filter
 	ContactCount int
 	CreatedAt    time.Time
-}
-
-// view is a segment as the API shows it.
-type view struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Filter       Filter `json:"filter"`
-	ContactCount int    `json:"contact_count"`
-	CreatedAt    string `json:"created_at"`
-}
-
-// MarshalJSON writes s as the API shows it.
-func (s Segment) MarshalJSON() ([]byte, error) {
-	return json.Marshal(view{ID: s.ID, Name: s.Name, Filter: s.Filter, ContactCount: s.ContactCount, CreatedAt: timestamp.Format(s.CreatedAt)})
 }
 
 // Store keeps segment records.

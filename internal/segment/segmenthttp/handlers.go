@@ -40,6 +40,6 @@ func (h Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusCreated, httpapi.Data[segment.Segment]{Data: seg})
+	httpapi.WriteJSON(w, http.StatusCreated, httpapi.Data[segment.View]{Data: seg.View()})
 	return nil
 }
