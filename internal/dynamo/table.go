@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 )
@@ -183,6 +184,86 @@ func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, 
 		out = append(out, items...)
 	}
 	return out, nil
+}
+
+// batchGetMax and batchWriteMax are DynamoDB's limits of keys per
+// BatchGetItem and of requests per BatchWriteItem; batchWriters is how many
+// BatchWriteItems run at once (a draft of 100,000 recipients is 100 chunks).
+const (
+	batchGetMax   = 100
+	batchWriteMax = 25
+	batchWriters  = 4
+)
+
+// batchRounds bounds the calls one batch makes: DynamoDB answers a
+// throttled batch in a successful response with items left unprocessed,
+// which the SDK's retries do not see, so they are sent again after a
+// growing pause and, still unprocessed after batchRounds calls, reported
+// as the store fault they are.
+const batchRounds = 5
+
+// beforeRound waits before round n of a batch (none before the first) and
+// fails once the batch has had its batchRounds.
+func beforeRound(ctx context.Context, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if n == batchRounds {
+		return storeFault(errors.New("items left unprocessed"))
+	}
+	select {
+	case <-ctx.Done():
+		return storeFault(ctx.Err())
+	case <-time.After(time.Duration(n*n) * 20 * time.Millisecond):
+		return nil
+	}
+}
+
+// batchGet reads keys with strong consistency in BatchGetItems of
+// batchGetMax, retrying unprocessed keys (beforeRound); the items found
+// come back in no particular order.
+func (s *Table) batchGet(ctx context.Context, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
+	var out []map[string]ddbtypes.AttributeValue
+	for start := 0; start < len(keys); start += batchGetMax {
+		req := map[string]ddbtypes.KeysAndAttributes{s.Name: {Keys: keys[start:min(start+batchGetMax, len(keys))], ConsistentRead: aws.Bool(true)}}
+		for round := 0; len(req) > 0; round++ {
+			if err := beforeRound(ctx, round); err != nil {
+				return nil, fmt.Errorf("batch get: %w", err)
+			}
+			res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return nil, fmt.Errorf("batch get: %w", err)
+			}
+			out = append(out, res.Responses[s.Name]...)
+			req = res.UnprocessedKeys
+		}
+	}
+	return out, nil
+}
+
+// batchWrite runs requests in BatchWriteItems of batchWriteMax,
+// batchWriters at once, retrying unprocessed requests (beforeRound).
+func (s *Table) batchWrite(ctx context.Context, requests []ddbtypes.WriteRequest) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(batchWriters)
+	for start := 0; start < len(requests); start += batchWriteMax {
+		batch := requests[start:min(start+batchWriteMax, len(requests))]
+		g.Go(func() error {
+			pending := map[string][]ddbtypes.WriteRequest{s.Name: batch}
+			for round := 0; len(pending) > 0; round++ {
+				if err := beforeRound(ctx, round); err != nil {
+					return err
+				}
+				out, err := s.DB.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+				if err != nil {
+					return err
+				}
+				pending = out.UnprocessedItems
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // listReadBudget bounds the items one filtered list request examines, so a
