@@ -176,11 +176,8 @@ func (s *CampaignSends) ClaimSlots(ctx context.Context, second int64, want, rate
 		if err != nil {
 			return 0, err
 		}
-		_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
-			ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
-		})
+		u.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+		err = s.update(ctx, u, nil)
 		var ccf *ddbtypes.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
 			var old struct {

@@ -424,12 +424,14 @@ func (s *Table) updateOf(k map[string]ddbtypes.AttributeValue, update expression
 
 // update runs u; when after is not nil it receives the item as it is after
 // the update. A failed condition comes back as DynamoDB's exception
-// (isConditionFailed).
+// (isConditionFailed), holding the item when u asks for it
+// (ReturnValuesOnConditionCheckFailure).
 func (s *Table) update(ctx context.Context, u *ddbtypes.Update, after any) error {
 	in := &dynamodb.UpdateItemInput{
 		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
-		ExpressionAttributeValues: u.ExpressionAttributeValues,
+		ExpressionAttributeValues:           u.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
 	}
 	if after != nil {
 		in.ReturnValues = ddbtypes.ReturnValueAllNew
@@ -450,16 +452,45 @@ func (s *Table) updateItem(ctx context.Context, k map[string]ddbtypes.AttributeV
 	return s.update(ctx, u, after)
 }
 
+// deleteOf is the delete of the item at k under cond; run it with
+// remove, or put it in a transaction.
+func (s *Table) deleteOf(k map[string]ddbtypes.AttributeValue, cond expression.ConditionBuilder) (*ddbtypes.Delete, error) {
+	expr, err := conditionExpr(cond)
+	if err != nil {
+		return nil, err
+	}
+	return &ddbtypes.Delete{
+		TableName: &s.Name, Key: k, ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
+
+// remove runs d; when before is not nil it receives the item as it was. A
+// failed condition comes back as DynamoDB's exception (isConditionFailed).
+func (s *Table) remove(ctx context.Context, d *ddbtypes.Delete, before any) error {
+	in := &dynamodb.DeleteItemInput{
+		TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
+		ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
+	}
+	if before != nil {
+		in.ReturnValues = ddbtypes.ReturnValueAllOld
+	}
+	out, err := s.DB.DeleteItem(ctx, in)
+	if err != nil || before == nil {
+		return err
+	}
+	return attributevalue.UnmarshalMap(out.Attributes, before)
+}
+
 // deleteExisting deletes the item at k if it is there; false when it was
 // not.
 func (s *Table) deleteExisting(ctx context.Context, k map[string]ddbtypes.AttributeValue) (bool, error) {
-	expr, err := conditionExpr(itemExists())
+	d, err := s.deleteOf(k, itemExists())
 	if err != nil {
 		return false, err
 	}
-	_, err = s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.Name, Key: k, ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	})
+	err = s.remove(ctx, d, nil)
 	if isConditionFailed(err) {
 		return false, nil
 	}
