@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
 )
@@ -23,13 +21,6 @@ type chunkItem struct {
 
 // chunkSK is chunk n's sort key, zero-padded so chunks sort in order.
 func chunkSK(n int) string { return fmt.Sprintf("%06d", n) }
-
-// batchWriteMax is how many puts one BatchWriteItem takes; chunkWriters
-// how many run at once (a draft of 100,000 recipients is 100 chunks).
-const (
-	batchWriteMax = 25
-	chunkWriters  = 4
-)
 
 // writeChunks stores ids as the campaign's chunks, in batches.
 func (s *Campaigns) writeChunks(ctx context.Context, workspaceID, campaignID string, ids []string) error {
@@ -51,7 +42,10 @@ func (s *Campaigns) writeChunks(ctx context.Context, workspaceID, campaignID str
 		}
 		requests = append(requests, ddbtypes.WriteRequest{PutRequest: &ddbtypes.PutRequest{Item: p.Item}})
 	}
-	return s.batchWrite(ctx, requests, "write campaign recipients")
+	if err := s.batchWrite(ctx, requests); err != nil {
+		return fmt.Errorf("write campaign recipients: %w", err)
+	}
+	return nil
 }
 
 // deleteChunks removes a campaign's chunks, best effort: a draft that
@@ -63,30 +57,7 @@ func (s *Campaigns) deleteChunks(ctx context.Context, workspaceID, campaignID st
 			Key: key(campaignRecipientsPK(workspaceID, campaignID), chunkSK(n)),
 		}})
 	}
-	_ = s.batchWrite(ctx, requests, "delete campaign recipients")
-}
-
-// batchWrite runs requests in BatchWriteItem calls of batchWriteMax, a
-// few at once, until every one is processed (the SDK's retries back off
-// throttling; unprocessed items are sent again).
-func (s *Campaigns) batchWrite(ctx context.Context, requests []ddbtypes.WriteRequest, what string) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(chunkWriters)
-	for start := 0; start < len(requests); start += batchWriteMax {
-		batch := requests[start:min(start+batchWriteMax, len(requests))]
-		g.Go(func() error {
-			pending := map[string][]ddbtypes.WriteRequest{s.Name: batch}
-			for len(pending[s.Name]) > 0 {
-				out, err := s.DB.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
-				if err != nil {
-					return fmt.Errorf("%s: %w", what, err)
-				}
-				pending = out.UnprocessedItems
-			}
-			return nil
-		})
-	}
-	return g.Wait()
+	_ = s.batchWrite(ctx, requests)
 }
 
 // ReadChunk returns the contact ids of chunk n of a campaign's frozen

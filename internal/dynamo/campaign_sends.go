@@ -36,7 +36,6 @@ func campaignRecordKey(ws, id string) map[string]ddbtypes.AttributeValue {
 // Recipients reads the contacts of ids and the do-not-send entries of
 // their addresses: two BatchGetItems for up to 100 recipients.
 func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids []string) ([]engine.Recipient, error) {
-	sends := &Sends{s.Table}
 	out := make([]engine.Recipient, len(ids))
 	byID := map[string]int{}
 	var keys []map[string]ddbtypes.AttributeValue
@@ -45,7 +44,7 @@ func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids 
 		byID[id] = i
 		keys = append(keys, key(contactPK(workspaceID, id), id))
 	}
-	items, err := batchGetAll(ctx, sends, keys)
+	items, err := s.batchGet(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read recipients: %w", err)
 	}
@@ -64,7 +63,7 @@ func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids 
 		}
 		byAddress[k] = append(byAddress[k], i)
 	}
-	items, err = batchGetAll(ctx, sends, keys)
+	items, err = s.batchGet(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read suppressions of recipients: %w", err)
 	}
@@ -72,20 +71,6 @@ func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids 
 		for _, i := range byAddress[aws.ToString(stringAttr(item, schema.AttrSK))] {
 			out[i].Suppressed = true
 		}
-	}
-	return out, nil
-}
-
-// batchGetAll reads keys in BatchGetItems of at most 100.
-func batchGetAll(ctx context.Context, s *Sends, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
-	var out []map[string]ddbtypes.AttributeValue
-	for len(keys) > 0 {
-		n := min(len(keys), 100)
-		items, err := s.batchGet(ctx, keys[:n])
-		if err != nil {
-			return nil, err
-		}
-		out, keys = append(out, items...), keys[n:]
 	}
 	return out, nil
 }
@@ -191,11 +176,8 @@ func (s *CampaignSends) ClaimSlots(ctx context.Context, second int64, want, rate
 		if err != nil {
 			return 0, err
 		}
-		_, err = s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
-			ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
-		})
+		u.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+		err = s.update(ctx, u, nil)
 		var ccf *ddbtypes.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
 			var old struct {

@@ -256,12 +256,9 @@ func (s *Campaigns) changeCampaign(ctx context.Context, workspaceID, id string, 
 	if err != nil {
 		return campaign.Campaign{}, err
 	}
-	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
-		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
-		ExpressionAttributeValues: u.ExpressionAttributeValues, ReturnValues: ddbtypes.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: ddbtypes.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	u.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+	var it campaignItem
+	err = s.update(ctx, u, &it)
 	var ccf *ddbtypes.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		if len(ccf.Item) == 0 {
@@ -275,10 +272,6 @@ func (s *Campaigns) changeCampaign(ctx context.Context, workspaceID, id string, 
 	}
 	if err != nil {
 		return campaign.Campaign{}, fmt.Errorf("update campaign: %w", err)
-	}
-	var it campaignItem
-	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
-		return campaign.Campaign{}, err
 	}
 	return it.campaign(workspaceID), nil
 }

@@ -300,18 +300,6 @@ func (s *Contacts) replace(ctx context.Context, cur contactItem, next contact.Co
 	return false, nil
 }
 
-// deleteOf is the delete of the item at k under cond.
-func (s *Table) deleteOf(k map[string]ddbtypes.AttributeValue, cond expression.ConditionBuilder) (*ddbtypes.Delete, error) {
-	expr, err := conditionExpr(cond)
-	if err != nil {
-		return nil, err
-	}
-	return &ddbtypes.Delete{
-		TableName: &s.Name, Key: k, ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}, nil
-}
-
 // Unsubscribe marks the contact unsubscribed; unsubscribed_at keeps the
 // first time when it already was. contact.ErrNotFound when absent.
 func (s *Contacts) Unsubscribe(ctx context.Context, workspaceID, contactID string, at time.Time) (contact.Contact, error) {

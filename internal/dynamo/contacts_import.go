@@ -4,42 +4,31 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/contact"
 )
 
-// batchGetMax is DynamoDB's limit of keys per BatchGetItem.
-const batchGetMax = 100
-
-// ContactIDsByEmail reads the claims of emails (normalized) in
-// BatchGetItems of 100, strongly consistent, and returns the contact id
-// of each claimed one.
+// ContactIDsByEmail reads the claims of emails (normalized) in one
+// batch read, strongly consistent, and returns the contact id of each
+// claimed one.
 func (s *Contacts) ContactIDsByEmail(ctx context.Context, workspaceID string, emails []string) (map[string]string, error) {
-	out := make(map[string]string, len(emails))
-	for start := 0; start < len(emails); start += batchGetMax {
-		keys := make([]map[string]ddbtypes.AttributeValue, 0, batchGetMax)
-		for _, e := range emails[start:min(start+batchGetMax, len(emails))] {
-			keys = append(keys, contactEmailKey(workspaceID, e))
-		}
-		req := map[string]ddbtypes.KeysAndAttributes{s.Name: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-		for len(req) > 0 {
-			res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-			if err != nil {
-				return nil, fmt.Errorf("read contact emails: %w", err)
-			}
-			var claims []contactEmailItem
-			if err := attributevalue.UnmarshalListOfMaps(res.Responses[s.Name], &claims); err != nil {
-				return nil, err
-			}
-			for _, c := range claims {
-				out[c.SK] = c.ContactID
-			}
-			req = res.UnprocessedKeys
-		}
+	keys := make([]map[string]ddbtypes.AttributeValue, 0, len(emails))
+	for _, e := range emails {
+		keys = append(keys, contactEmailKey(workspaceID, e))
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read contact emails: %w", err)
+	}
+	var claims []contactEmailItem
+	if err := attributevalue.UnmarshalListOfMaps(items, &claims); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(claims))
+	for _, c := range claims {
+		out[c.SK] = c.ContactID
 	}
 	return out, nil
 }

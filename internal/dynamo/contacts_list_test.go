@@ -70,6 +70,19 @@ func TestListContactsMergesShardsNewestFirst(t *testing.T) {
 	if got, _ := listAll(t, contacts, acme, contact.Filter{Tag: "rare"}, 50); !slices.Equal(got, rare) {
 		t.Errorf("tag rare: %d ids, want the %d tagged newest first", len(got), len(rare))
 	}
+	// One page of a rare tag examines at most the read budget (1,000
+	// items) across the 16 shards read in parallel, not the budget per
+	// shard; a tag no contact has drains every shard at once.
+	counter := &scanCounter{DB: contacts.DB}
+	counted := &dynamo.Contacts{Table: &dynamo.Table{DB: counter, Name: contacts.Name}}
+	for _, tag := range []string{"rare", "nobody"} {
+		if _, _, _, err := counted.ListContacts(t.Context(), acme, contact.Filter{Tag: tag}, "", 100); err != nil {
+			t.Fatal(err)
+		}
+		if n := counter.take(); n > 1000 {
+			t.Errorf("a page of tag %s at limit 100 examined %d items, over the read budget of 1000", tag, n)
+		}
+	}
 	if got, _ := listAll(t, contacts, acme, contact.Filter{Tag: "rare", Subscribed: new(false)}, 50); !slices.Equal(got, unsubscribedRare) {
 		t.Errorf("tag rare, unsubscribed: %d ids, want %d", len(got), len(unsubscribedRare))
 	}

@@ -25,6 +25,18 @@ func TestLeadingKeyPatterns(t *testing.T) {
 		"suppressions": {SuppressionKeysPattern,
 			[]string{suppressionPK(ws)},
 			[]string{contactPK(ws, id), contactEmailPK(ws, "ann@example.com"), workspacePK(ws), wsPK(ws, kindSuppression+"X")}},
+		"campaigns": {CampaignKeysPattern,
+			[]string{campaignPK(ws)},
+			[]string{campaignRecipientsPK(ws, id), wsSubPK(ws, kindCampaignProgress, id), wsPK(ws, kindCampaignProgress), duePK, workspacePK(ws)}},
+		"campaign recipients": {CampaignRecipientKeysPattern,
+			[]string{campaignRecipientsPK(ws, id)},
+			[]string{campaignPK(ws), wsPK(ws, kindCampaignRecipients), wsSubPK(ws, kindCampaignProgress, id), contactPK(ws, id)}},
+		"idempotency": {IdempotencyKeysPattern,
+			[]string{idempotencyPK(ws)},
+			[]string{wsPK(ws, kindEmail), wsPK(ws, kindIdempotency+"X"), campaignPK(ws), workspacePK(ws)}},
+		"campaign due": {CampaignDueKeysPattern,
+			[]string{duePK},
+			[]string{pacePK, campaignPK(ws), apiKeySecretPK("h")}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -120,32 +120,6 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 	return c, nil
 }
 
-// batchGet reads keys with strong consistency, retrying unprocessed keys.
-func (s *Sends) batchGet(ctx context.Context, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
-	req := map[string]ddbtypes.KeysAndAttributes{s.Name: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-	var out []map[string]ddbtypes.AttributeValue
-	for attempt := 0; len(req) > 0; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return nil, storeFault(ctx.Err())
-			case <-time.After(time.Duration(attempt*attempt) * 20 * time.Millisecond):
-			}
-		}
-		if attempt == 5 {
-			// DynamoDB is throttling: a store fault like any other.
-			return nil, storeFault(errors.New("batch get: keys left unprocessed"))
-		}
-		res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-		if err != nil {
-			return nil, fmt.Errorf("batch get: %w", err)
-		}
-		out = append(out, res.Responses[s.Name]...)
-		req = res.UnprocessedKeys
-	}
-	return out, nil
-}
-
 // takenBy returns the record that holds a key, with ErrIdempotencyTaken.
 func takenBy(item map[string]ddbtypes.AttributeValue) (*sending.IdempotencyRecord, error) {
 	var old idempotencyItem

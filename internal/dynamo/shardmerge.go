@@ -100,17 +100,27 @@ func (m *shardMerge) outOfBudget(found []contactItem) ([]contactItem, string, bo
 
 // read reads the next page of each shard in parallel. A first read asks
 // for about twice a shard's share of the page, later ones for a whole
-// page, so a page costs little more than it returns.
+// page, so a page costs little more than it returns. The reads share
+// what is left of the read budget, so together they stay within it; when
+// fewer items are left than shards, only the first shards are read now.
 func (m *shardMerge) read(ctx context.Context, shards []*shardReader, have int) error {
 	want := m.limit + 1 - have
+	left := listReadBudget - m.examined
 	g, gctx := errgroup.WithContext(ctx)
 	scanned := make([]int, len(shards))
 	for i, r := range shards {
+		share := left / len(shards)
+		if i < left%len(shards) {
+			share++
+		}
+		if share == 0 {
+			break
+		}
 		n := want
 		if r.reads == 0 {
 			n = min(want, max(4, 2*(want+len(m.shards)-1)/len(m.shards)))
 		}
-		r.in.Limit = aws.Int32(int32(min(n, max(listReadBudget-m.examined, 1))))
+		r.in.Limit = aws.Int32(int32(min(n, share)))
 		g.Go(func() error {
 			out, err := m.s.DB.Query(gctx, r.in)
 			if err != nil {

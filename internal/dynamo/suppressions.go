@@ -90,24 +90,17 @@ func (s *Suppressions) DeleteSuppression(ctx context.Context, workspaceID, addre
 	if addr == "" || len(addr) > maxSortKeyBytes {
 		return suppression.Suppression{}, suppression.ErrNotFound // no key can hold it
 	}
-	expr, err := conditionExpr(itemExists())
+	d, err := s.deleteOf(key(suppressionPK(workspaceID), addr), itemExists())
 	if err != nil {
 		return suppression.Suppression{}, err
 	}
-	out, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.Name, Key: key(suppressionPK(workspaceID), addr),
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-		ReturnValues: ddbtypes.ReturnValueAllOld,
-	})
+	var it suppressionItem
+	err = s.remove(ctx, d, &it)
 	if isConditionFailed(err) {
 		return suppression.Suppression{}, suppression.ErrNotFound
 	}
 	if err != nil {
 		return suppression.Suppression{}, fmt.Errorf("delete suppression: %w", err)
-	}
-	var it suppressionItem
-	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
-		return suppression.Suppression{}, err
 	}
 	return it.suppression(), nil
 }

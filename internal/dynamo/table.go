@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 )
@@ -185,6 +186,86 @@ func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, 
 	return out, nil
 }
 
+// batchGetMax and batchWriteMax are DynamoDB's limits of keys per
+// BatchGetItem and of requests per BatchWriteItem; batchWriters is how many
+// BatchWriteItems run at once (a draft of 100,000 recipients is 100 chunks).
+const (
+	batchGetMax   = 100
+	batchWriteMax = 25
+	batchWriters  = 4
+)
+
+// batchRounds bounds the calls one batch makes: DynamoDB answers a
+// throttled batch in a successful response with items left unprocessed,
+// which the SDK's retries do not see, so they are sent again after a
+// growing pause and, still unprocessed after batchRounds calls, reported
+// as the store fault they are.
+const batchRounds = 5
+
+// beforeRound waits before round n of a batch (none before the first) and
+// fails once the batch has had its batchRounds.
+func beforeRound(ctx context.Context, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if n == batchRounds {
+		return storeFault(errors.New("items left unprocessed"))
+	}
+	select {
+	case <-ctx.Done():
+		return storeFault(ctx.Err())
+	case <-time.After(time.Duration(n*n) * 20 * time.Millisecond):
+		return nil
+	}
+}
+
+// batchGet reads keys with strong consistency in BatchGetItems of
+// batchGetMax, retrying unprocessed keys (beforeRound); the items found
+// come back in no particular order.
+func (s *Table) batchGet(ctx context.Context, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
+	var out []map[string]ddbtypes.AttributeValue
+	for start := 0; start < len(keys); start += batchGetMax {
+		req := map[string]ddbtypes.KeysAndAttributes{s.Name: {Keys: keys[start:min(start+batchGetMax, len(keys))], ConsistentRead: aws.Bool(true)}}
+		for round := 0; len(req) > 0; round++ {
+			if err := beforeRound(ctx, round); err != nil {
+				return nil, fmt.Errorf("batch get: %w", err)
+			}
+			res, err := s.DB.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return nil, fmt.Errorf("batch get: %w", err)
+			}
+			out = append(out, res.Responses[s.Name]...)
+			req = res.UnprocessedKeys
+		}
+	}
+	return out, nil
+}
+
+// batchWrite runs requests in BatchWriteItems of batchWriteMax,
+// batchWriters at once, retrying unprocessed requests (beforeRound).
+func (s *Table) batchWrite(ctx context.Context, requests []ddbtypes.WriteRequest) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(batchWriters)
+	for start := 0; start < len(requests); start += batchWriteMax {
+		batch := requests[start:min(start+batchWriteMax, len(requests))]
+		g.Go(func() error {
+			pending := map[string][]ddbtypes.WriteRequest{s.Name: batch}
+			for round := 0; len(pending) > 0; round++ {
+				if err := beforeRound(ctx, round); err != nil {
+					return err
+				}
+				out, err := s.DB.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+				if err != nil {
+					return err
+				}
+				pending = out.UnprocessedItems
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
 // listReadBudget bounds the items one filtered list request examines, so a
 // rare filter value cannot make one request read a whole history. When the
 // budget runs out the page is shorter and has_more is true.
@@ -343,12 +424,14 @@ func (s *Table) updateOf(k map[string]ddbtypes.AttributeValue, update expression
 
 // update runs u; when after is not nil it receives the item as it is after
 // the update. A failed condition comes back as DynamoDB's exception
-// (isConditionFailed).
+// (isConditionFailed), holding the item when u asks for it
+// (ReturnValuesOnConditionCheckFailure).
 func (s *Table) update(ctx context.Context, u *ddbtypes.Update, after any) error {
 	in := &dynamodb.UpdateItemInput{
 		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
-		ExpressionAttributeValues: u.ExpressionAttributeValues,
+		ExpressionAttributeValues:           u.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
 	}
 	if after != nil {
 		in.ReturnValues = ddbtypes.ReturnValueAllNew
@@ -369,16 +452,45 @@ func (s *Table) updateItem(ctx context.Context, k map[string]ddbtypes.AttributeV
 	return s.update(ctx, u, after)
 }
 
+// deleteOf is the delete of the item at k under cond; run it with
+// remove, or put it in a transaction.
+func (s *Table) deleteOf(k map[string]ddbtypes.AttributeValue, cond expression.ConditionBuilder) (*ddbtypes.Delete, error) {
+	expr, err := conditionExpr(cond)
+	if err != nil {
+		return nil, err
+	}
+	return &ddbtypes.Delete{
+		TableName: &s.Name, Key: k, ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
+
+// remove runs d; when before is not nil it receives the item as it was. A
+// failed condition comes back as DynamoDB's exception (isConditionFailed).
+func (s *Table) remove(ctx context.Context, d *ddbtypes.Delete, before any) error {
+	in := &dynamodb.DeleteItemInput{
+		TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
+		ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
+	}
+	if before != nil {
+		in.ReturnValues = ddbtypes.ReturnValueAllOld
+	}
+	out, err := s.DB.DeleteItem(ctx, in)
+	if err != nil || before == nil {
+		return err
+	}
+	return attributevalue.UnmarshalMap(out.Attributes, before)
+}
+
 // deleteExisting deletes the item at k if it is there; false when it was
 // not.
 func (s *Table) deleteExisting(ctx context.Context, k map[string]ddbtypes.AttributeValue) (bool, error) {
-	expr, err := conditionExpr(itemExists())
+	d, err := s.deleteOf(k, itemExists())
 	if err != nil {
 		return false, err
 	}
-	_, err = s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.Name, Key: k, ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
-	})
+	err = s.remove(ctx, d, nil)
 	if isConditionFailed(err) {
 		return false, nil
 	}
