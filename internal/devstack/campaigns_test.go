@@ -239,8 +239,8 @@ func TestApprovalsLifecycle(t *testing.T) {
 		t.Errorf("edited campaign over HTTP: %+v", got)
 	}
 
-	// Discard, then approve: refused.
-	if _, err := a.Discard(ctx, b.id, later.ApprovalID); err != nil {
+	// Discard (the id as typed, in any case), then approve: refused.
+	if _, err := a.Discard(ctx, b.id, " "+strings.ToUpper(later.ApprovalID)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Approve(ctx, b.id, later.ApprovalID, nil); !errors.Is(err, owner.ErrNotApprovable) {
@@ -252,6 +252,12 @@ func TestApprovalsLifecycle(t *testing.T) {
 	var other *owner.InputError
 	if _, err := a.Show(ctx, newBulkWS(t, e).id, now.ApprovalID, 1); !errors.As(err, &other) {
 		t.Errorf("another workspace shows the campaign: %v", err)
+	}
+	if _, err := a.Discard(ctx, newBulkWS(t, e).id, later.ApprovalID); !errors.As(err, &other) || other.Field != "campaign" {
+		t.Errorf("another workspace discards the campaign: %v", err)
+	}
+	if _, err := a.Resume(ctx, newBulkWS(t, e).id, now.ApprovalID); !errors.As(err, &other) || other.Field != "campaign" {
+		t.Errorf("another workspace resumes the campaign: %v", err)
 	}
 }
 

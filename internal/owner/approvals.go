@@ -272,12 +272,14 @@ func (a *Approvals) Resume(ctx context.Context, workspaceID, id string) (campaig
 
 // transition moves a campaign from one of from to to, now.
 func (a *Approvals) transition(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status) (campaign.Campaign, error) {
-	c, err := a.get(ctx, workspaceID, id)
-	if err != nil {
+	if err := requireWorkspace(workspaceID); err != nil {
 		return campaign.Campaign{}, err
 	}
-	c, err = a.Store.TransitionCampaign(ctx, workspaceID, c.ID, from, to, a.now(), "")
-	if errors.Is(err, campaign.ErrConflict) {
+	c, err := a.Store.TransitionCampaign(ctx, workspaceID, normalID(id), from, to, a.now(), "")
+	switch {
+	case errors.Is(err, campaign.ErrNotFound):
+		return campaign.Campaign{}, notACampaign(id)
+	case errors.Is(err, campaign.ErrConflict):
 		return campaign.Campaign{}, fmt.Errorf("campaign %s is %s; it can be made %s only from %s: %w", c.ID, c.Status, to, statusList(from), ErrNotApprovable)
 	}
 	return c, err
@@ -295,9 +297,17 @@ func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.C
 	if err := requireWorkspace(workspaceID); err != nil {
 		return campaign.Campaign{}, err
 	}
-	c, err := a.Store.GetCampaign(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
+	c, err := a.Store.GetCampaign(ctx, workspaceID, normalID(id))
 	if errors.Is(err, campaign.ErrNotFound) {
-		return campaign.Campaign{}, &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace"}
+		return campaign.Campaign{}, notACampaign(id)
 	}
 	return c, err
+}
+
+// normalID is a campaign id as the owner may type it: any case, spaces
+// around.
+func normalID(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
+
+func notACampaign(id string) error {
+	return &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace"}
 }
