@@ -358,3 +358,46 @@ func TestListCampaigns(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The approvals queue: pending approval, then scheduled, newest first in
+// each; a campaign sending, discarded or another workspace's is not in it.
+func TestApprovalsList(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	b := newBulkWS(t, e)
+	b.vipContacts(t, e, 1)
+	seg := b.segment(t, e, nil)
+	ctx := t.Context()
+	a := e.approvals(&recordingStarter{})
+	var ids []string
+	for range 5 {
+		ids = append(ids, b.draft(t, e, seg).ApprovalID)
+	}
+	at := time.Now().Add(time.Hour)
+	for _, id := range []string{ids[0], ids[2]} {
+		if _, err := a.Approve(ctx, b.id, id, &at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Approve(ctx, b.id, ids[3], nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Discard(ctx, b.id, ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	other := newBulkWS(t, e)
+	other.vipContacts(t, e, 1)
+	other.draft(t, e, other.segment(t, e, nil))
+
+	list, err := a.List(ctx, b.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range list {
+		got = append(got, c.ID)
+	}
+	if want := []string{ids[1], ids[2], ids[0]}; !slices.Equal(got, want) {
+		t.Errorf("approvals list = %v, want %v (pending, then scheduled, newest first)", got, want)
+	}
+}

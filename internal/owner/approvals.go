@@ -71,25 +71,31 @@ func (a *Approvals) now() time.Time {
 const approvalPage = 100
 
 // List returns the campaigns the owner can still act on before they
-// send: pending approval, then scheduled, newest first in each.
+// send: pending approval, then scheduled, newest first in each. One pass
+// over the workspace's campaigns: a status filter is billed on every item
+// read anyway, so a Query per status would read them all once per status.
 func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Campaign, error) {
 	if err := requireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
+	byStatus := map[campaign.Status][]campaign.Campaign{}
+	after := ""
+	for {
+		page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, "", after, approvalPage)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range page {
+			byStatus[c.Status] = append(byStatus[c.Status], c)
+		}
+		if !more {
+			break
+		}
+		after = next
+	}
 	var out []campaign.Campaign
 	for _, st := range campaign.Editable {
-		after := ""
-		for {
-			page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, st, after, approvalPage)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, page...)
-			if !more {
-				break
-			}
-			after = next
-		}
+		out = append(out, byStatus[st]...)
 	}
 	return out, nil
 }
