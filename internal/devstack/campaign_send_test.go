@@ -3,6 +3,7 @@ package devstack_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/mail"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -191,6 +193,43 @@ func TestCampaignCancelStopsTheSend(t *testing.T) {
 	e.get(bearer(b.key), "/api/v1/emails?type=campaign&limit=100").decode(t, http.StatusOK, &list)
 	if len(list.Data) != n {
 		t.Errorf("GET /emails?type=campaign: %d emails, want %d", len(list.Data), n)
+	}
+}
+
+// Cancelled is final: a paused campaign (its chunks still queued)
+// cancelled over the API is neither resumed nor approved again, and the
+// senders draining its chunks send nobody.
+func TestCampaignCancelledWhilePausedIsFinal(t *testing.T) {
+	t.Parallel()
+	e, sends := startCampaigns(t)
+	b, _ := campaignWS(t, e, 3)
+	d := b.draft(t, e, b.segment(t, e, nil))
+	approvals := e.approvals(e.deps.CampaignStarter)
+	if _, err := approvals.Approve(t.Context(), b.id, d.ApprovalID, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Paused as the reputation breaker pauses it, before any chunk ran.
+	if _, err := e.store.Campaigns.TransitionCampaign(t.Context(), b.id, d.ApprovalID, []campaign.Status{campaign.StatusSending}, campaign.StatusPaused, time.Now(), "bounce rate"); err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Data campaignBody }
+	e.post(b.bulkKey, "/api/v1/campaigns/"+d.ApprovalID+"/cancel", nil).decode(t, http.StatusOK, &out)
+	if out.Data.Status != string(campaign.StatusCancelled) {
+		t.Fatalf("cancel: %+v", out.Data)
+	}
+
+	if _, err := approvals.Resume(t.Context(), b.id, d.ApprovalID); !errors.Is(err, owner.ErrNotApprovable) {
+		t.Errorf("resume a cancelled campaign: %v, want ErrNotApprovable", err)
+	}
+	if _, err := approvals.Approve(t.Context(), b.id, d.ApprovalID, nil); !errors.Is(err, owner.ErrNotApprovable) {
+		t.Errorf("approve a cancelled campaign: %v, want ErrNotApprovable", err)
+	}
+	drainSends(t, sends)
+	if n := len(e.ses.Sends()); n != 0 {
+		t.Errorf("%d sends after the cancel, want none", n)
+	}
+	if c := e.getCampaign(t, b.bulkKey, d.ApprovalID); c.Status != string(campaign.StatusCancelled) || c.SentCount != 0 {
+		t.Errorf("campaign = %+v, want cancelled with none sent", c)
 	}
 }
 

@@ -240,8 +240,8 @@ func TestApprovalsLifecycle(t *testing.T) {
 		t.Errorf("edited campaign over HTTP: %+v", got)
 	}
 
-	// Discard, then approve: refused.
-	if _, err := a.Discard(ctx, b.id, later.ApprovalID); err != nil {
+	// Discard (the id as typed, in any case), then approve: refused.
+	if _, err := a.Discard(ctx, b.id, " "+strings.ToUpper(later.ApprovalID)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Approve(ctx, b.id, later.ApprovalID, nil); !errors.Is(err, owner.ErrNotApprovable) {
@@ -253,6 +253,12 @@ func TestApprovalsLifecycle(t *testing.T) {
 	var other *owner.InputError
 	if _, err := a.Show(ctx, newBulkWS(t, e).id, now.ApprovalID, 1); !errors.As(err, &other) {
 		t.Errorf("another workspace shows the campaign: %v", err)
+	}
+	if _, err := a.Discard(ctx, newBulkWS(t, e).id, later.ApprovalID); !errors.As(err, &other) || other.Field != "campaign" {
+		t.Errorf("another workspace discards the campaign: %v", err)
+	}
+	if _, err := a.Resume(ctx, newBulkWS(t, e).id, now.ApprovalID); !errors.As(err, &other) || other.Field != "campaign" {
+		t.Errorf("another workspace resumes the campaign: %v", err)
 	}
 }
 
@@ -353,3 +359,46 @@ func TestListCampaigns(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The approvals queue: pending approval, then scheduled, newest first in
+// each; a campaign sending, discarded or another workspace's is not in it.
+func TestApprovalsList(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	b := newBulkWS(t, e)
+	b.vipContacts(t, e, 1)
+	seg := b.segment(t, e, nil)
+	ctx := t.Context()
+	a := e.approvals(&recordingStarter{})
+	var ids []string
+	for range 5 {
+		ids = append(ids, b.draft(t, e, seg).ApprovalID)
+	}
+	at := time.Now().Add(time.Hour)
+	for _, id := range []string{ids[0], ids[2]} {
+		if _, err := a.Approve(ctx, b.id, id, &at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Approve(ctx, b.id, ids[3], nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Discard(ctx, b.id, ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	other := newBulkWS(t, e)
+	other.vipContacts(t, e, 1)
+	other.draft(t, e, other.segment(t, e, nil))
+
+	list, err := a.List(ctx, b.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range list {
+		got = append(got, c.ID)
+	}
+	if want := []string{ids[1], ids[2], ids[0]}; !slices.Equal(got, want) {
+		t.Errorf("approvals list = %v, want %v (pending, then scheduled, newest first)", got, want)
+	}
+}

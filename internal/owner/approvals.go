@@ -71,25 +71,31 @@ func (a *Approvals) now() time.Time {
 const approvalPage = 100
 
 // List returns the campaigns the owner can still act on before they
-// send: pending approval, then scheduled, newest first in each.
+// send: pending approval, then scheduled, newest first in each. One pass
+// over the workspace's campaigns: a status filter is billed on every item
+// read anyway, so a Query per status would read them all once per status.
 func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Campaign, error) {
 	if err := requireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
+	byStatus := map[campaign.Status][]campaign.Campaign{}
+	after := ""
+	for {
+		page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, "", after, approvalPage)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range page {
+			byStatus[c.Status] = append(byStatus[c.Status], c)
+		}
+		if !more {
+			break
+		}
+		after = next
+	}
 	var out []campaign.Campaign
 	for _, st := range campaign.Editable {
-		after := ""
-		for {
-			page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, st, after, approvalPage)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, page...)
-			if !more {
-				break
-			}
-			after = next
-		}
+		out = append(out, byStatus[st]...)
 	}
 	return out, nil
 }
@@ -272,12 +278,14 @@ func (a *Approvals) Resume(ctx context.Context, workspaceID, id string) (campaig
 
 // transition moves a campaign from one of from to to, now.
 func (a *Approvals) transition(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status) (campaign.Campaign, error) {
-	c, err := a.get(ctx, workspaceID, id)
-	if err != nil {
+	if err := requireWorkspace(workspaceID); err != nil {
 		return campaign.Campaign{}, err
 	}
-	c, err = a.Store.TransitionCampaign(ctx, workspaceID, c.ID, from, to, a.now(), "")
-	if errors.Is(err, campaign.ErrConflict) {
+	c, err := a.Store.TransitionCampaign(ctx, workspaceID, normalID(id), from, to, a.now(), "")
+	switch {
+	case errors.Is(err, campaign.ErrNotFound):
+		return campaign.Campaign{}, notACampaign(id)
+	case errors.Is(err, campaign.ErrConflict):
 		return campaign.Campaign{}, fmt.Errorf("campaign %s is %s; it can be made %s only from %s: %w", c.ID, c.Status, to, statusList(from), ErrNotApprovable)
 	}
 	return c, err
@@ -295,9 +303,17 @@ func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.C
 	if err := requireWorkspace(workspaceID); err != nil {
 		return campaign.Campaign{}, err
 	}
-	c, err := a.Store.GetCampaign(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
+	c, err := a.Store.GetCampaign(ctx, workspaceID, normalID(id))
 	if errors.Is(err, campaign.ErrNotFound) {
-		return campaign.Campaign{}, &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace"}
+		return campaign.Campaign{}, notACampaign(id)
 	}
 	return c, err
+}
+
+// normalID is a campaign id as the owner may type it: any case, spaces
+// around.
+func normalID(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
+
+func notACampaign(id string) error {
+	return &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace"}
 }

@@ -149,7 +149,9 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 			// visibility timeout.
 			return s.continueLater(ctx, m)
 		}
-		if start > 0 || job.sentGroups > 0 {
+		if job.sentGroups > 0 {
+			// Read at the start, c may have been cancelled or paused since
+			// this job's last group.
 			if c, err = s.Campaigns.GetCampaign(ctx, m.WorkspaceID, m.CampaignID); err != nil {
 				return err
 			}
@@ -223,10 +225,11 @@ const (
 // chunkJob is one delivery of one chunk.
 type chunkJob struct {
 	*Sender
-	msg        ChunkMessage
-	ids        []string
-	prog       Progress
-	ws         workspace.Workspace
+	msg  ChunkMessage
+	ids  []string
+	prog Progress
+	ws   workspace.Workspace
+	// sentGroups is how many groups this job sent and committed.
 	sentGroups int
 	// sent is how many emails SES took in this job.
 	sent atomic.Int64

@@ -205,8 +205,13 @@ func TestSenderBreakerPauses(t *testing.T) {
 		t.Fatalf("%d sent before the pause, want %d", len(w.ses), groupSize)
 	}
 	w.tally = Tally{}
+	// Resume as the owner's approvals do: back to sending, then start.
+	resumed, err := w.TransitionCampaign(t.Context(), wsID, w.c.ID, []campaign.Status{campaign.StatusPaused}, campaign.StatusSending, start, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := &Starter{Campaigns: w, Queue: w}
-	if err := st.Start(t.Context(), w.c); err != nil {
+	if err := st.Start(t.Context(), resumed); err != nil {
 		t.Fatal(err)
 	}
 	deliver(t, s, w)

@@ -45,22 +45,23 @@ func (s *Starter) now() time.Time {
 	return time.Now().UTC()
 }
 
-// Start sends c: a scheduled or paused campaign moves to sending (one
-// already sending stays so), then every chunk is queued. Resuming queues
+// Start sends c: a scheduled campaign moves to sending (one already
+// sending stays so; resume moves a paused one first), then every chunk
+// is queued. Resuming queues
 // every chunk again; each chunk's progress skips who was already done.
 // Queuing twice is harmless, so a Start that failed is simply repeated.
 func (s *Starter) Start(ctx context.Context, c campaign.Campaign) error {
 	switch c.Status {
 	case campaign.StatusSending:
-	case campaign.StatusScheduled, campaign.StatusPaused:
+	case campaign.StatusScheduled:
 		var err error
 		c, err = s.Campaigns.TransitionCampaign(ctx, c.WorkspaceID, c.ID,
-			[]campaign.Status{campaign.StatusScheduled, campaign.StatusPaused}, campaign.StatusSending, s.now(), "")
+			[]campaign.Status{campaign.StatusScheduled}, campaign.StatusSending, s.now(), "")
 		if err != nil {
 			return fmt.Errorf("start campaign %s: %w", c.ID, err)
 		}
 	default:
-		return fmt.Errorf("campaign %s is %s: only a scheduled, paused or sending campaign is started", c.ID, c.Status)
+		return fmt.Errorf("campaign %s is %s: only a scheduled or sending campaign is started", c.ID, c.Status)
 	}
 	bodies := make([][]byte, c.Chunks)
 	for n := range c.Chunks {
