@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
@@ -200,17 +201,17 @@ func (s *CampaignSends) ClaimSlots(ctx context.Context, second int64, want, rate
 // reputationTTL outlives the longest breaker window one would configure.
 const reputationTTL = 8 * 24 * time.Hour
 
-func hourKey(t time.Time) string { return t.UTC().Format("2006-01-02T15") }
-
-// CountSent adds n campaign or automation sends to the hour of at.
-func (s *CampaignSends) CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error {
-	return s.countReputation(ctx, workspaceID, at, "sent", n)
+// reputationExpiry is when the counts of the hour at falls in expire.
+func reputationExpiry(at time.Time) int64 {
+	return at.UTC().Truncate(time.Hour).Add(reputationTTL).Unix()
 }
 
-func (s *Table) countReputation(ctx context.Context, workspaceID string, at time.Time, name string, n int) error {
-	update := expression.Add(expression.Name(name), expression.Value(n)).
-		Set(expression.Name(schema.AttrExpiresAt), expression.Value(at.Add(reputationTTL).Unix()))
-	if err := s.updateItem(ctx, key(reputationPK(workspaceID), hourKey(at)), update, noCondition, nil); err != nil {
+// CountSent adds n campaign or automation sends to the hour of at (the
+// pipeline adds their bounces and complaints with Statuses.Count).
+func (s *CampaignSends) CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error {
+	update := expression.Add(expression.Name("sent"), expression.Value(n)).
+		Set(expression.Name(schema.AttrExpiresAt), expression.Value(reputationExpiry(at)))
+	if err := s.updateItem(ctx, key(reputationPK(workspaceID), status.ReputationHour(at)), update, noCondition, nil); err != nil {
 		return fmt.Errorf("count reputation: %w", err)
 	}
 	return nil
@@ -226,7 +227,7 @@ type reputationItem struct {
 // hour of to: one Query of at most a window's hours.
 func (s *CampaignSends) Tally(ctx context.Context, workspaceID string, from, to time.Time) (engine.Tally, error) {
 	cond := expression.Key(schema.AttrPK).Equal(expression.Value(reputationPK(workspaceID))).
-		And(expression.Key(schema.AttrSK).Between(expression.Value(hourKey(from)), expression.Value(hourKey(to))))
+		And(expression.Key(schema.AttrSK).Between(expression.Value(status.ReputationHour(from)), expression.Value(status.ReputationHour(to))))
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
 	if err != nil {
 		return engine.Tally{}, err

@@ -164,15 +164,29 @@ func TestCampaignSendsTally(t *testing.T) {
 	if err := store.CampaignSends.CountSent(ctx, ws, sent.Add(-30*time.Hour), 50); err != nil { // out of the window
 		t.Fatal(err)
 	}
+	tally := status.Tally{}
 	for i, name := range []string{"bounced", "bounced", "complained"} {
-		c := status.Change{WorkspaceID: ws, DedupeID: "evt" + string(rune('a'+i)), OccurredAt: sent, Reputation: []string{name}, SentAt: sent}
+		c := status.Change{WorkspaceID: ws, DedupeID: "evt" + string(rune('a'+i)), OccurredAt: sent, Reputation: []string{name}, SentAt: sent.Add(time.Duration(i) * time.Minute)}
 		if err := store.Statuses.Apply(ctx, c); err != nil {
 			t.Fatal(err)
 		}
+		tally.Add(c)
+	}
+	if err := store.Statuses.Count(ctx, tally); err != nil {
+		t.Fatal(err)
 	}
 	got, err := store.CampaignSends.Tally(ctx, ws, sent.Add(-24*time.Hour), sent.Add(time.Hour))
 	if err != nil || got != (engine.Tally{Sent: 100, Bounced: 2, Complained: 1}) {
 		t.Fatalf("tally %+v, %v", got, err)
+	}
+}
+
+// A counter of a kind the store does not know is an error, never dropped.
+func TestStatusesCountUnknownKind(t *testing.T) {
+	store, ws := newCampaignStore(t)
+	tally := status.Tally{{Kind: "nonsense", WorkspaceID: ws, Key: "k"}: {"n": 1}}
+	if err := store.Statuses.Count(t.Context(), tally); err == nil {
+		t.Fatal("Count of an unknown kind succeeded")
 	}
 }
 

@@ -53,9 +53,11 @@ const (
 	kindMetrics = "METRICS"
 	// Clicks of one email (CLICK#<email id>, sk = click time, then id).
 	kindClick = "CLICK"
-	// Webhook endpoints (sk = id); per endpoint the delivery outcome of each
-	// event (WHDELIVERY#<endpoint>, sk = event id) and the attempt log
-	// (WHATTEMPT#<endpoint>, sk = time, then event id), both with a TTL.
+	// Webhook endpoints (sk = id); per endpoint the attempt log
+	// (WHATTEMPT#<endpoint>, sk = time, then event id) with a TTL.
+	// WHDELIVERY#<endpoint> (sk = event id) held final-failure records,
+	// no longer written or read; kept so the old items, which expire by
+	// their TTL, still belong to a workspace.
 	kindWebhook         = "WEBHOOK"
 	kindWebhookDelivery = "WHDELIVERY"
 	kindWebhookAttempt  = "WHATTEMPT"
@@ -225,9 +227,6 @@ func dedupePK(ws string) string          { return wsPK(ws, kindDedupe) }
 func metricsPK(ws string) string         { return wsPK(ws, kindMetrics) }
 func clickPK(ws, emailID string) string  { return wsSubPK(ws, kindClick, emailID) }
 func webhookPK(ws string) string         { return wsPK(ws, kindWebhook) }
-func webhookDeliveryPK(ws, endpointID string) string {
-	return wsSubPK(ws, kindWebhookDelivery, endpointID)
-}
 func webhookAttemptPK(ws, endpointID string) string {
 	return wsSubPK(ws, kindWebhookAttempt, endpointID)
 }

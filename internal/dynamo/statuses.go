@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
@@ -94,32 +95,17 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	if err != nil {
 		return fmt.Errorf("record SES event: %w", err)
 	}
-	// Reputation counts (the breaker's) stay per event, after the dedupe
-	// record, so a redelivered event adds nothing.
-	for _, name := range c.Reputation {
-		if err := s.countReputation(ctx, ws, c.SentAt, name, 1); err != nil {
-			return fmt.Errorf("count SES event: %w", err)
-		}
-	}
 	return nil
 }
 
 // Count adds the tallied counts: one UpdateItem (an ADD of each name) per
 // counter item, retried here, for the counts cannot be redone (see
 // counterAttempts). It goes on past a failed item and reports the first
-// failure.
+// failure; a counter of a kind it does not know is one.
 func (s *Statuses) Count(ctx context.Context, t status.Tally) error {
 	var first error
 	for _, k := range slices.SortedFunc(maps.Keys(t), compareCounters) {
-		pk := counterPK(k)
-		if pk == "" {
-			continue // a kind this store does not know has nothing to add to
-		}
-		var update expression.UpdateBuilder
-		for _, n := range slices.Sorted(maps.Keys(t[k])) {
-			update = update.Add(expression.Name(n), expression.Value(t[k][n]))
-		}
-		u, err := s.updateOf(key(pk, k.Key), update, noCondition)
+		u, err := s.counterUpdate(k, t[k])
 		if err == nil {
 			err = s.updateRetrying(ctx, u)
 		}
@@ -130,17 +116,32 @@ func (s *Statuses) Count(ctx context.Context, t status.Tally) error {
 	return first
 }
 
-// counterPK is the partition of counter k's item: its SK is k.Key.
-func counterPK(k status.Counter) string {
+// counterUpdate adds counts to counter k's item, in the partition of its
+// kind with k.Key as SK; a reputation hour's item expires.
+func (s *Statuses) counterUpdate(k status.Counter, counts map[string]int) (*ddbtypes.Update, error) {
+	var update expression.UpdateBuilder
+	for _, n := range slices.Sorted(maps.Keys(counts)) {
+		update = update.Add(expression.Name(n), expression.Value(counts[n]))
+	}
+	var pk string
 	switch k.Kind {
 	case status.DailyMetrics:
-		return metricsPK(k.WorkspaceID)
+		pk = metricsPK(k.WorkspaceID)
 	case status.MonthlyUsage:
-		return usagePK(k.WorkspaceID)
+		pk = usagePK(k.WorkspaceID)
 	case status.OptOutClicks:
-		return emailPK(k.WorkspaceID)
+		pk = emailPK(k.WorkspaceID)
+	case status.Reputation:
+		hour, err := time.Parse(status.ReputationHourLayout, k.Key)
+		if err != nil {
+			return nil, fmt.Errorf("reputation hour %q: %w", k.Key, err)
+		}
+		pk = reputationPK(k.WorkspaceID)
+		update = update.Set(expression.Name(schema.AttrExpiresAt), expression.Value(reputationExpiry(hour)))
+	default:
+		return nil, fmt.Errorf("unknown counter kind %q", k.Kind)
 	}
-	return ""
+	return s.updateOf(key(pk, k.Key), update, noCondition)
 }
 
 func compareCounters(a, b status.Counter) int {

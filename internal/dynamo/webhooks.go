@@ -50,14 +50,6 @@ func (it webhookItem) endpoint() webhook.Endpoint {
 	return ep
 }
 
-type webhookDeliveryItem struct {
-	PK        string    `dynamodbav:"pk"`
-	SK        string    `dynamodbav:"sk"`
-	Status    string    `dynamodbav:"status"`
-	At        time.Time `dynamodbav:"at"`
-	ExpiresAt int64     `dynamodbav:"expires_at"`
-}
-
 type webhookAttemptItem struct {
 	PK         string    `dynamodbav:"pk"`
 	SK         string    `dynamodbav:"sk"`
@@ -198,37 +190,6 @@ func (s *Webhooks) DisableFailingEndpoint(ctx context.Context, workspaceID, id, 
 	return true, nil
 }
 
-// GetDelivery reads the outcome of an event for an endpoint; Status is
-// empty when there is none yet.
-func (s *Webhooks) GetDelivery(ctx context.Context, workspaceID, endpointID, eventID string) (webhook.Delivery, error) {
-	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.Name, Key: key(webhookDeliveryPK(workspaceID, endpointID), eventID), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return webhook.Delivery{}, fmt.Errorf("get webhook delivery: %w", err)
-	}
-	d := webhook.Delivery{EndpointID: endpointID, EventID: eventID}
-	if len(out.Item) == 0 {
-		return d, nil
-	}
-	var it webhookDeliveryItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return webhook.Delivery{}, err
-	}
-	if time.Unix(it.ExpiresAt, 0).Before(s.now()) { // TTL deletes lazily
-		return d, nil
-	}
-	d.Status, d.At = webhook.DeliveryStatus(it.Status), it.At
-	return d, nil
-}
-
-func (s *Webhooks) putDelivery(ctx context.Context, workspaceID, endpointID, eventID string, status webhook.DeliveryStatus, at time.Time, cond expression.ConditionBuilder) error {
-	return s.putItem(ctx, webhookDeliveryItem{
-		PK: webhookDeliveryPK(workspaceID, endpointID), SK: eventID, Status: string(status),
-		At: at.UTC(), ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
-	}, cond)
-}
-
 // deliveredScan bounds the attempts DeliveredSince examines (about 250
 // read units at most): past it a duplicate job is delivered again, which
 // at-least-once delivery allows.
@@ -262,18 +223,6 @@ func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, 
 		examined += int(page.ScannedCount)
 	}
 	return false, nil
-}
-
-// MarkFailed records the event failed for the endpoint (unless a delivered
-// record of an earlier version is there).
-func (s *Webhooks) MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error {
-	cond := itemAbsent().
-		Or(expression.Name("status").NotEqual(expression.Value(string(webhook.Delivered))))
-	err := s.putDelivery(ctx, workspaceID, endpointID, eventID, webhook.Failed, at, cond)
-	if err != nil && !isConditionFailed(err) {
-		return fmt.Errorf("record webhook failed: %w", err)
-	}
-	return nil
 }
 
 // RecordAttempt adds an attempt to the endpoint's delivery log.

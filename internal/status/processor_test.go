@@ -161,7 +161,8 @@ func TestHandleReportsOnlyFaults(t *testing.T) {
 	}
 }
 
-func TestProcess(t *testing.T) {
+// One message at a time: what Handle reads, writes, publishes and retries.
+func TestHandleOneMessage(t *testing.T) {
 	stale := func(n int) func(status.Change) error {
 		calls := 0
 		return func(status.Change) error {
@@ -207,9 +208,9 @@ func TestProcess(t *testing.T) {
 			}, apply: tc.apply}
 			pub := &fakePublisher{publish: tc.publish}
 			p := &status.Processor{Store: store, Publisher: pub, Logger: quiet()}
-			err := p.Process(t.Context(), sesEvent(t, tc.fixture))
-			if (err != nil) != tc.wantErr {
-				t.Errorf("Process error = %v, want error %v", err, tc.wantErr)
+			retry := handle(t, p, fixture(t, tc.fixture))
+			if (len(retry) > 0) != tc.wantErr {
+				t.Errorf("retry = %v, want retried %v", retry, tc.wantErr)
 			}
 			if store.gets != tc.wantGets || len(store.applied) != tc.wantApply || len(pub.published()) != tc.wantPubs {
 				t.Errorf("gets %d, applies %d, publishes %d; want %d, %d, %d",
@@ -225,13 +226,13 @@ func TestProcess(t *testing.T) {
 }
 
 // Without a publisher (no webhook fan-out configured) events still apply.
-func TestProcessWithoutPublisher(t *testing.T) {
+func TestHandleWithoutPublisher(t *testing.T) {
 	store := &fakeStore{t: t, getEmail: func(string, string) (email.Email, error) { return sentEmail(), nil },
 		apply: func(status.Change) error { return nil }}
 	p := &status.Processor{Store: store}
 	for _, name := range []string{"delivery", "open", "click"} {
-		if err := p.Process(t.Context(), sesEvent(t, name)); err != nil {
-			t.Errorf("%s: %v", name, err)
+		if retry := handle(t, p, fixture(t, name)); len(retry) > 0 {
+			t.Errorf("%s: retried %v", name, retry)
 		}
 	}
 	if len(store.applied) != 3 {

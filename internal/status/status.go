@@ -163,17 +163,8 @@ func (p *Processor) count(ctx context.Context, t Tally) {
 // concurrent changes of the same email.
 const maxAttempts = 5
 
-// Process applies one SES event, counts and publishes it; a duplicate is
-// published again (see Handle for when it is not).
-func (p *Processor) Process(ctx context.Context, ev SESEvent) error {
-	out, err := p.apply(ctx, ev, false)
-	if err != nil {
-		return err
-	}
-	return p.finish(ctx, out)
-}
-
-// finish counts and publishes what one applied event owes.
+// finish counts and publishes what one applied event owes (one event
+// outside a batch: RecordFailure).
 func (p *Processor) finish(ctx context.Context, out outcome) error {
 	if out.applied != nil {
 		t := Tally{}

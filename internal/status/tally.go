@@ -3,6 +3,7 @@ package status
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // CounterKind is which counter item a count goes to.
@@ -15,7 +16,18 @@ const (
 	MonthlyUsage CounterKind = "usage"
 	// OptOutClicks are an email's unsubscribe clicks (Key the email id).
 	OptOutClicks CounterKind = "opt_out"
+	// Reputation are the breaker's counts of the campaign and automation
+	// emails a workspace sent in one hour (Key ReputationHour of SentAt).
+	Reputation CounterKind = "reputation"
 )
+
+// ReputationHourLayout formats the hour of the reputation counts: the
+// sender counts its sends and the pipeline their bounces and complaints
+// to the same hour item, and the breaker reads its window's hours.
+const ReputationHourLayout = "2006-01-02T15"
+
+// ReputationHour is the key of the hour t falls in.
+func ReputationHour(t time.Time) string { return t.UTC().Format(ReputationHourLayout) }
 
 // Counter names one counter item.
 type Counter struct {
@@ -40,6 +52,9 @@ func (t Tally) Add(c Change) {
 	}
 	if c.OptOutClick {
 		t.add(Counter{OptOutClicks, c.WorkspaceID, c.EmailID}, "opt_out_clicks")
+	}
+	if len(c.Reputation) > 0 {
+		t.add(Counter{Reputation, c.WorkspaceID, ReputationHour(c.SentAt)}, c.Reputation...)
 	}
 }
 

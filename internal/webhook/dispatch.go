@@ -210,11 +210,8 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 		d.delay(ctx, log, m, delay)
 		return true
 	}
-	// The schedule is exhausted: the delivery failed for good.
-	if err := d.store.MarkFailed(ctx, job.WorkspaceID, job.EndpointID, job.EventID, a.At); err != nil {
-		log.ErrorContext(ctx, "webhook final failure not recorded", slog.Any("err", err))
-		return true
-	}
+	// The schedule is exhausted: the delivery failed for good (its
+	// attempts in the log say so).
 	disabled, err := d.store.DisableFailingEndpoint(ctx, job.WorkspaceID, job.EndpointID, AutoDisableReason, firstAttempt(m, a.At))
 	if err != nil {
 		log.ErrorContext(ctx, "webhook endpoint not disabled", slog.Any("err", err))

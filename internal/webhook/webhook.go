@@ -73,25 +73,6 @@ func (e Endpoint) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("id", e.ID), slog.String("workspace_id", e.WorkspaceID), slog.Bool("enabled", e.Enabled))
 }
 
-// DeliveryStatus is the final outcome of one event for one endpoint.
-type DeliveryStatus string
-
-const (
-	Delivered DeliveryStatus = "delivered"
-	// Failed: every attempt of the schedule failed.
-	Failed DeliveryStatus = "failed"
-)
-
-// Delivery is the outcome record of one (endpoint, event); the dispatcher
-// reads it to drop duplicate jobs of a delivered event. Status is empty when
-// there is no record.
-type Delivery struct {
-	EndpointID string
-	EventID    string
-	Status     DeliveryStatus
-	At         time.Time
-}
-
 // Attempt is one POST of one event to one endpoint, kept for the owner's
 // delivery log.
 type Attempt struct {
@@ -138,8 +119,6 @@ type DispatchStore interface {
 	// item is the only record of a delivery).
 	DeliveredSince(ctx context.Context, workspaceID, endpointID, eventID string, since time.Time) (bool, error)
 	RecordAttempt(ctx context.Context, a Attempt) error
-	// MarkFailed records the event failed for good.
-	MarkFailed(ctx context.Context, workspaceID, endpointID, eventID string, at time.Time) error
 	// EndpointSucceeded resets the failure count and sets the last success;
 	// EndpointFailed counts a failure. Both ignore a removed endpoint.
 	EndpointSucceeded(ctx context.Context, workspaceID, id string, at time.Time) error
