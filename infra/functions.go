@@ -369,10 +369,10 @@ var statusConsumer = access{
 }
 
 // webhookDispatchConsumer is webhook delivery (internal/dynamo/webhooks.go,
-// the DispatchStore methods): the endpoint and the delivery record
-// (GetItem); the attempt log and delivery record (PutItem); the endpoint's
-// success and failure counters and auto-disable (UpdateItem). Listing
-// attempts (Query) is the console's, not the dispatcher's. A retry is
+// the DispatchStore methods): the endpoint (GetItem); the attempt log
+// (PutItem); a job that may be a duplicate looks for its 2xx attempt in
+// the endpoint's attempt log (DeliveredSince, Query); the endpoint's
+// success and failure counters and auto-disable (UpdateItem). A retry is
 // scheduled with ChangeMessageVisibility on its own queue, hence its URL.
 //
 // It POSTs to customer endpoints over the internet: no VPC. The SSRF guard
@@ -381,7 +381,7 @@ var statusConsumer = access{
 // loopback, is never set by this stack.
 var webhookDispatchConsumer = access{
 	name:        "webhook-dispatch",
-	table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
+	table:       []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
 	ownQueueURL: true,
 }
 

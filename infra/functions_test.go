@@ -451,6 +451,7 @@ func TestWebhookDispatch(t *testing.T) {
 	wantDDB := []string{
 		"dynamodb:GetItem on " + tableArn,
 		"dynamodb:PutItem on " + tableArn,
+		"dynamodb:Query on " + tableArn,
 		"dynamodb:UpdateItem on " + tableArn,
 	}
 	if !slices.Equal(ddb, wantDDB) {
