@@ -44,7 +44,7 @@ func (t *Tick) Run(ctx context.Context) (int, error) {
 	}
 	from := cursor.Add(time.Minute)
 	if cursor.IsZero() {
-		from = now.Add(-SweepMinutes * time.Minute)
+		from = now.Add(-(SweepMinutes - 1) * time.Minute)
 	}
 	woken := 0
 	for m, n := from, 0; !m.After(now) && n < SweepMinutes; m, n = m.Add(time.Minute), n+1 {
