@@ -239,7 +239,7 @@ func later() { _ = regexp.MustCompile("e") }
 // senders are the functions that write MIME messages: only they link the
 // MIME writer (go-mail, with x/text and html/template), which the others
 // would start for nothing (BenchmarkInit).
-var senders = []string{"send", "send-batch", "review", "campaign-sender"}
+var senders = []string{"send", "send-batch", "review", "campaign-sender", "automation-runner"}
 
 func TestOnlySendersLinkTheMIMEWriter(t *testing.T) {
 	const writer = "github.com/wneessen/go-mail"

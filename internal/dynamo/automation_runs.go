@@ -221,3 +221,10 @@ func (s *AutomationRuns) SetTickCursor(ctx context.Context, minute time.Time) er
 	}
 	return nil
 }
+
+// Partition key patterns of the tick (infra's permission table): the
+// wake-ups of every minute and shard, and its cursor.
+var (
+	AutomationWakeKeysPattern = autoDuePrefix + "*"
+	AutomationTickKeysPattern = autoTickPK
+)
