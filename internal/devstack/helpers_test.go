@@ -136,6 +136,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	transport := &fakeTransport{Next: deps.Sending.Transport}
 	deps.Sending.Transport = transport
 	deps.CampaignSender.Transport = transport
+	deps.AutomationRunner.Transport = transport
 	var devRoutes []httpapi.Route
 	if wrap != nil {
 		deps, devRoutes = wrap(deps, queues)
