@@ -109,7 +109,9 @@ func (f fakeAudience) GetContact(context.Context, string, string) (contact.Conta
 	return *f.w.contact, nil
 }
 
-func (f fakeAudience) Suppressed(context.Context, string, string) (bool, error) { return f.w.suppress, nil }
+func (f fakeAudience) Suppressed(context.Context, string, string) (bool, error) {
+	return f.w.suppress, nil
+}
 
 type fakeMail struct{ w *world }
 
@@ -120,8 +122,11 @@ func (f fakeMail) ClaimEmail(_ context.Context, e email.Email) (bool, error) {
 	f.w.claims[e.ID] = e
 	return true, nil
 }
-func (f fakeMail) ReleaseEmail(_ context.Context, _, id string) error { delete(f.w.claims, id); return nil }
-func (f fakeMail) FailEmail(context.Context, string, string, string) error { return nil }
+func (f fakeMail) ReleaseEmail(_ context.Context, _, id string) error {
+	delete(f.w.claims, id)
+	return nil
+}
+func (f fakeMail) FailEmail(context.Context, string, string, string) error   { return nil }
 func (f fakeMail) MonthlyUsage(context.Context, string, string) (int, error) { return f.w.usage, nil }
 
 type fakeWorkspaces struct{ w *world }
@@ -158,4 +163,6 @@ func (f fakeCaptures) Capture(_ context.Context, in sending.SendInput) error {
 
 type fakeLinks struct{}
 
-func (fakeLinks) URL(t unsubscribe.Token) (string, error) { return "https://sesame.test/u/" + t.ContactID, nil }
+func (fakeLinks) URL(t unsubscribe.Token) (string, error) {
+	return "https://sesame.test/u/" + t.ContactID, nil
+}

@@ -12,7 +12,7 @@ type fakeWakes struct {
 	reads  int
 }
 
-func (f *fakeWakes) TickCursor(context.Context) (time.Time, error)       { return f.cursor, nil }
+func (f *fakeWakes) TickCursor(context.Context) (time.Time, error)      { return f.cursor, nil }
 func (f *fakeWakes) SetTickCursor(_ context.Context, m time.Time) error { f.cursor = m; return nil }
 func (f *fakeWakes) DueWakes(_ context.Context, m time.Time) ([]WakeMessage, error) {
 	f.reads++
