@@ -243,6 +243,9 @@ var functionConfigs = map[string]config.Function{
 	routes.WebhookDispatch.Function: config.Dispatch{},
 	routes.CampaignSender.Function:  config.CampaignSender{},
 	routes.CampaignTick.Function:    config.CampaignTick{},
+
+	routes.AutomationRunner.Function: config.AutomationRunner{},
+	routes.AutomationTick.Function:   config.AutomationTick{},
 }
 
 // configOf is the config of a function; a function without one is a
@@ -258,9 +261,10 @@ func configOf(function string) config.Function {
 // queueURLVars is the environment variable (internal/config) that passes each
 // queue's URL to the functions that use it, by queue.Def name.
 var queueURLVars = map[string]string{
-	queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
-	queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
-	queue.Sends.Name:    "SESAME_SENDS_QUEUE_URL",
+	queue.Review.Name:      "SESAME_REVIEW_QUEUE_URL",
+	queue.Webhooks.Name:    "SESAME_WEBHOOKS_QUEUE_URL",
+	queue.Sends.Name:       "SESAME_SENDS_QUEUE_URL",
+	queue.Automations.Name: "SESAME_AUTOMATIONS_QUEUE_URL",
 }
 
 // functionAccess is the permission table: one entry per function of
@@ -304,6 +308,43 @@ var functionAccess = map[string]access{
 	routes.WebhookDispatch.Function: webhookDispatchConsumer,
 	routes.CampaignSender.Function:  campaignSenderConsumer,
 	routes.CampaignTick.Function:    campaignTick,
+
+	routes.AutomationRunner.Function: automationRunnerConsumer,
+	routes.AutomationTick.Function:   automationTick,
+}
+
+// automationRunnerConsumer is the automation runner (internal/automation,
+// dynamo.AutomationRuns): the run, its kept version, the contact, its
+// do-not-send entry, the workspace, the sender and the month's usage
+// (GetItem); the email's claim and a tagged contact (PutItem), its release
+// and the live-run claim of an ended run (DeleteItem), the run's advance,
+// a refused email marked failed and status changes (UpdateItem), an
+// advance with a long wait's wake-up item in one transaction (Put and
+// Update). A refused email is recorded as the status pipeline records it
+// (feed, counts, webhook fan-out); a short wait goes back on its own
+// queue with a delay (sendTo). Mail through SES with the configuration
+// sets; links on the public URL.
+var automationRunnerConsumer = access{
+	name:      "automation-runner",
+	table:     []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
+	sendTo:    []queue.Def{queue.Webhooks, queue.Automations},
+	sendEmail: true,
+}
+
+// automationTick is the one-minute tick: each due minute's wake-up shards
+// (Query) and their removal (BatchWriteItem), its cursor (GetItem,
+// PutItem), of those partitions only; the runs go to the automations
+// queue.
+var automationTick = access{
+	name:  "automation-tick",
+	table: []string{},
+	keyed: []keyedGrant{
+		{action: ddbQuery, leadingKeys: []string{dynamo.AutomationWakeKeysPattern}},
+		{action: ddbBatchWriteItem, leadingKeys: []string{dynamo.AutomationWakeKeysPattern}},
+		{action: ddbGetItem, leadingKeys: []string{dynamo.AutomationTickKeysPattern}},
+		{action: ddbPutItem, leadingKeys: []string{dynamo.AutomationTickKeysPattern}},
+	},
+	sendTo: []queue.Def{queue.Automations},
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,

@@ -21,10 +21,13 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
 	"github.com/sesame-mail/sesame/internal/api/reads"
+	"github.com/sesame-mail/sesame/internal/api/runs"
 	"github.com/sesame-mail/sesame/internal/api/sender"
 	"github.com/sesame-mail/sesame/internal/api/sends"
 	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
@@ -54,6 +57,7 @@ var Functions = []wire.Starter{
 	checks.CheckDeliverability,
 	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
 	sender.CampaignSender, starts.CampaignTick,
+	runs.AutomationRunner, wakes.AutomationTick,
 }
 
 // Function is the function named name.
@@ -83,6 +87,10 @@ type Deps struct {
 	// owner's campaign.Starter and runs the tick (Ticker).
 	CampaignSender  *engine.Sender
 	CampaignStarter *engine.Starter
+	// AutomationRunner consumes the automations queue; AutomationTick
+	// wakes the runs whose long wait ended.
+	AutomationRunner *automation.Runner
+	AutomationTick   *automation.Tick
 }
 
 // SQSAPI is the part of the SQS API the functions use.
@@ -139,6 +147,12 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 
 		CampaignSender:  campaignSender,
 		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, cfg.SendsQueue, c.SQS, logger),
+
+		AutomationRunner: runs.NewRunner(repos.Table, config.AutomationRunner{
+			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
+			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
+		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Webhooks: c.SQS, Logger: logger}),
+		AutomationTick: wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
 	}
 }
 
@@ -159,10 +173,11 @@ func Routes(d Deps) []httpapi.Route {
 // Consumers returns the handler of each queue consumer, by function.
 func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 	return map[routes.Consumer]queue.Consumer{
-		routes.Review:          queue.NewConsumer(d.Reviewer.Handle),
-		routes.Status:          queue.NewConsumer(d.Status.Handle),
-		routes.WebhookDispatch: queue.NewConsumer(d.Webhooks.Handle),
-		routes.CampaignSender:  queue.NewConsumer(d.CampaignSender.Handle),
+		routes.Review:           queue.NewConsumer(d.Reviewer.Handle),
+		routes.Status:           queue.NewConsumer(d.Status.Handle),
+		routes.WebhookDispatch:  queue.NewConsumer(d.Webhooks.Handle),
+		routes.CampaignSender:   queue.NewConsumer(d.CampaignSender.Handle),
+		routes.AutomationRunner: queue.NewConsumer(d.AutomationRunner.Handle),
 	}
 }
 
@@ -170,7 +185,8 @@ func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 // the dev server runs at each one's interval.
 func Ticks(d Deps) map[routes.Scheduled]func(context.Context) error {
 	return map[routes.Scheduled]func(context.Context) error{
-		routes.CampaignTick: starts.Tick(d.CampaignStarter, d.Logger),
+		routes.CampaignTick:   starts.Tick(d.CampaignStarter, d.Logger),
+		routes.AutomationTick: wakes.Tick(d.AutomationTick, d.Logger),
 	}
 }
 

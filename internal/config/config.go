@@ -249,6 +249,29 @@ type CampaignTick struct {
 	SendsQueue
 }
 
+// AutomationRunner configures the automations consumer: automation
+// emails through SES with their unsubscribe links, a refusal fanned out
+// to webhooks, short waits as delayed wake-ups on its own queue.
+type AutomationRunner struct {
+	Logging
+	SDK
+	DynamoDB
+	SES
+	WebhooksQueue
+	AutomationsQueue
+	Unsubscribing
+	PublicURL
+}
+
+// AutomationTick configures the one-minute tick that wakes the runs
+// whose long wait ended.
+type AutomationTick struct {
+	Logging
+	SDK
+	DynamoDB
+	AutomationsQueue
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level
@@ -269,6 +292,7 @@ type API struct {
 	Delivery
 	Unsubscribing
 	SendsQueue
+	AutomationsQueue
 	// PublicURL is where recipients reach the stack (the dev server's
 	// URL): unsubscribe links are built on it.
 	PublicURL

@@ -10,9 +10,10 @@ import "github.com/sesame-mail/sesame/internal/queue/queues"
 type Def = queues.Def
 
 var (
-	SESEvents = queues.SESEvents
-	Webhooks  = queues.Webhooks
-	Review    = queues.Review
-	Sends     = queues.Sends
-	All       = queues.All
+	SESEvents   = queues.SESEvents
+	Webhooks    = queues.Webhooks
+	Review      = queues.Review
+	Sends       = queues.Sends
+	Automations = queues.Automations
+	All         = queues.All
 )

@@ -125,10 +125,12 @@ var (
 	Status          = Consumer{Function: "status", Queue: queues.SESEvents}
 	WebhookDispatch = Consumer{Function: "webhook-dispatch", Queue: queues.Webhooks}
 	CampaignSender  = Consumer{Function: "campaign-sender", Queue: queues.Sends}
+	// AutomationRunner executes automation runs, woken one per message.
+	AutomationRunner = Consumer{Function: "automation-runner", Queue: queues.Automations}
 )
 
 // Consumers is every implemented queue consumer.
-var Consumers = []Consumer{Review, Status, WebhookDispatch, CampaignSender}
+var Consumers = []Consumer{Review, Status, WebhookDispatch, CampaignSender, AutomationRunner}
 
 // Scheduled is a Lambda function a schedule invokes (an EventBridge rule
 // in AWS, a ticker in `sesame dev`).
@@ -140,5 +142,8 @@ type Scheduled struct {
 // CampaignTick starts the scheduled campaigns whose time has come.
 var CampaignTick = Scheduled{Function: "campaign-tick", Every: time.Minute}
 
+// AutomationTick wakes the automation runs whose long wait ended.
+var AutomationTick = Scheduled{Function: "automation-tick", Every: time.Minute}
+
 // Schedules is every scheduled function.
-var Schedules = []Scheduled{CampaignTick}
+var Schedules = []Scheduled{CampaignTick, AutomationTick}
