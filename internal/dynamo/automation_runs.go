@@ -50,7 +50,7 @@ func (s *AutomationRuns) GetRuns(ctx context.Context, workspaceID string, refs [
 	for _, r := range refs {
 		keys = append(keys, key(runKey(workspaceID, r.AutomationID, r.RunID)))
 	}
-	items, err := batchGetAll(ctx, &Sends{s.Table}, keys)
+	items, err := s.batchGet(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read automation runs: %w", err)
 	}
@@ -189,7 +189,10 @@ func (s *AutomationRuns) ClearWakes(ctx context.Context, minute time.Time, ms []
 	for _, m := range ms {
 		requests = append(requests, ddbtypes.WriteRequest{DeleteRequest: &ddbtypes.DeleteRequest{Key: key(wakeKey(minute, m))}})
 	}
-	return (&Campaigns{s.Table}).batchWrite(ctx, requests, "clear wake-ups")
+	if err := s.batchWrite(ctx, requests); err != nil {
+		return fmt.Errorf("clear wake-ups: %w", err)
+	}
+	return nil
 }
 
 func wakePK(minute time.Time, shard int) string {
