@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/checks"
 	"github.com/sesame-mail/sesame/internal/api/pages"
@@ -25,6 +26,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/sends"
 	"github.com/sesame-mail/sesame/internal/api/starts"
 	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
@@ -54,6 +56,7 @@ var Functions = []wire.Starter{
 	checks.CheckDeliverability,
 	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
 	sender.CampaignSender, starts.CampaignTick,
+	automations.AutomationEvents,
 }
 
 // Function is the function named name.
@@ -83,6 +86,8 @@ type Deps struct {
 	// owner's campaign.Starter and runs the tick (Ticker).
 	CampaignSender  *engine.Sender
 	CampaignStarter *engine.Starter
+	// AutomationEvents serves POST /automations/events.
+	AutomationEvents automationhttp.Handlers
 }
 
 // SQSAPI is the part of the SQS API the functions use.
@@ -139,6 +144,8 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 
 		CampaignSender:  campaignSender,
 		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, cfg.SendsQueue, c.SQS, logger),
+
+		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }
 
@@ -153,6 +160,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
 	all = append(all, deliverabilityhttp.Handlers{}.Routes()...)
 	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
+	all = append(all, d.AutomationEvents.Routes()...)
 	return all
 }
 

@@ -249,6 +249,15 @@ type CampaignTick struct {
 	SendsQueue
 }
 
+// AutomationEvents configures POST /automations/events: runs started in
+// the table, their first wake-up on the automations queue.
+type AutomationEvents struct {
+	Logging
+	SDK
+	DynamoDB
+	AutomationsQueue
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level
@@ -269,6 +278,7 @@ type API struct {
 	Delivery
 	Unsubscribing
 	SendsQueue
+	AutomationsQueue
 	// PublicURL is where recipients reach the stack (the dev server's
 	// URL): unsubscribe links are built on it.
 	PublicURL
