@@ -41,15 +41,11 @@ func Handlers(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI, 
 	}}
 }
 
-// triggerStore is the trigger's store: runs and contacts on the runs'
-// side, the listeners on the definitions' side.
+// triggerStore is the trigger's store: contacts and run starts on the
+// runs' side, the listeners on the definitions' side.
 type triggerStore struct {
 	*dynamo.AutomationRuns
-	definitions *dynamo.Automations
-}
-
-func (s triggerStore) Listeners(ctx context.Context, workspaceID, event string) ([]automation.Listener, error) {
-	return s.definitions.Listeners(ctx, workspaceID, event)
+	*dynamo.Automations
 }
 
 func newRunID() (string, error) {
