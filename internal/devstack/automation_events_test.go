@@ -209,10 +209,7 @@ func TestAutomationEventRateLimit(t *testing.T) {
 	e := startDevAt(t, clock)
 	w := newEventWS(t, e)
 	aid := w.listen(t, e, "cart_abandoned", "", 1)
-	contacts := make([]string, automation.EventsPerMinute+1)
-	for i := range contacts {
-		contacts[i] = w.contact(t, e, fmt.Sprintf("c%d@example.com", i))
-	}
+	contacts := w.contacts(t, e, automation.EventsPerMinute+1)
 	for i := range automation.EventsPerMinute {
 		wantRuns(t, e.report(t, w.live, event("cart_abandoned", fmt.Sprintf("k%d", i), contacts[i], nil)), automation.OutcomeStarted)
 	}
@@ -234,10 +231,7 @@ func TestAutomationEventConcurrentKey(t *testing.T) {
 	e := startDev(t)
 	w := newEventWS(t, e)
 	aid := w.listen(t, e, "cart_abandoned", "", 1)
-	contacts := make([]string, 20)
-	for i := range contacts {
-		contacts[i] = w.contact(t, e, fmt.Sprintf("c%d@example.com", i))
-	}
+	contacts := w.contacts(t, e, 20)
 	results := make([]automation.EventResult, len(contacts))
 	var wg sync.WaitGroup
 	for i, id := range contacts {

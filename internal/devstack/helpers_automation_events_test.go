@@ -5,6 +5,7 @@ package devstack_test
 // the definitions' activation writes them, and the run items read back.
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -46,6 +47,16 @@ func (w eventWS) contact(t *testing.T, e *env, email string) string {
 		t.Fatal(err)
 	}
 	return c.ID
+}
+
+// contacts puts n contacts into the workspace and returns their ids.
+func (w eventWS) contacts(t *testing.T, e *env, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = w.contact(t, e, fmt.Sprintf("c%d@example.com", i))
+	}
+	return ids
 }
 
 // listener is the item activation writes (dynamo's listenerItem): the
