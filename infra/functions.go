@@ -184,6 +184,28 @@ var campaignCancelRoute = access{
 	keyed:   []keyedGrant{{action: ddbUpdateItem, leadingKeys: []string{dynamo.CampaignKeysPattern}}},
 }
 
+// automationEventsRoute is POST /automations/events: the contact, by id
+// or by its email's claim (GetItem), and the event's listeners (Query);
+// per listener one transaction that puts the event_key and live-run
+// claims, the run and its safety wake-up (PutItem) and counts the
+// automation's minute (UpdateItem); each started run's first wake-up on
+// the automations queue. Nothing else of the table, and no SES: an event
+// never sends by itself.
+var automationEventsRoute = access{
+	name:    "automation-events-route",
+	apiKeys: true,
+	keyed: []keyedGrant{
+		{action: ddbGetItem, leadingKeys: []string{dynamo.ContactKeysPattern, dynamo.ContactEmailKeysPattern}},
+		{action: ddbQuery, leadingKeys: []string{dynamo.AutomationListenerKeysPattern}},
+		{action: ddbPutItem, leadingKeys: []string{
+			dynamo.AutomationKeyKeysPattern, dynamo.AutomationLiveKeysPattern,
+			dynamo.AutomationRunKeysPattern, dynamo.AutomationDueKeysPattern,
+		}},
+		{action: ddbUpdateItem, leadingKeys: []string{dynamo.AutomationRateKeysPattern}},
+	},
+	sendTo: []queue.Def{queue.Automations},
+}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -237,6 +259,8 @@ var functionConfigs = map[string]config.Function{
 	routes.DeleteSuppression.Function: config.Read{},
 
 	routes.CheckDeliverability.Function: config.Read{},
+
+	routes.AutomationEvents.Function: config.AutomationEvents{},
 
 	routes.Review.Function:          config.Review{},
 	routes.Status.Function:          config.Status{},
@@ -302,6 +326,8 @@ var functionAccess = map[string]access{
 	routes.DeleteSuppression.Function: suppressionWriteRoute,
 
 	routes.CheckDeliverability.Function: keyOnlyRoute,
+
+	routes.AutomationEvents.Function: automationEventsRoute,
 
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,

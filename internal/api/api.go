@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/checks"
 	"github.com/sesame-mail/sesame/internal/api/pages"
@@ -28,6 +29,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
@@ -58,6 +60,7 @@ var Functions = []wire.Starter{
 	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
 	sender.CampaignSender, starts.CampaignTick,
 	runs.AutomationRunner, wakes.AutomationTick,
+	automations.AutomationEvents,
 }
 
 // Function is the function named name.
@@ -91,6 +94,8 @@ type Deps struct {
 	// wakes the runs whose long wait ended.
 	AutomationRunner *automation.Runner
 	AutomationTick   *automation.Tick
+	// AutomationEvents serves POST /automations/events.
+	AutomationEvents automationhttp.Handlers
 }
 
 // SQSAPI is the part of the SQS API the functions use.
@@ -153,6 +158,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
 		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Webhooks: c.SQS, Logger: logger}),
 		AutomationTick: wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
+		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }
 
@@ -167,6 +173,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
 	all = append(all, deliverabilityhttp.Handlers{}.Routes()...)
 	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
+	all = append(all, d.AutomationEvents.Routes()...)
 	return all
 }
 

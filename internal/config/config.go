@@ -272,6 +272,15 @@ type AutomationTick struct {
 	AutomationsQueue
 }
 
+// AutomationEvents configures POST /automations/events: runs started in
+// the table, their first wake-up on the automations queue.
+type AutomationEvents struct {
+	Logging
+	SDK
+	DynamoDB
+	AutomationsQueue
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level

@@ -157,7 +157,7 @@ const transactRetries = 8
 // concurrent transaction is retried after a short random pause, so the
 // answer is the state after the other one; one still cancelled after
 // transactRetries is the store fault NewTable made of it.
-func (s *Contacts) transact(ctx context.Context, items []ddbtypes.TransactWriteItem) ([]int, error) {
+func (s *Table) transact(ctx context.Context, items []ddbtypes.TransactWriteItem) ([]int, error) {
 	for attempt := 0; ; attempt++ {
 		_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		var tce *ddbtypes.TransactionCanceledException

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -40,4 +41,9 @@ var (
 	_ engine.Campaigns          = (*dynamo.Campaigns)(nil)
 	_ segment.Store             = (*dynamo.Segments)(nil)
 	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
+	// The event route's store is both sides (internal/api/automations).
+	_ automation.TriggerStore = struct {
+		*dynamo.AutomationRuns
+		*dynamo.Automations
+	}{}
 )

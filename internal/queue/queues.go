@@ -10,10 +10,11 @@ import "github.com/sesame-mail/sesame/internal/queue/queues"
 type Def = queues.Def
 
 var (
-	SESEvents   = queues.SESEvents
-	Webhooks    = queues.Webhooks
-	Review      = queues.Review
-	Sends       = queues.Sends
+	SESEvents = queues.SESEvents
+	Webhooks  = queues.Webhooks
+	Review    = queues.Review
+	Sends     = queues.Sends
+	// Automations carries automation runs' wake-ups.
 	Automations = queues.Automations
 	All         = queues.All
 )

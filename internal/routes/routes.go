@@ -52,6 +52,8 @@ var (
 	ListCampaigns  = Route{Function: "list-campaigns", Method: "GET", Path: "/api/v1/campaigns", Scope: apikey.CampaignsRead}
 	GetCampaign    = Route{Function: "get-campaign", Method: "GET", Path: "/api/v1/campaigns/{id}", Scope: apikey.CampaignsRead}
 	CancelCampaign = Route{Function: "cancel-campaign", Method: "POST", Path: "/api/v1/campaigns/{id}/cancel", Scope: apikey.CampaignsCancel}
+
+	AutomationEvents = Route{Function: "automation-events", Method: "POST", Path: "/api/v1/automations/events", Scope: apikey.AutomationsTrigger}
 )
 
 // API is every implemented /api/v1 route.
@@ -62,6 +64,7 @@ var API = []Route{
 	CreateSegment,
 	CheckDeliverability,
 	SendBulk, ListCampaigns, GetCampaign, CancelCampaign,
+	AutomationEvents,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient
