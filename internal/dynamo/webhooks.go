@@ -18,20 +18,20 @@ import (
 )
 
 type webhookItem struct {
-	PK             string    `dynamodbav:"pk"`
-	SK             string    `dynamodbav:"sk"`
-	ID             string    `dynamodbav:"id"`
-	WorkspaceID    string    `dynamodbav:"workspace_id"`
-	URL            string    `dynamodbav:"url"`
-	Secret         string    `dynamodbav:"secret"`
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	ID          string `dynamodbav:"id"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+	URL         string `dynamodbav:"url"`
+	Secret      string `dynamodbav:"secret"`
 	// PreviousSecret signs beside Secret until PreviousUntilMS (Unix
 	// milliseconds), after a rotation.
-	PreviousSecret  string `dynamodbav:"previous_secret,omitempty"`
-	PreviousUntilMS int64  `dynamodbav:"previous_secret_until_ms,omitempty"`
-	Events         []string  `dynamodbav:"events,omitempty"`
-	Enabled        bool      `dynamodbav:"enabled"`
-	DisabledReason string    `dynamodbav:"disabled_reason,omitempty"`
-	CreatedAt      time.Time `dynamodbav:"created_at"`
+	PreviousSecret  string    `dynamodbav:"previous_secret,omitempty"`
+	PreviousUntilMS int64     `dynamodbav:"previous_secret_until_ms,omitempty"`
+	Events          []string  `dynamodbav:"events,omitempty"`
+	Enabled         bool      `dynamodbav:"enabled"`
+	DisabledReason  string    `dynamodbav:"disabled_reason,omitempty"`
+	CreatedAt       time.Time `dynamodbav:"created_at"`
 	// LastSuccessMS is Unix milliseconds, a number so that a condition can
 	// compare it.
 	LastSuccessMS       int64 `dynamodbav:"last_success_ms,omitempty"`
