@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/webhook"
@@ -18,22 +19,7 @@ import (
 func TestWebhookEndpointLifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store, _ := dynamotest.NewStore(t)
-	acme, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	beta, err := store.Workspaces.CreateWorkspace(ctx, "Beta")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep, err := webhook.NewEndpoint(acme.ID, "https://hooks.example.com/in", []string{"email.bounced", "email.delivered"}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
-		t.Fatal(err)
-	}
+	store, acme, beta, ep := endpointInAcme(t, "email.bounced", "email.delivered")
 	got, err := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -264,22 +250,7 @@ func TestWebhookDeliveriesAndAttempts(t *testing.T) {
 func TestWebhookRotateEndpointSecret(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store, _ := dynamotest.NewStore(t)
-	acme, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	beta, err := store.Workspaces.CreateWorkspace(ctx, "Beta")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep, err := webhook.NewEndpoint(acme.ID, "https://hooks.example.com/in", nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
-		t.Fatal(err)
-	}
+	store, acme, beta, ep := endpointInAcme(t)
 	if got, _ := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID); got.PreviousSecret != "" || got.PreviousSecretUntil != nil {
 		t.Errorf("a new endpoint has a previous secret: %+v", got)
 	}
@@ -335,4 +306,26 @@ func TestWebhookRotateEndpointSecret(t *testing.T) {
 	if eps, _ := store.Webhooks.ListEndpoints(ctx, beta.ID); len(eps) != 0 {
 		t.Errorf("a refused rotation created %+v in another workspace", eps)
 	}
+}
+
+// endpointInAcme stores an endpoint of a workspace Acme, beside a
+// workspace Beta.
+func endpointInAcme(t *testing.T, events ...string) (store dynamo.Repositories, acme, beta workspace.Workspace, ep webhook.Endpoint) {
+	t.Helper()
+	ctx := t.Context()
+	store, _ = dynamotest.NewStore(t)
+	var err error
+	if acme, err = store.Workspaces.CreateWorkspace(ctx, "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	if beta, err = store.Workspaces.CreateWorkspace(ctx, "Beta"); err != nil {
+		t.Fatal(err)
+	}
+	if ep, err = webhook.NewEndpoint(acme.ID, "https://hooks.example.com/in", events, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
+		t.Fatal(err)
+	}
+	return store, acme, beta, ep
 }
