@@ -26,6 +26,10 @@ const (
 	MaxTagsPerStep = 20
 )
 
+// ErrEventFull refuses to activate an automation on an event name that
+// MaxActivePerEvent active automations listen for already.
+var ErrEventFull = fmt.Errorf("%d active automations listen for this event already; deactivate one first", MaxActivePerEvent)
+
 // Definition is what the owner writes: a name, the event it listens for
 // and its steps. A blueprint is one, a file holds one.
 type Definition struct {
