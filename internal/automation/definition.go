@@ -199,19 +199,3 @@ func checkTagName(path, tag string, p *Problems) {
 		p.add(path, "a tag is 1 to %d characters of a-z, 0-9, _ and -, not %q", contact.MaxTag, tag)
 	}
 }
-
-// SenderIDs are the senders d's send steps name (sorted, once each), and
-// whether a send step uses the workspace's default sender.
-func (d Definition) SenderIDs() (ids []string, usesDefault bool) {
-	for _, s := range d.Steps {
-		switch {
-		case s.Type != StepSend:
-		case s.SenderID == "":
-			usesDefault = true
-		case !slices.Contains(ids, s.SenderID):
-			ids = append(ids, s.SenderID)
-		}
-	}
-	slices.Sort(ids)
-	return ids, usesDefault
-}

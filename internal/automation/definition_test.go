@@ -131,17 +131,3 @@ func TestParseDefinition(t *testing.T) {
 		}
 	}
 }
-
-func TestSenderIDs(t *testing.T) {
-	d := Definition{Steps: []Step{
-		{Type: StepSend, SenderID: "b"}, {Type: StepWait}, {Type: StepSend, SenderID: "a"}, {Type: StepSend, SenderID: "b"},
-	}}
-	ids, usesDefault := d.SenderIDs()
-	if strings.Join(ids, ",") != "a,b" || usesDefault {
-		t.Errorf("SenderIDs = %v, %v", ids, usesDefault)
-	}
-	d.Steps = append(d.Steps, Step{Type: StepSend})
-	if _, usesDefault := d.SenderIDs(); !usesDefault {
-		t.Error("a send step without sender_id does not use the default")
-	}
-}
