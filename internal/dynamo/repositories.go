@@ -75,7 +75,7 @@ type Repositories struct {
 	Segments     *Segments
 	Campaigns    *Campaigns
 	// CampaignSends is the send engine's side of the table.
-	CampaignSends *CampaignSends
+	CampaignSends  *CampaignSends
 	Automations    *Automations
 	AutomationRuns *AutomationRuns
 }
