@@ -29,9 +29,12 @@ func newAutomation(t *testing.T, store dynamo.Repositories, ws, event, tag strin
 	return a
 }
 
-// twoWorkspaces creates two workspaces and returns their ids.
-func twoWorkspaces(t *testing.T, store dynamo.Repositories) (string, string) {
+// automationStore is a fresh store with two workspaces (their ids), its
+// key layout checked at the end.
+func automationStore(t *testing.T) (dynamo.Repositories, string, string) {
 	t.Helper()
+	store, _ := dynamotest.NewStore(t)
+	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
 	a, err := store.Workspaces.CreateWorkspace(t.Context(), "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +43,7 @@ func twoWorkspaces(t *testing.T, store dynamo.Repositories) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a.ID, b.ID
+	return store, a.ID, b.ID
 }
 
 func tagsDefinition(a automation.Automation, tag string) automation.Definition {
@@ -54,9 +57,7 @@ func tagsDefinition(a automation.Automation, tag string) automation.Definition {
 func TestAutomationVersionsKept(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store, _ := dynamotest.NewStore(t)
-	ws1, ws2 := twoWorkspaces(t, store)
-	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
+	store, ws1, ws2 := automationStore(t)
 	a := newAutomation(t, store, ws1, "signed_up", "v1")
 	if a.Version != 1 || a.CreatedAt.IsZero() {
 		t.Fatalf("created %+v", a)
@@ -106,9 +107,7 @@ func TestAutomationVersionsKept(t *testing.T) {
 func TestAutomationListeners(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store, _ := dynamotest.NewStore(t)
-	ws1, _ := twoWorkspaces(t, store)
-	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
+	store, ws1, _ := automationStore(t)
 	a := newAutomation(t, store, ws1, "cart_abandoned", "x")
 	listeners := func(event string, want ...automation.Listener) {
 		t.Helper()
@@ -157,9 +156,7 @@ func TestAutomationListeners(t *testing.T) {
 func TestEleventhActivationRefused(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store, _ := dynamotest.NewStore(t)
-	ws1, ws2 := twoWorkspaces(t, store)
-	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
+	store, ws1, ws2 := automationStore(t)
 	var active []automation.Automation
 	for i := range automation.MaxActivePerEvent {
 		a, err := store.Automations.ActivateAutomation(ctx, newAutomation(t, store, ws1, "order_placed", fmt.Sprint("t", i)))
@@ -197,8 +194,7 @@ func TestEleventhActivationRefused(t *testing.T) {
 func TestConcurrentActivationsNeverExceedTen(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store, _ := dynamotest.NewStore(t)
-	ws1, _ := twoWorkspaces(t, store)
+	store, ws1, _ := automationStore(t)
 	drafts := make([]automation.Automation, 15)
 	for i := range drafts {
 		drafts[i] = newAutomation(t, store, ws1, "back_in_stock", fmt.Sprint("t", i))
