@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -67,19 +66,7 @@ func (s *AutomationRuns) GetRuns(ctx context.Context, workspaceID string, refs [
 // Steps reads a kept version of an automation's steps: one GetItem of an
 // item never changed, so the runner caches it.
 func (s *AutomationRuns) Steps(ctx context.Context, workspaceID, automationID string, version int) ([]automation.Step, error) {
-	var it versionItem
-	found, err := s.getItem(ctx, key(versionKey(workspaceID, automationID, version)), &it)
-	if err != nil {
-		return nil, fmt.Errorf("read automation version: %w", err)
-	}
-	if !found {
-		return nil, fmt.Errorf("automation %s version %d: %w", automationID, version, automation.ErrNotFound)
-	}
-	var steps []automation.Step
-	if err := json.Unmarshal([]byte(it.Steps), &steps); err != nil {
-		return nil, fmt.Errorf("automation %s version %d: %w", automationID, version, err)
-	}
-	return steps, nil
+	return (&Automations{s.Table}).GetVersion(ctx, workspaceID, automationID, version)
 }
 
 // Advance moves r as a says, unless it moved since it was read (status

@@ -285,10 +285,10 @@ func statusSet(a automation.Automation) expression.UpdateBuilder {
 }
 
 // transact runs items as one transaction, retrying one cancelled by a
-// concurrent transaction (Contacts.transact): the indexes of the items
+// concurrent transaction (Table.transact): the indexes of the items
 // whose condition failed, nil when it committed.
 func (s *Automations) transact(ctx context.Context, items []ddbtypes.TransactWriteItem, what string) ([]int, error) {
-	failed, err := (&Contacts{s.Table}).transact(ctx, items)
+	failed, err := s.Table.transact(ctx, items)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
