@@ -79,3 +79,8 @@ const (
 	SendMessage = "sqs:SendMessage"
 	GetAccount  = "ses:GetAccount"
 )
+
+// GrantsAny reports whether p allows anything besides writing logs.
+func (p Profile) GrantsAny() bool {
+	return len(p.Table) > 0 || p.QueryIndexes || len(p.SendTo) > 0 || p.SendEmail || p.APIKeys || len(p.Keyed) > 0 || p.ReadAccount
+}
