@@ -181,13 +181,13 @@ func TestFunctionEnvironment(t *testing.T) {
 		a := functionAccess[name]
 		vars, _ := s.doc.Resources[id].Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
 		want := map[string]string{} // variable → Ref target
-		for _, q := range a.sendTo {
+		for _, q := range a.SendTo {
 			want[queueURLVars[q.Name]] = queues[q.Name]
 		}
-		if q, ok := consumedQueue(name); ok && a.ownQueueURL {
+		if q, ok := consumedQueue(name); ok && a.OwnQueueURL {
 			want[queueURLVars[q.Name]] = queues[q.Name]
 		}
-		if a.sendEmail {
+		if a.SendEmail {
 			for _, m := range trackingModes {
 				want[m.envVar] = sets[m.mode]
 			}
@@ -207,11 +207,11 @@ func TestFunctionEnvironment(t *testing.T) {
 	}
 	for _, r := range []routes.Route{routes.Send, routes.SendBatch} {
 		a := functionAccess[r.Function]
-		if !slices.Equal(a.sendTo, []queue.Def{queue.Review, queue.Webhooks}) || !a.sendEmail {
+		if !slices.Equal(a.SendTo, []queue.Def{queue.Review, queue.Webhooks}) || !a.SendEmail {
 			t.Errorf("%s: want the review and webhooks queue URLs and the configuration sets", r.Function)
 		}
 	}
-	if !functionAccess[routes.Review.Function].sendEmail {
+	if !functionAccess[routes.Review.Function].SendEmail {
 		t.Errorf("review: want the configuration sets")
 	}
 }
@@ -500,9 +500,9 @@ func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
 		a := accessOf(fn)
 		_, consumer := consumedQueue(fn)
 		uses := map[string]bool{
-			"dynamodb": len(a.table) > 0 || a.apiKeys || len(a.keyed) > 0,
-			"sqs":      len(a.sendTo) > 0 || consumer,
-			"sesv2":    a.sendEmail || a.readAccount,
+			"dynamodb": len(a.Table) > 0 || a.APIKeys || len(a.Keyed) > 0,
+			"sqs":      len(a.SendTo) > 0 || consumer,
+			"sesv2":    a.SendEmail || a.ReadAccount,
 		}
 		if deps[fn] == nil {
 			t.Errorf("go list did not list functions/%s", fn)

@@ -438,7 +438,7 @@ func onePerProfile(t *testing.T, doc cfnTemplate, typ string, of func(fnID strin
 	byProfile := map[string]string{}  // profile name → resource id
 	byResource := map[string]string{} // resource id → profile name
 	for name, fnID := range functionIDs(t, doc) {
-		profile := functionAccess[name].name
+		profile := functionAccess[name].Name
 		id := of(fnID)
 		if doc.Resources[id].Type != typ {
 			t.Errorf("%s: %q is not an %s of the stack", name, id, typ)

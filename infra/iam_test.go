@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/grants"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -60,22 +61,22 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 	for name, id := range functionIDs(t, s.doc) {
 		a := functionAccess[name]
 		want := map[string]bool{}
-		for _, act := range a.table {
+		for _, act := range a.Table {
 			want[act+" on "+tableArn] = true
 		}
-		if a.queryIndexes {
+		if a.QueryIndexes {
 			want["dynamodb:Query on "+tableArn+"/index/*"] = true
 		}
-		if a.apiKeys {
+		if a.APIKeys {
 			want["dynamodb:UpdateItem on "+tableArn+" (API keys only)"] = true
 		}
-		for _, k := range a.keyed {
-			want[k.action+" on "+tableArn+" (keys "+strings.Join(k.leadingKeys, ", ")+")"] = true
+		for _, k := range a.Keyed {
+			want[k.Action+" on "+tableArn+" (keys "+strings.Join(k.LeadingKeys, ", ")+")"] = true
 		}
-		for _, q := range a.sendTo {
+		for _, q := range a.SendTo {
 			want["sqs:SendMessage on ${"+queues[q.Name]+".Arn}"] = true
 		}
-		if a.sendEmail {
+		if a.SendEmail {
 			for _, act := range sesSendActions {
 				want[act+" on "+sesArnPrefix+"identity/*"] = true
 				for _, m := range trackingModes {
@@ -83,7 +84,7 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 				}
 			}
 		}
-		if a.readAccount {
+		if a.ReadAccount {
 			want["ses:GetAccount on *"] = true
 		}
 		maps.Copy(want, ownLogsGrants(s.doc, id))
@@ -226,16 +227,16 @@ func TestAccessProfileNames(t *testing.T) {
 	t.Cleanup(func() { functionAccess = saved })
 
 	functionAccess = maps.Clone(saved)
-	renamed := readRoute
-	renamed.table = []string{ddbGetItem}
+	renamed := functionAccess[routes.GetEmail.Function]
+	renamed.Table = []string{grants.GetItem}
 	functionAccess[routes.GetEmail.Function] = renamed
 	if p := accessTableProblems(); !slices.Contains(p, `two different access profiles are named "read-route"`) {
 		t.Errorf("two read-route profiles: problems %v", p)
 	}
 
 	functionAccess = maps.Clone(saved)
-	unnamed := sendRoute
-	unnamed.name = ""
+	unnamed := functionAccess[routes.Send.Function]
+	unnamed.Name = ""
 	functionAccess[routes.Send.Function] = unnamed
 	if p := accessTableProblems(); !slices.Contains(p, routes.Send.Function+": its access profile has no name") {
 		t.Errorf("a profile without a name: problems %v", p)
@@ -280,13 +281,13 @@ func TestAccessProfileSharedAcrossQueues(t *testing.T) {
 	const want = `access profile "review" is shared by functions that consume different queues (or none)`
 
 	functionAccess = maps.Clone(saved)
-	functionAccess[routes.Status.Function] = reviewConsumer
+	functionAccess[routes.Status.Function] = functionAccess[routes.Review.Function]
 	if p := accessTableProblems(); !slices.Contains(p, want) {
 		t.Errorf("review and status consumers sharing a profile: problems %v", p)
 	}
 
 	functionAccess = maps.Clone(saved)
-	functionAccess[routes.Send.Function] = reviewConsumer
+	functionAccess[routes.Send.Function] = functionAccess[routes.Review.Function]
 	if p := accessTableProblems(); !slices.Contains(p, want) {
 		t.Errorf("a route sharing the review consumer's profile: problems %v", p)
 	}

@@ -132,19 +132,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 
 // functionNames lists every function of the stack: one per
 // routes.RouteFunctions entry and one per routes.Consumers entry.
-func functionNames() []string {
-	var names []string
-	for _, f := range routes.RouteFunctions() {
-		names = append(names, f.Name)
-	}
-	for _, c := range routes.Consumers {
-		names = append(names, c.Function)
-	}
-	for _, s := range routes.Schedules {
-		names = append(names, s.Function)
-	}
-	return names
-}
+func functionNames() []string { return routes.FunctionNames() }
 
 // missingBinaries lists the bootstrap files of the stack's functions absent
 // from binDir. Checked before synth because CDK's own error names only the

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsses"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sesame-mail/sesame/internal/grants"
 )
 
 // sesSendActions are the IAM actions of a send. Sesame calls SES v2
@@ -15,7 +17,7 @@ import (
 // denied v2 SendEmail answers "not authorized to perform
 // `ses:SendRawEmail'", and ses:SendEmail alone does not allow it (django-
 // anymail's SES docs, "IAM permissions", and its issue #384).
-var sesSendActions = []string{"ses:SendRawEmail"}
+var sesSendActions = []string{grants.SendRawEmail}
 
 // deliveryEvents are the SES events every configuration set publishes: the
 // life of a message from the send request to its delivery, bounce,

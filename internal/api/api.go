@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
@@ -157,7 +158,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
 			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
 		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Webhooks: c.SQS, Logger: logger}),
-		AutomationTick: wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
+		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }
@@ -177,24 +178,36 @@ func Routes(d Deps) []httpapi.Route {
 	return all
 }
 
-// Consumers returns the handler of each queue consumer, by function.
+// Consumers returns the handler of each queue consumer, by function; each
+// runs with its function in the context (routes.WithFunction).
 func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
-	return map[routes.Consumer]queue.Consumer{
+	all := map[routes.Consumer]queue.Consumer{
 		routes.Review:           queue.NewConsumer(d.Reviewer.Handle),
 		routes.Status:           queue.NewConsumer(d.Status.Handle),
 		routes.WebhookDispatch:  queue.NewConsumer(d.Webhooks.Handle),
 		routes.CampaignSender:   queue.NewConsumer(d.CampaignSender.Handle),
 		routes.AutomationRunner: queue.NewConsumer(d.AutomationRunner.Handle),
 	}
+	for c, consume := range all {
+		all[c] = func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+			return consume(routes.WithFunction(ctx, c.Function), ev)
+		}
+	}
+	return all
 }
 
 // Ticks returns the handler of each scheduled function, by function: what
-// the dev server runs at each one's interval.
+// the dev server runs at each one's interval, with its function in the
+// context.
 func Ticks(d Deps) map[routes.Scheduled]func(context.Context) error {
-	return map[routes.Scheduled]func(context.Context) error{
+	all := map[routes.Scheduled]func(context.Context) error{
 		routes.CampaignTick:   starts.Tick(d.CampaignStarter, d.Logger),
 		routes.AutomationTick: wakes.Tick(d.AutomationTick, d.Logger),
 	}
+	for sch, tick := range all {
+		all[sch] = func(ctx context.Context) error { return tick(routes.WithFunction(ctx, sch.Function)) }
+	}
+	return all
 }
 
 // Handler serves the given routes (all of them when none is named) through

@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
+	"github.com/sesame-mail/sesame/internal/routes"
 )
 
 // pipeline is a dev server wired like `sesame dev`: SES sends are followed
@@ -48,14 +49,14 @@ func startPipeline(t *testing.T) *pipeline {
 		return deps, devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes()
 	})
 	consume := func(ctx context.Context, b events.SQSEvent) (events.SQSEventResponse, error) {
-		resp, err := queue.NewConsumer(e.deps.Status.Handle)(ctx, b)
+		resp, err := api.Consumers(e.deps)[routes.Status](ctx, b)
 		if err != nil || len(resp.BatchItemFailures) > 0 {
 			t.Errorf("status consumer: failures %+v, err %v", resp.BatchItemFailures, err)
 		}
 		return resp, err
 	}
 	return &pipeline{env: e, clock: clock, status: e.queues.Poller(t, queue.SESEvents.Name, consume),
-		webhooks: e.queues.Poller(t, queue.Webhooks.Name, queue.NewConsumer(e.deps.Webhooks.Handle))}
+		webhooks: e.queues.Poller(t, queue.Webhooks.Name, api.Consumers(e.deps)[routes.WebhookDispatch])}
 }
 
 // drain runs the status consumer until it has taken n SES events.

@@ -24,6 +24,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/review"
+	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -222,7 +223,7 @@ func emulated(t *testing.T, subject string) []ses.StoredEmail {
 // reviewHeld runs the review consumer until it has taken n messages.
 func (e *env) reviewHeld(t *testing.T, n int) {
 	t.Helper()
-	p := e.queues.Poller(t, queue.Review.Name, queue.NewConsumer(e.deps.Reviewer.Handle))
+	p := e.queues.Poller(t, queue.Review.Name, api.Consumers(e.deps)[routes.Review])
 	got := 0
 	for i := 0; got < n && i < 10; i++ {
 		k, err := p.PollOnce(t.Context())

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,8 @@ import (
 	"time"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/api"
@@ -110,9 +113,16 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every client records the calls made in a function's name (calls).
+	awsCfg.APIOptions = append(awsCfg.APIOptions, calls.Record)
 	clients := api.NewClients(awsCfg, config.SDK{})
+	rec.DB = dynamodb.New(dynamotest.Client(t).Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(slices.Clip(o.APIOptions), calls.Record)
+	})
 	clients.DynamoDB = rec
-	clients.SQS = queuetest.Client(t)
+	clients.SQS = sqs.New(queuetest.Client(t).Options(), func(o *sqs.Options) {
+		o.APIOptions = append(slices.Clip(o.APIOptions), calls.Record)
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -19,10 +19,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -435,7 +437,7 @@ func TestPipelineEventsFeedPagination(t *testing.T) {
 			batch.Records = append(batch.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d-%d", i, j), Body: sesFixture(t, name, e)})
 		}
 	}
-	resp, err := queue.NewConsumer(p.deps.Status.Handle)(t.Context(), batch)
+	resp, err := api.Consumers(p.deps)[routes.Status](t.Context(), batch)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("status consumer: %+v, %v", resp, err)
 	}

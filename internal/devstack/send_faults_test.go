@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
+	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
@@ -355,7 +356,7 @@ func TestReviewFailsWhatNoRetryCanSend(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rv.Handle(t.Context(), []batch.Message{{ID: "m-" + id, Body: string(body), ReceiveCount: 1}})
+		return rv.Handle(routes.WithFunction(t.Context(), routes.Review.Function), []batch.Message{{ID: "m-" + id, Body: string(body), ReceiveCount: 1}})
 	}
 
 	gone, goneTo := hold("gone", "<section><p>Your report is attached</p></section>")

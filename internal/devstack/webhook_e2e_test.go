@@ -1,11 +1,13 @@
 package devstack_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,7 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/openapi/openapitest"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -168,5 +174,47 @@ func TestPipelineWebhookEndToEnd(t *testing.T) {
 	attempts, err := p.store.Webhooks.ListAttempts(ctx, s.id, ep.ID, 10)
 	if err != nil || len(attempts) != 1 || !attempts[0].Succeeded() || attempts[0].EventID != env.ID {
 		t.Errorf("attempt log = %+v (err %v), want one successful attempt for %s", attempts, err, env.ID)
+	}
+}
+
+// A job delivered once comes back when its delete was lost (SQS delivers
+// at least once): the dispatcher finds the event's 2xx attempt in the
+// endpoint's attempt log and drops the job instead of POSTing it again.
+func TestPipelineWebhookRedeliveryDropped(t *testing.T) {
+	p := startPipeline(t)
+	ctx := t.Context()
+	s := newSendWS(t, p.env, defaultSender())
+	rcv := startReceiver(t)
+	ep, err := webhook.NewEndpoint(s.id, rcv.url, []string{"email.delivered"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
+		t.Fatal(err)
+	}
+	dispatch := api.Consumers(p.deps)[routes.WebhookDispatch]
+	var jobs []events.SQSMessage
+	webhooks := p.queues.Poller(t, queue.Webhooks.Name, func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		jobs = append(jobs, ev.Records...)
+		return dispatch(ctx, ev)
+	})
+
+	p.send(t, s.key, msg("again", nil))
+	p.drain(t, 2) // Send, Delivery
+	if n, err := webhooks.PollOnce(ctx); err != nil || n != 1 || len(rcv.received()) != 1 {
+		t.Fatalf("webhooks queue gave %d jobs (err %v), endpoint got %d POSTs; want 1 and 1", n, err, len(rcv.received()))
+	}
+	again := jobs[0]
+	again.Attributes = maps.Clone(again.Attributes)
+	if again.Attributes == nil {
+		again.Attributes = map[string]string{}
+	}
+	again.Attributes["ApproximateReceiveCount"] = "2"
+	resp, err := dispatch(ctx, events.SQSEvent{Records: []events.SQSMessage{again}})
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("redelivered job: failures %+v, err %v", resp.BatchItemFailures, err)
+	}
+	if n := len(rcv.received()); n != 1 {
+		t.Errorf("endpoint got %d POSTs, want 1: the redelivered job of a delivered event is dropped", n)
 	}
 }

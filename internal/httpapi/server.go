@@ -70,6 +70,7 @@ func (s *Server) methods(routes []Route) http.Handler {
 }
 
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
+	r = r.WithContext(routes.WithFunction(r.Context(), rt.Function))
 	rec, _ := w.(*statusRecorder)
 	if rec != nil {
 		rec.route = rt.Method + " " + rt.Path

@@ -150,3 +150,19 @@ var AutomationTick = Scheduled{Function: "automation-tick", Every: time.Minute}
 
 // Schedules is every scheduled function.
 var Schedules = []Scheduled{CampaignTick, AutomationTick}
+
+// FunctionNames is every function's name: those of RouteFunctions, then
+// the consumers', then the scheduled functions'.
+func FunctionNames() []string {
+	var names []string
+	for _, f := range RouteFunctions() {
+		names = append(names, f.Name)
+	}
+	for _, c := range Consumers {
+		names = append(names, c.Function)
+	}
+	for _, s := range Schedules {
+		names = append(names, s.Function)
+	}
+	return names
+}
