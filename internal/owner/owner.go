@@ -21,6 +21,8 @@ type Service struct {
 	Contacts     *Contacts
 	Segments     *Segments
 	Approvals    *Approvals
+	// AutomationRuns reads automation runs.
+	AutomationRuns *AutomationRuns
 }
 
 // InputError refuses an input of an owner action. Field is the input's
