@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/automation"
@@ -128,14 +127,10 @@ func (s *AutomationRuns) Advance(ctx context.Context, r automation.Run, a automa
 			return automation.ErrRunMoved
 		}
 	} else {
-		_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-		var tce *ddbtypes.TransactionCanceledException
-		if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 {
-			switch aws.ToString(tce.CancellationReasons[0].Code) {
-			case "ConditionalCheckFailed", "TransactionConflict":
-				return automation.ErrRunMoved
-			}
-		}
+		err = s.transactGuarded(ctx, items, automation.ErrRunMoved)
+	}
+	if errors.Is(err, automation.ErrRunMoved) {
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("advance automation run: %w", err)
