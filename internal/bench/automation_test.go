@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/cost"
@@ -70,6 +71,7 @@ func BenchmarkAutomation(b *testing.B) {
 	setup := dynamo.NewRepositories(&dynamo.Table{DB: r.db.DB, Name: r.deps.Repos.Table.Name})
 	events := seedAutomations(b, setup, ws.id, (n+runsPerAutomation-1)/runsPerAutomation, html)
 	contacts := seedRunContacts(b, setup, ws.id, n)
+	keys := triggerKeys(b, setup, ws.id, n)
 	start := time.Now().UTC()
 	if err := setup.AutomationRuns.SetTickCursor(ctx, start.Truncate(time.Minute).Add(-time.Minute)); err != nil {
 		b.Fatal(err)
@@ -82,7 +84,8 @@ func BenchmarkAutomation(b *testing.B) {
 	for i := range n {
 		body := map[string]any{"event": events[i%len(events)], "event_key": "cart-" + strconv.Itoa(i),
 			"contact": map[string]string{"id": contacts[i]}, "payload": map[string]any{"product_name": "Linen shirt", "cart_total": 49.9}}
-		w.add(routes.AutomationEvents.Function, r.measure(func() { r.event(b, ws.key, body) }))
+		key := keys[i/eventsPerKey]
+		w.add(routes.AutomationEvents.Function, r.measure(func() { r.event(b, key, body) }))
 		if (i+1)%runnerBatch == 0 || i == n-1 {
 			r.runAutomations(b, w)
 			r.pipeline(b, w, false, false)
@@ -132,6 +135,25 @@ func BenchmarkAutomation(b *testing.B) {
 	for unit, v := range automationMetrics {
 		b.ReportMetric(v, unit)
 	}
+}
+
+// eventsPerKey is how many events the bench reports with one key: under
+// the key's apikey.RequestsPerMinute, as a backend reporting 1,000 events
+// a second spreads them over keys.
+const eventsPerKey = apikey.RequestsPerMinute * 9 / 10
+
+// triggerKeys creates the keys that report n events.
+func triggerKeys(b *testing.B, store dynamo.Repositories, ws string, n int) []string {
+	b.Helper()
+	keys := make([]string, (n+eventsPerKey-1)/eventsPerKey)
+	for i := range keys {
+		key, _, err := store.Keys.CreateKey(b.Context(), ws, apikey.Live, "events", []apikey.Scope{apikey.AutomationsTrigger})
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys[i] = key
+	}
+	return keys
 }
 
 // automationRunCount is BENCH_AUTOMATION_RUNS, else defaultAutomationRuns.
