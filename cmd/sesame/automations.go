@@ -16,7 +16,7 @@ import (
 func (c *console) automationsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "automations",
-		Short: "The workspace's automations: create from a blueprint or a file, list, show, edit, activate, deactivate",
+		Short: "The workspace's automations: create from a blueprint or a file, list, show, edit, activate, deactivate; their runs",
 	}
 	workspaceFlag(cmd)
 
@@ -145,6 +145,7 @@ func (c *console) automationsCommand() *cobra.Command {
 		}),
 	}
 	cmd.AddCommand(create, list, show, edit, activate, deactivate)
+	cmd.AddCommand(c.automationRunCommands()...)
 	return cmd
 }
 

@@ -82,7 +82,8 @@ func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: bulk.Deliverability,
 			Workspaces: repos.Workspaces,
 		},
-		Automations: &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
+		Automations:    &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
+		AutomationRuns: &owner.AutomationRuns{Store: repos.AutomationRuns},
 	}
 }
 

@@ -25,6 +25,10 @@ type WakeQueue interface {
 // it is due, so none is older than the tick's first run.
 const SweepMinutes = 60
 
+// SweepChunk is how many wake-ups of a minute the tick queues, then
+// clears, at a time.
+const SweepChunk = 1000
+
 // Tick enqueues the runs whose long wait ends: every minute it sweeps
 // the wake-ups due from its cursor to now.
 type Tick struct {
@@ -52,14 +56,19 @@ func (t *Tick) Run(ctx context.Context) (int, error) {
 		if err != nil {
 			return woken, err
 		}
-		if len(due) > 0 {
-			if err := t.Queue.WakeAll(ctx, due); err != nil {
+		// A chunk queued is cleared before the next: a tick that ends
+		// mid-minute (a minute of 1,000 runs a second holds 60,000) keeps
+		// what it did, and the next one wakes only the rest.
+		for len(due) > 0 {
+			chunk := due[:min(SweepChunk, len(due))]
+			due = due[len(chunk):]
+			if err := t.Queue.WakeAll(ctx, chunk); err != nil {
 				return woken, err
 			}
-			if err := t.Wakes.ClearWakes(ctx, m, due); err != nil {
+			if err := t.Wakes.ClearWakes(ctx, m, chunk); err != nil {
 				return woken, err
 			}
-			woken += len(due)
+			woken += len(chunk)
 		}
 		if err := t.Wakes.SetTickCursor(ctx, m); err != nil {
 			return woken, err

@@ -2,6 +2,9 @@ package automation
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -16,18 +19,59 @@ func (f *fakeWakes) TickCursor(context.Context) (time.Time, error)      { return
 func (f *fakeWakes) SetTickCursor(_ context.Context, m time.Time) error { f.cursor = m; return nil }
 func (f *fakeWakes) DueWakes(_ context.Context, m time.Time) ([]WakeMessage, error) {
 	f.reads++
-	return f.due[m], nil
+	return slices.Clone(f.due[m]), nil
 }
-func (f *fakeWakes) ClearWakes(_ context.Context, m time.Time, _ []WakeMessage) error {
-	delete(f.due, m)
+func (f *fakeWakes) ClearWakes(_ context.Context, m time.Time, ms []WakeMessage) error {
+	f.due[m] = slices.DeleteFunc(f.due[m], func(w WakeMessage) bool { return slices.Contains(ms, w) })
 	return nil
 }
 
-type fakeWakeQueue struct{ got []WakeMessage }
+// fakeWakeQueue keeps the wake-ups; it fails every call once failAfter
+// calls succeeded (0: never fails).
+type fakeWakeQueue struct {
+	got              []WakeMessage
+	calls, failAfter int
+}
 
 func (q *fakeWakeQueue) WakeAll(_ context.Context, ms []WakeMessage) error {
+	if q.failAfter > 0 && q.calls >= q.failAfter {
+		return errors.New("the tick ran out of time")
+	}
+	q.calls++
 	q.got = append(q.got, ms...)
 	return nil
+}
+
+// A minute of more wake-ups than a chunk: a tick that fails midway keeps
+// the chunks it queued cleared and its cursor where it was; the next tick
+// wakes only the rest, each run once.
+func TestTickSweepsALargeMinuteInChunks(t *testing.T) {
+	now := time.Date(2025, 3, 4, 10, 0, 30, 0, time.UTC)
+	minute := now.Truncate(time.Minute)
+	var due []WakeMessage
+	for i := range 2*SweepChunk + 500 {
+		due = append(due, WakeMessage{RunID: strconv.Itoa(i)})
+	}
+	w := &fakeWakes{cursor: minute.Add(-time.Minute), due: map[time.Time][]WakeMessage{minute: due}}
+	q := &fakeWakeQueue{failAfter: 2}
+	tick := &Tick{Wakes: w, Queue: q, Now: func() time.Time { return now }}
+	if n, err := tick.Run(context.Background()); err == nil || n != 2*SweepChunk || len(w.due[minute]) != 500 || !w.cursor.Equal(minute.Add(-time.Minute)) {
+		t.Fatalf("failed tick: woke %d (%v), %d left, cursor %v; want 2 chunks woken and cleared, the cursor unmoved", n, err, len(w.due[minute]), w.cursor)
+	}
+	q.failAfter = 0
+	if n, err := tick.Run(context.Background()); err != nil || n != 500 || len(w.due[minute]) != 0 || !w.cursor.Equal(minute) {
+		t.Fatalf("next tick: woke %d (%v), %d left, cursor %v", n, err, len(w.due[minute]), w.cursor)
+	}
+	seen := map[string]bool{}
+	for _, m := range q.got {
+		if seen[m.RunID] {
+			t.Fatalf("run %s woken twice", m.RunID)
+		}
+		seen[m.RunID] = true
+	}
+	if len(seen) != len(due) {
+		t.Errorf("%d runs woken, want %d", len(seen), len(due))
+	}
 }
 
 func TestTickSweepsFromItsCursor(t *testing.T) {

@@ -34,9 +34,10 @@ import (
 
 // Queue URLs of the rig: SQS is captured (capturedSQS), never called.
 const (
-	reviewQueueURL   = "https://sqs.bench/review"
-	webhooksQueueURL = "https://sqs.bench/webhooks"
-	sendsQueueURL    = "https://sqs.bench/sends"
+	reviewQueueURL      = "https://sqs.bench/review"
+	webhooksQueueURL    = "https://sqs.bench/webhooks"
+	sendsQueueURL       = "https://sqs.bench/sends"
+	automationsQueueURL = "https://sqs.bench/automations"
 )
 
 // body is a realistic HTML body of testdata.
@@ -151,15 +152,17 @@ func newRig(b *testing.B) *rig {
 		WebhooksQueue: config.WebhooksQueue{WebhooksQueueURL: webhooksQueueURL},
 		Delivery: config.Delivery{WebhookTimeout: 5 * time.Second,
 			WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
-		SendsQueue:    config.SendsQueue{SendsQueueURL: sendsQueueURL},
-		PublicURL:     config.PublicURL{PublicURL: "https://mail.bench.example"},
-		Unsubscribing: config.Unsubscribing{UnsubscribeSecret: "bench"},
-		Pacing:        config.Pacing{MaxSendRate: localSendRate},
+		SendsQueue:       config.SendsQueue{SendsQueueURL: sendsQueueURL},
+		AutomationsQueue: config.AutomationsQueue{AutomationsQueueURL: automationsQueueURL},
+		PublicURL:        config.PublicURL{PublicURL: "https://mail.bench.example"},
+		Unsubscribing:    config.Unsubscribing{UnsubscribeSecret: "bench"},
+		Pacing:           config.Pacing{MaxSendRate: localSendRate},
 	}
 	// The functions' logger, at the level the stack sets (LOG_LEVEL=info).
 	r.deps = api.NewDeps(cfg, clients, wire.NewLoggerTo(r.logs, slog.LevelInfo))
 	r.deps.Sending.Transport = &devstack.SESEvents{Next: r.deps.Sending.Transport, Queue: r.events}
 	r.deps.CampaignSender.Transport = r.deps.Sending.Transport
+	r.deps.AutomationRunner.Transport = r.deps.Sending.Transport
 	if r.server, err = api.Handler(r.deps); err != nil {
 		b.Fatal(err)
 	}

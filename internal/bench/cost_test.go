@@ -277,6 +277,16 @@ func consumerOf(fn string) (routes.Consumer, bool) {
 	return routes.Consumer{}, false
 }
 
+// scheduled reports whether fn runs on a schedule (a tick).
+func scheduled(fn string) bool {
+	for _, s := range routes.Schedules {
+		if s.Function == fn {
+			return true
+		}
+	}
+	return false
+}
+
 // accessLogLine is an access log line of the stack's format, with
 // typical values.
 func accessLogLine() string {
@@ -318,11 +328,13 @@ func (s scenario) price() (cost.Work, []string) {
 		mem := size.MemoryMB
 		batchSize, invocations := 1.0, msgs
 		c, isConsumer := consumerOf(fn)
-		if isConsumer {
+		switch {
+		case isConsumer:
 			batchSize = batchingOf(c).Expected(rate * msgs)
 			invocations = msgs / batchSize
 			w.SQSRequests += msgs * cost.ConsumeRequests(batchSize)
-		} else {
+		case scheduled(fn): // an EventBridge schedule's invocation is free
+		default:
 			w.APIRequests += msgs
 			w.LogBytes += msgs * cost.LogBytes(accessLogLine())
 		}

@@ -22,6 +22,8 @@ type Service struct {
 	Segments     *Segments
 	Approvals    *Approvals
 	Automations  *Automations
+	// AutomationRuns reads automation runs.
+	AutomationRuns *AutomationRuns
 }
 
 // InputError refuses an input of an owner action. Field is the input's
