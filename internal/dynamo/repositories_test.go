@@ -9,8 +9,10 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/signin"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/webhook"
@@ -40,4 +42,8 @@ var (
 	_ engine.Campaigns          = (*dynamo.Campaigns)(nil)
 	_ segment.Store             = (*dynamo.Segments)(nil)
 	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
+	_ owner.OwnerStore          = (*dynamo.Owners)(nil)
+	_ owner.AuditStore          = (*dynamo.Owners)(nil)
+	_ signin.Store              = (*dynamo.SignIns)(nil)
+	_ signin.Owners             = (*dynamo.Owners)(nil)
 )

@@ -21,6 +21,9 @@ type Service struct {
 	Contacts     *Contacts
 	Segments     *Segments
 	Approvals    *Approvals
+	// Owners sign in to the dashboard; Audit is the log of what they did.
+	Owners *Owners
+	Audit  *Audit
 }
 
 // InputError refuses an input of an owner action. Field is the input's
