@@ -51,6 +51,8 @@ const (
 	ddbPutItem      = "dynamodb:PutItem"
 	ddbUpdateItem   = "dynamodb:UpdateItem"
 	ddbDeleteItem   = "dynamodb:DeleteItem"
+	// ConditionCheckItem authorizes a transaction's condition check.
+	ddbConditionCheckItem = "dynamodb:ConditionCheckItem"
 	// BatchWriteItem is authorized as itself, for its puts and deletes.
 	ddbBatchWriteItem = "dynamodb:BatchWriteItem"
 )
@@ -243,6 +245,8 @@ var functionConfigs = map[string]config.Function{
 	routes.WebhookDispatch.Function: config.Dispatch{},
 	routes.CampaignSender.Function:  config.CampaignSender{},
 	routes.CampaignTick.Function:    config.CampaignTick{},
+
+	routes.Dashboard.Function: config.Dashboard{},
 }
 
 // configOf is the config of a function; a function without one is a
@@ -304,6 +308,23 @@ var functionAccess = map[string]access{
 	routes.WebhookDispatch.Function: webhookDispatchConsumer,
 	routes.CampaignSender.Function:  campaignSenderConsumer,
 	routes.CampaignTick.Function:    campaignTick,
+
+	routes.Dashboard.Function: dashboardSite,
+}
+
+// dashboardSite is the owner's dashboard (internal/dashboard over the
+// owner service): it reads and writes what the owner's screens show
+// (GetItem, BatchGetItem, Query on the table and its index), owner
+// actions write items of the owner's workspace (PutItem, UpdateItem,
+// DeleteItem, and ConditionCheckItem for the workspace check of their
+// transactions), sign-in writes link, session and rate items. Sign-in
+// links go out through SES (sendEmail). No queue yet: the screens that
+// clear held email or start campaigns add the queue they send to.
+var dashboardSite = access{
+	name:         "dashboard",
+	table:        []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem, ddbConditionCheckItem},
+	queryIndexes: true,
+	sendEmail:    true,
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,

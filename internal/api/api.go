@@ -17,12 +17,14 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/audience"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/checks"
+	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/api/pages"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
 	"github.com/sesame-mail/sesame/internal/api/reads"
 	"github.com/sesame-mail/sesame/internal/api/sender"
 	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/site"
 	"github.com/sesame-mail/sesame/internal/api/starts"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
@@ -31,6 +33,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -54,6 +57,7 @@ var Functions = []wire.Starter{
 	checks.CheckDeliverability,
 	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
 	sender.CampaignSender, starts.CampaignTick,
+	site.Dashboard,
 }
 
 // Function is the function named name.
@@ -140,6 +144,14 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		CampaignSender:  campaignSender,
 		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, cfg.SendsQueue, c.SQS, logger),
 	}
+}
+
+// NewDashboard builds the dashboard over the process's table and clients
+// (site.New), its sign-in links also logged when logLinks (the local
+// stack).
+func NewDashboard(cfg config.API, d Deps, c Clients, raw owner.RawReader, logLinks bool) (http.Handler, error) {
+	return site.New(site.Settings{PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail},
+		d.Repos, owners.Clients{SES: c.SES, SQS: c.SQS, Raw: raw}, c.SES, d.Logger, logLinks)
 }
 
 // Routes returns every implemented route with its handler: routes.API,
