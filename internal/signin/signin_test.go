@@ -21,7 +21,10 @@ func newMem() *memStore {
 	return &memStore{links: map[string]signin.Link{}, sessions: map[string]signin.Session{}, counts: map[string]int{}}
 }
 
-func (m *memStore) PutLink(_ context.Context, h string, l signin.Link) error { m.links[h] = l; return nil }
+func (m *memStore) PutLink(_ context.Context, h string, l signin.Link) error {
+	m.links[h] = l
+	return nil
+}
 func (m *memStore) ConsumeLink(_ context.Context, h string, now time.Time) (signin.Link, error) {
 	l, ok := m.links[h]
 	if !ok || !now.Before(l.ExpiresAt) {
@@ -34,7 +37,10 @@ func (m *memStore) CountRequest(_ context.Context, key string, w time.Time) (int
 	m.counts[key+w.String()]++
 	return m.counts[key+w.String()], nil
 }
-func (m *memStore) PutSession(_ context.Context, s signin.Session) error { m.sessions[s.Hash] = s; return nil }
+func (m *memStore) PutSession(_ context.Context, s signin.Session) error {
+	m.sessions[s.Hash] = s
+	return nil
+}
 func (m *memStore) GetSession(_ context.Context, h string) (signin.Session, error) {
 	s, ok := m.sessions[h]
 	if !ok {
@@ -55,7 +61,10 @@ func (m *memStore) SetSessionWorkspace(_ context.Context, h, ws string) error {
 	m.sessions[h] = s
 	return nil
 }
-func (m *memStore) DeleteSession(_ context.Context, h string) error { delete(m.sessions, h); return nil }
+func (m *memStore) DeleteSession(_ context.Context, h string) error {
+	delete(m.sessions, h)
+	return nil
+}
 
 type ownersOf map[string][]string
 
