@@ -31,6 +31,10 @@ const (
 	// domain fronts the API (https, no trailing path needed); unset, the
 	// stage's execute-api URL (publicURL).
 	contextPublicURL = "publicUrl"
+	// contextDashboardFrom is the From address of the dashboard's sign-in
+	// emails (an address of a domain verified in SES); unset, the
+	// dashboard cannot send sign-in links until it is set.
+	contextDashboardFrom = "dashboardFrom"
 )
 
 // Function architectures, as `make build ARCH=…` and GOARCH name them.
@@ -59,6 +63,7 @@ type deployOptions struct {
 	localStack    bool
 	sesv2Endpoint string
 	publicURL     string
+	dashboardFrom string
 }
 
 // deployOptionsOf reads the context of scope (the app or the stack).
@@ -90,6 +95,11 @@ func deployOptionsOf(scope constructs.Construct) (deployOptions, error) {
 			return opts, fmt.Errorf("context %s: %w", contextPublicURL, err)
 		}
 		opts.publicURL = strings.TrimSuffix(v, "/")
+	}
+	if v, ok, err := contextString(scope, contextDashboardFrom); err != nil {
+		return opts, err
+	} else if ok {
+		opts.dashboardFrom = v
 	}
 	v, ok, err := contextString(scope, contextSESv2Endpoint)
 	switch {

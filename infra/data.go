@@ -130,3 +130,10 @@ func newHMACSecret(stack awscdk.Stack, id, description string) awssecretsmanager
 func newUnsubscribeSecret(stack awscdk.Stack) awssecretsmanager.Secret {
 	return newHMACSecret(stack, "UnsubscribeSecret", "Sesame: HMAC key for unsubscribe links")
 }
+
+// newDashboardSecret creates the HMAC key of the dashboard's session
+// cookies and CSRF tokens, passed as SESAME_DASHBOARD_SECRET like the
+// cursor secret (see newCursorSecret). Rotating it signs every owner out.
+func newDashboardSecret(stack awscdk.Stack) awssecretsmanager.Secret {
+	return newHMACSecret(stack, "DashboardSecret", "Sesame: HMAC key for dashboard sessions")
+}

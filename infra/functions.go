@@ -84,6 +84,8 @@ var functionConfigs = map[string]config.Function{
 
 	routes.AutomationRunner.Function: config.AutomationRunner{},
 	routes.AutomationTick.Function:   config.AutomationTick{},
+
+	routes.Dashboard.Function: config.Dashboard{},
 }
 
 // configOf is the config of a function; a function without one is a
@@ -219,9 +221,9 @@ func (d functionDeps) newFunction(function, description string, size sizing.Sizi
 		for _, cs := range d.configSets {
 			env[cs.envVar] = cs.set.ConfigurationSetName()
 		}
-		if d.sesv2Endpoint != "" {
-			env[sesv2EndpointVar] = jsii.String(d.sesv2Endpoint)
-		}
+	}
+	if (a.SendEmail || a.SignInMail) && d.sesv2Endpoint != "" {
+		env[sesv2EndpointVar] = jsii.String(d.sesv2Endpoint)
 	}
 
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
@@ -306,6 +308,9 @@ func (d functionDeps) statements(a grants.Profile) []awsiam.PolicyStatement {
 			resources = append(resources, cs.arn)
 		}
 		allow(sesSendActions, resources...)
+	}
+	if a.SignInMail {
+		allow([]string{grants.SendSimpleEmail}, d.identityArn)
 	}
 	if a.ReadAccount {
 		allow([]string{grants.GetAccount}, jsii.String("*"))

@@ -38,8 +38,8 @@ func wantSizing() map[string][2]float64 {
 func TestRouteFunctions(t *testing.T) {
 	s := synth(t)
 	fns := s.doc.routeFunctions()
-	if want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules); len(fns) != want {
-		t.Fatalf("%d bootstrap functions, want one per route, consumer and schedule (%d)", len(fns), want)
+	if want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules) + len(routes.Sites); len(fns) != want {
+		t.Fatalf("%d bootstrap functions, want one per route, consumer, schedule and site (%d)", len(fns), want)
 	}
 	check(t, func() {
 		s.template.ResourcePropertiesCountIs(jsii.String("AWS::Lambda::Function"), map[string]any{
@@ -261,7 +261,7 @@ func TestConsumersEventSources(t *testing.T) {
 
 func TestMissingBinaries(t *testing.T) {
 	dir := t.TempDir()
-	want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules)
+	want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules) + len(routes.Sites)
 	if got := missingBinaries(dir); len(got) != want {
 		t.Errorf("empty bin dir: %d missing, want %d", len(got), want)
 	}
@@ -360,6 +360,9 @@ func TestFunctionEnvironmentStartsIt(t *testing.T) {
 					t.Errorf("%s is set, but the function's config does not read it", k)
 				}
 				env[k] = "resolved at deploy"
+				if k == "SESAME_PUBLIC_URL" { // a URL, built at deploy
+					env[k] = "https://resolved-at-deploy.example/prod"
+				}
 				if lit, ok := v.(string); ok {
 					env[k] = lit
 				}
@@ -502,7 +505,7 @@ func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
 		uses := map[string]bool{
 			"dynamodb": len(a.Table) > 0 || a.APIKeys || len(a.Keyed) > 0,
 			"sqs":      len(a.SendTo) > 0 || consumer,
-			"sesv2":    a.SendEmail || a.ReadAccount,
+			"sesv2":    a.SendEmail || a.ReadAccount || a.SignInMail,
 		}
 		if deps[fn] == nil {
 			t.Errorf("go list did not list functions/%s", fn)

@@ -84,6 +84,9 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 				}
 			}
 		}
+		if a.SignInMail {
+			want["ses:SendEmail on "+sesArnPrefix+"identity/*"] = true
+		}
 		if a.ReadAccount {
 			want["ses:GetAccount on *"] = true
 		}

@@ -75,6 +75,9 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 			// {{resolve:secretsmanager:…}} reference only.
 			"SESAME_CURSOR_SECRET":      cursorSecret.SecretValue().UnsafeUnwrap(),
 			"SESAME_UNSUBSCRIBE_SECRET": unsubscribeSecret.SecretValue().UnsafeUnwrap(),
+			"SESAME_DASHBOARD_SECRET":   newDashboardSecret(stack).SecretValue().UnsafeUnwrap(),
+			// The From of sign-in links: a verified sender of the account.
+			"SESAME_DASHBOARD_FROM": jsii.String(opts.dashboardFrom),
 		},
 		profiles: map[string]*profileResources{},
 	}
@@ -98,9 +101,14 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	for _, p := range paths {
 		addRoute(api, routes.Route{Method: "ANY", Path: p}, byPath[p])
 	}
-	// Only the consumers, created next, build links on it.
+	// Only the consumers and sites, created next, build links on it.
 	publicURL := publicURL(stack, api, opts)
 	fns.env["SESAME_PUBLIC_URL"] = publicURL
+	for _, site := range routes.Sites {
+		fn := fns.newFunction(site.Function, site.Description(), sizing.SiteSizing(site), nil)
+		addRoute(api, routes.Route{Method: "ANY", Path: site.Prefix}, fn)
+		addRoute(api, routes.Route{Method: "ANY", Path: site.Prefix + "/{proxy+}"}, fn)
+	}
 	for _, c := range routes.Consumers {
 		fns.newConsumer(c)
 	}

@@ -9,8 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
-
-	"github.com/sesame-mail/sesame/internal/campaign"
 )
 
 // callerIdentity is the part of STS the approver uses.
@@ -50,12 +48,3 @@ func (localApprover) Identity(context.Context) (string, error) {
 	}
 	return "local-stack:" + name, nil
 }
-
-// noEngine is the campaign starter of a build without the send engine:
-// an approval is recorded, and starting it says the engine is missing.
-type noEngine struct{}
-
-var errNoEngine = errors.New("the campaign send engine is not part of this build")
-
-func (noEngine) Start(context.Context, campaign.Campaign) error    { return errNoEngine }
-func (noEngine) Schedule(context.Context, campaign.Campaign) error { return errNoEngine }

@@ -74,6 +74,15 @@ func (c *console) devCommand() *cobra.Command {
 			if unsubSecret == "" {
 				unsubSecret = devstack.NewSecret()
 			}
+			// Kept across restarts: owners stay signed in.
+			dashSecret := prev["SESAME_DASHBOARD_SECRET"]
+			if dashSecret == "" {
+				dashSecret = devstack.NewSecret()
+			}
+			dashFrom := os.Getenv("SESAME_DASHBOARD_FROM")
+			if dashFrom == "" {
+				dashFrom = devstack.DemoSender
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return err
@@ -94,7 +103,9 @@ func (c *console) devCommand() *cobra.Command {
 				// The SES emulator has no account to read the rate from.
 				Pacing: config.Pacing{MaxSendRate: devMaxSendRate},
 				// Local receivers listen on loopback; production never allows it.
-				Delivery: config.Delivery{WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}},
+				Delivery:        config.Delivery{WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}},
+				DashboardSecret: config.DashboardSecret{DashboardSecret: dashSecret},
+				DashboardMail:   config.DashboardMail{DashboardFrom: dashFrom},
 			}
 			logger := api.NewLogger(cfg.LogLevel)
 			clients := api.NewClients(awsCfg, config.SDK{}, disableChecksum)
@@ -118,6 +129,9 @@ func (c *console) devCommand() *cobra.Command {
 				"SESAME_CURSOR_SECRET": secret,
 				// Signs unsubscribe links, on SESAME_URL (the public URL).
 				"SESAME_UNSUBSCRIBE_SECRET": unsubSecret,
+				"SESAME_DASHBOARD_SECRET":   dashSecret,
+				"SESAME_DASHBOARD_FROM":     dashFrom,
+				"SESAME_DASHBOARD_OWNER":    demo.Owner,
 				"AWS_REGION":                awsCfg.Region,
 				// What the console needs to act like the functions (held clear).
 				"SESAME_REVIEW_QUEUE_URL":     cfg.ReviewQueueURL,
@@ -149,7 +163,12 @@ func (c *console) devCommand() *cobra.Command {
 			}
 			deps.Sending.Transport = sesEvents
 			deps.CampaignSender.Transport = sesEvents
-			stack := &devstack.Stack{Deps: deps, Logger: logger, Ticks: api.Ticks(deps),
+			// The dashboard's sign-in links also go to this log.
+			dashboard, err := api.NewDashboard(cfg, deps, clients, raw, true)
+			if err != nil {
+				return err
+			}
+			stack := &devstack.Stack{Deps: deps, Logger: logger, Ticks: api.Ticks(deps), Dashboard: dashboard,
 				DevRoutes: append(devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes(), raw.Routes()...)}
 			for c, consume := range api.Consumers(deps) {
 				stack.Pollers = append(stack.Pollers, &queue.Poller{
@@ -206,5 +225,6 @@ func printDevBanner(w io.Writer, env devstack.Env, envFile string) {
 	fmt.Fprintf(w, "  workspace  %s\n  live key   %s\n  test key   %s\n\n", env["SESAME_WORKSPACE_ID"], env["SESAME_LIVE_KEY"], env["SESAME_TEST_KEY"])
 	fmt.Fprintf(w, "Try:  curl -H \"Authorization: Bearer %s\" %s/api/v1/emails\n", env["SESAME_TEST_KEY"], env["SESAME_URL"])
 	fmt.Fprintf(w, "API:  %s/api/v1/openapi.json (OpenAPI 3.1, no key needed); guide: docs/api.md\n", env["SESAME_URL"])
+	fmt.Fprintf(w, "Dashboard: %s/dashboard/ (sign in as %s; the link is printed here and delivered to the local SES); guide: docs/dashboard.md\n", env["SESAME_URL"], env["SESAME_DASHBOARD_OWNER"])
 	fmt.Fprintf(w, "Settings for scripts and the console: set -a; . %s\n\n", envFile)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,15 +13,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/spf13/cobra"
 
-	"github.com/sesame-mail/sesame/internal/api/bulk"
-	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
-	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -48,43 +45,12 @@ type ownerSQS interface {
 }
 
 // newOwner builds the owner service over the stack's table, SES and the
-// review queue: the one place that says which repository serves which
-// concern.
+// queues (owners.Service).
 func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
 	repos := dynamo.NewRepositories(dynamo.NewTable(c.DynamoDB, table))
-	identities := &ses.Client{API: c.SES}
-	var review owner.ReviewQueue // none: held clear and deny refuse
-	if cfg.ReviewQueueURL != "" {
-		review = &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL}
-	}
-	starter := c.Starter
-	if starter == nil {
-		starter = noEngine{}
-		if cfg.SendsQueueURL != "" {
-			starter = starts.NewStarter(repos.Table, repos.Campaigns, config.SendsQueue{SendsQueueURL: cfg.SendsQueueURL},
-				c.SQS, slog.New(slog.DiscardHandler))
-		}
-	}
-	return &owner.Service{
-		Workspaces:   &owner.Workspaces{Store: repos.Workspaces},
-		Keys:         &owner.Keys{Store: repos.Keys},
-		Domains:      &owner.Domains{Store: repos.Domains, Identities: identities},
-		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
-		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
-		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
-		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
-		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
-		Contacts:     &owner.Contacts{Store: repos.Contacts},
-		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
-			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
-		}},
-		Approvals: &owner.Approvals{
-			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: bulk.Deliverability,
-			Workspaces: repos.Workspaces,
-		},
-		Automations:    &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
-		AutomationRuns: &owner.AutomationRuns{Store: repos.AutomationRuns},
-	}
+	return owners.Service(owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL}, repos, owners.Clients{
+		SES: c.SES, SQS: c.SQS, Raw: c.Raw, Approver: c.Approver, Starter: c.Starter,
+	})
 }
 
 // owner is the owner service over the clients of the console's AWS

@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/checks"
+	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/api/pages"
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
@@ -26,6 +27,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/runs"
 	"github.com/sesame-mail/sesame/internal/api/sender"
 	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/site"
 	"github.com/sesame-mail/sesame/internal/api/starts"
 	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
@@ -37,6 +39,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -62,6 +65,7 @@ var Functions = []wire.Starter{
 	sender.CampaignSender, starts.CampaignTick,
 	runs.AutomationRunner, wakes.AutomationTick,
 	automations.AutomationEvents,
+	site.Dashboard,
 }
 
 // Function is the function named name.
@@ -161,6 +165,23 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
+}
+
+// NewDashboard builds the dashboard over the process's table and clients
+// (site.New), its sign-in links also logged when logLinks (the local
+// stack).
+func NewDashboard(cfg config.API, d Deps, c Clients, raw owner.RawReader, logLinks bool) (http.Handler, error) {
+	app, err := site.New(site.Settings{
+		PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
+		Queues: owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL},
+	}, d.Repos, owners.Clients{SES: c.SES, SQS: c.SQS, Raw: raw}, c.SES, d.Logger, logLinks)
+	if err != nil {
+		return nil, err
+	}
+	// Its AWS calls are the dashboard function's, as under its own role.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		app.ServeHTTP(w, r.WithContext(routes.WithFunction(r.Context(), routes.Dashboard.Function)))
+	}), nil
 }
 
 // Routes returns every implemented route with its handler: routes.API,

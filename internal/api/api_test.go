@@ -49,6 +49,9 @@ func functionNames() []string {
 	for _, s := range routes.Schedules {
 		names = append(names, s.Function)
 	}
+	for _, s := range routes.Sites {
+		names = append(names, s.Function)
+	}
 	return names
 }
 
@@ -278,6 +281,9 @@ func TestFunctionsBuildWithoutNetwork(t *testing.T) {
 			for _, v := range config.Vars(f.Config()) {
 				if v.Required {
 					env[v.Name] = "x"
+				}
+				if v.Name == "SESAME_PUBLIC_URL" { // links are built on it
+					env[v.Name] = "https://sesame.example"
 				}
 			}
 			h, err := f.WithAWS(offline(t)).Handler(t.Context(), envconfig.MapLookuper(env))

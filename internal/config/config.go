@@ -281,6 +281,36 @@ type AutomationEvents struct {
 	AutomationsQueue
 }
 
+// DashboardSecret signs the dashboard's session cookies and CSRF tokens
+// (internal/signin): a secret of its own, so rotating it signs every owner
+// out and nothing else.
+type DashboardSecret struct {
+	DashboardSecret string `env:"SESAME_DASHBOARD_SECRET, required"`
+}
+
+// DashboardMail is the From address of the dashboard's sign-in emails, an
+// address of a domain verified in SES. Empty: sign-in links cannot be
+// sent, and asking for one is logged as the fault it is.
+type DashboardMail struct {
+	DashboardFrom string `env:"SESAME_DASHBOARD_FROM"`
+}
+
+// Dashboard configures the owner's dashboard (ANY /dashboard/…): the owner
+// service over the table and queues, sign-in mail through SES, links on
+// the public URL.
+type Dashboard struct {
+	Logging
+	SDK
+	DynamoDB
+	PublicURL
+	DashboardSecret
+	DashboardMail
+	// The owner's verdicts on held email go to the review queue, approved
+	// campaigns to the sends queue (as the console's).
+	ReviewQueue
+	SendsQueue
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level
@@ -308,6 +338,9 @@ type API struct {
 	// Pacing and Breaker tune the campaign sender (see CampaignSender).
 	Pacing
 	Breaker
+	// DashboardSecret and DashboardMail configure the dashboard.
+	DashboardSecret
+	DashboardMail
 }
 
 // Console configures the operator console (cmd/sesame). Each variable

@@ -76,11 +76,19 @@ func (env Env) Keys() []string {
 // DemoDomain is the verified sending domain of the demo workspace.
 const DemoDomain = "demo.sesame.test"
 
-// Demo is the seeded demo workspace and its keys.
+// DemoOwner signs in to the demo workspace's dashboard; DemoSender is
+// its default sender, the From of the local dashboard's sign-in links.
+const (
+	DemoOwner  = "owner@" + DemoDomain
+	DemoSender = "Sesame <hello@" + DemoDomain + ">"
+)
+
+// Demo is the seeded demo workspace, its keys and its owner.
 type Demo struct {
 	WorkspaceID string
 	LiveKey     string
 	TestKey     string
+	Owner       string
 }
 
 // Seed returns the demo workspace recorded in prev when it still exists and
@@ -91,7 +99,7 @@ type Demo struct {
 func Seed(ctx context.Context, store dynamo.Repositories, identities owner.Identities, prev Env) (Demo, error) {
 	demo := Demo{WorkspaceID: prev["SESAME_WORKSPACE_ID"], LiveKey: prev["SESAME_LIVE_KEY"], TestKey: prev["SESAME_TEST_KEY"]}
 	if demo.WorkspaceID != "" && keyWorks(ctx, store, demo.LiveKey, demo.WorkspaceID) && keyWorks(ctx, store, demo.TestKey, demo.WorkspaceID) {
-		return demo, nil
+		return seedOwner(ctx, store, demo)
 	}
 	ws, err := store.Workspaces.CreateWorkspace(ctx, "Demo")
 	if err != nil {
@@ -120,7 +128,18 @@ func Seed(ctx context.Context, store dynamo.Repositories, identities owner.Ident
 	if err != nil {
 		return Demo{}, err
 	}
-	return Demo{WorkspaceID: ws.ID, LiveKey: live, TestKey: test}, nil
+	return seedOwner(ctx, store, Demo{WorkspaceID: ws.ID, LiveKey: live, TestKey: test})
+}
+
+// seedOwner makes DemoOwner an owner of the demo workspace (again: adding
+// an owner twice changes nothing).
+func seedOwner(ctx context.Context, store dynamo.Repositories, demo Demo) (Demo, error) {
+	owners := &owner.Owners{Store: store.Owners}
+	if _, err := owners.Add(ctx, demo.WorkspaceID, DemoOwner); err != nil {
+		return Demo{}, fmt.Errorf("demo owner: %w", err)
+	}
+	demo.Owner = DemoOwner
+	return demo, nil
 }
 
 func keyWorks(ctx context.Context, store dynamo.Repositories, key, workspaceID string) bool {

@@ -22,6 +22,7 @@ var calls = &grantstest.Log{}
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
+	closeBrowser() // the one the dashboard tests share
 	whole := flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == "" &&
 		os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != ""
 	if problems := calls.Problems(whole); len(problems) > 0 {

@@ -141,6 +141,9 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 		Pacing: config.Pacing{MaxSendRate: 1000},
 		// Test receivers listen on 127.0.0.2; nothing else on loopback.
 		Delivery: config.Delivery{WebhookAllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}},
+		// The dashboard's sign-in links go to the SES emulator.
+		DashboardSecret: config.DashboardSecret{DashboardSecret: "test-dashboard-secret"},
+		DashboardMail:   config.DashboardMail{DashboardFrom: devstack.DemoSender},
 	}
 	deps := api.NewDeps(cfg, clients, api.NewLogger(8)) // level 8: quiet tests
 	transport := &fakeTransport{Next: deps.Sending.Transport}
@@ -151,7 +154,11 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	if wrap != nil {
 		deps, devRoutes = wrap(deps, queues)
 	}
-	stack := &devstack.Stack{Deps: deps, DevRoutes: devRoutes}
+	dashboard, err := api.NewDashboard(cfg, deps, clients, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := &devstack.Stack{Deps: deps, DevRoutes: devRoutes, Dashboard: dashboard}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- stack.Serve(ctx, ln) }()

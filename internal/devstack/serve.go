@@ -27,13 +27,28 @@ type Stack struct {
 	// Ticks run each at its interval, as the deployed stack's schedules
 	// invoke them (api.Ticks).
 	Ticks map[routes.Scheduled]func(context.Context) error
+	// Dashboard, when set, is served under routes.Dashboard.Prefix.
+	Dashboard http.Handler
+}
+
+// Handler serves the API and dev routes, and the dashboard under its
+// prefix.
+func (s *Stack) Handler() http.Handler {
+	core := &httpapi.Server{Auth: s.Deps.Repos.Keys, Logger: s.Deps.Logger}
+	h := core.Handler(append(api.Routes(s.Deps), s.DevRoutes...)...)
+	if s.Dashboard == nil {
+		return h
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.Handle(routes.Dashboard.Prefix, s.Dashboard)
+	mux.Handle(routes.Dashboard.Prefix+"/", s.Dashboard)
+	return mux
 }
 
 // Serve serves every route on ln and runs the pollers until ctx ends.
 func (s *Stack) Serve(ctx context.Context, ln net.Listener) error {
-	core := &httpapi.Server{Auth: s.Deps.Repos.Keys, Logger: s.Deps.Logger}
-	h := core.Handler(append(api.Routes(s.Deps), s.DevRoutes...)...)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

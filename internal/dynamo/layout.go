@@ -102,6 +102,12 @@ const (
 	kindAutomationRate = "AUTORATE"
 	kindAutomationRun  = "AUTORUN"
 
+	// The owners of a workspace (sk = address), who sign in to its
+	// dashboard, and its audit log of their actions (sk = time, then a
+	// random suffix; a reverse Query is newest first).
+	kindOwner = "OWNER"
+	kindAudit = "AUDIT"
+
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
 	// counters), and the claim of a domain by one workspace (SES
@@ -122,6 +128,16 @@ const (
 	// last minute it swept.
 	autoDuePrefix = "AUTODUE#"
 	autoTickPK    = "AUTOTICK"
+	// The dashboard's sign-in, outside every workspace because it starts
+	// from an address alone: the workspaces an address owns
+	// (OWNER#<address>, sk = workspace id), pending sign-in links and
+	// sessions under the SHA-256 of their secret (SIGNINLINK#<hash>,
+	// SESSION#<hash>, TTL), and the link requests counted per address or
+	// IP and 15-minute window (SIGNINRATE#<who>, sk = window, TTL).
+	ownerPrefix      = "OWNER#"
+	signinLinkPrefix = "SIGNINLINK#"
+	sessionPrefix    = "SESSION#"
+	signinRatePrefix = "SIGNINRATE#"
 
 	// On GSI1 outside every workspace: the console's list of workspaces.
 	workspacesListPK = "WORKSPACES"
@@ -168,12 +184,14 @@ var WorkspaceKinds = []string{
 	kindCampaign, kindCampaignRecipients,
 	kindAutomation, kindAutomationVersion, kindAutomationListener, kindAutomationListenerCount,
 	kindAutomationKey, kindAutomationLive, kindAutomationRate, kindAutomationRun,
+	kindOwner, kindAudit,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
 // and GlobalIndexKeys the GSI1 partitions outside every workspace.
 var (
-	GlobalPrefixes  = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK, autoDuePrefix, autoTickPK}
+	GlobalPrefixes = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK, autoDuePrefix, autoTickPK,
+		ownerPrefix, signinLinkPrefix, sessionPrefix, signinRatePrefix}
 	GlobalIndexKeys = []string{workspacesListPK}
 )
 
@@ -270,3 +288,6 @@ func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }
 func campaignRecipientsPK(ws, campaignID string) string {
 	return wsSubPK(ws, kindCampaignRecipients, campaignID)
 }
+func ownersPK(ws string) string        { return wsPK(ws, kindOwner) }
+func auditPK(ws string) string         { return wsPK(ws, kindAudit) }
+func ownerLookupPK(addr string) string { return ownerPrefix + addr }

@@ -51,6 +51,11 @@ type (
 	// run claims, the per-minute count), executed by the runner, woken by
 	// the tick.
 	AutomationRuns struct{ *Table }
+	// Owners are who signs in to a workspace's dashboard, and the audit
+	// log of what they did there.
+	Owners struct{ *Table }
+	// SignIns are the dashboard's sign-in links, sessions and rate counts.
+	SignIns struct{ *Table }
 )
 
 // Repositories are every repository over one table, for processes (the dev
@@ -78,6 +83,8 @@ type Repositories struct {
 	CampaignSends  *CampaignSends
 	Automations    *Automations
 	AutomationRuns *AutomationRuns
+	Owners         *Owners
+	SignIns        *SignIns
 }
 
 // NewRepositories builds every repository over t.
@@ -88,5 +95,6 @@ func NewRepositories(t *Table) Repositories {
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
 		Contacts: &Contacts{t}, Segments: &Segments{t}, Campaigns: &Campaigns{t}, CampaignSends: &CampaignSends{t},
 		Automations: &Automations{t}, AutomationRuns: &AutomationRuns{t},
+		Owners: &Owners{t}, SignIns: &SignIns{t},
 	}
 }

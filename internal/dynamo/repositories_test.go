@@ -10,8 +10,10 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/signin"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/webhook"
@@ -46,4 +48,8 @@ var (
 		*dynamo.AutomationRuns
 		*dynamo.Automations
 	}{}
+	_ owner.OwnerStore = (*dynamo.Owners)(nil)
+	_ owner.AuditStore = (*dynamo.Owners)(nil)
+	_ signin.Store     = (*dynamo.SignIns)(nil)
+	_ signin.Owners    = (*dynamo.Owners)(nil)
 )

@@ -56,7 +56,7 @@ func Missing(c Call) string {
 		}
 		return fmt.Sprintf("%s on queue %q", c.Action, c.Queue)
 	case "ses":
-		if c.Action == SendRawEmail && p.SendEmail || c.Action == GetAccount && p.ReadAccount {
+		if c.Action == SendRawEmail && p.SendEmail || c.Action == SendSimpleEmail && p.SignInMail || c.Action == GetAccount && p.ReadAccount {
 			return ""
 		}
 		return c.Action

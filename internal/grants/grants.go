@@ -26,6 +26,10 @@ const (
 // ConditionCheckItem authorizes a transaction's ConditionCheck item.
 const ConditionCheckItem = "dynamodb:ConditionCheckItem"
 
+// SendSimpleEmail is what SES authorizes a v2 SendEmail with simple
+// content as (Profile.SignInMail).
+const SendSimpleEmail = "ses:SendEmail"
+
 // APIKeysPattern is the leading keys of the API-key items (Profile.APIKeys).
 const APIKeysPattern = "APIKEY#*"
 
@@ -63,6 +67,10 @@ type Profile struct {
 	// ReadAccount allows ses:GetAccount (the account's maximum send rate),
 	// an action that takes no resource.
 	ReadAccount bool
+	// SignInMail allows ses:SendEmail (a Simple message: the dashboard's
+	// sign-in links) on the account's identities, with no configuration
+	// set: the status pipeline has no email to record its events on.
+	SignInMail bool
 }
 
 // Keyed is one action on the table's items of some partitions only:

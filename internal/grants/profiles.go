@@ -52,6 +52,8 @@ var ByFunction = map[string]Profile{
 
 	routes.AutomationRunner.Function: automationRunnerConsumer,
 	routes.AutomationTick.Function:   automationTick,
+
+	routes.Dashboard.Function: dashboardSite,
 }
 
 // readRoute is a GET route: every /api/v1 request reads its API key and
@@ -291,4 +293,21 @@ var webhookDispatchConsumer = Profile{
 	Name:        "webhook-dispatch",
 	Table:       []string{GetItem, Query, PutItem, UpdateItem},
 	OwnQueueURL: true,
+}
+
+// dashboardSite is the owner's dashboard (internal/dashboard over the
+// owner service): it reads and writes what the owner's screens show
+// (GetItem, BatchGetItem, Query on the table and its index), owner
+// actions write items of the owner's workspace (PutItem, UpdateItem,
+// DeleteItem, and ConditionCheckItem for the workspace check of their
+// transactions), sign-in writes link, session and rate items. Sign-in
+// links go out through SES (SignInMail). The owner's verdicts on held
+// email go to the review queue, approved campaigns' chunks to the sends
+// queue, as the console's do.
+var dashboardSite = Profile{
+	Name:         "dashboard",
+	Table:        []string{GetItem, BatchGetItem, Query, PutItem, UpdateItem, DeleteItem, ConditionCheckItem},
+	QueryIndexes: true,
+	SendTo:       []queue.Def{queue.Review, queue.Sends},
+	SignInMail:   true,
 }

@@ -315,5 +315,5 @@ func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.C
 func normalID(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
 
 func notACampaign(id string) error {
-	return &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace"}
+	return &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace", missing: true}
 }

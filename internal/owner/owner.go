@@ -24,6 +24,9 @@ type Service struct {
 	Automations  *Automations
 	// AutomationRuns reads automation runs.
 	AutomationRuns *AutomationRuns
+	// Owners sign in to the dashboard; Audit is the log of what they did.
+	Owners *Owners
+	Audit  *Audit
 }
 
 // InputError refuses an input of an owner action. Field is the input's
@@ -38,6 +41,8 @@ type InputError struct {
 	// it was refused (a parse error).
 	Reason string
 	Err    error
+	// missing marks a refused id the workspace has not: IsNotFound.
+	missing bool
 }
 
 func (e *InputError) Error() string {

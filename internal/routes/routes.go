@@ -79,6 +79,23 @@ var (
 // Pages is every implemented page route.
 var Pages = []Route{Unsubscribe, UnsubscribeOneClick}
 
+// Site is a function that serves every method of every path under Prefix
+// with a router of its own (its pages are HTML for people, not API
+// routes): the stack mounts ANY Prefix and ANY Prefix/{proxy+} on it.
+type Site struct {
+	Function string
+	Prefix   string
+}
+
+// Description is how the stack describes the site's function.
+func (s Site) Description() string { return "Sesame ANY " + s.Prefix + "/…" }
+
+// Dashboard is the owner's web dashboard (internal/dashboard).
+var Dashboard = Site{Function: "dashboard", Prefix: "/dashboard"}
+
+// Sites is every site.
+var Sites = []Site{Dashboard}
+
 // All is every route the stack serves: API, then Pages.
 func All() []Route { return slices.Concat(API, Pages) }
 
@@ -162,6 +179,9 @@ func FunctionNames() []string {
 		names = append(names, c.Function)
 	}
 	for _, s := range Schedules {
+		names = append(names, s.Function)
+	}
+	for _, s := range Sites {
 		names = append(names, s.Function)
 	}
 	return names

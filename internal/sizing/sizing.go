@@ -145,8 +145,18 @@ func Of(fn string) (Sizing, bool) {
 			return Scheduled(s), true
 		}
 	}
+	for _, s := range routes.Sites {
+		if s.Function == fn {
+			return SiteSizing(s), true
+		}
+	}
 	return Sizing{}, false
 }
+
+// SiteSizing is the sizing of a site's function: a dashboard page reads a
+// few partitions of one workspace (the overview: 30 days of counters, the
+// held emails and the drafts) or writes an item or two, like a route.
+func SiteSizing(routes.Site) Sizing { return defaultRoute }
 
 // Logging is how Lambda treats every function's log lines.
 type Logging struct {

@@ -1,0 +1,103 @@
+// Package owners builds the owner service (internal/owner) over the
+// table and the AWS clients: the one place that says which repository
+// serves which owner concern, for the console (cmd/sesame) and the
+// dashboard function alike.
+package owners
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/sesame-mail/sesame/internal/api/bulk"
+	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/segment"
+	"github.com/sesame-mail/sesame/internal/ses"
+)
+
+// Clients are what the owner service reaches besides the table.
+type Clients struct {
+	// SES manages identities (the local stack's are kept by LocalSES).
+	SES ses.API
+	// SQS takes held verdicts (review queue) and started campaigns
+	// (sends queue).
+	SQS SQS
+	// Raw reads captured messages; nil on a deployed stack.
+	Raw owner.RawReader
+	// Approver names who approves a campaign; Starter starts it (nil: the
+	// engine's starter over the table and the sends queue, when
+	// SendsQueueURL names one).
+	Approver owner.Approver
+	Starter  campaign.Starter
+}
+
+// SQS is what the owner service sends to SQS.
+type SQS interface {
+	queue.SendAPI
+	queue.BatchSendAPI
+}
+
+// Queues are the queues the owner service sends to; an empty URL turns
+// its action off (held clear and deny refuse; approvals are recorded but
+// not started).
+type Queues struct {
+	ReviewQueueURL string
+	SendsQueueURL  string
+}
+
+// Service is the owner service over repos and c.
+func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
+	identities := &ses.Client{API: c.SES}
+	var review owner.ReviewQueue // none: held clear and deny refuse
+	if q.ReviewQueueURL != "" {
+		review = &queue.Publisher{SQS: c.SQS, QueueURL: q.ReviewQueueURL}
+	}
+	starter := c.Starter
+	if starter == nil {
+		starter = NoEngine{}
+		if q.SendsQueueURL != "" {
+			starter = starts.NewStarter(repos.Table, repos.Campaigns, config.SendsQueue{SendsQueueURL: q.SendsQueueURL},
+				c.SQS, slog.New(slog.DiscardHandler))
+		}
+	}
+	return &owner.Service{
+		Workspaces:   &owner.Workspaces{Store: repos.Workspaces},
+		Keys:         &owner.Keys{Store: repos.Keys},
+		Domains:      &owner.Domains{Store: repos.Domains, Identities: identities},
+		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
+		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
+		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
+		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
+		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
+		Contacts:     &owner.Contacts{Store: repos.Contacts},
+		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
+			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
+		}},
+		Approvals: &owner.Approvals{
+			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: bulk.Deliverability,
+			Workspaces: repos.Workspaces,
+		},
+		Owners:         &owner.Owners{Store: repos.Owners},
+		Audit:          &owner.Audit{Store: repos.Owners},
+		Automations:    &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
+		AutomationRuns: &owner.AutomationRuns{Store: repos.AutomationRuns},
+	}
+}
+
+// NoEngine is the campaign starter of a build without the send engine:
+// an approval is recorded, and starting it says the engine is missing.
+type NoEngine struct{}
+
+// ErrNoEngine is NoEngine's answer.
+var ErrNoEngine = errors.New("the campaign send engine is not part of this build")
+
+// Start refuses.
+func (NoEngine) Start(context.Context, campaign.Campaign) error { return ErrNoEngine }
+
+// Schedule refuses.
+func (NoEngine) Schedule(context.Context, campaign.Campaign) error { return ErrNoEngine }

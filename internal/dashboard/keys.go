@@ -1,0 +1,94 @@
+package dashboard
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/owner"
+)
+
+func (a *App) keyRoutes() []route {
+	return []route{
+		{pattern: "GET /settings/keys", handler: a.keys},
+		{pattern: "POST /settings/keys", handler: a.createKey},
+		{pattern: "POST /settings/keys/{id}/regenerate", handler: a.regenerateKey},
+		{pattern: "POST /settings/keys/{id}/revoke", handler: a.revokeKey},
+	}
+}
+
+// scopeChoice is a scope of the custom preset's form.
+type scopeChoice struct {
+	Scope      apikey.Scope
+	Deliberate bool
+}
+
+type keysData struct {
+	Keys   []apikey.Key
+	Scopes []scopeChoice
+	// Created is the key just created or regenerated, shown this once.
+	Created *owner.CreatedKey
+	// Error says why the form was refused.
+	Error string
+}
+
+func (a *App) keysPage(w http.ResponseWriter, r *http.Request, s *session, status int, d keysData) error {
+	keys, err := a.svc.Owner.Keys.List(r.Context(), s.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	d.Keys = keys
+	for _, sc := range apikey.AllScopes {
+		d.Scopes = append(d.Scopes, scopeChoice{Scope: sc, Deliberate: sc.Deliberate()})
+	}
+	return a.render(w, s, status, "keys.html", "API keys", "/settings", d)
+}
+
+func (a *App) keys(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.keysPage(w, r, s, http.StatusOK, keysData{})
+}
+
+func (a *App) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	req := owner.KeyRequest{
+		WorkspaceID: s.WorkspaceID, Environment: apikey.Environment(r.PostFormValue("env")),
+		Preset: apikey.Preset(r.PostFormValue("preset")), Name: r.PostFormValue("name"),
+	}
+	if req.Preset == apikey.PresetCustom {
+		req.Scopes = r.PostForm["scopes"]
+	}
+	deliberate := slices.ContainsFunc(req.Scopes, func(sc string) bool { return apikey.Scope(sc).Deliberate() })
+	if deliberate && r.PostFormValue("confirm-deliberate") != "yes" {
+		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Error: "email:send_bulk and segments:write are granted only on purpose: tick the confirmation to grant them."})
+	}
+	created, err := a.svc.Owner.Keys.Create(r.Context(), req)
+	if err != nil {
+		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Error: err.Error()})
+	}
+	if err := a.audit(r.Context(), s, owner.ActionKeyCreated, created.Record.ID); err != nil {
+		return err
+	}
+	return a.keysPage(w, r, s, http.StatusOK, keysData{Created: &created})
+}
+
+func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	created, err := a.svc.Owner.Keys.Regenerate(r.Context(), s.WorkspaceID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := a.audit(r.Context(), s, owner.ActionKeyRegenerated, created.Record.ID); err != nil {
+		return err
+	}
+	return a.keysPage(w, r, s, http.StatusOK, keysData{Created: &created})
+}
+
+func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	if err := a.svc.Owner.Keys.Revoke(r.Context(), s.WorkspaceID, id); err != nil {
+		return err
+	}
+	if err := a.audit(r.Context(), s, owner.ActionKeyRevoked, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, a.base+"/settings/keys", http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,115 @@
+package dashboard
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// pages are the parsed templates, by file name: each page is the layout
+// with its own "content".
+type pages map[string]*template.Template
+
+var funcs = template.FuncMap{
+	"time": func(t time.Time) string {
+		if t.IsZero() {
+			return "–"
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"percent": func(f float64) string { return fmt.Sprintf("%.2f %%", f*100) },
+	"join": func(v any) string {
+		switch v := v.(type) {
+		case []string:
+			return strings.Join(v, ", ")
+		case fmt.Stringer:
+			return v.String()
+		}
+		return fmt.Sprint(v)
+	},
+}
+
+func parsePages() (pages, error) {
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	out := pages{}
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "templates/")
+		if base == "layout.html" {
+			continue
+		}
+		t, err := template.New(base).Funcs(funcs).ParseFS(assets, "templates/layout.html", name)
+		if err != nil {
+			return nil, fmt.Errorf("dashboard template %s: %w", base, err)
+		}
+		out[base] = t
+	}
+	return out, nil
+}
+
+// navItem is one entry of the layout's navigation.
+type navItem struct {
+	Label, Path string
+}
+
+// nav is the layout's navigation, in order.
+var nav = []navItem{
+	{"Overview", "/"}, {"Emails", "/emails"}, {"Approvals", "/approvals"}, {"Held", "/held"},
+	{"Campaigns", "/campaigns"}, {"Contacts", "/contacts"}, {"Segments", "/segments"},
+	{"Suppressions", "/suppressions"}, {"Automations", "/automations"}, {"Settings", "/settings"},
+}
+
+// view is what every template gets: the layout's fields and the page's
+// Data.
+type view struct {
+	Title string
+	// Active is the nav entry's Path the page belongs to.
+	Active string
+	Nav    []navItem
+	Base   string
+	// Session is nil on the pages shown before signing in.
+	Session *session
+	CSRF    string
+	// Notice is a message shown above the content (a key shown once).
+	Notice string
+	Data   any
+}
+
+// render writes page name with status, data in view.Data.
+func (a *App) render(w http.ResponseWriter, s *session, status int, name, title, active string, data any) error {
+	t, ok := a.pages[name]
+	if !ok {
+		return fmt.Errorf("dashboard: no template %s", name)
+	}
+	v := view{Title: title, Active: active, Nav: nav, Base: a.base, Session: s, Data: data}
+	if s != nil {
+		v.CSRF = s.CSRF
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		return fmt.Errorf("dashboard: render %s: %w", name, err)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// errorPage is the error state of any page: a status, a title and what
+// to do.
+func (a *App) errorPage(w http.ResponseWriter, r *http.Request, s *session, status int, title, message string) {
+	if s != nil && s.WorkspaceID == "" {
+		s = nil // no navigation into a workspace not picked
+	}
+	err := a.render(w, s, status, "error.html", title, "", map[string]string{"Message": message})
+	if err != nil {
+		a.logger.ErrorContext(r.Context(), "dashboard error page failed", "err", err)
+		http.Error(w, title, status)
+	}
+}

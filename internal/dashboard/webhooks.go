@@ -1,0 +1,126 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+func (a *App) webhookRoutes() []route {
+	return []route{
+		{pattern: "GET /settings/webhooks", handler: a.webhooks},
+		{pattern: "POST /settings/webhooks", handler: a.addWebhook},
+		{pattern: "GET /settings/webhooks/{id}", handler: a.webhook},
+		{pattern: "POST /settings/webhooks/{id}/secret", handler: a.revealSecret},
+		{pattern: "POST /settings/webhooks/{id}/enable", handler: a.enableWebhook},
+		{pattern: "POST /settings/webhooks/{id}/disable", handler: a.disableWebhook},
+	}
+}
+
+type webhooksData struct {
+	Endpoints []webhook.Endpoint
+	Types     []event.Type
+	Error     string
+}
+
+func (a *App) webhooksPage(w http.ResponseWriter, r *http.Request, s *session, status int, d webhooksData) error {
+	eps, err := a.svc.Owner.Webhooks.List(r.Context(), s.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	d.Endpoints, d.Types = eps, event.Types
+	return a.render(w, s, status, "webhooks.html", "Webhooks", "/settings", d)
+}
+
+func (a *App) webhooks(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.webhooksPage(w, r, s, http.StatusOK, webhooksData{})
+}
+
+func (a *App) addWebhook(w http.ResponseWriter, r *http.Request, s *session) error {
+	ep, err := a.svc.Owner.Webhooks.Add(r.Context(), owner.EndpointRequest{
+		WorkspaceID: s.WorkspaceID, URL: strings.TrimSpace(r.PostFormValue("url")), Events: r.PostForm["events"],
+		// Only the local stack's receivers listen on http and loopback.
+		AllowInsecureHTTP: !a.secure,
+	})
+	if err != nil {
+		return a.webhooksPage(w, r, s, http.StatusBadRequest, webhooksData{Error: err.Error()})
+	}
+	if err := a.audit(r.Context(), s, owner.ActionWebhookAdded, ep.ID); err != nil {
+		return err
+	}
+	http.Redirect(w, r, a.base+"/settings/webhooks/"+ep.ID, http.StatusSeeOther)
+	return nil
+}
+
+type webhookData struct {
+	Endpoint webhook.Endpoint
+	Attempts []webhook.Attempt
+	// Secret is shown after the owner asked for it (audited).
+	Secret string
+}
+
+// attemptsShown bounds the attempt log on an endpoint's page.
+const attemptsShown = 100
+
+func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, s *session, secret string) error {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	attempts, err := a.svc.Owner.Webhooks.Deliveries(ctx, s.WorkspaceID, id, attemptsShown)
+	if err != nil {
+		return err
+	}
+	eps, err := a.svc.Owner.Webhooks.List(ctx, s.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	for _, ep := range eps {
+		if ep.ID == id {
+			return a.render(w, s, http.StatusOK, "webhook.html", "Webhook endpoint", "/settings", webhookData{Endpoint: ep, Attempts: attempts, Secret: secret})
+		}
+	}
+	return errNotFound
+}
+
+func (a *App) webhook(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.webhookPage(w, r, s, "")
+}
+
+// revealSecret is a POST: showing a signing secret is an audited action.
+func (a *App) revealSecret(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	secret, err := a.svc.Owner.Webhooks.Secret(r.Context(), s.WorkspaceID, id)
+	if err != nil {
+		return err
+	}
+	if err := a.audit(r.Context(), s, owner.ActionWebhookSecret, id); err != nil {
+		return err
+	}
+	return a.webhookPage(w, r, s, secret)
+}
+
+func (a *App) enableWebhook(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.setWebhook(w, r, s, true)
+}
+
+func (a *App) disableWebhook(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.setWebhook(w, r, s, false)
+}
+
+func (a *App) setWebhook(w http.ResponseWriter, r *http.Request, s *session, enabled bool) error {
+	id := r.PathValue("id")
+	set, action := a.svc.Owner.Webhooks.Disable, owner.ActionWebhookOff
+	if enabled {
+		set, action = a.svc.Owner.Webhooks.Enable, owner.ActionWebhookEnabled
+	}
+	if _, err := set(r.Context(), s.WorkspaceID, id); err != nil {
+		return err
+	}
+	if err := a.audit(r.Context(), s, action, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, a.base+"/settings/webhooks/"+id, http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,74 @@
+package owner
+
+import (
+	"context"
+	"time"
+)
+
+// AuditEntry is one owner action: who did what to which thing, when.
+type AuditEntry struct {
+	WorkspaceID string    `json:"workspace_id"`
+	Actor       string    `json:"actor"` // the owner's address
+	Action      string    `json:"action"`
+	Target      string    `json:"target,omitempty"` // the id acted on
+	At          time.Time `json:"at"`
+}
+
+// The audited actions.
+const (
+	ActionSignIn         = "sign-in"
+	ActionKeyCreated     = "key.created"
+	ActionKeyRegenerated = "key.regenerated"
+	ActionKeyRevoked     = "key.revoked"
+	ActionWebhookAdded   = "webhook.added"
+	ActionWebhookSecret  = "webhook.secret_shown"
+	ActionWebhookEnabled = "webhook.enabled"
+	ActionWebhookOff     = "webhook.disabled"
+	ActionApproved       = "campaign.approved"
+	ActionDiscarded      = "campaign.discarded"
+	ActionHeldCleared    = "held.cleared"
+	ActionHeldDenied     = "held.denied"
+)
+
+// AuditStore keeps the audit log of each workspace, newest first.
+type AuditStore interface {
+	PutAudit(ctx context.Context, e AuditEntry) error
+	ListAudit(ctx context.Context, workspaceID string, limit int) ([]AuditEntry, error)
+}
+
+// Audit records owner actions and reads them back.
+type Audit struct {
+	Store AuditStore
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// MaxAudit bounds one read of the log.
+const MaxAudit = 200
+
+// Record writes that actor did action on target in the workspace.
+func (a *Audit) Record(ctx context.Context, workspaceID, actor, action, target string) error {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return err
+	}
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	return a.Store.PutAudit(ctx, AuditEntry{WorkspaceID: workspaceID, Actor: actor, Action: action, Target: target, At: now().UTC()})
+}
+
+// List returns up to limit (1 to MaxAudit) entries, newest first.
+func (a *Audit) List(ctx context.Context, workspaceID string, limit int) ([]AuditEntry, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > MaxAudit {
+		limit = MaxAudit
+	}
+	all, err := a.Store.ListAudit(ctx, workspaceID, limit)
+	if all == nil && err == nil {
+		all = []AuditEntry{}
+	}
+	return all, err
+}
