@@ -16,7 +16,7 @@ import (
 )
 
 var cartSteps = []automation.Step{
-	{Type: automation.StepSend, Subject: `Your {{ event.product_name | "items" }}`, HTML: `<p>Hi {{ contact.first_name | "there" }}, {{ event.product_name }} waits.</p>`},
+	{Type: automation.StepSend, Subject: `Your {{ event.product_name | "items" }}`, HTML: `<p>Hi {{ contact.first_name | "there" }}, {{ event.product_name | "your cart" }} waits.</p>`},
 	{Type: automation.StepWait, Duration: automation.Duration(72 * time.Hour)},
 	{Type: automation.StepTag, Add: []string{"reminded"}},
 	{Type: automation.StepSend, Subject: `Last call`, HTML: `<p>Still there?</p>`},
@@ -32,7 +32,7 @@ func TestAutomationRunWaitsThreeDaysThroughTheTick(t *testing.T) {
 	e, q := startAutomations(t, clock)
 	b := newBulkWS(t, e)
 	c := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
-	m := startRun(t, e, b.id, c.ID, apikey.Live, map[string]string{"product_name": "<script>alert(1)</script>"}, cartSteps...)
+	m := startRun(t, e, b, c.ID, apikey.Live, map[string]any{"product_name": "<script>alert(1)</script>"}, cartSteps...)
 	drainAutomations(t, q)
 
 	r := runOf(t, e, m)
@@ -100,7 +100,7 @@ func TestAutomationRunInTestMode(t *testing.T) {
 	e, q := startAutomations(t, clock)
 	b := newBulkWS(t, e)
 	c := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada")})
-	m := startRun(t, e, b.id, c.ID, apikey.Test, nil, cartSteps...)
+	m := startRun(t, e, b, c.ID, apikey.Test, nil, cartSteps...)
 	drainAutomations(t, q)
 	r := runOf(t, e, m)
 	if r.Status != automation.RunCompleted {
