@@ -157,7 +157,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
 			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
 		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Webhooks: c.SQS, Logger: logger}),
-		AutomationTick: wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
+		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }
