@@ -149,6 +149,8 @@ func (c *console) devCommand() *cobra.Command {
 			}
 			deps.Sending.Transport = sesEvents
 			deps.CampaignSender.Transport = sesEvents
+			deps.AutomationRunner.Transport = sesEvents
+			deps.AutomationRunner.Captures = raw
 			stack := &devstack.Stack{Deps: deps, Logger: logger, Ticks: api.Ticks(deps),
 				DevRoutes: append(devstack.Engagement{Emails: deps.Repos.Emails, Events: sesEvents}.Routes(), raw.Routes()...)}
 			for c, consume := range api.Consumers(deps) {

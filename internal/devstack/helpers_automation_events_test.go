@@ -22,6 +22,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 const eventsPath = "/api/v1/automations/events"
@@ -35,6 +36,8 @@ type eventWS struct {
 func newEventWS(t *testing.T, e *env) eventWS {
 	t.Helper()
 	s := newSendWS(t, e, defaultSender())
+	addr := "Shop Ltd, 1 Main St, Springfield" // automation emails' footer
+	s.update(t, e, workspace.Settings{PostalAddress: &addr})
 	test, _, err := e.store.Keys.CreateKey(t.Context(), s.id, apikey.Test, "", []apikey.Scope{apikey.AutomationsTrigger})
 	if err != nil {
 		t.Fatal(err)
