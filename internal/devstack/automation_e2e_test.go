@@ -21,7 +21,7 @@ import (
 // one stays a duplicate.
 func TestAutomationCartAbandonedEndToEnd(t *testing.T) {
 	t.Parallel()
-	p := startAutomationPipeline(t)
+	p := startAutomationPipeline(t, pipelineStart)
 	ctx := t.Context()
 	b := newBulkWS(t, p.env)
 	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
@@ -103,7 +103,7 @@ func TestAutomationCartAbandonedEndToEnd(t *testing.T) {
 // version it started with, the one after it the new version.
 func TestAutomationEditBetweenEvents(t *testing.T) {
 	t.Parallel()
-	p := startAutomationPipeline(t)
+	p := startAutomationPipeline(t, pipelineStart)
 	b := newBulkWS(t, p.env)
 	before := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("before")})
 	after := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("after")})
@@ -132,7 +132,7 @@ func TestAutomationEditBetweenEvents(t *testing.T) {
 // mid-run: the run stops at its next step, says why, and sends no more.
 func TestAutomationRunStopsMidRun(t *testing.T) {
 	t.Parallel()
-	p := startAutomationPipeline(t)
+	p := startAutomationPipeline(t, pipelineStart)
 	b := newBulkWS(t, p.env)
 	steps := []automation.Step{
 		{Type: automation.StepSend, Subject: "First", HTML: "<p>One</p>"},
@@ -174,7 +174,7 @@ func TestAutomationRunStopsMidRun(t *testing.T) {
 // its email once.
 func TestAutomationRedeliveredStepSendsOnce(t *testing.T) {
 	t.Parallel()
-	p := startAutomationPipeline(t)
+	p := startAutomationPipeline(t, pipelineStart)
 	b := newBulkWS(t, p.env)
 	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("twice")})
 	m := startRun(t, p.env, b, c.ID, apikey.Live, nil,
@@ -198,7 +198,7 @@ func TestAutomationRedeliveredStepSendsOnce(t *testing.T) {
 // SES, nothing tagged, the usage counter unchanged.
 func TestAutomationTestKeyEndToEnd(t *testing.T) {
 	t.Parallel()
-	p := startAutomationPipeline(t)
+	p := startAutomationPipeline(t, pipelineStart)
 	ctx := t.Context()
 	b := newBulkWS(t, p.env)
 	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("test")})

@@ -11,7 +11,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
@@ -28,8 +27,8 @@ var cartSteps = []automation.Step{
 // redelivered wake-up sends nothing twice.
 func TestAutomationRunWaitsThreeDaysThroughTheTick(t *testing.T) {
 	t.Parallel()
-	clock := dynamotest.NewClock(time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
-	e, q := startAutomations(t, clock)
+	p := startAutomationPipeline(t, time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
+	e, q, clock := p.env, p.runner, p.clock
 	b := newBulkWS(t, e)
 	c := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
 	m := startRun(t, e, b, c.ID, apikey.Live, map[string]any{"product_name": "<script>alert(1)</script>"}, cartSteps...)
@@ -96,8 +95,8 @@ func TestAutomationRunWaitsThreeDaysThroughTheTick(t *testing.T) {
 // as test, never SES), the contact is not tagged.
 func TestAutomationRunInTestMode(t *testing.T) {
 	t.Parallel()
-	clock := dynamotest.NewClock(time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
-	e, q := startAutomations(t, clock)
+	p := startAutomationPipeline(t, time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
+	e, q := p.env, p.runner
 	b := newBulkWS(t, e)
 	c := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada")})
 	m := startRun(t, e, b, c.ID, apikey.Test, nil, cartSteps...)

@@ -36,9 +36,9 @@ type autoPipeline struct {
 	tick     func(context.Context) error
 }
 
-func startAutomationPipeline(t *testing.T) *autoPipeline {
+func startAutomationPipeline(t *testing.T, start time.Time) *autoPipeline {
 	t.Helper()
-	clock := dynamotest.NewClock(pipelineStart)
+	clock := dynamotest.NewClock(start)
 	dir := t.TempDir()
 	e := newEnv(t, func(deps api.Deps, queues *queuetest.Set) (api.Deps, []httpapi.Route) {
 		deps.Sending.Now = clock.Now
@@ -86,17 +86,8 @@ func (p *autoPipeline) after(t *testing.T, d time.Duration) {
 // both queues are empty.
 func (p *autoPipeline) drainStatus(t *testing.T) {
 	t.Helper()
-	for _, q := range []*queue.Poller{p.status, p.webhooks} {
-		for range 20 {
-			n, err := q.PollOnce(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n == 0 {
-				break
-			}
-		}
-	}
+	drainQueue(t, p.status, "ses-events")
+	drainQueue(t, p.webhooks, "webhooks")
 }
 
 // automationEmails are the workspace's automation emails, newest first,

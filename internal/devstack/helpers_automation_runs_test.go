@@ -5,32 +5,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/devstack"
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
-	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
-	"github.com/sesame-mail/sesame/internal/queue/queuetest"
-	"github.com/sesame-mail/sesame/internal/routes"
 )
-
-// startAutomations is a dev server on clock whose automation emails are
-// kept raw, and the poller of its automations queue with the dev
-// server's runner.
-func startAutomations(t *testing.T, clock *dynamotest.Clock) (*env, *queue.Poller) {
-	t.Helper()
-	dir := t.TempDir()
-	e := newEnv(t, func(deps api.Deps, _ *queuetest.Set) (api.Deps, []httpapi.Route) {
-		deps.Repos.Table.Now = clock.Now
-		raw := &devstack.RawMessages{Dir: dir, Next: deps.AutomationRunner.Transport, Emails: deps.Repos.Emails}
-		deps.AutomationRunner.Transport = raw
-		deps.AutomationRunner.Captures = raw
-		return deps, raw.Routes()
-	})
-	return e, e.queues.Poller(t, queue.Automations.Name, api.Consumers(e.deps)[routes.AutomationRunner])
-}
 
 // startRun creates an automation of the workspace with steps through the
 // owner service, activates it, and reports its event for the contact with
@@ -51,6 +29,12 @@ func startRun(t *testing.T, e *env, b *bulkWS, contactID string, env apikey.Envi
 // drainAutomations polls the automations queue until it is empty.
 func drainAutomations(t *testing.T, q *queue.Poller) {
 	t.Helper()
+	drainQueue(t, q, "automations")
+}
+
+// drainQueue polls q until it is empty.
+func drainQueue(t *testing.T, q *queue.Poller, name string) {
+	t.Helper()
 	for range 20 {
 		n, err := q.PollOnce(t.Context())
 		if err != nil {
@@ -60,7 +44,7 @@ func drainAutomations(t *testing.T, q *queue.Poller) {
 			return
 		}
 	}
-	t.Fatal("the automations queue never emptied")
+	t.Fatalf("the %s queue never emptied", name)
 }
 
 // runOf reads a run back.
