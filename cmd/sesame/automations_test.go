@@ -30,6 +30,7 @@ func TestAutomationsCommands(t *testing.T) {
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
 	c.verifiedSender(ws)
+	c.must("workspace", "set", ws, "--postal-address", "Acme Ltd, 1 Main St, Springfield")
 	bare := c.createWorkspace("Bare")
 
 	cart, _ := mustJSON[automation.View](c, "automations", "create", "--blueprint", "cart_abandoned", "--workspace", ws)

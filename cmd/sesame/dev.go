@@ -163,6 +163,8 @@ func (c *console) devCommand() *cobra.Command {
 			}
 			deps.Sending.Transport = sesEvents
 			deps.CampaignSender.Transport = sesEvents
+			deps.AutomationRunner.Transport = sesEvents
+			deps.AutomationRunner.Captures = raw
 			// The dashboard's sign-in links also go to this log.
 			dashboard, err := api.NewDashboard(cfg, deps, clients, raw, true)
 			if err != nil {

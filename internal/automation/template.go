@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"unicode/utf8"
 )
 
 // Vars are the values a run's content reads: the event's frozen payload
@@ -121,12 +122,20 @@ func isKey(s string) bool {
 	return true
 }
 
+// clip shortens s for an error message to at most clipBytes bytes, cut
+// on a character boundary so the message stays valid UTF-8.
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
+	if len(s) <= clipBytes {
+		return s
 	}
-	return s
+	cut := clipBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
+
+const clipBytes = 40
 
 // CheckContent reports why a text would not render for every run: a
 // variable it cannot read, or one that some run may lack and that has

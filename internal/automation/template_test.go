@@ -1,6 +1,10 @@
 package automation
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestRender(t *testing.T) {
 	vars := Vars{
@@ -53,6 +57,30 @@ func TestCheckContent(t *testing.T) {
 	for _, s := range bad {
 		if err := CheckContent(s); err == nil {
 			t.Errorf("CheckContent(%q) accepted", s)
+		}
+	}
+}
+
+// An unclosed variable is quoted in the refusal clipped to 40 bytes, on a
+// character boundary: the message stays valid UTF-8 whatever the text.
+func TestCheckContentClipsOnACharacter(t *testing.T) {
+	for name, tail := range map[string]string{
+		"ascii":                  strings.Repeat("x", 60),
+		"2-byte at the cut":      strings.Repeat("x", 36) + strings.Repeat("é", 10),
+		"4-byte across the cut":  strings.Repeat("x", 35) + strings.Repeat("😀", 4),
+		"short, nothing clipped": "éé",
+	} {
+		err := CheckContent("Hi {{ " + tail)
+		if err == nil {
+			t.Fatalf("%s: unclosed variable accepted", name)
+		}
+		msg := err.Error()
+		if !utf8.ValidString(msg) || strings.Contains(msg, `\x`) || strings.Contains(msg, "\uFFFD") {
+			t.Errorf("%s: message %q is not whole characters", name, msg)
+		}
+		quoted := msg[strings.Index(msg, `"`)+1 : strings.LastIndex(msg, `"`)]
+		if len(quoted) > clipBytes+len("…") {
+			t.Errorf("%s: quoted %d bytes, want at most %d and the ellipsis", name, len(quoted), clipBytes)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func TestAutomationEventBadInput(t *testing.T) {
 	e := startDev(t)
 	w := newEventWS(t, e)
 	id := w.contact(t, e, "ada@example.com")
-	aid := w.listen(t, e, "cart_abandoned", "", 1)
+	aid := w.listen(t, e, "cart_abandoned")
 	big := map[string]any{"v": strings.Repeat("x", automation.MaxPayloadBytes-8)} // {"v":"…"} is 8 bytes more
 	cases := map[string]struct {
 		body        any
@@ -70,7 +70,7 @@ func TestAutomationEventContactNotFound(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	w, other := newEventWS(t, e), newEventWS(t, e)
-	w.listen(t, e, "cart_abandoned", "", 1)
+	w.listen(t, e, "cart_abandoned")
 	foreign := other.contact(t, e, "bob@example.com")
 	for name, ref := range map[string]map[string]any{
 		"unknown email":        {"email": "nobody@example.com"},
@@ -84,8 +84,8 @@ func TestAutomationEventContactNotFound(t *testing.T) {
 				wantError(t, http.StatusNotFound, "not_found", "")
 		})
 	}
-	if got := itemsUnder[runItem](t, e, "WS#"+w.id+"#CONTACT"); len(got) != 0 {
-		t.Errorf("%d contact items created", len(got))
+	if n := itemsUnder(t, e, "WS#"+w.id+"#CONTACT"); n != 0 {
+		t.Errorf("%d contact items created", n)
 	}
 }
 
@@ -97,7 +97,11 @@ func TestAutomationEventStartsRun(t *testing.T) {
 	e := startDev(t)
 	w := newEventWS(t, e)
 	id := w.contact(t, e, "ada@example.com")
-	aid := w.listen(t, e, "cart_abandoned", "", 3)
+	// Version 3 listens: created, edited twice, then activated.
+	aid := createAutomation(t, e, w.id, reminder("cart_abandoned", "Version 1"))
+	editAutomation(t, e, w.id, aid, reminder("cart_abandoned", "Version 2"))
+	editAutomation(t, e, w.id, aid, reminder("cart_abandoned", "Version 3"))
+	activate(t, e, w.id, aid)
 	body := `{"event":"cart_abandoned","event_key":"order-123","contact":{"email":" Ada@Example.com "},` +
 		`"payload":{"product_name":"<script>alert(1)</script>","total":19.90,"big":1e3,"gift":true,"items":[1],"address":{"city":"x"},"none":null}}`
 	res := e.report(t, w.live, body)
@@ -115,20 +119,20 @@ func TestAutomationEventStartsRun(t *testing.T) {
 		t.Errorf("frozen payload %v, want %v", r.Payload, want)
 	}
 	if r.ID != res.Runs[0].RunID || r.Version != 3 || r.ContactID != id || r.EventKey != "order-123" ||
-		r.Status != "active" || r.Step != 0 || r.Environment != string(apikey.Live) {
+		r.Status != automation.RunActive || r.Step != 0 || r.Environment != apikey.Live {
 		t.Errorf("run %+v", r)
 	}
 	if visible, inFlight := e.queues.Counts(t, queue.Automations.Name); visible+inFlight != 1 {
 		t.Errorf("%d wake-ups queued, want 1", visible+inFlight)
 	}
 	// The safety wake-up, two minutes after the run is due.
-	type wake struct {
-		PK    string `dynamodbav:"pk"`
-		RunID string `dynamodbav:"run_id"`
+	safety := r.DueAt.Add(2 * time.Minute).Truncate(time.Minute)
+	wakes, err := e.store.AutomationRuns.DueWakes(t.Context(), safety)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wakes := itemsUnder[wake](t, e, "AUTODUE#")
-	if len(wakes) != 1 || wakes[0].RunID != r.ID || !strings.HasPrefix(wakes[0].PK, "AUTODUE#"+r.DueAt.Add(2*time.Minute).UTC().Format("2006-01-02T15:04")+"#") {
-		t.Errorf("wake-ups %+v, want one at %s + 2 min", wakes, r.DueAt)
+	if len(wakes) != 1 || wakes[0].RunID != r.ID || itemsUnder(t, e, "AUTODUE#") != 1 {
+		t.Errorf("wake-ups at %s: %+v (%d in all), want this run's alone", safety, wakes, itemsUnder(t, e, "AUTODUE#"))
 	}
 	// The same key again, or another key for the same contact while
 	// its run lives: duplicate, nothing more written or queued.
@@ -147,7 +151,12 @@ func TestAutomationEventNothingListens(t *testing.T) {
 	e := startDev(t)
 	w := newEventWS(t, e)
 	id := w.contact(t, e, "ada@example.com")
-	w.listen(t, e, "order_placed", "", 1)
+	w.listen(t, e, "order_placed")
+	createAutomation(t, e, w.id, reminder("cart_abandoned", "Draft"))
+	inactive := w.listen(t, e, "cart_abandoned")
+	if _, err := e.automations().Deactivate(t.Context(), w.id, inactive); err != nil {
+		t.Fatal(err)
+	}
 	res := e.report(t, w.live, event("cart_abandoned", "k", id, nil))
 	if res.Matched != 0 || res.Started != 0 || res.Runs == nil || len(res.Runs) != 0 || res.Message != automation.NothingListens {
 		t.Errorf("answer %+v", res)
@@ -166,15 +175,15 @@ func TestAutomationEventKeyHistory(t *testing.T) {
 	e := startDev(t)
 	w := newEventWS(t, e)
 	a, b, c := w.contact(t, e, "a@example.com"), w.contact(t, e, "b@example.com"), w.contact(t, e, "c@example.com")
-	aid := w.listen(t, e, "cart_abandoned", "", 1)
+	aid := w.listen(t, e, "cart_abandoned")
 	wantRuns(t, e.report(t, w.test, event("cart_abandoned", "order-1", a, nil)), automation.OutcomeStarted)
 	wantRuns(t, e.report(t, w.live, event("cart_abandoned", "order-1", b, nil)), automation.OutcomeDuplicate)
-	w.listen(t, e, "cart_abandoned", aid, 2) // edited while active
+	editAutomation(t, e, w.id, aid, reminder("cart_abandoned", "Version 2")) // edited while active
 	wantRuns(t, e.report(t, w.live, event("cart_abandoned", "order-1", c, nil)), automation.OutcomeDuplicate)
 	wantRuns(t, e.report(t, w.live, event("cart_abandoned", "order-2", c, nil)), automation.OutcomeStarted)
 	versions := map[string]int{}
 	for _, r := range w.runs(t, e, aid) {
-		versions[r.EventKey+"/"+r.Environment] = r.Version
+		versions[r.EventKey+"/"+string(r.Environment)] = r.Version
 	}
 	if want := map[string]int{"order-1/test": 1, "order-2/live": 2}; fmt.Sprint(versions) != fmt.Sprint(want) {
 		t.Errorf("runs by key/environment: version %v, want %v", versions, want)
@@ -188,9 +197,9 @@ func TestAutomationEventTwoListeners(t *testing.T) {
 	e := startDev(t)
 	w := newEventWS(t, e)
 	id := w.contact(t, e, "ada@example.com")
-	first := w.listen(t, e, "cart_abandoned", "", 1)
+	first := w.listen(t, e, "cart_abandoned")
 	wantRuns(t, e.report(t, w.live, event("cart_abandoned", "k1", id, nil)), automation.OutcomeStarted)
-	second := w.listen(t, e, "cart_abandoned", "", 1)
+	second := w.listen(t, e, "cart_abandoned")
 	res := e.report(t, w.live, event("cart_abandoned", "k2", id, nil))
 	byAutomation := map[string]automation.RunOutcome{}
 	for _, r := range res.Runs {
@@ -208,7 +217,7 @@ func TestAutomationEventRateLimit(t *testing.T) {
 	clock := dynamotest.NewClock(time.Date(2026, 3, 2, 10, 0, 5, 0, time.UTC))
 	e := startDevAt(t, clock)
 	w := newEventWS(t, e)
-	aid := w.listen(t, e, "cart_abandoned", "", 1)
+	aid := w.listen(t, e, "cart_abandoned")
 	contacts := w.contacts(t, e, automation.EventsPerMinute+1)
 	for i := range automation.EventsPerMinute {
 		wantRuns(t, e.report(t, w.live, event("cart_abandoned", fmt.Sprintf("k%d", i), contacts[i], nil)), automation.OutcomeStarted)
@@ -230,7 +239,7 @@ func TestAutomationEventConcurrentKey(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	w := newEventWS(t, e)
-	aid := w.listen(t, e, "cart_abandoned", "", 1)
+	aid := w.listen(t, e, "cart_abandoned")
 	contacts := w.contacts(t, e, 20)
 	results := make([]automation.EventResult, len(contacts))
 	var wg sync.WaitGroup
@@ -260,7 +269,7 @@ func TestAutomationEventBudget(t *testing.T) {
 	w := newEventWS(t, e)
 	id := w.contact(t, e, "ada@example.com")
 	w.contact(t, e, "bob@example.com")
-	w.listen(t, e, "cart_abandoned", "", 1)
+	w.listen(t, e, "cart_abandoned")
 	for name, ref := range map[string]map[string]any{"by id": {"id": id}, "by email": {"email": "bob@example.com"}} {
 		t.Run(name, func(t *testing.T) {
 			e.rec.Reset()

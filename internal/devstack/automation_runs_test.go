@@ -11,12 +11,11 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
 var cartSteps = []automation.Step{
-	{Type: automation.StepSend, Subject: `Your {{ event.product_name | "items" }}`, HTML: `<p>Hi {{ contact.first_name | "there" }}, {{ event.product_name }} waits.</p>`},
+	{Type: automation.StepSend, Subject: `Your {{ event.product_name | "items" }}`, HTML: `<p>Hi {{ contact.first_name | "there" }}, {{ event.product_name | "your cart" }} waits.</p>`},
 	{Type: automation.StepWait, Duration: automation.Duration(72 * time.Hour)},
 	{Type: automation.StepTag, Add: []string{"reminded"}},
 	{Type: automation.StepSend, Subject: `Last call`, HTML: `<p>Still there?</p>`},
@@ -28,11 +27,11 @@ var cartSteps = []automation.Step{
 // redelivered wake-up sends nothing twice.
 func TestAutomationRunWaitsThreeDaysThroughTheTick(t *testing.T) {
 	t.Parallel()
-	clock := dynamotest.NewClock(time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
-	e, q := startAutomations(t, clock)
+	p := startAutomationPipeline(t, time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
+	e, q, clock := p.env, p.runner, p.clock
 	b := newBulkWS(t, e)
 	c := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
-	m := startRun(t, e, b.id, c.ID, apikey.Live, map[string]string{"product_name": "<script>alert(1)</script>"}, cartSteps...)
+	m := startRun(t, e, b, c.ID, apikey.Live, map[string]any{"product_name": "<script>alert(1)</script>"}, cartSteps...)
 	drainAutomations(t, q)
 
 	r := runOf(t, e, m)
@@ -96,11 +95,11 @@ func TestAutomationRunWaitsThreeDaysThroughTheTick(t *testing.T) {
 // as test, never SES), the contact is not tagged.
 func TestAutomationRunInTestMode(t *testing.T) {
 	t.Parallel()
-	clock := dynamotest.NewClock(time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
-	e, q := startAutomations(t, clock)
+	p := startAutomationPipeline(t, time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC))
+	e, q := p.env, p.runner
 	b := newBulkWS(t, e)
 	c := e.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada")})
-	m := startRun(t, e, b.id, c.ID, apikey.Test, nil, cartSteps...)
+	m := startRun(t, e, b, c.ID, apikey.Test, nil, cartSteps...)
 	drainAutomations(t, q)
 	r := runOf(t, e, m)
 	if r.Status != automation.RunCompleted {

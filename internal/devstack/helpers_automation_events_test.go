@@ -1,10 +1,13 @@
 package devstack_test
 
-// Helpers of the automation event tests: an event workspace with a live
-// and a test key, contacts put through the repository, listeners seeded as
-// the definitions' activation writes them, and the run items read back.
+// Helpers of the automation tests: a workspace with a live and a test key
+// that may report events, contacts put through the repository,
+// automations created and activated through the owner service (as the
+// console does), events reported through POST /api/v1/automations/events
+// and runs read back through the runs repository.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,30 +15,34 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 const eventsPath = "/api/v1/automations/events"
 
-// eventWS is a workspace with a live and a test key that may report events.
+// eventWS is a workspace with a verified default sender (so its
+// automations activate) and a live and a test key that may report events.
 type eventWS struct {
 	id, live, test string
 }
 
 func newEventWS(t *testing.T, e *env) eventWS {
 	t.Helper()
-	id, live := e.workspace(apikey.Live, apikey.AutomationsTrigger)
-	test, _, err := e.store.Keys.CreateKey(t.Context(), id, apikey.Test, "", []apikey.Scope{apikey.AutomationsTrigger})
+	s := newSendWS(t, e, defaultSender())
+	addr := "Shop Ltd, 1 Main St, Springfield" // automation emails' footer
+	s.update(t, e, workspace.Settings{PostalAddress: &addr})
+	test, _, err := e.store.Keys.CreateKey(t.Context(), s.id, apikey.Test, "", []apikey.Scope{apikey.AutomationsTrigger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return eventWS{id: id, live: live, test: test}
+	return eventWS{id: s.id, live: s.scopedKey(t, e, apikey.AutomationsTrigger), test: test}
 }
 
 // contact puts a contact with email into the workspace and returns its id.
@@ -59,54 +66,77 @@ func (w eventWS) contacts(t *testing.T, e *env, n int) []string {
 	return ids
 }
 
-// listener is the item activation writes (dynamo's listenerItem): the
-// automation listening for an event at the version new runs execute.
-type listener struct {
-	PK           string `dynamodbav:"pk"`
-	SK           string `dynamodbav:"sk"`
-	AutomationID string `dynamodbav:"automation_id"`
-	Version      int    `dynamodbav:"version"`
+// automations is the owner's automation service over the dev server's
+// table, as the console builds it.
+func (e *env) automations() *owner.Automations {
+	return &owner.Automations{Store: e.store.Automations, Senders: e.store.Senders, Workspaces: e.store.Workspaces}
 }
 
-// listen makes automationID (a new one when "") listen for event at
-// version, as activating or editing an active automation does; it
-// returns the automation's id.
-func (w eventWS) listen(t *testing.T, e *env, event, automationID string, version int) string {
+// reminder is a one-send definition for event whose subject says which
+// version of it a run executes.
+func reminder(event, subject string) automation.Definition {
+	return automation.Definition{Name: "Reminder", Event: event, Steps: []automation.Step{{
+		Type: automation.StepSend, Subject: subject, HTML: `<p>Hi {{ contact.first_name | "there" }}</p>`,
+	}}}
+}
+
+// createAutomation creates a draft automation of workspaceID from d
+// through the owner service (a definition file, as `create --file`).
+func createAutomation(t *testing.T, e *env, workspaceID string, d automation.Definition) string {
 	t.Helper()
-	if automationID == "" {
-		automationID = uuid.Must(uuid.NewV7()).String()
-	}
-	item, err := attributevalue.MarshalMap(listener{
-		PK: "WS#" + w.id + "#AUTOEVENT#" + event, SK: automationID, AutomationID: automationID, Version: version,
-	})
+	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dynamotest.Client(t).PutItem(t.Context(), &dynamodb.PutItemInput{TableName: &e.store.Table.Name, Item: item}); err != nil {
+	a, err := e.automations().Create(t.Context(), owner.AutomationRequest{WorkspaceID: workspaceID, Definition: b})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return automationID
+	return a.ID
 }
 
-// runItem is what a run's item holds of the start (dynamo's runItem).
-type runItem struct {
-	ID           string            `dynamodbav:"id"`
-	AutomationID string            `dynamodbav:"automation_id"`
-	Version      int               `dynamodbav:"version"`
-	ContactID    string            `dynamodbav:"contact_id"`
-	EventKey     string            `dynamodbav:"event_key"`
-	Environment  string            `dynamodbav:"environment"`
-	Payload      map[string]string `dynamodbav:"payload"`
-	Status       string            `dynamodbav:"status"`
-	Step         int               `dynamodbav:"step"`
-	DueAt        time.Time         `dynamodbav:"due_at"`
+// activeAutomation creates an automation from d and activates it; it
+// returns the automation's id.
+func activeAutomation(t *testing.T, e *env, workspaceID string, d automation.Definition) string {
+	t.Helper()
+	id := createAutomation(t, e, workspaceID, d)
+	activate(t, e, workspaceID, id)
+	return id
+}
+
+func activate(t *testing.T, e *env, workspaceID, id string) {
+	t.Helper()
+	if _, err := e.automations().Activate(t.Context(), workspaceID, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editAutomation writes d as the automation's next version; it returns
+// the version.
+func editAutomation(t *testing.T, e *env, workspaceID, id string, d automation.Definition) int {
+	t.Helper()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.automations().Edit(t.Context(), workspaceID, id, owner.AutomationEdit{Definition: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Version
+}
+
+// listen is an active automation of the workspace listening for event.
+func (w eventWS) listen(t *testing.T, e *env, event string) string {
+	t.Helper()
+	return activeAutomation(t, e, w.id, reminder(event, "Version 1"))
 }
 
 // itemsUnder reads every item of the table whose partition key starts
 // with prefix (a test's own table: a Scan is fine here).
-func itemsUnder[T any](t *testing.T, e *env, prefix string) []T {
+func itemsUnder(t *testing.T, e *env, prefix string) int {
 	t.Helper()
-	var out []T
+	n := 0
 	for _, it := range dynamotest.Items(t, e.store.Table.Name) {
 		var k struct {
 			PK string `dynamodbav:"pk"`
@@ -114,21 +144,34 @@ func itemsUnder[T any](t *testing.T, e *env, prefix string) []T {
 		if err := attributevalue.UnmarshalMap(it, &k); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(k.PK, prefix) {
-			continue
+		if strings.HasPrefix(k.PK, prefix) {
+			n++
 		}
-		var v T
-		if err := attributevalue.UnmarshalMap(it, &v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
 	}
-	return out
+	return n
 }
 
-// runs are the runs of an automation.
-func (w eventWS) runs(t *testing.T, e *env, automationID string) []runItem {
-	return itemsUnder[runItem](t, e, "WS#"+w.id+"#AUTORUN#"+automationID)
+// runs are every run of an automation, newest first, read through the
+// runs repository.
+func runsOf(t *testing.T, e *env, workspaceID, automationID string) []automation.Run {
+	t.Helper()
+	var all []automation.Run
+	after := ""
+	for {
+		page, next, more, err := e.store.AutomationRuns.ListRuns(t.Context(), workspaceID, automationID, after, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page...)
+		if !more {
+			return all
+		}
+		after = next
+	}
+}
+
+func (w eventWS) runs(t *testing.T, e *env, automationID string) []automation.Run {
+	return runsOf(t, e, w.id, automationID)
 }
 
 // report POSTs an event (a map, or raw JSON text) and decodes its 200

@@ -216,9 +216,9 @@ func (s *Automations) Deactivate(ctx context.Context, workspaceID, id string) (a
 }
 
 // checkActivation is every problem keeping d from being active: the
-// definition's (CheckActivation), and each send step's sender, the
-// workspace's default or the one sender_id names, on a verified domain
-// of the workspace.
+// definition's (CheckActivation), the workspace's postal address when d
+// sends, and each send step's sender, the workspace's default or the one
+// sender_id names, on a verified domain of the workspace.
 func (s *Automations) checkActivation(ctx context.Context, id, workspaceID string, d automation.Definition) error {
 	p := d.CheckActivation()
 	ws, err := s.Workspaces.GetWorkspace(ctx, workspaceID)
@@ -229,6 +229,9 @@ func (s *Automations) checkActivation(ctx context.Context, id, workspaceID strin
 	for i, step := range d.Steps {
 		if step.Type != automation.StepSend {
 			continue
+		}
+		if ws.PostalAddress == "" && len(refusals) == 0 {
+			p = append(p, automation.Problem{Path: "postal_address", Message: errNoFooterAddress})
 		}
 		why, seen := refusals[step.SenderID]
 		if !seen {
@@ -246,6 +249,11 @@ func (s *Automations) checkActivation(ctx context.Context, id, workspaceID strin
 	}
 	return nil
 }
+
+// errNoFooterAddress refuses to activate sends of a workspace without the
+// postal address every automation email's footer shows (as approving a
+// campaign does): the runner could compose none of them.
+const errNoFooterAddress = "the workspace has no postal address for the footer of automation emails; set one with `sesame workspace set --postal-address \"…\"`"
 
 // senderRefusal says why a send naming senderID ("" the default) could
 // not send from ws now, "" when it could.

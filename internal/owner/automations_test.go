@@ -27,6 +27,10 @@ func sendingWorkspace(t *testing.T, store dynamo.Repositories) (workspace.Worksp
 	t.Helper()
 	ctx := t.Context()
 	ws := newWorkspace(t, store, "Acme")
+	addr := "Acme Ltd, 1 Main St, Springfield"
+	if _, err := store.Workspaces.UpdateWorkspace(ctx, ws.ID, workspace.Settings{PostalAddress: &addr}); err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range []string{"acme.test", "beta.test"} {
 		if _, err := store.Domains.AddDomain(ctx, ws.ID, d, nil); err != nil {
 			t.Fatal(err)
@@ -166,14 +170,18 @@ func TestAutomationActivation(t *testing.T) {
 		t.Errorf("refused automation is %s", got.Status)
 	}
 
-	// A workspace with no default sender cannot activate a send that names none.
+	// A workspace with no default sender cannot activate a send that names
+	// none, nor one without the postal address of the emails' footer.
 	bare := newWorkspace(t, store, "Bare")
 	noSender, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: bare.ID, Blueprint: "order_placed"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = svc.Activate(ctx, bare.ID, noSender.ID)
-	wantActivation(t, err, "steps[0].sender_id", "steps[3].sender_id")
+	wantActivation(t, err, "steps[0].sender_id", "steps[3].sender_id", "postal_address")
+	if n := strings.Count(err.Error(), "postal_address: "); n != 1 {
+		t.Errorf("the postal address named %d times, want once:\n%v", n, err)
+	}
 
 	// The 11th automation on one event name is refused, saying why.
 	for range automation.MaxActivePerEvent - 1 {
