@@ -318,13 +318,15 @@ var functionAccess = map[string]access{
 // actions write items of the owner's workspace (PutItem, UpdateItem,
 // DeleteItem, and ConditionCheckItem for the workspace check of their
 // transactions), sign-in writes link, session and rate items. Sign-in
-// links go out through SES (sendEmail). No queue yet: the screens that
-// clear held email or start campaigns add the queue they send to.
+// links go out through SES (sendEmail). A held email cleared or denied
+// goes to the review queue; an approved campaign's chunks to the sends
+// queue.
 var dashboardSite = access{
 	name:         "dashboard",
 	table:        []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem, ddbConditionCheckItem},
 	queryIndexes: true,
 	sendEmail:    true,
+	sendTo:       []queue.Def{queue.Review, queue.Sends},
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,

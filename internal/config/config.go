@@ -265,7 +265,8 @@ type DashboardMail struct {
 
 // Dashboard configures the owner's dashboard (ANY /dashboard/…): the owner
 // service over the table, sign-in mail through SES, links on the public
-// URL.
+// URL; held emails cleared or denied go to the review queue, approved
+// campaigns start on the sends queue.
 type Dashboard struct {
 	Logging
 	SDK
@@ -273,6 +274,8 @@ type Dashboard struct {
 	PublicURL
 	DashboardSecret
 	DashboardMail
+	ReviewQueue
+	SendsQueue
 }
 
 // Function is what every function's config has.

@@ -12,6 +12,9 @@ func (a *App) screens() []route {
 		a.webhookRoutes(),
 		a.auditRoutes(),
 		a.previewRoutes(),
+		a.approvalRoutes(),
+		a.heldRoutes(),
+		a.campaignRoutes(),
 		a.soonRoutes(),
 	)
 }

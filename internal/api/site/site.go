@@ -20,6 +20,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/signin"
 
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
 // Dashboard serves every dashboard page.
@@ -29,8 +30,9 @@ var Dashboard = wire.Function[config.Dashboard]{
 	Build: func(_ context.Context, cfg config.Dashboard, env wire.Env) (any, error) {
 		repos := dynamo.NewRepositories(dynamo.Open(env.AWS, cfg.Table))
 		sesClient := sesv2.NewFromConfig(env.AWS)
-		app, err := New(Settings{PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail},
-			repos, owners.Clients{SES: sesClient}, sesClient, env.Logger, false)
+		app, err := New(Settings{PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
+			ReviewQueue: cfg.ReviewQueue, SendsQueue: cfg.SendsQueue},
+			repos, owners.Clients{SES: sesClient, SQS: sqs.NewFromConfig(env.AWS)}, sesClient, env.Logger, false)
 		if err != nil {
 			return nil, err
 		}
@@ -43,14 +45,17 @@ type Settings struct {
 	config.PublicURL
 	config.DashboardSecret
 	config.DashboardMail
+	config.ReviewQueue
+	config.SendsQueue
 }
 
-// New builds the dashboard over repos: the owner service (no queues yet:
-// the screens that clear held email or start campaigns bring theirs),
-// sign-in over the table, mail through mail. logLinks also logs each
-// sign-in link (the local stack).
+// New builds the dashboard over repos: the owner service (held verdicts
+// to the review queue, approved campaigns to the sends queue, approved by
+// the signed-in owner), sign-in over the table, mail through mail.
+// logLinks also logs each sign-in link (the local stack).
 func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API, logger *slog.Logger, logLinks bool) (*dashboard.App, error) {
-	svc := owners.Service(owners.Queues{}, repos, c)
+	c.Approver = dashboard.Approver{}
+	svc := owners.Service(owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL}, repos, c)
 	return dashboard.New(dashboard.Config{
 		PublicURL: cfg.PublicURL.PublicURL, Secret: []byte(cfg.DashboardSecret.DashboardSecret), LogLinks: logLinks, Logger: logger,
 	}, dashboard.Services{
