@@ -10,7 +10,7 @@ ARCH ?= arm64
 check_arch = $(if $(filter $(ARCH),arm64 amd64),,$(error ARCH must be arm64 or amd64, not $(ARCH)))
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev dev-up dev-down dev-reset test build synth lint bench clean deps invoke fuzz
+.PHONY: dev dev-up dev-down dev-reset test build synth lint bench clean deps invoke fuzz chromium screenshots
 
 deps: $(NODE_DEPS)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
@@ -40,8 +40,16 @@ dev-reset:
 	localstack/stack.sh reset
 
 ## test: starts the emulators, runs every test (race detector), stops them
-test: deps
+test: deps chromium
 	localstack/test.sh
+
+## chromium: Debian's Chromium, for the dashboard's browser tests
+chromium:
+	localstack/chromium.sh
+
+## screenshots: a PNG of each dashboard screen under .sesame/screenshots/
+screenshots: deps chromium
+	SESAME_SCREENSHOTS=$(CURDIR)/.sesame/screenshots localstack/test.sh -run 'TestDashboardInBrowser'
 
 ## fuzz: every fuzz target (func Fuzz… in a _test.go) for FUZZTIME each, in turn;
 ##   its seed corpus (testdata/fuzz/<Fuzz…>) also runs in make test. A failing

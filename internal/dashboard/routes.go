@@ -110,10 +110,12 @@ func (a *App) wrap(rt route) http.Handler {
 }
 
 // sameOrigin reports whether a POST may come from the dashboard's own
-// pages: an Origin, when the browser sends one, is the dashboard's, and so
-// is Sec-Fetch-Site.
+// pages: an Origin, when the browser sends a real one, is the
+// dashboard's, and Sec-Fetch-Site, when sent, says same-origin. (With
+// Referrer-Policy: no-referrer a browser's form POST says Origin: null;
+// Sec-Fetch-Site then decides.)
 func (a *App) sameOrigin(r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" && o != a.origin {
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && o != a.origin {
 		return false
 	}
 	switch r.Header.Get("Sec-Fetch-Site") {

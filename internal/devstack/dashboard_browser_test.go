@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/status"
 )
 
 // css is a CSS selector, for brevity.
@@ -23,6 +24,7 @@ type css = chromedp.CSS
 // violation, and make screenshots writes each one.
 func TestDashboardInBrowser(t *testing.T) {
 	d := startDashboard(t)
+	seedMetrics(t, d)
 	tab := newTab(t)
 	run(t, tab, chromedp.Navigate(d.url+"/dashboard/settings/keys"), chromedp.WaitVisible(css("#email")))
 	if loc, _ := chromedp.Run(tab, chromedp.Location()); loc != d.url+"/dashboard/sign-in" {
@@ -43,6 +45,15 @@ func TestDashboardInBrowser(t *testing.T) {
 	screenshot(t, tab, "sign-in-confirm")
 	run(t, tab, chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
 	d.visit(t, tab, "/dashboard/", "overview")
+	if n := eval[int](t, tab, `document.querySelectorAll("svg.chart polyline").length`); n != 6 {
+		t.Errorf("the overview's chart has %d lines, want 6", n)
+	}
+	if got := eval[string](t, tab, `document.querySelector("table.totals tbody").innerText.trim().split(/\s+/).join(" ")`); got != "30 28 2 0 9 3" {
+		t.Errorf("overview totals %q, want 30 28 2 0 9 3", got)
+	}
+	if cls := eval[string](t, tab, `document.querySelector(".rates div").className`); cls != "over" {
+		t.Errorf("a 6.67 %% bounce rate is shown as %q, want over the threshold", cls)
+	}
 
 	// A key: created with full access, shown once, working; then revoked.
 	d.visit(t, tab, "/dashboard/settings/keys", "keys")
@@ -97,6 +108,28 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	for _, p := range []string{"settings", "emails", "approvals", "held", "campaigns", "contacts", "segments", "suppressions", "automations"} {
 		d.visit(t, tab, "/dashboard/"+p, p)
+	}
+}
+
+// seedMetrics counts three days of the last week in d's workspace: 30
+// sent, 28 delivered, 2 bounced (6.67 %), 9 opened, 3 clicked.
+func seedMetrics(t *testing.T, d *dash) {
+	t.Helper()
+	tally := status.Tally{}
+	for i, n := range []map[string]int{
+		{"sent": 10, "delivered": 10, "opened": 5, "clicked": 2},
+		{"sent": 12, "delivered": 11, "bounced": 1, "opened": 3},
+		{"sent": 8, "delivered": 7, "bounced": 1, "opened": 1, "clicked": 1},
+	} {
+		counts := map[string]int{}
+		for m, c := range n {
+			counts["transactional_live_"+m] = c
+		}
+		day := time.Now().UTC().AddDate(0, 0, -2*i).Format("2006-01-02")
+		tally[status.Counter{Kind: status.DailyMetrics, WorkspaceID: d.ws, Key: day}] = counts
+	}
+	if err := d.store.Statuses.Count(t.Context(), tally); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -336,12 +336,5 @@ func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.C
 func normalID(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
 
 func notACampaign(id string) error {
-	return missingCampaign{&InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace"}}
+	return &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace", missing: true}
 }
-
-// missingCampaign is an input naming no campaign of the workspace: an
-// input error to the console, not found to the dashboard (IsNotFound),
-// another workspace's campaign included.
-type missingCampaign struct{ *InputError }
-
-func (m missingCampaign) Unwrap() []error { return []error{m.InputError, campaign.ErrNotFound} }

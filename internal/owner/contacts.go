@@ -58,7 +58,7 @@ func (c *Contacts) Show(ctx context.Context, workspaceID, ref string) (contact.C
 		found, err = c.Store.GetContact(ctx, workspaceID, strings.ToLower(ref))
 	}
 	if errors.Is(err, contact.ErrNotFound) {
-		return contact.Contact{}, &InputError{Field: "contact", Value: ref, Reason: "is not a contact of the workspace"}
+		return contact.Contact{}, &InputError{Field: "contact", Value: ref, Reason: "is not a contact of the workspace", missing: true}
 	}
 	return found, err
 }

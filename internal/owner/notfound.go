@@ -26,6 +26,9 @@ var notFound = []error{
 // IsNotFound reports whether err says the thing acted on is not in the
 // workspace, which a surface answers as not found (the dashboard's 404).
 func IsNotFound(err error) bool {
+	if in := (*InputError)(nil); errors.As(err, &in) && in.missing {
+		return true
+	}
 	for _, nf := range notFound {
 		if errors.Is(err, nf) {
 			return true

@@ -39,6 +39,8 @@ type InputError struct {
 	// it was refused (a parse error).
 	Reason string
 	Err    error
+	// missing marks a refused id the workspace has not: IsNotFound.
+	missing bool
 }
 
 func (e *InputError) Error() string {

@@ -86,5 +86,5 @@ func (s *Segments) get(ctx context.Context, workspaceID, id string) (segment.Seg
 }
 
 func notASegment(id string) error {
-	return &InputError{Field: "segment", Value: id, Reason: "is not a segment of the workspace"}
+	return &InputError{Field: "segment", Value: id, Reason: "is not a segment of the workspace", missing: true}
 }
