@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -35,6 +36,28 @@ func resourcePaths(doc cfnTemplate) map[string]string {
 	return paths
 }
 
+// A site is one function behind ANY on its prefix and everything under it.
+func TestSiteMethods(t *testing.T) {
+	s := synth(t)
+	paths := resourcePaths(s.doc)
+	ids := functionIDs(t, s.doc)
+	for _, site := range routes.Sites {
+		for _, path := range []string{site.Prefix, site.Prefix + "/{proxy+}"} {
+			var found []string
+			for _, m := range s.doc.ofType("AWS::ApiGateway::Method") {
+				if paths[refTarget(m.Properties["ResourceId"])] != path {
+					continue
+				}
+				integ, _ := m.Properties["Integration"].(map[string]any)
+				found = append(found, fmt.Sprint(m.Properties["HttpMethod"], " ", getAttTargets(integ["Uri"], "Arn")))
+			}
+			if want := fmt.Sprint("ANY ", []string{ids[site.Function]}); len(found) != 1 || found[0] != want {
+				t.Errorf("%s: methods %v, want %s", path, found, want)
+			}
+		}
+	}
+}
+
 func TestMethodPerRoute(t *testing.T) {
 	s := synth(t)
 	paths := resourcePaths(s.doc)
@@ -44,8 +67,8 @@ func TestMethodPerRoute(t *testing.T) {
 	for _, r := range routes.All() {
 		distinct[r.Path] = true
 	}
-	if len(methods) != len(routes.All())+len(distinct) {
-		t.Errorf("%d methods, want one per route (%d) and an ANY per path (%d)", len(methods), len(routes.All()), len(distinct))
+	if len(methods) != len(routes.All())+len(distinct)+2*len(routes.Sites) {
+		t.Errorf("%d methods, want one per route (%d), an ANY per path (%d) and two per site", len(methods), len(routes.All()), len(distinct))
 	}
 	descriptions := map[string]string{} // function → its description
 	for _, f := range routes.RouteFunctions() {
@@ -78,6 +101,9 @@ func TestMethodPerRoute(t *testing.T) {
 		for i := range segs {
 			prefixes["/"+strings.Join(segs[:i+1], "/")] = true
 		}
+	}
+	for _, site := range routes.Sites {
+		prefixes[site.Prefix], prefixes[site.Prefix+"/{proxy+}"] = true, true
 	}
 	if len(paths) != len(prefixes) {
 		t.Errorf("%d API resources, want %d (one per distinct prefix)", len(paths), len(prefixes))

@@ -23,7 +23,7 @@ func TestFunctionArchitecture(t *testing.T) {
 	}
 	for name, tc := range cases {
 		fns := tc.doc.routeFunctions()
-		if len(fns) != len(routes.RouteFunctions())+len(routes.Consumers)+len(routes.Schedules) {
+		if len(fns) != len(routes.RouteFunctions())+len(routes.Consumers)+len(routes.Schedules)+len(routes.Sites) {
 			t.Errorf("%s: %d functions", name, len(fns))
 		}
 		for id, fn := range fns {

@@ -91,6 +91,10 @@ type access struct {
 	// readAccount allows ses:GetAccount (the account's maximum send rate),
 	// an action that takes no resource.
 	readAccount bool
+	// signInMail allows ses:SendEmail (a Simple message: the dashboard's
+	// sign-in links) on the account's identities, with no configuration
+	// set: the status pipeline has no email to record its events on.
+	signInMail bool
 }
 
 // keyedGrant is one action on the table's items of some partitions only:
@@ -318,15 +322,15 @@ var functionAccess = map[string]access{
 // actions write items of the owner's workspace (PutItem, UpdateItem,
 // DeleteItem, and ConditionCheckItem for the workspace check of their
 // transactions), sign-in writes link, session and rate items. Sign-in
-// links go out through SES (sendEmail). A held email cleared or denied
-// goes to the review queue; an approved campaign's chunks to the sends
-// queue.
+// links go out through SES (signInMail). The owner's verdicts on held
+// email go to the review queue, approved campaigns' chunks to the sends
+// queue, as the console's do.
 var dashboardSite = access{
 	name:         "dashboard",
 	table:        []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem, ddbConditionCheckItem},
 	queryIndexes: true,
-	sendEmail:    true,
 	sendTo:       []queue.Def{queue.Review, queue.Sends},
+	signInMail:   true,
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,
@@ -518,9 +522,9 @@ func (d functionDeps) newFunction(function, description string, size sizing.Sizi
 		for _, cs := range d.configSets {
 			env[cs.envVar] = cs.set.ConfigurationSetName()
 		}
-		if d.sesv2Endpoint != "" {
-			env[sesv2EndpointVar] = jsii.String(d.sesv2Endpoint)
-		}
+	}
+	if (a.sendEmail || a.signInMail) && d.sesv2Endpoint != "" {
+		env[sesv2EndpointVar] = jsii.String(d.sesv2Endpoint)
 	}
 
 	fn := awslambda.NewFunction(d.stack, jsii.String(id), &awslambda.FunctionProps{
@@ -605,6 +609,9 @@ func (d functionDeps) statements(a access) []awsiam.PolicyStatement {
 			resources = append(resources, cs.arn)
 		}
 		allow(sesSendActions, resources...)
+	}
+	if a.signInMail {
+		allow([]string{"ses:SendEmail"}, d.identityArn)
 	}
 	if a.readAccount {
 		allow([]string{"ses:GetAccount"}, jsii.String("*"))

@@ -38,8 +38,8 @@ func wantSizing() map[string][2]float64 {
 func TestRouteFunctions(t *testing.T) {
 	s := synth(t)
 	fns := s.doc.routeFunctions()
-	if want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules); len(fns) != want {
-		t.Fatalf("%d bootstrap functions, want one per route, consumer and schedule (%d)", len(fns), want)
+	if want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules) + len(routes.Sites); len(fns) != want {
+		t.Fatalf("%d bootstrap functions, want one per route, consumer, schedule and site (%d)", len(fns), want)
 	}
 	check(t, func() {
 		s.template.ResourcePropertiesCountIs(jsii.String("AWS::Lambda::Function"), map[string]any{
@@ -261,7 +261,7 @@ func TestConsumersEventSources(t *testing.T) {
 
 func TestMissingBinaries(t *testing.T) {
 	dir := t.TempDir()
-	want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules)
+	want := len(routes.RouteFunctions()) + len(routes.Consumers) + len(routes.Schedules) + len(routes.Sites)
 	if got := missingBinaries(dir); len(got) != want {
 		t.Errorf("empty bin dir: %d missing, want %d", len(got), want)
 	}
@@ -359,6 +359,9 @@ func TestFunctionEnvironmentStartsIt(t *testing.T) {
 					t.Errorf("%s is set, but the function's config does not read it", k)
 				}
 				env[k] = "resolved at deploy"
+				if k == "SESAME_PUBLIC_URL" { // a URL, built at deploy
+					env[k] = "https://resolved-at-deploy.example/prod"
+				}
 				if lit, ok := v.(string); ok {
 					env[k] = lit
 				}
@@ -500,7 +503,7 @@ func TestFunctionsLinkOnlyTheirSDKClients(t *testing.T) {
 		uses := map[string]bool{
 			"dynamodb": len(a.table) > 0 || a.apiKeys || len(a.keyed) > 0,
 			"sqs":      len(a.sendTo) > 0 || consumer,
-			"sesv2":    a.sendEmail || a.readAccount,
+			"sesv2":    a.sendEmail || a.readAccount || a.signInMail,
 		}
 		if deps[fn] == nil {
 			t.Errorf("go list did not list functions/%s", fn)

@@ -235,6 +235,9 @@ func functionIDs(t *testing.T, doc cfnTemplate) map[string]string {
 	for _, s := range routes.Schedules {
 		want[s.Function] = scheduledDescription(s)
 	}
+	for _, s := range routes.Sites {
+		want[s.Function] = s.Description()
+	}
 	for fn, desc := range want {
 		id, ok := byDesc[desc]
 		if !ok {

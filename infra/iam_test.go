@@ -83,6 +83,9 @@ func TestFunctionGrantsMatchTable(t *testing.T) {
 				}
 			}
 		}
+		if a.signInMail {
+			want["ses:SendEmail on "+sesArnPrefix+"identity/*"] = true
+		}
 		if a.readAccount {
 			want["ses:GetAccount on *"] = true
 		}

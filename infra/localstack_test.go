@@ -173,7 +173,7 @@ func TestLocalStackModeLeavesOutConfigurationSets(t *testing.T) {
 			}
 		}
 		got, has := vars[sesv2EndpointVar]
-		switch sends := functionAccess[name].sendEmail; {
+		switch sends := functionAccess[name].sendEmail || functionAccess[name].signInMail; {
 		case sends && got != defaultSESv2Endpoint:
 			t.Errorf("%s: %s = %v, want %s (the compose file's aws-ses-v2-local)", name, sesv2EndpointVar, got, defaultSESv2Endpoint)
 		case !sends && has:

@@ -150,9 +150,10 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 // (site.New), its sign-in links also logged when logLinks (the local
 // stack).
 func NewDashboard(cfg config.API, d Deps, c Clients, raw owner.RawReader, logLinks bool) (http.Handler, error) {
-	return site.New(site.Settings{PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
-		ReviewQueue: cfg.ReviewQueue, SendsQueue: cfg.SendsQueue},
-		d.Repos, owners.Clients{SES: c.SES, SQS: c.SQS, Raw: raw}, c.SES, d.Logger, logLinks)
+	return site.New(site.Settings{
+		PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
+		Queues: owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL},
+	}, d.Repos, owners.Clients{SES: c.SES, SQS: c.SQS, Raw: raw}, c.SES, d.Logger, logLinks)
 }
 
 // Routes returns every implemented route with its handler: routes.API,

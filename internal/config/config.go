@@ -264,9 +264,8 @@ type DashboardMail struct {
 }
 
 // Dashboard configures the owner's dashboard (ANY /dashboard/…): the owner
-// service over the table, sign-in mail through SES, links on the public
-// URL; held emails cleared or denied go to the review queue, approved
-// campaigns start on the sends queue.
+// service over the table and queues, sign-in mail through SES, links on
+// the public URL.
 type Dashboard struct {
 	Logging
 	SDK
@@ -274,6 +273,8 @@ type Dashboard struct {
 	PublicURL
 	DashboardSecret
 	DashboardMail
+	// The owner's verdicts on held email go to the review queue, approved
+	// campaigns to the sends queue (as the console's).
 	ReviewQueue
 	SendsQueue
 }

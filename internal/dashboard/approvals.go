@@ -106,7 +106,7 @@ func (a *App) approve(w http.ResponseWriter, r *http.Request, s *session) error 
 	if err != nil {
 		return refused(err, page)
 	}
-	ctx := withOwner(r.Context(), s)
+	ctx := r.Context()
 	approved, err := a.svc.Owner.Approvals.Approve(ctx, s.WorkspaceID, id, at)
 	if err != nil {
 		return refused(err, page)

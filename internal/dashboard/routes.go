@@ -103,6 +103,9 @@ func (a *App) wrap(rt route) http.Handler {
 				return
 			}
 		}
+		if s != nil {
+			r = r.WithContext(context.WithValue(r.Context(), ownerKey{}, s.Address))
+		}
 		if err := rt.handler(w, r, s); err != nil {
 			a.fail(w, r, s, err)
 		}
@@ -200,4 +203,20 @@ func (a *App) static() http.Handler {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		files.ServeHTTP(w, r)
 	}))
+}
+
+// ownerKey holds the signed-in owner's address in a request's context.
+type ownerKey struct{}
+
+// Approver names the signed-in owner of the request as the approver of a
+// campaign (owner.Approver): "dashboard:<address>".
+type Approver struct{}
+
+// Identity is the request's owner.
+func (Approver) Identity(ctx context.Context) (string, error) {
+	address, ok := ctx.Value(ownerKey{}).(string)
+	if !ok || address == "" {
+		return "", errors.New("dashboard: no signed-in owner to approve as")
+	}
+	return "dashboard:" + address, nil
 }

@@ -78,7 +78,7 @@ func TestDashboardApprovalsOverHTTP(t *testing.T) {
 	}
 	drainSends(t, e.queues.Poller(t, queue.Sends.Name, api.Consumers(e.deps)[routes.CampaignSender]))
 	c, err := e.store.Campaigns.GetCampaign(t.Context(), o.id, o.first)
-	if err != nil || c.Status != campaign.StatusSent || c.SentCount != 3 || c.ApprovedBy != o.owner || c.Subject != "December news" {
+	if err != nil || c.Status != campaign.StatusSent || c.SentCount != 3 || c.ApprovedBy != "dashboard:"+o.owner || c.Subject != "December news" {
 		t.Fatalf("approved campaign: %+v %v", c, err)
 	}
 	if n := len(emulatedTo(e, "December news")); n != 3 {

@@ -30,9 +30,10 @@ var Dashboard = wire.Function[config.Dashboard]{
 	Build: func(_ context.Context, cfg config.Dashboard, env wire.Env) (any, error) {
 		repos := dynamo.NewRepositories(dynamo.Open(env.AWS, cfg.Table))
 		sesClient := sesv2.NewFromConfig(env.AWS)
-		app, err := New(Settings{PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
-			ReviewQueue: cfg.ReviewQueue, SendsQueue: cfg.SendsQueue},
-			repos, owners.Clients{SES: sesClient, SQS: sqs.NewFromConfig(env.AWS)}, sesClient, env.Logger, false)
+		app, err := New(Settings{
+			PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
+			Queues: owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL},
+		}, repos, owners.Clients{SES: sesClient, SQS: sqs.NewFromConfig(env.AWS)}, sesClient, env.Logger, false)
 		if err != nil {
 			return nil, err
 		}
@@ -45,17 +46,15 @@ type Settings struct {
 	config.PublicURL
 	config.DashboardSecret
 	config.DashboardMail
-	config.ReviewQueue
-	config.SendsQueue
+	Queues owners.Queues
 }
 
-// New builds the dashboard over repos: the owner service (held verdicts
-// to the review queue, approved campaigns to the sends queue, approved by
+// New builds the dashboard over repos: the owner service (its approver
 // the signed-in owner), sign-in over the table, mail through mail.
 // logLinks also logs each sign-in link (the local stack).
 func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API, logger *slog.Logger, logLinks bool) (*dashboard.App, error) {
 	c.Approver = dashboard.Approver{}
-	svc := owners.Service(owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL}, repos, c)
+	svc := owners.Service(cfg.Queues, repos, c)
 	return dashboard.New(dashboard.Config{
 		PublicURL: cfg.PublicURL.PublicURL, Secret: []byte(cfg.DashboardSecret.DashboardSecret), LogLinks: logLinks, Logger: logger,
 	}, dashboard.Services{
