@@ -27,9 +27,7 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 	scripted := newDraft(t, e, o.id, `<p id="hi">Hello</p><script>document.title = "ran"; top.postMessage("ran", "*")</script>`)
 	held := e.post(o.key, "/api/v1/send", msg("held", map[string]any{"html": "<aside><p>A new layout</p></aside>"})).sent(t, http.StatusAccepted)
 
-	tab := newTab(t)
-	link := e.requestLink(t, noRedirects(), o.owner)
-	run(t, tab, chromedp.Navigate(link), chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
+	tab := o.tab(t, e)
 
 	e.visit(t, tab, "/dashboard/approvals", "approvals")
 	e.visit(t, tab, "/dashboard/approvals/"+o.first, "approval")
@@ -43,6 +41,8 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 		t.Errorf("%d campaign emails went out, want 2", n)
 	}
 
+	// A tab of its own for each part: each has the harness's time limit.
+	tab = o.tab(t, e)
 	run(t, tab, chromedp.Navigate(e.url+"/dashboard/approvals/"+o.second), chromedp.WaitVisible(css("#discard")),
 		chromedp.Click(css("#discard")), chromedp.WaitVisible(css("#approval-queue")))
 	if c, _ := e.store.Campaigns.GetCampaign(t.Context(), o.id, o.second); c.Status != campaign.StatusDiscarded {
@@ -65,6 +65,7 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 		t.Error("the preview retitled the page")
 	}
 
+	tab = o.tab(t, e)
 	e.visit(t, tab, "/dashboard/held", "held")
 	e.visit(t, tab, "/dashboard/held/"+held.ID, "held-email")
 	run(t, tab, chromedp.Click(css("#clear")), chromedp.WaitVisible(css("#held-list")))
@@ -76,6 +77,15 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 	if tl := text(t, tab, "#timeline"); !strings.Contains(tl, "sent") {
 		t.Errorf("timeline %q", tl)
 	}
+}
+
+// tab is a new browser tab signed in as the owner.
+func (o *ownedBulk) tab(t *testing.T, e *env) context.Context {
+	t.Helper()
+	tab := newTab(t)
+	link := e.requestLink(t, noRedirects(), o.owner)
+	run(t, tab, chromedp.Navigate(link), chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
+	return tab
 }
 
 // text is the text of the element sel.
