@@ -180,7 +180,11 @@ func (c *console) approvalsCommand() *cobra.Command {
 		func(a *owner.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
 			return a.Resume(cmd.Context(), c.cfg.WorkspaceID, id)
 		})
-	cmd.AddCommand(list, show, approve, edit, discard, resume)
+	cancel := transition("cancel", "Cancel a campaign: not yet started, it is never sent; sending or paused, it sends nobody more", "cancelled",
+		func(a *owner.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
+			return a.Cancel(cmd.Context(), c.cfg.WorkspaceID, id)
+		})
+	cmd.AddCommand(list, show, approve, edit, discard, resume, cancel)
 	return cmd
 }
 

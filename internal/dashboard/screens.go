@@ -12,6 +12,10 @@ func (a *App) screens() []route {
 		a.webhookRoutes(),
 		a.auditRoutes(),
 		a.previewRoutes(),
+		a.emailRoutes(),
+		a.approvalRoutes(),
+		a.heldRoutes(),
+		a.campaignRoutes(),
 		a.soonRoutes(),
 	)
 }

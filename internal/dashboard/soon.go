@@ -6,10 +6,6 @@ import "net/http"
 // names the console command that does the job meanwhile. A screen built
 // later replaces its entry here.
 var soon = []struct{ path, title, group, command string }{
-	{"/emails", "Emails", "captured", "sesame captured list"},
-	{"/approvals", "Approvals", "approvals", "sesame approvals list"},
-	{"/held", "Held", "held", "sesame held list"},
-	{"/campaigns", "Campaigns", "approvals", "sesame approvals list"},
 	{"/contacts", "Contacts", "contacts", "sesame contacts list"},
 	{"/segments", "Segments", "segments", "sesame segments list"},
 	{"/suppressions", "Suppressions", "suppressions", "sesame suppressions list"},

@@ -265,6 +265,27 @@ func (a *Approvals) Discard(ctx context.Context, workspaceID, id string) (campai
 	return a.transition(ctx, workspaceID, id, campaign.Editable, campaign.StatusDiscarded)
 }
 
+// Cancel stops a campaign: one not yet started is never sent, one sending
+// or paused sends nobody more (the sender reads the status before each
+// batch).
+func (a *Approvals) Cancel(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
+	return a.transition(ctx, workspaceID, id, campaign.Cancellable, campaign.StatusCancelled)
+}
+
+// Campaigns is a page of the workspace's campaigns of every status,
+// newest first, after the keyset cursor after ("" is the first page); it
+// returns the next page's cursor, "" on the last.
+func (a *Approvals) Campaigns(ctx context.Context, workspaceID, after string, limit int) ([]campaign.Campaign, string, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, "", err
+	}
+	page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, "", after, limit)
+	if err != nil || !more {
+		next = ""
+	}
+	return page, next, err
+}
+
 // Resume restarts a paused campaign, or fans a sending campaign's
 // chunks out again (its start was lost): recipients already sent are
 // skipped.

@@ -26,6 +26,8 @@ const (
 	ActionWebhookOff     = "webhook.disabled"
 	ActionApproved       = "campaign.approved"
 	ActionDiscarded      = "campaign.discarded"
+	ActionEdited         = "campaign.edited"
+	ActionCancelled      = "campaign.cancelled"
 	ActionHeldCleared    = "held.cleared"
 	ActionHeldDenied     = "held.denied"
 )

@@ -99,6 +99,34 @@ func (h *Held) List(ctx context.Context, workspaceID string) ([]HeldEmail, error
 	return out, nil
 }
 
+// HeldShown is a held email as the owner looks at it before clearing or
+// denying it: why it is held and the content the review holds.
+type HeldShown struct {
+	HeldEmail
+	HTML string
+}
+
+// Show reads one held email; an email not held (released, or another
+// workspace's) is sending.ErrNotHeld.
+func (h *Held) Show(ctx context.Context, workspaceID, emailID string) (HeldShown, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return HeldShown{}, err
+	}
+	held, err := h.Store.GetHeld(ctx, workspaceID, emailID)
+	if err != nil {
+		return HeldShown{}, fmt.Errorf("email %s: %w", emailID, err)
+	}
+	tpl, err := h.Templates.GetTemplate(ctx, workspaceID, held.Fingerprint)
+	if err != nil {
+		return HeldShown{}, fmt.Errorf("email %s: %w", emailID, err)
+	}
+	ws, err := h.Workspaces.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return HeldShown{}, err
+	}
+	return HeldShown{HeldEmail: HeldEmail{Email: held.Email, Reasons: holdReasons(tpl, held.Request, ws)}, HTML: held.Request.HTML}, nil
+}
+
 // holdReasons says why an email is held, from what the review records:
 // its template's verdict and, once the template is cleared, the email's own
 // check (brands, links, markup), run on the held content as the review

@@ -9,6 +9,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/segment"
+	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/webhook"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -19,7 +20,7 @@ import (
 var notFound = []error{
 	workspace.ErrNotFound, apikey.ErrKeyNotFound, webhook.ErrEndpointNotFound, identity.ErrDomainNotFound,
 	identity.ErrSenderNotFound, campaign.ErrNotFound, suppression.ErrNotFound, contact.ErrNotFound,
-	email.ErrNotFound, segment.ErrNotFound, ErrOwnerNotFound,
+	email.ErrNotFound, segment.ErrNotFound, ErrOwnerNotFound, sending.ErrNotHeld,
 }
 
 // IsNotFound reports whether err says the thing acted on is not in the

@@ -16,6 +16,7 @@ type Service struct {
 	Senders      *Senders
 	Held         *Held
 	Captured     *Captured
+	Emails       *Emails
 	Suppressions *Suppressions
 	Webhooks     *Webhooks
 	Contacts     *Contacts

@@ -72,6 +72,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
 		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
 		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
+		Emails:       &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 		Contacts:     &owner.Contacts{Store: repos.Contacts},
@@ -101,3 +102,9 @@ func (NoEngine) Start(context.Context, campaign.Campaign) error { return ErrNoEn
 
 // Schedule refuses.
 func (NoEngine) Schedule(context.Context, campaign.Campaign) error { return ErrNoEngine }
+
+// emailReads are the emails and their clicks (owner.EmailStore).
+type emailReads struct {
+	*dynamo.Emails
+	*dynamo.Clicks
+}

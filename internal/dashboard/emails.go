@@ -1,0 +1,86 @@
+package dashboard
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/owner"
+)
+
+func (a *App) emailRoutes() []route {
+	return []route{
+		{pattern: "GET /emails", handler: a.emails},
+		{pattern: "GET /emails/{id}", handler: a.email},
+	}
+}
+
+// emailsShown is how many emails one page of the list shows.
+const emailsShown = 50
+
+type emailsData struct {
+	Emails []email.Email
+	Filter owner.EmailFilter
+	// Statuses and Types are the filters' choices.
+	Statuses []email.Status
+	Types    []email.Type
+	// Next is the next page's cursor, "" on the last page.
+	Next  string
+	Error string
+}
+
+func (a *App) emails(w http.ResponseWriter, r *http.Request, s *session) error {
+	q := r.URL.Query()
+	d := emailsData{
+		Filter:   owner.EmailFilter{Status: q.Get("status"), Type: q.Get("type"), Environment: q.Get("environment")},
+		Statuses: email.Statuses, Types: []email.Type{email.TypeTransactional, email.TypeCampaign, email.TypeAutomation},
+	}
+	list, next, err := a.svc.Owner.Emails.List(r.Context(), s.WorkspaceID, d.Filter, q.Get("after"), emailsShown)
+	if err != nil {
+		return refused(err, func(status int, msg string) error {
+			d.Error = msg
+			return a.render(w, s, status, "emails.html", "Emails", "/emails", d)
+		})
+	}
+	d.Emails, d.Next = list, next
+	return a.render(w, s, http.StatusOK, "emails.html", "Emails", "/emails", d)
+}
+
+// step is one status the email reached, in the timeline.
+type step struct {
+	Label string
+	At    time.Time
+	Bad   bool
+}
+
+type emailData struct {
+	owner.ShownEmail
+	Timeline []step
+}
+
+func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
+	shown, err := a.svc.Owner.Emails.Show(r.Context(), s.WorkspaceID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return a.render(w, s, http.StatusOK, "email.html", "Email", "/emails", emailData{ShownEmail: shown, Timeline: timeline(shown.Email)})
+}
+
+// timeline is what happened to e, in the order it happens: sent →
+// delivered → opened → clicked, or bounced / complained.
+func timeline(e email.Email) []step {
+	out := []step{{Label: "sent", At: e.SentAt}}
+	for _, st := range []struct {
+		label string
+		at    *time.Time
+		bad   bool
+	}{
+		{"delivered", e.DeliveredAt, false}, {"opened", e.OpenedAt, false}, {"clicked", e.ClickedAt, false},
+		{"bounced", e.BouncedAt, true}, {"complained", e.ComplainedAt, true},
+	} {
+		if st.at != nil {
+			out = append(out, step{Label: st.label, At: *st.at, Bad: st.bad})
+		}
+	}
+	return out
+}
