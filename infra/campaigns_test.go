@@ -41,38 +41,48 @@ func TestSendBulkSizing(t *testing.T) {
 	}
 }
 
-// The tick runs every minute: one EventBridge schedule rule targets its
-// function, with the invoke permission for that rule only.
-func TestCampaignTickSchedule(t *testing.T) {
+// Each tick runs every minute: one EventBridge schedule rule targets each
+// scheduled function, with the invoke permission for that rule only.
+func TestTickSchedules(t *testing.T) {
 	s := synth(t)
-	fn := functionIDs(t, s.doc)[routes.CampaignTick.Function]
-	rules := 0
+	ids := functionIDs(t, s.doc)
+	want := map[string]bool{}
+	for _, sch := range routes.Schedules {
+		want[ids[sch.Function]] = true
+	}
+	targeted := map[string]int{}
 	for id, r := range s.doc.ofType("AWS::Events::Rule") {
 		if r.Properties["ScheduleExpression"] == nil {
 			continue
 		}
-		rules++
 		if got := r.Properties["ScheduleExpression"]; got != "rate(1 minute)" {
 			t.Errorf("%s: schedule %v, want rate(1 minute)", id, got)
 		}
 		targets, _ := r.Properties["Targets"].([]any)
-		if len(targets) != 1 || getAttTarget(targets[0].(map[string]any)["Arn"], "Arn") != fn {
-			t.Errorf("%s: targets %v, want only the campaign-tick function", id, targets)
+		if len(targets) != 1 || !want[getAttTarget(targets[0].(map[string]any)["Arn"], "Arn")] {
+			t.Errorf("%s: targets %v, want one scheduled function", id, targets)
+			continue
+		}
+		targeted[getAttTarget(targets[0].(map[string]any)["Arn"], "Arn")]++
+	}
+	for fn := range want {
+		if targeted[fn] != 1 {
+			t.Errorf("%s: %d schedule rules, want 1", fn, targeted[fn])
 		}
 	}
-	if rules != 1 {
-		t.Errorf("%d schedule rules, want 1", rules)
-	}
-	perms := 0
+	perms := map[string]int{}
 	for _, p := range s.doc.ofType("AWS::Lambda::Permission") {
 		if p.Properties["Principal"] == "events.amazonaws.com" {
-			perms++
-			if getAttTarget(p.Properties["FunctionName"], "Arn") != fn {
-				t.Errorf("events may invoke %v, want only campaign-tick", p.Properties["FunctionName"])
+			fn := getAttTarget(p.Properties["FunctionName"], "Arn")
+			if !want[fn] {
+				t.Errorf("events may invoke %v, want only the scheduled functions", p.Properties["FunctionName"])
 			}
+			perms[fn]++
 		}
 	}
-	if perms != 1 {
-		t.Errorf("%d invoke permissions for EventBridge, want 1", perms)
+	for fn := range want {
+		if perms[fn] != 1 {
+			t.Errorf("%s: %d invoke permissions for EventBridge, want 1", fn, perms[fn])
+		}
 	}
 }

@@ -186,6 +186,28 @@ var campaignCancelRoute = access{
 	keyed:   []keyedGrant{{action: ddbUpdateItem, leadingKeys: []string{dynamo.CampaignKeysPattern}}},
 }
 
+// automationEventsRoute is POST /automations/events: the contact, by id
+// or by its email's claim (GetItem), and the event's listeners (Query);
+// per listener one transaction that puts the event_key and live-run
+// claims, the run and its safety wake-up (PutItem) and counts the
+// automation's minute (UpdateItem); each started run's first wake-up on
+// the automations queue. Nothing else of the table, and no SES: an event
+// never sends by itself.
+var automationEventsRoute = access{
+	name:    "automation-events-route",
+	apiKeys: true,
+	keyed: []keyedGrant{
+		{action: ddbGetItem, leadingKeys: []string{dynamo.ContactKeysPattern, dynamo.ContactEmailKeysPattern}},
+		{action: ddbQuery, leadingKeys: []string{dynamo.AutomationListenerKeysPattern}},
+		{action: ddbPutItem, leadingKeys: []string{
+			dynamo.AutomationKeyKeysPattern, dynamo.AutomationLiveKeysPattern,
+			dynamo.AutomationRunKeysPattern, dynamo.AutomationDueKeysPattern,
+		}},
+		{action: ddbUpdateItem, leadingKeys: []string{dynamo.AutomationRateKeysPattern}},
+	},
+	sendTo: []queue.Def{queue.Automations},
+}
+
 // publicRoute is a route served without an API key (routes.Route.Public):
 // it reads no key and nothing of a workspace, so it has no grant at all
 // besides its logs.
@@ -240,13 +262,17 @@ var functionConfigs = map[string]config.Function{
 
 	routes.CheckDeliverability.Function: config.Read{},
 
+	routes.AutomationEvents.Function: config.AutomationEvents{},
+
 	routes.Review.Function:          config.Review{},
 	routes.Status.Function:          config.Status{},
 	routes.WebhookDispatch.Function: config.Dispatch{},
 	routes.CampaignSender.Function:  config.CampaignSender{},
 	routes.CampaignTick.Function:    config.CampaignTick{},
 
-	routes.Dashboard.Function: config.Dashboard{},
+	routes.Dashboard.Function:        config.Dashboard{},
+	routes.AutomationRunner.Function: config.AutomationRunner{},
+	routes.AutomationTick.Function:   config.AutomationTick{},
 }
 
 // configOf is the config of a function; a function without one is a
@@ -262,9 +288,10 @@ func configOf(function string) config.Function {
 // queueURLVars is the environment variable (internal/config) that passes each
 // queue's URL to the functions that use it, by queue.Def name.
 var queueURLVars = map[string]string{
-	queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
-	queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
-	queue.Sends.Name:    "SESAME_SENDS_QUEUE_URL",
+	queue.Review.Name:      "SESAME_REVIEW_QUEUE_URL",
+	queue.Webhooks.Name:    "SESAME_WEBHOOKS_QUEUE_URL",
+	queue.Sends.Name:       "SESAME_SENDS_QUEUE_URL",
+	queue.Automations.Name: "SESAME_AUTOMATIONS_QUEUE_URL",
 }
 
 // functionAccess is the permission table: one entry per function of
@@ -303,13 +330,17 @@ var functionAccess = map[string]access{
 
 	routes.CheckDeliverability.Function: keyOnlyRoute,
 
+	routes.AutomationEvents.Function: automationEventsRoute,
+
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,
 	routes.WebhookDispatch.Function: webhookDispatchConsumer,
 	routes.CampaignSender.Function:  campaignSenderConsumer,
 	routes.CampaignTick.Function:    campaignTick,
 
-	routes.Dashboard.Function: dashboardSite,
+	routes.Dashboard.Function:        dashboardSite,
+	routes.AutomationRunner.Function: automationRunnerConsumer,
+	routes.AutomationTick.Function:   automationTick,
 }
 
 // dashboardSite is the owner's dashboard (internal/dashboard over the
@@ -325,6 +356,40 @@ var dashboardSite = access{
 	table:        []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem, ddbConditionCheckItem},
 	queryIndexes: true,
 	sendEmail:    true,
+}
+
+// automationRunnerConsumer is the automation runner (internal/automation,
+// dynamo.AutomationRuns): the run, its kept version, the contact, its
+// do-not-send entry, the workspace, the sender and the month's usage
+// (GetItem); the email's claim and a tagged contact (PutItem), its release
+// and the live-run claim of an ended run (DeleteItem), the run's advance,
+// a refused email marked failed and status changes (UpdateItem), an
+// advance with a long wait's wake-up item in one transaction (Put and
+// Update). A refused email is recorded as the status pipeline records it
+// (feed, counts, webhook fan-out); a short wait goes back on its own
+// queue with a delay (sendTo). Mail through SES with the configuration
+// sets; links on the public URL.
+var automationRunnerConsumer = access{
+	name:      "automation-runner",
+	table:     []string{ddbGetItem, ddbBatchGetItem, ddbQuery, ddbPutItem, ddbUpdateItem, ddbDeleteItem},
+	sendTo:    []queue.Def{queue.Webhooks, queue.Automations},
+	sendEmail: true,
+}
+
+// automationTick is the one-minute tick: each due minute's wake-up shards
+// (Query) and their removal (BatchWriteItem), its cursor (GetItem,
+// PutItem), of those partitions only; the runs go to the automations
+// queue.
+var automationTick = access{
+	name:  "automation-tick",
+	table: []string{},
+	keyed: []keyedGrant{
+		{action: ddbQuery, leadingKeys: []string{dynamo.AutomationWakeKeysPattern}},
+		{action: ddbBatchWriteItem, leadingKeys: []string{dynamo.AutomationWakeKeysPattern}},
+		{action: ddbGetItem, leadingKeys: []string{dynamo.AutomationTickKeysPattern}},
+		{action: ddbPutItem, leadingKeys: []string{dynamo.AutomationTickKeysPattern}},
+	},
+	sendTo: []queue.Def{queue.Automations},
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,
@@ -390,10 +455,10 @@ var statusConsumer = access{
 }
 
 // webhookDispatchConsumer is webhook delivery (internal/dynamo/webhooks.go,
-// the DispatchStore methods): the endpoint and the delivery record
-// (GetItem); the attempt log and delivery record (PutItem); the endpoint's
-// success and failure counters and auto-disable (UpdateItem). Listing
-// attempts (Query) is the console's, not the dispatcher's. A retry is
+// the DispatchStore methods): the endpoint (GetItem); the attempt log
+// (PutItem); a job that may be a duplicate looks for its 2xx attempt in
+// the endpoint's attempt log (DeliveredSince, Query); the endpoint's
+// success and failure counters and auto-disable (UpdateItem). A retry is
 // scheduled with ChangeMessageVisibility on its own queue, hence its URL.
 //
 // It POSTs to customer endpoints over the internet: no VPC. The SSRF guard
@@ -402,7 +467,7 @@ var statusConsumer = access{
 // loopback, is never set by this stack.
 var webhookDispatchConsumer = access{
 	name:        "webhook-dispatch",
-	table:       []string{ddbGetItem, ddbPutItem, ddbUpdateItem},
+	table:       []string{ddbGetItem, ddbQuery, ddbPutItem, ddbUpdateItem},
 	ownQueueURL: true,
 }
 

@@ -321,9 +321,10 @@ func TestFunctionConfigs(t *testing.T) {
 func TestQueueURLVarsAreConfig(t *testing.T) {
 	tags := configVars()
 	want := map[string]string{
-		queue.Review.Name:   "SESAME_REVIEW_QUEUE_URL",
-		queue.Webhooks.Name: "SESAME_WEBHOOKS_QUEUE_URL",
-		queue.Sends.Name:    "SESAME_SENDS_QUEUE_URL",
+		queue.Review.Name:      "SESAME_REVIEW_QUEUE_URL",
+		queue.Webhooks.Name:    "SESAME_WEBHOOKS_QUEUE_URL",
+		queue.Sends.Name:       "SESAME_SENDS_QUEUE_URL",
+		queue.Automations.Name: "SESAME_AUTOMATIONS_QUEUE_URL",
 	}
 	if !reflect.DeepEqual(queueURLVars, want) {
 		t.Errorf("queueURLVars = %v, want %v", queueURLVars, want)
@@ -451,6 +452,7 @@ func TestWebhookDispatch(t *testing.T) {
 	wantDDB := []string{
 		"dynamodb:GetItem on " + tableArn,
 		"dynamodb:PutItem on " + tableArn,
+		"dynamodb:Query on " + tableArn,
 		"dynamodb:UpdateItem on " + tableArn,
 	}
 	if !slices.Equal(ddb, wantDDB) {

@@ -90,15 +90,16 @@ func (c *console) devCommand() *cobra.Command {
 			defer ln.Close() // Serve closes it too; this covers a failed start
 			publicURL := "http://" + ln.Addr().String()
 			cfg := config.API{
-				LogLevel:      slog.LevelInfo,
-				DynamoDB:      config.DynamoDB{Table: table},
-				Paging:        config.Paging{CursorSecret: secret},
-				Unsubscribing: config.Unsubscribing{UnsubscribeSecret: unsubSecret},
-				PublicURL:     config.PublicURL{PublicURL: publicURL},
-				ReviewQueue:   config.ReviewQueue{ReviewQueueURL: queueURLs[queue.Review.Name]},
-				SES:           config.SES{ConfigSetFull: "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off"},
-				WebhooksQueue: config.WebhooksQueue{WebhooksQueueURL: queueURLs[queue.Webhooks.Name]},
-				SendsQueue:    config.SendsQueue{SendsQueueURL: queueURLs[queue.Sends.Name]},
+				LogLevel:         slog.LevelInfo,
+				DynamoDB:         config.DynamoDB{Table: table},
+				Paging:           config.Paging{CursorSecret: secret},
+				Unsubscribing:    config.Unsubscribing{UnsubscribeSecret: unsubSecret},
+				PublicURL:        config.PublicURL{PublicURL: publicURL},
+				ReviewQueue:      config.ReviewQueue{ReviewQueueURL: queueURLs[queue.Review.Name]},
+				SES:              config.SES{ConfigSetFull: "sesame-full", ConfigSetEssential: "sesame-essential", ConfigSetOff: "sesame-off"},
+				WebhooksQueue:    config.WebhooksQueue{WebhooksQueueURL: queueURLs[queue.Webhooks.Name]},
+				SendsQueue:       config.SendsQueue{SendsQueueURL: queueURLs[queue.Sends.Name]},
+				AutomationsQueue: config.AutomationsQueue{AutomationsQueueURL: queueURLs[queue.Automations.Name]},
 				// The SES emulator has no account to read the rate from.
 				Pacing: config.Pacing{MaxSendRate: devMaxSendRate},
 				// Local receivers listen on loopback; production never allows it.

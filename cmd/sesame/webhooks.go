@@ -27,8 +27,16 @@ type webhookSecret struct {
 	Secret string `json:"secret"`
 }
 
+// webhookRotated is what `webhooks rotate-secret` prints: the new secret
+// and until when the one it replaced still signs beside it.
+type webhookRotated struct {
+	ID                  string    `json:"id"`
+	Secret              string    `json:"secret"`
+	PreviousSecretUntil time.Time `json:"previous_secret_until"`
+}
+
 func (c *console) webhooksCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "webhooks", Short: "Webhook endpoints: add, list, secrets, enable/disable, delivery log"}
+	cmd := &cobra.Command{Use: "webhooks", Short: "Webhook endpoints: add, list, secrets and their rotation, enable/disable, delivery log"}
 	workspaceFlag(cmd)
 
 	var rawURL string
@@ -65,6 +73,32 @@ func (c *console) webhooksCommand() *cobra.Command {
 				return err
 			}
 			return c.print(webhookSecret{ID: args[0], Secret: secret}, func(w io.Writer) { fmt.Fprintln(w, secret) })
+		}),
+	}
+
+	rotate := &cobra.Command{
+		Use:   "rotate-secret ENDPOINT_ID",
+		Short: "Give an endpoint a new signing secret; the old one also signs for 24 hours",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
+			secret, err := svc.Webhooks.RotateSecret(cmd.Context(), c.cfg.WorkspaceID, args[0])
+			if err != nil {
+				return err
+			}
+			ep, err := svc.Webhooks.Endpoint(cmd.Context(), c.cfg.WorkspaceID, args[0])
+			if err != nil {
+				return err
+			}
+			out := webhookRotated{ID: ep.ID, Secret: secret}
+			if ep.PreviousSecretUntil != nil {
+				out.PreviousSecretUntil = *ep.PreviousSecretUntil
+			}
+			return c.print(out, func(w io.Writer) {
+				fmt.Fprintf(w, "id\t%s\nsecret\t%s\n\n", out.ID, secret)
+				fmt.Fprintf(w, "Until %s every delivery is signed with both the new and the previous secret (two v1= entries);\n"+
+					"switch your receiver to the new secret before then. After that only the new secret signs.\n",
+					out.PreviousSecretUntil.Format(time.RFC3339))
+			})
 		}),
 	}
 
@@ -141,7 +175,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 	}
 	deliveries.Flags().IntVar(&limit, "limit", 50, fmt.Sprintf("how many attempts to show (1 to %d)", owner.MaxDeliveries))
 
-	cmd.AddCommand(add, secret, list,
+	cmd.AddCommand(add, secret, rotate, list,
 		setEnabled("enable", "Enable an endpoint again (clears its failure count)", (*owner.Webhooks).Enable),
 		setEnabled("disable", "Disable an endpoint: its deliveries stop", (*owner.Webhooks).Disable),
 		remove, deliveries)

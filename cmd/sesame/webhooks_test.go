@@ -158,3 +158,65 @@ func TestWebhooksAddRefusals(t *testing.T) {
 		t.Errorf("refused adds stored %v (err %v)", eps, err)
 	}
 }
+
+func TestWebhooksRotateSecret(t *testing.T) {
+	ctx := t.Context()
+	c := newConsoleTable(t)
+	ws := c.createWorkspace("Acme")
+	other := c.createWorkspace("Other")
+	added := webhookSecretLine.FindStringSubmatch(c.must("webhooks", "add", "--workspace", ws, "--url", "https://hooks.example.com/in"))
+	eps, err := c.store.Webhooks.ListEndpoints(ctx, ws)
+	if added == nil || err != nil || len(eps) != 1 {
+		t.Fatalf("add: %v endpoints (err %v)", eps, err)
+	}
+	id, oldSecret := eps[0].ID, added[1]
+
+	// rotate-secret prints the new secret once and until when the old one signs.
+	out := c.must("webhooks", "rotate-secret", id, "--workspace", ws)
+	secm := webhookSecretLine.FindStringSubmatch(out)
+	if secm == nil {
+		t.Fatalf("rotate-secret printed no secret:\n%s", out)
+	}
+	newSecret := secm[1]
+	stored, err := c.store.Webhooks.GetEndpoint(ctx, ws, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newSecret == oldSecret || stored.Secret != newSecret || stored.PreviousSecret != oldSecret || stored.PreviousSecretUntil == nil {
+		t.Fatalf("after rotate-secret the store has %+v; printed %q, old %q", stored, newSecret, oldSecret)
+	}
+	until := stored.PreviousSecretUntil.Format(time.RFC3339)
+	if strings.Count(out, newSecret) != 1 || strings.Contains(out, oldSecret) || !strings.Contains(out, "Until "+until) ||
+		!strings.Contains(out, "both the new and the previous secret") {
+		t.Errorf("rotate-secret should print the new secret once, not the old one, and the old one's end %s:\n%s", until, out)
+	}
+	if got := strings.TrimSpace(c.must("webhooks", "secret", id, "--workspace", ws)); got != newSecret {
+		t.Errorf("secret after rotate-secret = %q, want the new one", got)
+	}
+	// list shows until when the old secret signs, never a secret.
+	listed, raw := mustJSON[[]webhook.Endpoint](c, "webhooks", "list", "--workspace", ws)
+	if len(listed) != 1 || listed[0].PreviousSecretUntil == nil || !listed[0].PreviousSecretUntil.Equal(*stored.PreviousSecretUntil) ||
+		strings.Contains(raw, "whsec_") {
+		t.Errorf("list --output json after a rotation:\n%s", raw)
+	}
+
+	// JSON output; rotating again makes the secret just replaced the old one.
+	again, _ := mustJSON[webhookRotated](c, "webhooks", "rotate-secret", id, "--workspace", ws)
+	stored, _ = c.store.Webhooks.GetEndpoint(ctx, ws, id)
+	if again.ID != id || again.Secret != stored.Secret || stored.PreviousSecret != newSecret || !again.PreviousSecretUntil.Equal(*stored.PreviousSecretUntil) {
+		t.Errorf("rotate-secret --output json = %+v; stored %+v", again, stored)
+	}
+
+	// Another workspace's endpoint, or none: not found, nothing changed.
+	if _, err := c.run("webhooks", "rotate-secret", id, "--workspace", other); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("rotate-secret from another workspace: err = %v, want not found", err)
+	}
+	if _, err := c.run("webhooks", "rotate-secret", uuid.NewString(), "--workspace", ws); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		t.Errorf("rotate-secret of no endpoint: err = %v, want not found", err)
+	}
+	if after, _ := c.store.Webhooks.GetEndpoint(ctx, ws, id); after.Secret != again.Secret {
+		t.Error("a refused rotate-secret changed the secret")
+	}
+	out, err = c.run("webhooks", "rotate-secret", "--workspace", ws)
+	checkFails(t, []string{"webhooks", "rotate-secret"}, out, err, nil, "accepts 1 arg")
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/checks"
 	"github.com/sesame-mail/sesame/internal/api/owners"
@@ -22,11 +23,15 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/public"
 	"github.com/sesame-mail/sesame/internal/api/reads"
+	"github.com/sesame-mail/sesame/internal/api/runs"
 	"github.com/sesame-mail/sesame/internal/api/sender"
 	"github.com/sesame-mail/sesame/internal/api/sends"
 	"github.com/sesame-mail/sesame/internal/api/site"
 	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
@@ -58,6 +63,8 @@ var Functions = []wire.Starter{
 	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
 	sender.CampaignSender, starts.CampaignTick,
 	site.Dashboard,
+	runs.AutomationRunner, wakes.AutomationTick,
+	automations.AutomationEvents,
 }
 
 // Function is the function named name.
@@ -87,6 +94,12 @@ type Deps struct {
 	// owner's campaign.Starter and runs the tick (Ticker).
 	CampaignSender  *engine.Sender
 	CampaignStarter *engine.Starter
+	// AutomationRunner consumes the automations queue; AutomationTick
+	// wakes the runs whose long wait ended.
+	AutomationRunner *automation.Runner
+	AutomationTick   *automation.Tick
+	// AutomationEvents serves POST /automations/events.
+	AutomationEvents automationhttp.Handlers
 }
 
 // SQSAPI is the part of the SQS API the functions use.
@@ -143,6 +156,13 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 
 		CampaignSender:  campaignSender,
 		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, cfg.SendsQueue, c.SQS, logger),
+
+		AutomationRunner: runs.NewRunner(repos.Table, config.AutomationRunner{
+			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
+			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
+		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Webhooks: c.SQS, Logger: logger}),
+		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
+		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }
 
@@ -165,16 +185,18 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
 	all = append(all, deliverabilityhttp.Handlers{}.Routes()...)
 	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
+	all = append(all, d.AutomationEvents.Routes()...)
 	return all
 }
 
 // Consumers returns the handler of each queue consumer, by function.
 func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 	return map[routes.Consumer]queue.Consumer{
-		routes.Review:          queue.NewConsumer(d.Reviewer.Handle),
-		routes.Status:          queue.NewConsumer(d.Status.Handle),
-		routes.WebhookDispatch: queue.NewConsumer(d.Webhooks.Handle),
-		routes.CampaignSender:  queue.NewConsumer(d.CampaignSender.Handle),
+		routes.Review:           queue.NewConsumer(d.Reviewer.Handle),
+		routes.Status:           queue.NewConsumer(d.Status.Handle),
+		routes.WebhookDispatch:  queue.NewConsumer(d.Webhooks.Handle),
+		routes.CampaignSender:   queue.NewConsumer(d.CampaignSender.Handle),
+		routes.AutomationRunner: queue.NewConsumer(d.AutomationRunner.Handle),
 	}
 }
 
@@ -182,7 +204,8 @@ func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 // the dev server runs at each one's interval.
 func Ticks(d Deps) map[routes.Scheduled]func(context.Context) error {
 	return map[routes.Scheduled]func(context.Context) error{
-		routes.CampaignTick: starts.Tick(d.CampaignStarter, d.Logger),
+		routes.CampaignTick:   starts.Tick(d.CampaignStarter, d.Logger),
+		routes.AutomationTick: wakes.Tick(d.AutomationTick, d.Logger),
 	}
 }
 

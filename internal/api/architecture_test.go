@@ -24,7 +24,8 @@ var domainPackages = []string{
 	"internal/metrics", "internal/identity", "internal/webhook", "internal/status", "internal/contact",
 	"internal/review", "internal/compose", "internal/workspace", "internal/apikey",
 	"internal/owner", "internal/unsubscribe", "internal/suppression", "internal/cost", "internal/sizing", "internal/segment", "internal/deliverability", "internal/campaign/engine",
-	"internal/campaign", "internal/automation", "internal/signin",
+	"internal/campaign", "internal/automation", "internal/sending/listmail",
+	"internal/signin",
 }
 
 // forbidden are what no domain package may depend on, even indirectly:
@@ -239,7 +240,7 @@ func later() { _ = regexp.MustCompile("e") }
 // senders are the functions that write MIME messages: only they link the
 // MIME writer (go-mail, with x/text and html/template), which the others
 // would start for nothing (BenchmarkInit).
-var senders = []string{"send", "send-batch", "review", "campaign-sender"}
+var senders = []string{"send", "send-batch", "review", "campaign-sender", "automation-runner"}
 
 func TestOnlySendersLinkTheMIMEWriter(t *testing.T) {
 	const writer = "github.com/wneessen/go-mail"

@@ -275,6 +275,38 @@ type Dashboard struct {
 	DashboardMail
 }
 
+// AutomationRunner configures the automations consumer: automation
+// emails through SES with their unsubscribe links, a refusal fanned out
+// to webhooks, short waits as delayed wake-ups on its own queue.
+type AutomationRunner struct {
+	Logging
+	SDK
+	DynamoDB
+	SES
+	WebhooksQueue
+	AutomationsQueue
+	Unsubscribing
+	PublicURL
+}
+
+// AutomationTick configures the one-minute tick that wakes the runs
+// whose long wait ended.
+type AutomationTick struct {
+	Logging
+	SDK
+	DynamoDB
+	AutomationsQueue
+}
+
+// AutomationEvents configures POST /automations/events: runs started in
+// the table, their first wake-up on the automations queue.
+type AutomationEvents struct {
+	Logging
+	SDK
+	DynamoDB
+	AutomationsQueue
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level
@@ -295,6 +327,7 @@ type API struct {
 	Delivery
 	Unsubscribing
 	SendsQueue
+	AutomationsQueue
 	// PublicURL is where recipients reach the stack (the dev server's
 	// URL): unsubscribe links are built on it.
 	PublicURL

@@ -104,7 +104,8 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	// only keys the data model allows.
 	t.Cleanup(func() { dynamotest.CheckKeyLayout(t, store.Table.Name) })
 	// A campaign chunk given back comes again in a second, not ten minutes.
-	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks, queuetest.Def(queue.Sends.Name, queue.Sends.MaxReceives))
+	queues := queuetest.New(t, queue.Review, queue.SESEvents, queue.Webhooks, queuetest.Def(queue.Sends.Name, queue.Sends.MaxReceives),
+		queuetest.Def(queue.Automations.Name, queue.Automations.MaxReceives))
 	awsCfg, err := awsconfig.LoadDefaultConfig(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -117,14 +118,15 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 		t.Fatal(err)
 	}
 	cfg := config.API{
-		DynamoDB:      config.DynamoDB{Table: store.Table.Name},
-		Paging:        config.Paging{CursorSecret: "test-secret"},
-		Unsubscribing: config.Unsubscribing{UnsubscribeSecret: "test-unsubscribe-secret"},
-		PublicURL:     config.PublicURL{PublicURL: "http://" + ln.Addr().String()},
-		ReviewQueue:   config.ReviewQueue{ReviewQueueURL: queues.URL(t, queue.Review.Name)},
-		SES:           config.SES{ConfigSetFull: "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set"},
-		WebhooksQueue: config.WebhooksQueue{WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name)},
-		SendsQueue:    config.SendsQueue{SendsQueueURL: queues.URL(t, queue.Sends.Name)},
+		DynamoDB:         config.DynamoDB{Table: store.Table.Name},
+		Paging:           config.Paging{CursorSecret: "test-secret"},
+		Unsubscribing:    config.Unsubscribing{UnsubscribeSecret: "test-unsubscribe-secret"},
+		PublicURL:        config.PublicURL{PublicURL: "http://" + ln.Addr().String()},
+		ReviewQueue:      config.ReviewQueue{ReviewQueueURL: queues.URL(t, queue.Review.Name)},
+		SES:              config.SES{ConfigSetFull: "full-set", ConfigSetEssential: "essential-set", ConfigSetOff: "off-set"},
+		WebhooksQueue:    config.WebhooksQueue{WebhooksQueueURL: queues.URL(t, queue.Webhooks.Name)},
+		SendsQueue:       config.SendsQueue{SendsQueueURL: queues.URL(t, queue.Sends.Name)},
+		AutomationsQueue: config.AutomationsQueue{AutomationsQueueURL: queues.URL(t, queue.Automations.Name)},
 		// Campaigns paced well above what a test sends.
 		Pacing: config.Pacing{MaxSendRate: 1000},
 		// Test receivers listen on 127.0.0.2; nothing else on loopback.
@@ -137,6 +139,7 @@ func newEnv(t *testing.T, wrap func(api.Deps, *queuetest.Set) (api.Deps, []httpa
 	transport := &fakeTransport{Next: deps.Sending.Transport}
 	deps.Sending.Transport = transport
 	deps.CampaignSender.Transport = transport
+	deps.AutomationRunner.Transport = transport
 	var devRoutes []httpapi.Route
 	if wrap != nil {
 		deps, devRoutes = wrap(deps, queues)

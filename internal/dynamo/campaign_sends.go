@@ -138,13 +138,9 @@ func (s *CampaignSends) CommitProgress(ctx context.Context, workspaceID, campaig
 	if err != nil {
 		return err
 	}
-	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{{Put: put}, {Update: upd}}})
-	var tce *ddbtypes.TransactionCanceledException
-	if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 {
-		switch aws.ToString(tce.CancellationReasons[0].Code) {
-		case "ConditionalCheckFailed", "TransactionConflict":
-			return engine.ErrProgressMoved
-		}
+	err = s.transactGuarded(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Update: upd}}, engine.ErrProgressMoved)
+	if errors.Is(err, engine.ErrProgressMoved) {
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("commit chunk progress: %w", err)

@@ -2,15 +2,11 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/contact"
@@ -151,43 +147,6 @@ func (s *Contacts) createItems(c contact.Contact) ([]ddbtypes.TransactWriteItem,
 // transactRetries bounds the retries of a transaction cancelled by a
 // concurrent one on the same items (20 creates of one address at once).
 const transactRetries = 8
-
-// transact runs a transaction and returns the indexes of the items whose
-// condition failed (nil when it committed). A cancellation by a
-// concurrent transaction is retried after a short random pause, so the
-// answer is the state after the other one; one still cancelled after
-// transactRetries is the store fault NewTable made of it.
-func (s *Contacts) transact(ctx context.Context, items []ddbtypes.TransactWriteItem) ([]int, error) {
-	for attempt := 0; ; attempt++ {
-		_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-		var tce *ddbtypes.TransactionCanceledException
-		if !errors.As(err, &tce) {
-			return nil, err
-		}
-		var failed []int
-		conflict := false
-		for i, r := range tce.CancellationReasons {
-			switch aws.ToString(r.Code) {
-			case "ConditionalCheckFailed":
-				failed = append(failed, i)
-			case "TransactionConflict":
-				conflict = true
-			}
-		}
-		if len(failed) > 0 {
-			return failed, nil
-		}
-		if !conflict || attempt == transactRetries {
-			return nil, err // a store fault (storeFault)
-		}
-		pause := time.Duration(5+rand.IntN(20<<min(attempt, 4))) * time.Millisecond
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(pause):
-		}
-	}
-}
 
 // getContact reads a contact and its version, strongly consistent.
 func (s *Contacts) getContact(ctx context.Context, workspaceID, id string) (contactItem, error) {

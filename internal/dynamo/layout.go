@@ -157,6 +157,18 @@ var (
 	CampaignDueKeysPattern       = duePK
 	CampaignRecipientKeysPattern = wsPK("*", kindCampaignRecipients) + "#*"
 	IdempotencyKeysPattern       = wsPK("*", kindIdempotency)
+	// ContactEmailKeysPattern matches the contacts' email claims, every
+	// shard, and no other kind.
+	ContactEmailKeysPattern = wsPK("*", kindContactEmail) + "#*"
+	// The automation kinds an event reads or writes: the listeners of an
+	// event name, the event_key and live-run claims, the per-minute
+	// counts, the runs, and the wake-ups outside every workspace.
+	AutomationListenerKeysPattern = wsPK("*", kindAutomationListener) + "#*"
+	AutomationKeyKeysPattern      = wsPK("*", kindAutomationKey) + "#*"
+	AutomationLiveKeysPattern     = wsPK("*", kindAutomationLive) + "#*"
+	AutomationRateKeysPattern     = wsPK("*", kindAutomationRate) + "#*"
+	AutomationRunKeysPattern      = wsPK("*", kindAutomationRun) + "#*"
+	AutomationDueKeysPattern      = autoDuePrefix + "*"
 )
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -46,4 +47,9 @@ var (
 	_ owner.AuditStore          = (*dynamo.Owners)(nil)
 	_ signin.Store              = (*dynamo.SignIns)(nil)
 	_ signin.Owners             = (*dynamo.Owners)(nil)
+	// The event route's store is both sides (internal/api/automations).
+	_ automation.TriggerStore = struct {
+		*dynamo.AutomationRuns
+		*dynamo.Automations
+	}{}
 )

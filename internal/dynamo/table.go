@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -524,5 +525,57 @@ func WithoutResponseChecksums(stack *middleware.Stack) error {
 		return nil
 	}
 	_, err := stack.Deserialize.Remove(checksumStep)
+	return err
+}
+
+// transact runs a transaction and returns the indexes of the items whose
+// condition failed (nil when it committed). A cancellation by a
+// concurrent transaction is retried after a short random pause, so the
+// answer is the state after the other one; one still cancelled after
+// transactRetries is the store fault NewTable made of it.
+func (s *Table) transact(ctx context.Context, items []ddbtypes.TransactWriteItem) ([]int, error) {
+	for attempt := 0; ; attempt++ {
+		_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		var tce *ddbtypes.TransactionCanceledException
+		if !errors.As(err, &tce) {
+			return nil, err
+		}
+		var failed []int
+		conflict := false
+		for i, r := range tce.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ConditionalCheckFailed":
+				failed = append(failed, i)
+			case "TransactionConflict":
+				conflict = true
+			}
+		}
+		if len(failed) > 0 {
+			return failed, nil
+		}
+		if !conflict || attempt == transactRetries {
+			return nil, err // a store fault (storeFault)
+		}
+		pause := time.Duration(5+rand.IntN(20<<min(attempt, 4))) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+// transactGuarded writes items at once, the first a guard on what the
+// caller read (a version, a step): moved when the guard failed its
+// condition or met a concurrent write, so the caller reads again.
+func (s *Table) transactGuarded(ctx context.Context, items []ddbtypes.TransactWriteItem, moved error) error {
+	_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	var tce *ddbtypes.TransactionCanceledException
+	if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 {
+		switch aws.ToString(tce.CancellationReasons[0].Code) {
+		case "ConditionalCheckFailed", "TransactionConflict":
+			return moved
+		}
+	}
 	return err
 }

@@ -18,16 +18,20 @@ import (
 )
 
 type webhookItem struct {
-	PK             string    `dynamodbav:"pk"`
-	SK             string    `dynamodbav:"sk"`
-	ID             string    `dynamodbav:"id"`
-	WorkspaceID    string    `dynamodbav:"workspace_id"`
-	URL            string    `dynamodbav:"url"`
-	Secret         string    `dynamodbav:"secret"`
-	Events         []string  `dynamodbav:"events,omitempty"`
-	Enabled        bool      `dynamodbav:"enabled"`
-	DisabledReason string    `dynamodbav:"disabled_reason,omitempty"`
-	CreatedAt      time.Time `dynamodbav:"created_at"`
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	ID          string `dynamodbav:"id"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+	URL         string `dynamodbav:"url"`
+	Secret      string `dynamodbav:"secret"`
+	// PreviousSecret signs beside Secret until PreviousUntilMS (Unix
+	// milliseconds), after a rotation.
+	PreviousSecret  string    `dynamodbav:"previous_secret,omitempty"`
+	PreviousUntilMS int64     `dynamodbav:"previous_secret_until_ms,omitempty"`
+	Events          []string  `dynamodbav:"events,omitempty"`
+	Enabled         bool      `dynamodbav:"enabled"`
+	DisabledReason  string    `dynamodbav:"disabled_reason,omitempty"`
+	CreatedAt       time.Time `dynamodbav:"created_at"`
 	// LastSuccessMS is Unix milliseconds, a number so that a condition can
 	// compare it.
 	LastSuccessMS       int64 `dynamodbav:"last_success_ms,omitempty"`
@@ -46,6 +50,11 @@ func (it webhookItem) endpoint() webhook.Endpoint {
 	if it.LastSuccessMS > 0 {
 		t := time.UnixMilli(it.LastSuccessMS).UTC()
 		ep.LastSuccessAt = &t
+	}
+	if it.PreviousSecret != "" {
+		ep.PreviousSecret = it.PreviousSecret
+		t := time.UnixMilli(it.PreviousUntilMS).UTC()
+		ep.PreviousSecretUntil = &t
 	}
 	return ep
 }
@@ -130,6 +139,26 @@ func (s *Webhooks) SetEndpointEnabled(ctx context.Context, workspaceID, id strin
 	}
 	if err != nil {
 		return webhook.Endpoint{}, fmt.Errorf("update webhook endpoint: %w", err)
+	}
+	return ep, nil
+}
+
+// RotateEndpointSecret makes secret the endpoint's signing secret and
+// keeps the one in use until now signing beside it until previousUntil, in
+// one conditional write (the old value is read by the write itself, so two
+// rotations at once cannot lose a secret that signed). A secret left from
+// an earlier rotation is replaced. ErrEndpointNotFound when the workspace
+// has no such endpoint.
+func (s *Webhooks) RotateEndpointSecret(ctx context.Context, workspaceID, id, secret string, previousUntil time.Time) (webhook.Endpoint, error) {
+	update := expression.Set(expression.Name("previous_secret"), expression.Name("secret")).
+		Set(expression.Name("secret"), expression.Value(secret)).
+		Set(expression.Name("previous_secret_until_ms"), expression.Value(previousUntil.UnixMilli()))
+	ep, err := s.updateEndpoint(ctx, workspaceID, id, update, itemExists())
+	if isConditionFailed(err) {
+		return webhook.Endpoint{}, webhook.ErrEndpointNotFound
+	}
+	if err != nil {
+		return webhook.Endpoint{}, fmt.Errorf("rotate webhook secret: %w", err)
 	}
 	return ep, nil
 }

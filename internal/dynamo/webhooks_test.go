@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/webhook"
@@ -18,22 +19,7 @@ import (
 func TestWebhookEndpointLifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store, _ := dynamotest.NewStore(t)
-	acme, err := store.Workspaces.CreateWorkspace(ctx, "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	beta, err := store.Workspaces.CreateWorkspace(ctx, "Beta")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep, err := webhook.NewEndpoint(acme.ID, "https://hooks.example.com/in", []string{"email.bounced", "email.delivered"}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
-		t.Fatal(err)
-	}
+	store, acme, beta, ep := endpointInAcme(t, "email.bounced", "email.delivered")
 	got, err := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -259,4 +245,87 @@ func TestWebhookDeliveriesAndAttempts(t *testing.T) {
 	if none, _ := store.Webhooks.ListAttempts(ctx, uuid.NewString(), endpointID, 10); len(none) != 0 {
 		t.Errorf("another workspace reads %d attempts", len(none))
 	}
+}
+
+func TestWebhookRotateEndpointSecret(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store, acme, beta, ep := endpointInAcme(t)
+	if got, _ := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID); got.PreviousSecret != "" || got.PreviousSecretUntil != nil {
+		t.Errorf("a new endpoint has a previous secret: %+v", got)
+	}
+
+	// The secret in use becomes the previous one, until the time given.
+	until := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	first := webhook.NewSecret()
+	rotated, err := store.Webhooks.RotateEndpointSecret(ctx, acme.ID, ep.ID, first, until)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, e := range map[string]webhook.Endpoint{"returned": rotated, "read back": got} {
+		if e.Secret != first || e.PreviousSecret != ep.Secret || e.PreviousSecretUntil == nil || !e.PreviousSecretUntil.Equal(until) ||
+			e.URL != ep.URL || !e.Enabled {
+			t.Errorf("%s after a rotation: %+v", name, e)
+		}
+	}
+
+	// Rotating again within the overlap: the secret in use before this
+	// rotation is the previous one; the first one stops signing.
+	second := webhook.NewSecret()
+	later := until.Add(time.Hour)
+	again, err := store.Webhooks.RotateEndpointSecret(ctx, acme.ID, ep.ID, second, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Secret != second || again.PreviousSecret != first || !again.PreviousSecretUntil.Equal(later) {
+		t.Errorf("after a second rotation: %+v, want %s then %s until %v", again, second, first, later)
+	}
+
+	// Another workspace's endpoint, or none, is not found and unchanged.
+	for name, call := range map[string]func() error{
+		"another workspace": func() error {
+			_, err := store.Webhooks.RotateEndpointSecret(ctx, beta.ID, ep.ID, webhook.NewSecret(), until)
+			return err
+		},
+		"no such endpoint": func() error {
+			_, err := store.Webhooks.RotateEndpointSecret(ctx, acme.ID, uuid.NewString(), webhook.NewSecret(), until)
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Errorf("%s: err = %v, want not found", name, err)
+		}
+	}
+	if after, _ := store.Webhooks.GetEndpoint(ctx, acme.ID, ep.ID); after.Secret != second || after.PreviousSecret != first {
+		t.Errorf("a refused rotation changed the endpoint: %+v", after)
+	}
+	if eps, _ := store.Webhooks.ListEndpoints(ctx, beta.ID); len(eps) != 0 {
+		t.Errorf("a refused rotation created %+v in another workspace", eps)
+	}
+}
+
+// endpointInAcme stores an endpoint of a workspace Acme, beside a
+// workspace Beta.
+func endpointInAcme(t *testing.T, events ...string) (store dynamo.Repositories, acme, beta workspace.Workspace, ep webhook.Endpoint) {
+	t.Helper()
+	ctx := t.Context()
+	store, _ = dynamotest.NewStore(t)
+	var err error
+	if acme, err = store.Workspaces.CreateWorkspace(ctx, "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	if beta, err = store.Workspaces.CreateWorkspace(ctx, "Beta"); err != nil {
+		t.Fatal(err)
+	}
+	if ep, err = webhook.NewEndpoint(acme.ID, "https://hooks.example.com/in", events, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
+		t.Fatal(err)
+	}
+	return store, acme, beta, ep
 }

@@ -3,6 +3,7 @@ package owner
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -16,6 +17,9 @@ type EndpointStore interface {
 	// or disables an endpoint.
 	SetEndpointEnabled(ctx context.Context, workspaceID, id string, enabled bool, reason string) (webhook.Endpoint, error)
 	DeleteEndpoint(ctx context.Context, workspaceID, id string) error
+	// RotateEndpointSecret makes secret the signing secret; the secret in
+	// use until now signs beside it until previousUntil.
+	RotateEndpointSecret(ctx context.Context, workspaceID, id, secret string, previousUntil time.Time) (webhook.Endpoint, error)
 }
 
 // AttemptLister reads an endpoint's delivery attempts, newest first.
@@ -27,6 +31,8 @@ type AttemptLister interface {
 type Webhooks struct {
 	Endpoints EndpointStore
 	Attempts  AttemptLister
+	// Now is the clock a rotation's overlap starts from; nil is time.Now.
+	Now func() time.Time
 }
 
 // EndpointRequest asks for an endpoint.
@@ -68,6 +74,35 @@ func (w *Webhooks) Secret(ctx context.Context, workspaceID, id string) (string, 
 		return "", err
 	}
 	return ep.Secret, nil
+}
+
+// RotateSecret gives an endpoint a fresh signing secret and returns it, to
+// be shown once (it stays retrievable with Secret). For
+// webhook.RotationOverlap (24 h) the secret in use until now still signs
+// every delivery beside the new one, so a receiver switches without
+// refusing an event; Endpoint tells until when. Rotating again within the
+// overlap makes the secret in use just before it the old one: the one an
+// earlier rotation replaced stops signing.
+func (w *Webhooks) RotateSecret(ctx context.Context, workspaceID, id string) (string, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return "", err
+	}
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	secret := webhook.NewSecret()
+	if _, err := w.Endpoints.RotateEndpointSecret(ctx, workspaceID, id, secret, now().Add(webhook.RotationOverlap)); err != nil {
+		return "", fmt.Errorf("endpoint %s: %w", id, err)
+	}
+	return secret, nil
+}
+
+// Endpoint returns one endpoint of the workspace (its secrets are read
+// with Secret; PreviousSecretUntil says until when a rotation's old secret
+// signs).
+func (w *Webhooks) Endpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+	return w.get(ctx, workspaceID, id)
 }
 
 // List returns the workspace's endpoints; callers show them without their

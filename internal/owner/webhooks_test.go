@@ -156,3 +156,70 @@ func TestWebhooksRefusals(t *testing.T) {
 		t.Run(name+" without a workspace", func(t *testing.T) { wantInput(t, call(), "workspace") })
 	}
 }
+
+func TestWebhooksRotateSecret(t *testing.T) {
+	ctx := t.Context()
+	store := newStore(t)
+	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
+	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks, Now: func() time.Time { return clock }}
+	ep, err := w.Add(ctx, owner.EndpointRequest{WorkspaceID: ws.ID, URL: "https://hooks.example.com/in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	first, err := w.RotateSecret(ctx, ws.ID, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(first, webhook.SecretPrefix) || first == ep.Secret {
+		t.Errorf("RotateSecret = %q, want a fresh whsec_ secret (was %q)", first, ep.Secret)
+	}
+	if got, err := w.Secret(ctx, ws.ID, ep.ID); err != nil || got != first {
+		t.Errorf("Secret after a rotation = %q (err %v), want the new one", got, err)
+	}
+	got, err := w.Endpoint(ctx, ws.ID, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.PreviousSecret != ep.Secret || got.PreviousSecretUntil == nil || !got.PreviousSecretUntil.Equal(clock.Add(24*time.Hour)) {
+		t.Errorf("after a rotation the old secret signs until %v (previous %q), want %v (%q)", got.PreviousSecretUntil, got.PreviousSecret, clock.Add(24*time.Hour), ep.Secret)
+	}
+	if signing := got.SigningSecrets(clock.Add(time.Hour)); !slices.Equal(signing, []string{first, ep.Secret}) {
+		t.Errorf("signing an hour later: %v, want the new then the old secret", signing)
+	}
+
+	// Again within the 24 h: the secret in use before this rotation is the
+	// old one, with 24 h of its own; the first secret stops signing.
+	clock = clock.Add(2 * time.Hour)
+	second, err := w.RotateSecret(ctx, ws.ID, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = w.Endpoint(ctx, ws.ID, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if signing := got.SigningSecrets(clock); !slices.Equal(signing, []string{second, first}) {
+		t.Errorf("after a second rotation signing: %v, want [%s %s]", signing, second, first)
+	}
+	if !got.PreviousSecretUntil.Equal(clock.Add(24 * time.Hour)) {
+		t.Errorf("second rotation: old secret signs until %v, want %v", got.PreviousSecretUntil, clock.Add(24*time.Hour))
+	}
+
+	// Another workspace, no workspace, no such endpoint: nothing rotates.
+	_, err = w.RotateSecret(ctx, other.ID, ep.ID)
+	wantErr(t, err, webhook.ErrEndpointNotFound)
+	if err != nil && !strings.Contains(err.Error(), ep.ID) {
+		t.Errorf("err = %v, want it to name the endpoint", err)
+	}
+	_, err = w.Endpoint(ctx, other.ID, ep.ID)
+	wantErr(t, err, webhook.ErrEndpointNotFound)
+	_, err = w.RotateSecret(ctx, ws.ID, uuid.NewString())
+	wantErr(t, err, webhook.ErrEndpointNotFound)
+	_, err = w.RotateSecret(ctx, "", ep.ID)
+	wantInput(t, err, "workspace")
+	if now, _ := w.Secret(ctx, ws.ID, ep.ID); now != second {
+		t.Errorf("a refused rotation changed the secret to %q", now)
+	}
+}

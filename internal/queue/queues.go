@@ -14,5 +14,7 @@ var (
 	Webhooks  = queues.Webhooks
 	Review    = queues.Review
 	Sends     = queues.Sends
-	All       = queues.All
+	// Automations carries automation runs' wake-ups.
+	Automations = queues.Automations
+	All         = queues.All
 )

@@ -52,6 +52,8 @@ var (
 	ListCampaigns  = Route{Function: "list-campaigns", Method: "GET", Path: "/api/v1/campaigns", Scope: apikey.CampaignsRead}
 	GetCampaign    = Route{Function: "get-campaign", Method: "GET", Path: "/api/v1/campaigns/{id}", Scope: apikey.CampaignsRead}
 	CancelCampaign = Route{Function: "cancel-campaign", Method: "POST", Path: "/api/v1/campaigns/{id}/cancel", Scope: apikey.CampaignsCancel}
+
+	AutomationEvents = Route{Function: "automation-events", Method: "POST", Path: "/api/v1/automations/events", Scope: apikey.AutomationsTrigger}
 )
 
 // API is every implemented /api/v1 route.
@@ -62,6 +64,7 @@ var API = []Route{
 	CreateSegment,
 	CheckDeliverability,
 	SendBulk, ListCampaigns, GetCampaign, CancelCampaign,
+	AutomationEvents,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient
@@ -142,10 +145,12 @@ var (
 	Status          = Consumer{Function: "status", Queue: queues.SESEvents}
 	WebhookDispatch = Consumer{Function: "webhook-dispatch", Queue: queues.Webhooks}
 	CampaignSender  = Consumer{Function: "campaign-sender", Queue: queues.Sends}
+	// AutomationRunner executes automation runs, woken one per message.
+	AutomationRunner = Consumer{Function: "automation-runner", Queue: queues.Automations}
 )
 
 // Consumers is every implemented queue consumer.
-var Consumers = []Consumer{Review, Status, WebhookDispatch, CampaignSender}
+var Consumers = []Consumer{Review, Status, WebhookDispatch, CampaignSender, AutomationRunner}
 
 // Scheduled is a Lambda function a schedule invokes (an EventBridge rule
 // in AWS, a ticker in `sesame dev`).
@@ -157,5 +162,8 @@ type Scheduled struct {
 // CampaignTick starts the scheduled campaigns whose time has come.
 var CampaignTick = Scheduled{Function: "campaign-tick", Every: time.Minute}
 
+// AutomationTick wakes the automation runs whose long wait ended.
+var AutomationTick = Scheduled{Function: "automation-tick", Every: time.Minute}
+
 // Schedules is every scheduled function.
-var Schedules = []Scheduled{CampaignTick}
+var Schedules = []Scheduled{CampaignTick, AutomationTick}

@@ -21,30 +21,37 @@ import (
 
 // verifyIndependently is a receiver's check written from the spec alone,
 // not with webhook.Verify: HMAC-SHA256 keyed by the whole whsec_ string
-// over "<t>.<raw body>", hex, compared in constant time, t within 300 s.
+// over "<t>.<raw body>", hex, compared in constant time, any v1 matching,
+// t within 300 s.
 func verifyIndependently(secret, header string, body []byte, now time.Time) error {
-	var ts, v1 string
+	var ts string
+	var v1s []string
 	for part := range strings.SplitSeq(header, ",") {
 		k, v, _ := strings.Cut(part, "=")
 		switch k {
 		case "t":
 			ts = v
 		case "v1":
-			v1 = v
+			v1s = append(v1s, v)
 		}
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil {
 		return errors.New("no timestamp")
 	}
-	got, err := hex.DecodeString(v1)
-	if err != nil {
-		return errors.New("v1 is not hex")
-	}
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write([]byte(ts + "."))
 	m.Write(body)
-	if !hmac.Equal(got, m.Sum(nil)) {
+	want := m.Sum(nil)
+	matched := false
+	for _, v1 := range v1s {
+		got, err := hex.DecodeString(v1)
+		if err != nil {
+			return errors.New("v1 is not hex")
+		}
+		matched = matched || hmac.Equal(got, want)
+	}
+	if !matched {
 		return errors.New("signature mismatch")
 	}
 	if age := now.Sub(time.Unix(sec, 0)); age > 300*time.Second || age < -300*time.Second {

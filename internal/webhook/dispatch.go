@@ -291,7 +291,7 @@ func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Atte
 		"User-Agent":    UserAgent,
 		HeaderEventID:   job.EventID,
 		HeaderEventType: string(job.EventType),
-		HeaderSignature: Sign(ep.Secret, start, body),
+		HeaderSignature: Sign(start, body, ep.SigningSecrets(start)...),
 	}
 	clock := time.Now() // latency is measured on the monotonic clock
 	status, err := d.poster.Post(ctx, ep.URL, header, body)

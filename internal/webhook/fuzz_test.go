@@ -19,7 +19,7 @@ func FuzzSignature(f *testing.F) {
 	f.Add("whsec_c2VjcmV0", []byte(`{"id":"evt_1"}`), int64(1_800_000_000), uint32(3), "t=1800000000,v1=00")
 	f.Fuzz(func(t *testing.T, secret string, body []byte, unix int64, flip uint32, header string) {
 		at := time.Unix(unix, 0)
-		signed := webhook.Sign(secret, at, body)
+		signed := webhook.Sign(at, body, secret)
 		if err := webhook.Verify(secret, signed, body, at, 0); err != nil {
 			t.Fatalf("Verify(Sign(%q)) = %v", body, err)
 		}
@@ -54,7 +54,7 @@ func carriesSignature(secret, header string, body []byte) bool {
 	for part := range strings.SplitSeq(header, ",") {
 		ts, ok := strings.CutPrefix(strings.TrimSpace(part), "t=")
 		if sec, err := strconv.ParseInt(ts, 10, 64); ok && err == nil {
-			_, v1, _ := strings.Cut(webhook.Sign(secret, time.Unix(sec, 0), body), ",")
+			_, v1, _ := strings.Cut(webhook.Sign(time.Unix(sec, 0), body, secret), ",")
 			return strings.Contains(strings.ToLower(header), v1)
 		}
 	}

@@ -29,7 +29,7 @@ func delivery(t *testing.T, secret string, sent time.Time, body []byte) *http.Re
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, "/hooks/sesame", bytes.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set(webhook.HeaderSignature, webhook.Sign(secret, sent, body))
+	r.Header.Set(webhook.HeaderSignature, webhook.Sign(sent, body, secret))
 	r.Header.Set(webhook.HeaderEventID, "evt_1")
 	r.Header.Set(webhook.HeaderEventType, string(event.Delivered))
 	return r
@@ -109,11 +109,25 @@ func TestReceiverExampleRefuses(t *testing.T) {
 			}
 		})
 	}
-	// Several v1 values (e.g. during a secret change): any one matching is enough.
-	header := webhook.Sign(secret, now, body)
-	other := strings.SplitN(webhook.Sign(webhook.NewSecret(), now, body), ",", 2)[1]
-	if err := verifySignature(secret, header+","+other, body, now); err != nil {
-		t.Errorf("two v1 values, one right: %v", err)
+}
+
+// During a rotation a delivery carries a v1 per secret, newest first: the
+// guide's receiver takes it with either secret, and refuses it with neither.
+func TestReceiverExampleTakesARotationsTwoSignatures(t *testing.T) {
+	oldSecret, newSecret := webhook.NewSecret(), webhook.NewSecret()
+	body := eventBody(t)
+	now := time.Now()
+	header := webhook.Sign(now, body, newSecret, oldSecret)
+	if n := strings.Count(header, "v1="); n != 2 {
+		t.Fatalf("header %q has %d v1 entries, want 2", header, n)
+	}
+	for name, secret := range map[string]string{"old": oldSecret, "new": newSecret} {
+		if err := verifySignature(secret, header, body, now); err != nil {
+			t.Errorf("the %s secret: %v", name, err)
+		}
+	}
+	if err := verifySignature(webhook.NewSecret(), header, body, now); err == nil {
+		t.Error("a third secret verifies the rotation's header")
 	}
 }
 

@@ -23,11 +23,18 @@ var (
 )
 
 // Sign returns the X-Service-Signature value of body sent at t:
-// "t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">", keyed by the
-// whole secret string (whsec_ prefix included, not decoded).
-func Sign(secret string, t time.Time, body []byte) string {
+// "t=<unix seconds>" then ",v1=<hex HMAC-SHA256 of "<t>.<body>">" for each
+// secret, in the order given (newest first), each keyed by the whole
+// secret string (whsec_ prefix included, not decoded). Several secrets
+// sign during a rotation, so a receiver holding either one verifies.
+func Sign(t time.Time, body []byte, secrets ...string) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, ts, body))
+	var b strings.Builder
+	b.WriteString("t=" + ts)
+	for _, secret := range secrets {
+		b.WriteString(",v1=" + hex.EncodeToString(mac(secret, ts, body)))
+	}
+	return b.String()
 }
 
 func mac(secret, ts string, body []byte) []byte {

@@ -45,6 +45,11 @@ var (
 	ErrUnknownEventType = errors.New("unknown event type")
 )
 
+// RotationOverlap is how long the secret replaced by a rotation still
+// signs deliveries beside the new one, so a receiver can switch to the new
+// secret without refusing an event.
+const RotationOverlap = 24 * time.Hour
+
 // Endpoint is a workspace's webhook endpoint. Its signing secret is kept
 // (the spec makes it retrievable later) but never marshalled to JSON nor
 // logged: read Secret explicitly.
@@ -53,6 +58,10 @@ type Endpoint struct {
 	WorkspaceID string `json:"workspace_id"`
 	URL         string `json:"url"`
 	Secret      string `json:"-"`
+	// PreviousSecret is the secret the last rotation replaced; it signs
+	// beside Secret until PreviousSecretUntil (see SigningSecrets).
+	PreviousSecret      string     `json:"-"`
+	PreviousSecretUntil *time.Time `json:"previous_secret_until,omitempty"`
 	// Events are the subscribed types; empty means all six.
 	Events              []event.Type `json:"events"`
 	Enabled             bool         `json:"enabled"`
@@ -65,6 +74,17 @@ type Endpoint struct {
 // Subscribed reports whether the endpoint wants events of type t.
 func (e Endpoint) Subscribed(t event.Type) bool {
 	return len(e.Events) == 0 || slices.Contains(e.Events, t)
+}
+
+// SigningSecrets are the secrets that sign a delivery made at now, newest
+// first: the current secret, and the one a rotation replaced while its
+// overlap lasts (until PreviousSecretUntil, excluded).
+func (e Endpoint) SigningSecrets(now time.Time) []string {
+	secrets := []string{e.Secret}
+	if e.PreviousSecret != "" && e.PreviousSecretUntil != nil && now.Before(*e.PreviousSecretUntil) {
+		secrets = append(secrets, e.PreviousSecret)
+	}
+	return secrets
 }
 
 // LogValue keeps the secret and the URL (which may carry a token in its

@@ -10,7 +10,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
-	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
 )
 
@@ -34,20 +33,10 @@ func (h Handlers) Routes() []httpapi.Route {
 
 // Draft answers POST /api/v1/send/bulk: 200 with the draft result.
 func (h Handlers) Draft(w http.ResponseWriter, r *http.Request) error {
-	idem, err := sendinghttp.IdempotencyKey(r)
+	var req campaign.DraftRequest
+	idem, hash, err := sendinghttp.ReadIdempotent(r, routes.SendBulk, &req)
 	if err != nil {
 		return err
-	}
-	var req campaign.DraftRequest
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	if err := req.Validate(); err != nil {
-		return err
-	}
-	hash := ""
-	if idem != "" {
-		hash = sending.RequestHash(routes.SendBulk.Path, req)
 	}
 	out, err := h.Drafts.Draft(r.Context(), httpapi.PrincipalFrom(r.Context()), req, idem, hash)
 	if err != nil {

@@ -15,17 +15,15 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/listmail"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // Links builds a recipient's unsubscribe link (unsubscribe.Links).
-type Links interface {
-	URL(t unsubscribe.Token) (string, error)
-}
+type Links = listmail.Links
 
 // Tuning of the sender.
 const (
@@ -351,7 +349,7 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 	if err := pool.acquire(ctx); err != nil {
 		return pendingAgain
 	}
-	mode := trackingOf(j.ws)
+	mode := listmail.Tracking(j.ws)
 	e := email.Email{
 		ID: campaign.EmailID(c.ID, r.ContactID, *c.StartedAt), WorkspaceID: c.WorkspaceID, To: r.Email, Subject: c.Subject,
 		Status: email.StatusSent, Type: email.TypeCampaign, Environment: apikey.Live, SentAt: j.now(), TrackingMode: mode,
@@ -397,71 +395,27 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 	return pendingAgain
 }
 
-// release frees the claim of an email SES did not take, so a later
-// delivery sends it. If that fails the claim stays and the recipient is
-// never sent: at most once, never twice.
+// release frees the claim of an email SES did not take (listmail.Release).
 func (j *chunkJob) release(ctx context.Context, e email.Email) {
-	if err := j.Store.ReleaseEmail(context.WithoutCancel(ctx), e.WorkspaceID, e.ID); err != nil {
-		j.logger().ErrorContext(ctx, "claim of unsent campaign email not released; it will not be sent", slog.String("email_id", e.ID), slog.Any("err", err))
-	}
+	listmail.Release(ctx, j.Store, j.logger(), e)
 }
 
 // refuse records a claimed email that can never go as failed.
 func (j *chunkJob) refuse(ctx context.Context, e email.Email, reason string) outcome {
-	ctx = context.WithoutCancel(ctx)
-	if err := j.Store.FailEmail(ctx, e.WorkspaceID, e.ID, reason); err != nil {
-		j.logger().ErrorContext(ctx, "refused campaign email not marked failed", slog.String("email_id", e.ID), slog.Any("err", err))
-	}
-	if j.Failures != nil {
-		e.Status, e.Error = email.StatusFailed, reason
-		if err := j.Failures.RecordFailure(ctx, e); err != nil {
-			j.logger().ErrorContext(ctx, "failure event not recorded", slog.String("email_id", e.ID), slog.Any("err", err))
-		}
-	}
+	listmail.Refuse(ctx, j.Store, j.Failures, j.logger(), e, reason)
 	return skipped
 }
 
 // build renders the recipient's message with the footer and the one-click
 // unsubscribe headers.
 func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]byte, error) {
-	link, err := j.Links.URL(unsubscribe.Token{WorkspaceID: c.WorkspaceID, ContactID: r.ContactID,
-		Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: c.ID}})
-	if err != nil {
-		return nil, fmt.Errorf("unsubscribe link: %w", err)
-	}
 	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
-	u := compose.Unsubscribe{URL: link, Mailto: unsubscribeMailbox(c.Sender), PostalAddress: j.ws.PostalAddress}
-	out, err := compose.WithUnsubscribe(msg, u)
-	if errors.Is(err, compose.ErrInvalid) {
-		// A mailbox a mailto cannot carry plainly: the link alone.
-		u.Mailto = ""
-		out, err = compose.WithUnsubscribe(msg, u)
-	}
+	out, err := listmail.WithUnsubscribe(j.Links, j.ws, c.Sender, msg, unsubscribe.Token{WorkspaceID: c.WorkspaceID, ContactID: r.ContactID,
+		Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: c.ID}})
 	if err != nil {
 		return nil, err
 	}
 	return j.Build(out)
-}
-
-// unsubscribeMailbox is where a mailto unsubscribe request goes: Sesame
-// receives no mail, so a mailbox the workspace reads, the sender's first
-// reply-to, else the sender itself.
-func unsubscribeMailbox(s identity.Sender) string {
-	if len(s.ReplyTo) > 0 {
-		return s.ReplyTo[0]
-	}
-	return s.Email
-}
-
-// trackingOf is the workspace's default tracking mode; off only where
-// its configuration set is provisioned.
-func trackingOf(ws workspace.Workspace) email.TrackingMode {
-	switch m := email.TrackingMode(ws.DefaultTracking); {
-	case m == email.TrackingOff && !ws.TrackingOffProvisioned, !m.Valid():
-		return email.TrackingFull
-	default:
-		return m
-	}
 }
 
 // commit marks the group's done recipients and adds their counts to the

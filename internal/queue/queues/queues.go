@@ -34,4 +34,4 @@ var (
 
 // All lists every queue. Each has a consumer (internal/routes); the bulk
 // and automation queues of DESIGN.md come with the features that use them.
-var All = []Def{SESEvents, Webhooks, Review, Sends}
+var All = []Def{SESEvents, Webhooks, Review, Sends, Automations}

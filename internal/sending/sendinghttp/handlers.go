@@ -62,6 +62,28 @@ func IdempotencyKey(r *http.Request) (string, error) {
 	return k, nil
 }
 
+// Validator is a request body that checks itself.
+type Validator interface{ Validate() error }
+
+// ReadIdempotent reads a body that an Idempotency-Key may replay: the key,
+// the body decoded into req and validated, and the body's hash for the
+// route (both "" without a key).
+func ReadIdempotent(r *http.Request, route routes.Route, req Validator) (idem, hash string, err error) {
+	if idem, err = IdempotencyKey(r); err != nil {
+		return "", "", err
+	}
+	if err := httpapi.DecodeJSON(r, req); err != nil {
+		return "", "", err
+	}
+	if err := req.Validate(); err != nil {
+		return "", "", err
+	}
+	if idem != "" {
+		hash = sending.RequestHash(route.Path, req)
+	}
+	return idem, hash, nil
+}
+
 // deadlineMargin is kept free before the function's own deadline, so a
 // send that runs late still undoes what it wrote before Lambda ends it.
 const deadlineMargin = 3 * time.Second
@@ -80,20 +102,10 @@ func withMargin(r *http.Request) (*http.Request, context.CancelFunc) {
 func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	r, cancel := withMargin(r)
 	defer cancel()
-	idem, err := IdempotencyKey(r)
+	var req sending.Request
+	idem, hash, err := ReadIdempotent(r, routes.Send, &req)
 	if err != nil {
 		return err
-	}
-	var req sending.Request
-	if err := httpapi.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	if err := req.Validate(); err != nil {
-		return err
-	}
-	hash := ""
-	if idem != "" {
-		hash = sending.RequestHash(routes.Send.Path, req)
 	}
 	out, err := h.Service.Send(r.Context(), httpapi.PrincipalFrom(r.Context()), req, idem, hash)
 	if err != nil {

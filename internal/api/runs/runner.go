@@ -1,0 +1,79 @@
+// Package runs declares and builds the automation runner, the consumer of
+// the automations queue (the tick is internal/api/wakes).
+package runs
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/compose/raw"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/ses"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
+)
+
+// AutomationRunner consumes the automations queue: one run per message.
+var AutomationRunner = wire.Function[config.AutomationRunner]{
+	Name: routes.AutomationRunner.Function,
+	AWS:  sdk.Load,
+	Build: func(_ context.Context, cfg config.AutomationRunner, env wire.Env) (any, error) {
+		t := dynamo.Open(env.AWS, cfg.Table)
+		client := sesv2.NewFromConfig(env.AWS, sends.SESBound(cfg.SDK))
+		q := sqs.NewFromConfig(env.AWS)
+		r := NewRunner(t, cfg, Deps{Transport: &ses.Client{API: client}, Queue: q, Webhooks: q, Logger: env.Logger})
+		return queue.NewConsumer(r.Handle), nil
+	},
+}
+
+// Deps are what the runner is built over besides the table.
+type Deps struct {
+	Transport sending.Transport
+	Queue     queue.SendAPI
+	Webhooks  queue.BatchSendAPI
+	Logger    *slog.Logger
+}
+
+// NewRunner is the runner over t: automation emails through d.Transport
+// with the configuration set of the workspace's tracking mode,
+// unsubscribe links on the public URL, a refusal recorded by the status
+// pipeline, short waits as delayed messages on the automations queue.
+func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *automation.Runner {
+	return &automation.Runner{
+		Runs:       &dynamo.AutomationRuns{Table: t},
+		Audience:   audience{&dynamo.Contacts{Table: t}, &dynamo.Suppressions{Table: t}},
+		Mail:       &dynamo.CampaignSends{Table: t},
+		Workspaces: workspaces{&dynamo.Workspaces{Table: t}, &dynamo.Senders{Table: t}},
+		Queue:      Waker{Queue: &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL}},
+		Transport:  d.Transport,
+		ConfigSets: sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
+		Links:      unsubscribe.Links{BaseURL: cfg.PublicURL.PublicURL, Signer: unsubscribe.Signer{Secret: []byte(cfg.UnsubscribeSecret)}},
+		Build:      raw.Build,
+		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
+		Logger:     d.Logger,
+		Now:        t.Time,
+	}
+}
+
+// audience reads a contact and its address's do-not-send entry.
+type audience struct {
+	*dynamo.Contacts
+	*dynamo.Suppressions
+}
+
+// workspaces reads a workspace and its senders.
+type workspaces struct {
+	*dynamo.Workspaces
+	*dynamo.Senders
+}

@@ -1,0 +1,67 @@
+// Package wakes declares and builds the automation tick: every minute it
+// wakes the runs whose long wait ended (the runner is internal/api/runs;
+// apart so the tick links no SES client).
+package wakes
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
+	"github.com/sesame-mail/sesame/internal/routes"
+)
+
+// AutomationTick wakes the runs whose long wait ended; its schedule
+// invokes it every minute.
+var AutomationTick = wire.Function[config.AutomationTick]{
+	Name: routes.AutomationTick.Function,
+	AWS:  sdk.Load,
+	Build: func(_ context.Context, cfg config.AutomationTick, env wire.Env) (any, error) {
+		t := dynamo.Open(env.AWS, cfg.Table)
+		return Tick(NewTick(t, cfg.AutomationsQueue, sqs.NewFromConfig(env.AWS)), env.Logger), nil
+	},
+}
+
+// NewTick is the tick over t, waking runs on the automations queue.
+func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *automation.Tick {
+	return &automation.Tick{
+		Wakes: &dynamo.AutomationRuns{Table: t},
+		Queue: BatchWaker{Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL}},
+		Now:   t.Time,
+	}
+}
+
+// Tick is the tick's handler: an error makes the schedule's invocation
+// fail (and retry).
+func Tick(t *automation.Tick, logger *slog.Logger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		n, err := t.Run(ctx)
+		if n > 0 {
+			logger.InfoContext(ctx, "automation runs woken", slog.Int("woken", n))
+		}
+		return err
+	}
+}
+
+// BatchWaker puts wake-ups on the automations queue at once.
+type BatchWaker struct{ Queue *queue.BatchPublisher }
+
+func (w BatchWaker) WakeAll(ctx context.Context, ms []automation.WakeMessage) error {
+	bodies := make([][]byte, 0, len(ms))
+	for _, m := range ms {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		bodies = append(bodies, b)
+	}
+	return w.Queue.EnqueueAll(ctx, bodies)
+}

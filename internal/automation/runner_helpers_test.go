@@ -1,0 +1,168 @@
+package automation
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// world is an in-memory stand-in for the table, the queue and SES.
+type world struct {
+	mu        sync.Mutex
+	now       time.Time
+	run       Run
+	steps     []Step
+	contact   *contact.Contact
+	suppress  bool
+	claims    map[string]email.Email
+	sent      []sending.SendInput
+	captured  []sending.SendInput
+	tags      map[string]bool
+	wakes     []time.Duration
+	wakeItems []time.Time
+	usage     int
+	allowance int
+}
+
+func newWorld(t *testing.T, env apikey.Environment, steps ...Step) *world {
+	t.Helper()
+	now := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	first := "Ada"
+	return &world{
+		now: now, steps: steps, claims: map[string]email.Email{}, tags: map[string]bool{},
+		run: Run{ID: "run-1", WorkspaceID: "ws", AutomationID: "auto", Version: 1, ContactID: "c1", Environment: env,
+			Payload: map[string]string{"product_name": "<script>x</script>"}, Status: RunActive, DueAt: now, StartedAt: now},
+		contact: &contact.Contact{ID: "c1", Email: "ada@example.com", FirstName: &first, Subscribed: true},
+	}
+}
+
+func (w *world) runner() *Runner {
+	return &Runner{
+		Runs: fakeRuns{w}, Audience: fakeAudience{w}, Mail: fakeMail{w}, Workspaces: fakeWorkspaces{w},
+		Queue: fakeQueue{w}, Transport: fakeTransport{w}, Captures: fakeCaptures{w},
+		Links: fakeLinks{}, Build: func(m compose.Message) ([]byte, error) { return []byte(m.Subject + "|" + m.HTML), nil },
+		Now: func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.now },
+	}
+}
+
+func (w *world) wake(t *testing.T) {
+	t.Helper()
+	if err := w.runner().Wake(context.Background(), WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"}); err != nil {
+		t.Fatalf("Wake: %v", err)
+	}
+}
+
+type fakeRuns struct{ w *world }
+
+func (f fakeRuns) GetRun(_ context.Context, _, _, _ string) (Run, error) {
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	r := f.w.run
+	r.Log = append([]StepLog(nil), r.Log...)
+	return r, nil
+}
+
+func (f fakeRuns) Steps(context.Context, string, string, int) ([]Step, error) { return f.w.steps, nil }
+
+func (f fakeRuns) Advance(_ context.Context, r Run, a Advance) error {
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	if f.w.run.Status != RunActive || f.w.run.Step != r.Step {
+		return ErrRunMoved
+	}
+	f.w.run = applied(f.w.run, a, f.w.now)
+	if a.Wake {
+		f.w.wakeItems = append(f.w.wakeItems, a.DueAt)
+	}
+	return nil
+}
+
+func (f fakeRuns) TagContact(_ context.Context, _, _ string, add, remove []string) error {
+	if f.w.contact == nil {
+		return contact.ErrNotFound
+	}
+	for _, t := range add {
+		f.w.tags[t] = true
+	}
+	for _, t := range remove {
+		delete(f.w.tags, t)
+	}
+	return nil
+}
+
+type fakeAudience struct{ w *world }
+
+func (f fakeAudience) GetContact(context.Context, string, string) (contact.Contact, error) {
+	if f.w.contact == nil {
+		return contact.Contact{}, contact.ErrNotFound
+	}
+	return *f.w.contact, nil
+}
+
+func (f fakeAudience) Suppressed(context.Context, string, string) (bool, error) {
+	return f.w.suppress, nil
+}
+
+type fakeMail struct{ w *world }
+
+func (f fakeMail) ClaimEmail(_ context.Context, e email.Email) (bool, error) {
+	if _, ok := f.w.claims[e.ID]; ok {
+		return false, nil
+	}
+	f.w.claims[e.ID] = e
+	return true, nil
+}
+func (f fakeMail) ReleaseEmail(_ context.Context, _, id string) error {
+	delete(f.w.claims, id)
+	return nil
+}
+func (f fakeMail) FailEmail(context.Context, string, string, string) error   { return nil }
+func (f fakeMail) MonthlyUsage(context.Context, string, string) (int, error) { return f.w.usage, nil }
+
+type fakeWorkspaces struct{ w *world }
+
+func (f fakeWorkspaces) GetWorkspace(context.Context, string) (workspace.Workspace, error) {
+	return workspace.Workspace{ID: "ws", PostalAddress: "1 Main St", MonthlyAllowance: f.w.allowance,
+		DefaultSender: &identity.Sender{ID: "s1", Email: "shop@example.com", Name: "Shop"}}, nil
+}
+
+func (f fakeWorkspaces) GetSender(context.Context, string, string) (identity.Sender, error) {
+	return identity.Sender{}, identity.ErrSenderNotFound
+}
+
+type fakeQueue struct{ w *world }
+
+func (f fakeQueue) Wake(_ context.Context, _ WakeMessage, d time.Duration) error {
+	f.w.wakes = append(f.w.wakes, d)
+	return nil
+}
+
+type fakeTransport struct{ w *world }
+
+func (f fakeTransport) Send(_ context.Context, in sending.SendInput) (string, error) {
+	f.w.sent = append(f.w.sent, in)
+	return "ses-id", nil
+}
+
+type fakeCaptures struct{ w *world }
+
+func (f fakeCaptures) Capture(_ context.Context, in sending.SendInput) error {
+	f.w.captured = append(f.w.captured, in)
+	return nil
+}
+
+type fakeLinks struct{}
+
+func (fakeLinks) URL(t unsubscribe.Token) (string, error) {
+	return "https://sesame.test/u/" + t.ContactID, nil
+}

@@ -1,0 +1,130 @@
+package automation
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
+)
+
+var (
+	sendStep = Step{Type: StepSend, Subject: `Still want {{ event.product_name | "it" }}?`, HTML: `<p>{{ event.product_name }} for {{ contact.first_name | "you" }}</p>`}
+	tagStep  = Step{Type: StepTag, Add: []string{"vip"}, Remove: []string{"cold"}}
+)
+
+func wait(d time.Duration) Step { return Step{Type: StepWait, Duration: Duration(d)} }
+
+func TestRunnerSendsOnceOnRedelivery(t *testing.T) {
+	w := newWorld(t, apikey.Live, sendStep, wait(time.Hour), sendStep)
+	w.wake(t)
+	// A redelivery of the first step after its email went but before the
+	// run advanced: the claim is found, nothing goes twice.
+	w.run.Step, w.run.Status, w.run.Log, w.run.DueAt = 0, RunActive, nil, w.now
+	w.wake(t)
+	if len(w.sent) != 1 {
+		t.Fatalf("sent %d emails, want 1", len(w.sent))
+	}
+	e := w.claims[EmailID(w.run, 0)]
+	if e.Type != email.TypeAutomation || e.Environment != apikey.Live || e.Subject != "Still want <script>x</script>?" {
+		t.Errorf("claimed email = %+v", e)
+	}
+	body := string(w.sent[0].Raw)
+	if !strings.Contains(body, "&lt;script&gt;x&lt;/script&gt; for Ada") || strings.Contains(body, "<script>") && !strings.Contains(body, "Still want <script>") {
+		t.Errorf("html not escaped: %s", body)
+	}
+	if !strings.Contains(body, "https://sesame.test/u/c1") || !strings.Contains(body, "1 Main St") {
+		t.Errorf("no footer with the unsubscribe link: %s", body)
+	}
+	if w.run.Step != 2 || !w.run.DueAt.Equal(w.now.Add(time.Hour)) || len(w.wakeItems) != 2 {
+		t.Errorf("run after the wait: step %d due %v wake items %v", w.run.Step, w.run.DueAt, w.wakeItems)
+	}
+}
+
+func TestRunnerTagsOnceAndCompletes(t *testing.T) {
+	w := newWorld(t, apikey.Live, tagStep)
+	w.tags["cold"] = true
+	w.wake(t)
+	w.wake(t) // a duplicate wake-up of an ended run does nothing
+	if !w.tags["vip"] || w.tags["cold"] || len(w.tags) != 1 {
+		t.Errorf("tags = %v", w.tags)
+	}
+	if w.run.Status != RunCompleted || w.run.EndedAt == nil || len(w.run.Log) != 1 || w.run.Log[0].Outcome != "tagged" {
+		t.Errorf("run = %+v", w.run)
+	}
+}
+
+func TestRunnerWaits(t *testing.T) {
+	tests := map[string]struct {
+		d         time.Duration
+		queued    []time.Duration
+		wakeItems int
+	}{
+		"a short wait is a delayed message": {10 * time.Minute, []time.Duration{10 * time.Minute}, 0},
+		"a long wait is a wake-up item":     {72 * time.Hour, nil, 1},
+	}
+	for name, tt := range tests {
+		w := newWorld(t, apikey.Live, wait(tt.d), tagStep)
+		w.wake(t)
+		if len(w.wakes) != len(tt.queued) || (len(tt.queued) > 0 && w.wakes[0] != tt.queued[0]) || len(w.wakeItems) != tt.wakeItems {
+			t.Errorf("%s: queued %v, wake items %v", name, w.wakes, w.wakeItems)
+		}
+		if w.run.Step != 1 || len(w.tags) != 0 {
+			t.Errorf("%s: ran past the wait: step %d tags %v", name, w.run.Step, w.tags)
+		}
+		w.wake(t) // early: nothing, or a delayed message again
+		if len(w.tags) != 0 {
+			t.Errorf("%s: an early wake-up ran the next step", name)
+		}
+		w.now = w.now.Add(tt.d)
+		w.wake(t)
+		if w.run.Status != RunCompleted || !w.tags["vip"] {
+			t.Errorf("%s: after the wait: %+v tags %v", name, w.run, w.tags)
+		}
+	}
+}
+
+func TestRunnerStops(t *testing.T) {
+	tests := map[string]struct {
+		change func(w *world)
+		reason string
+	}{
+		"unsubscribed":  {func(w *world) { w.contact.Subscribed = false }, "the contact unsubscribed"},
+		"suppressed":    {func(w *world) { w.suppress = true }, "do-not-send list"},
+		"deleted":       {func(w *world) { w.contact = nil }, ReasonContactDeleted},
+		"allowance":     {func(w *world) { w.allowance, w.usage = 100, 100 }, "monthly allowance of 100"},
+		"test suppress": {func(w *world) { w.suppress, w.run.Environment = true, apikey.Test }, "do-not-send list"},
+	}
+	for name, tt := range tests {
+		w := newWorld(t, apikey.Live, sendStep, tagStep)
+		tt.change(w)
+		w.wake(t)
+		if w.run.Status != RunStopped || !strings.Contains(w.run.Reason, tt.reason) || w.run.Step != 0 || w.run.EndedAt == nil || len(w.tags) != 0 {
+			t.Errorf("%s: run = %+v", name, w.run)
+		}
+		if len(w.sent)+len(w.captured)+len(w.claims) != 0 {
+			t.Errorf("%s: an email went: %v %v", name, w.sent, w.captured)
+		}
+	}
+}
+
+func TestRunnerTestMode(t *testing.T) {
+	w := newWorld(t, apikey.Test, wait(72*time.Hour), tagStep, sendStep)
+	w.allowance, w.usage = 1, 1 // not counted, so not refused
+	w.wake(t)
+	if w.run.Status != RunCompleted || len(w.run.Log) != 3 {
+		t.Fatalf("test run = %+v", w.run)
+	}
+	if len(w.sent) != 0 || len(w.captured) != 1 || len(w.tags) != 0 || len(w.wakes)+len(w.wakeItems) != 0 {
+		t.Errorf("sent %d captured %d tags %v wakes %v %v", len(w.sent), len(w.captured), w.tags, w.wakes, w.wakeItems)
+	}
+	if e := w.claims[EmailID(w.run, 2)]; e.Environment != apikey.Test || e.Type != email.TypeAutomation {
+		t.Errorf("captured email = %+v", e)
+	}
+	for i, want := range []string{"test mode: the wait took no time", "test mode: nobody tagged", "test mode: captured, not delivered"} {
+		if w.run.Log[i].Detail != want {
+			t.Errorf("log %d = %+v, want %q", i, w.run.Log[i], want)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package automation
+
+import (
+	"context"
+	"time"
+)
+
+// WakeStore holds the wake-ups of long waits by due minute, and the
+// tick's cursor (dynamo.AutomationRuns).
+type WakeStore interface {
+	TickCursor(ctx context.Context) (time.Time, error)
+	SetTickCursor(ctx context.Context, minute time.Time) error
+	DueWakes(ctx context.Context, minute time.Time) ([]WakeMessage, error)
+	ClearWakes(ctx context.Context, minute time.Time, ms []WakeMessage) error
+}
+
+// WakeQueue puts wake-ups on the automations queue at once.
+type WakeQueue interface {
+	WakeAll(ctx context.Context, ms []WakeMessage) error
+}
+
+// SweepMinutes bounds the minutes one tick sweeps: a tick behind after an
+// outage catches up an hour a minute. A first tick, with no cursor, starts
+// this far back: a wake-up is always written at least MaxQueueDelay before
+// it is due, so none is older than the tick's first run.
+const SweepMinutes = 60
+
+// Tick enqueues the runs whose long wait ends: every minute it sweeps
+// the wake-ups due from its cursor to now.
+type Tick struct {
+	Wakes WakeStore
+	Queue WakeQueue
+	Now   func() time.Time
+}
+
+// Run sweeps the due minutes and says how many runs it woke. A minute is
+// cleared and the cursor moved only once its wake-ups are queued, so a
+// failed tick sweeps it again (a run woken twice does its step once).
+func (t *Tick) Run(ctx context.Context) (int, error) {
+	now := t.Now().UTC().Truncate(time.Minute)
+	cursor, err := t.Wakes.TickCursor(ctx)
+	if err != nil {
+		return 0, err
+	}
+	from := cursor.Add(time.Minute)
+	if cursor.IsZero() {
+		from = now.Add(-(SweepMinutes - 1) * time.Minute)
+	}
+	woken := 0
+	for m, n := from, 0; !m.After(now) && n < SweepMinutes; m, n = m.Add(time.Minute), n+1 {
+		due, err := t.Wakes.DueWakes(ctx, m)
+		if err != nil {
+			return woken, err
+		}
+		if len(due) > 0 {
+			if err := t.Queue.WakeAll(ctx, due); err != nil {
+				return woken, err
+			}
+			if err := t.Wakes.ClearWakes(ctx, m, due); err != nil {
+				return woken, err
+			}
+			woken += len(due)
+		}
+		if err := t.Wakes.SetTickCursor(ctx, m); err != nil {
+			return woken, err
+		}
+	}
+	return woken, nil
+}

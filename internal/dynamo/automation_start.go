@@ -1,0 +1,112 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/contact"
+)
+
+// The start of automation runs by an event (automation.TriggerStore).
+
+// startWakeMargin is how long after a started run is due the wake-up item
+// written with it lets the tick wake it: only a run whose queue message
+// was lost (the enqueue after the start failed) is still due by then;
+// any other has moved on, and the wake-up finds nothing to do.
+const startWakeMargin = 2 * time.Minute
+
+// rateKeep is how long a minute's event count is kept before its TTL.
+const rateKeep = time.Hour
+
+// EventContact is the id of the contact ref names: by id, its item (one
+// GetItem); by email, the email's claim, which holds the id (one GetItem,
+// the contact itself is not read). automation.ErrContactNotFound when the
+// workspace has none; an id that is not a UUID is never one.
+func (s *AutomationRuns) EventContact(ctx context.Context, workspaceID string, ref automation.ContactRef) (string, error) {
+	contacts := &Contacts{Table: s.Table}
+	if ref.Email != "" {
+		email := contact.NormalizeEmail(ref.Email)
+		if _, err := contact.CheckEmail(email); err != nil {
+			return "", automation.ErrContactNotFound
+		}
+		id, err := contacts.contactIDByEmail(ctx, workspaceID, email)
+		if err == nil && id == "" {
+			err = automation.ErrContactNotFound
+		}
+		return id, err
+	}
+	if _, err := uuid.Parse(ref.ID); err != nil {
+		return "", automation.ErrContactNotFound
+	}
+	it, err := contacts.getContact(ctx, workspaceID, ref.ID)
+	if errors.Is(err, contact.ErrNotFound) {
+		return "", automation.ErrContactNotFound
+	}
+	return it.SK, err
+}
+
+// StartRun writes run r in one transaction: the claim of its event_key
+// for ever (0), the claim of its contact's live run (1), one more event
+// in its automation's minute unless that has EventsPerMinute (2), the run
+// (3), and a wake-up item startWakeMargin after it is due (4). A failed
+// claim is a duplicate, whatever the minute; a full minute alone is
+// rate_limited. Either way nothing is written, so the same event_key
+// starts once the minute has room.
+func (s *AutomationRuns) StartRun(ctx context.Context, r automation.Run) (automation.RunOutcome, error) {
+	items, err := s.startItems(r)
+	if err != nil {
+		return "", err
+	}
+	failed, err := s.transact(ctx, items)
+	if err != nil {
+		return "", fmt.Errorf("start run: %w", err)
+	}
+	for _, i := range failed {
+		if i == 0 || i == 1 {
+			return automation.OutcomeDuplicate, nil
+		}
+	}
+	if len(failed) > 0 {
+		return automation.OutcomeRateLimited, nil
+	}
+	return automation.OutcomeStarted, nil
+}
+
+func (s *AutomationRuns) startItems(r automation.Run) ([]ddbtypes.TransactWriteItem, error) {
+	pk, sk := eventKeyKey(r.WorkspaceID, r.AutomationID, r.EventKey)
+	claimKey, err := s.putOf(eventKeyItem{PK: pk, SK: sk, RunID: r.ID, Environment: string(r.Environment), CreatedAt: r.StartedAt.UTC()}, itemAbsent())
+	if err != nil {
+		return nil, err
+	}
+	pk, sk = liveKey(r.WorkspaceID, r.AutomationID, r.ContactID)
+	claimLive, err := s.putOf(liveItem{PK: pk, SK: sk, RunID: r.ID}, itemAbsent())
+	if err != nil {
+		return nil, err
+	}
+	minute := r.StartedAt.UTC().Truncate(time.Minute)
+	count, err := s.updateOf(key(rateKey(r.WorkspaceID, r.AutomationID, minute)),
+		expression.Add(expression.Name("count"), expression.Value(1)).
+			Set(expression.Name("expires_at"), expression.Value(minute.Add(rateKeep).Unix())),
+		itemAbsent().Or(expression.Name("count").LessThan(expression.Value(automation.EventsPerMinute))))
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.putOf(newRunItem(r), itemAbsent())
+	if err != nil {
+		return nil, err
+	}
+	msg := automation.WakeMessage{WorkspaceID: r.WorkspaceID, AutomationID: r.AutomationID, RunID: r.ID}
+	pk, sk = wakeKey(r.DueAt.Add(startWakeMargin), msg)
+	wake, err := s.putOf(wakeItem{PK: pk, SK: sk, WorkspaceID: msg.WorkspaceID, AutomationID: msg.AutomationID, RunID: msg.RunID}, noCondition)
+	if err != nil {
+		return nil, err
+	}
+	return []ddbtypes.TransactWriteItem{{Put: claimKey}, {Put: claimLive}, {Update: count}, {Put: run}, {Put: wake}}, nil
+}
