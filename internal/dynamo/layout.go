@@ -89,6 +89,9 @@ const (
 	kindAutomation         = "AUTOMATION"
 	kindAutomationVersion  = "AUTOVER"
 	kindAutomationListener = "AUTOEVENT"
+	// How many automations listen for each event name (sk = event name),
+	// so activation holds automation.MaxActivePerEvent atomically.
+	kindAutomationListenerCount = "AUTOEVENTS"
 	// Per automation: the event_keys that started a run, for ever
 	// (AUTOKEY#<automation id>, sk = event_key), the contacts with a live
 	// run (AUTOLIVE#<automation id>, sk = contact id), the events counted
@@ -179,7 +182,7 @@ var WorkspaceKinds = []string{
 	kindContact, kindContactEmail, kindCampaignProgress, kindReputation,
 	kindSegment,
 	kindCampaign, kindCampaignRecipients,
-	kindAutomation, kindAutomationVersion, kindAutomationListener,
+	kindAutomation, kindAutomationVersion, kindAutomationListener, kindAutomationListenerCount,
 	kindAutomationKey, kindAutomationLive, kindAutomationRate, kindAutomationRun,
 	kindOwner, kindAudit,
 }

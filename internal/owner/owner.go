@@ -1,6 +1,6 @@
 // Package owner is what a workspace owner does, and never an API key:
 // workspaces, keys, domains and senders, held email, suppressions, webhook
-// endpoints. The console (cmd/sesame, signed in by AWS credentials) and
+// endpoints, automations. The console (cmd/sesame, signed in by AWS credentials) and
 // the web dashboard call these methods; they parse input and render
 // output, and the rules live here. Each concern declares the few store
 // methods it uses, so any repository with those methods serves it.
@@ -21,6 +21,7 @@ type Service struct {
 	Contacts     *Contacts
 	Segments     *Segments
 	Approvals    *Approvals
+	Automations  *Automations
 	// Owners sign in to the dashboard; Audit is the log of what they did.
 	Owners *Owners
 	Audit  *Audit

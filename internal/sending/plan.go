@@ -212,6 +212,14 @@ func DefaultSender(ws workspace.Workspace) (identity.Sender, error) {
 	return *ws.DefaultSender, nil
 }
 
+// CheckSender refuses a stored sender a send names by sender_id as /send
+// refuses it: not on a verified domain of ws, or an address the
+// message reading no longer accepts.
+func CheckSender(ws workspace.Workspace, sender identity.Sender) error {
+	_, _, err := resolveSender(Context{Workspace: ws, Sender: &sender}, Request{SenderID: sender.ID})
+	return err
+}
+
 // resolveSender picks the From: sender_id, else from, else the workspace
 // default; it must be on a verified domain of the workspace. reply_to
 // given in the request wins over the sender's own.

@@ -82,6 +82,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: bulk.Deliverability,
 			Workspaces: repos.Workspaces,
 		},
+		Automations: &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
 		Owners: &owner.Owners{Store: repos.Owners},
 		Audit:  &owner.Audit{Store: repos.Owners},
 	}

@@ -1,0 +1,289 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+// AutomationStore keeps a workspace's automations: each edit a new kept
+// version, activation under the per-event limit (dynamo.Automations).
+type AutomationStore interface {
+	CreateAutomation(ctx context.Context, a automation.Automation) (automation.Automation, error)
+	GetAutomation(ctx context.Context, workspaceID, id string) (automation.Automation, error)
+	ListAutomations(ctx context.Context, workspaceID string) ([]automation.Automation, error)
+	UpdateAutomation(ctx context.Context, read automation.Automation, d automation.Definition) (automation.Automation, error)
+	ActivateAutomation(ctx context.Context, read automation.Automation) (automation.Automation, error)
+	DeactivateAutomation(ctx context.Context, read automation.Automation) (automation.Automation, error)
+}
+
+// SenderReader reads one sender of a workspace.
+type SenderReader interface {
+	GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error)
+}
+
+// Automations are the owner's automation definitions: create from a
+// blueprint or a definition, list, show, edit, activate, deactivate. An
+// API key never reaches them; it only reports events.
+type Automations struct {
+	Store      AutomationStore
+	Senders    SenderReader
+	Workspaces WorkspaceReader
+}
+
+// AutomationRequest asks for a new automation: from a blueprint or from
+// a definition written as JSON (a file), exactly one; Name and Event,
+// when set, replace the source's.
+type AutomationRequest struct {
+	WorkspaceID string
+	Blueprint   string
+	Definition  []byte
+	Name, Event string
+}
+
+// AutomationEdit changes an automation: a whole new definition (JSON),
+// and/or its name or event (nil: unchanged).
+type AutomationEdit struct {
+	Definition  []byte
+	Name, Event *string
+}
+
+// ActivationError refuses to make an automation active, or to edit an
+// active one into what could not be: every problem, each with where it is.
+type ActivationError struct {
+	ID       string
+	Problems automation.Problems
+}
+
+func (e *ActivationError) Error() string {
+	return fmt.Sprintf("automation %s cannot be active:\n%s", e.ID, e.Problems)
+}
+
+func (e *ActivationError) Unwrap() error { return e.Problems }
+
+// ErrAutomationChanged refuses an edit or a status change of an
+// automation someone changed meanwhile; read it again and retry.
+var ErrAutomationChanged = errors.New("the automation changed meanwhile (edited, activated or deactivated); show it again and retry")
+
+// Create stores a new draft automation from a blueprint or a definition;
+// the draft is checked as a definition (Check), not yet for activation.
+func (s *Automations) Create(ctx context.Context, req AutomationRequest) (automation.Automation, error) {
+	if err := requireWorkspace(req.WorkspaceID); err != nil {
+		return automation.Automation{}, err
+	}
+	var d automation.Definition
+	var err error
+	source := "file"
+	switch {
+	case (req.Blueprint == "") == (req.Definition == nil):
+		return automation.Automation{}, &InputError{Field: "blueprint", Reason: "or file is required, one of them"}
+	case req.Blueprint != "":
+		source = "blueprint"
+		if d, err = automation.Blueprint(req.Blueprint); err != nil {
+			return automation.Automation{}, &InputError{Field: source, Err: err}
+		}
+	default:
+		if d, err = automation.ParseDefinition(req.Definition); err != nil {
+			return automation.Automation{}, &InputError{Field: source, Err: err}
+		}
+	}
+	if req.Name != "" {
+		d.Name = req.Name
+	}
+	if req.Event != "" {
+		d.Event = req.Event
+	}
+	if err := definitionError(source, d.Check()); err != nil {
+		return automation.Automation{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return automation.Automation{}, err
+	}
+	return s.Store.CreateAutomation(ctx, automation.Automation{
+		ID: id.String(), WorkspaceID: req.WorkspaceID, Name: d.Name, Event: d.Event,
+		Status: automation.StatusDraft, Steps: d.Steps,
+	})
+}
+
+// List returns the workspace's automations, oldest first.
+func (s *Automations) List(ctx context.Context, workspaceID string) ([]automation.Automation, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	return s.Store.ListAutomations(ctx, workspaceID)
+}
+
+// Show reads one automation with its current steps.
+func (s *Automations) Show(ctx context.Context, workspaceID, id string) (automation.Automation, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return automation.Automation{}, err
+	}
+	a, err := s.Store.GetAutomation(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
+	if errors.Is(err, automation.ErrNotFound) {
+		return automation.Automation{}, &InputError{Field: "automation", Value: id, Reason: "is not an automation of the workspace"}
+	}
+	return a, err
+}
+
+// Edit writes a new version of an automation: runs started afterwards
+// execute it, runs under way keep theirs, and the event_keys it saw stay
+// seen. An active automation stays active only with a definition that
+// activates (ActivationError), and keeps its event (deactivate first).
+func (s *Automations) Edit(ctx context.Context, workspaceID, id string, edit AutomationEdit) (automation.Automation, error) {
+	a, err := s.Show(ctx, workspaceID, id)
+	if err != nil {
+		return automation.Automation{}, err
+	}
+	d, source := a.Definition(), "name"
+	if edit.Definition != nil {
+		if d, err = automation.ParseDefinition(edit.Definition); err != nil {
+			return automation.Automation{}, &InputError{Field: "file", Err: err}
+		}
+		source = "file"
+	} else if edit.Name == nil && edit.Event == nil {
+		return automation.Automation{}, &InputError{Field: "file", Reason: "or name or event is required: nothing to change"}
+	}
+	if edit.Name != nil {
+		d.Name = *edit.Name
+	}
+	if edit.Event != nil {
+		d.Event = *edit.Event
+	}
+	if err := definitionError(source, d.Check()); err != nil {
+		return automation.Automation{}, err
+	}
+	if a.Status == automation.StatusActive {
+		if d.Event != a.Event {
+			return automation.Automation{}, &InputError{Field: "event", Reason: fmt.Sprintf("of an active automation stays %s: deactivate it, edit, and activate it again", a.Event)}
+		}
+		if err := s.checkActivation(ctx, a.ID, workspaceID, d); err != nil {
+			return automation.Automation{}, err
+		}
+	}
+	edited, err := s.Store.UpdateAutomation(ctx, a, d)
+	if errors.Is(err, automation.ErrConflict) {
+		return automation.Automation{}, ErrAutomationChanged
+	}
+	return edited, err
+}
+
+// Activate makes an automation receive events, after checking that it
+// can: a valid event name, every send step rendering with its fallbacks,
+// its senders verified, waits in range, and room among the event's
+// automation.MaxActivePerEvent. An active automation is returned as it is.
+func (s *Automations) Activate(ctx context.Context, workspaceID, id string) (automation.Automation, error) {
+	a, err := s.Show(ctx, workspaceID, id)
+	if err != nil || a.Status == automation.StatusActive {
+		return a, err
+	}
+	if err := s.checkActivation(ctx, a.ID, workspaceID, a.Definition()); err != nil {
+		return automation.Automation{}, err
+	}
+	active, err := s.Store.ActivateAutomation(ctx, a)
+	switch {
+	case errors.Is(err, automation.ErrEventFull):
+		return automation.Automation{}, &ActivationError{ID: a.ID, Problems: automation.Problems{{
+			Path: "event", Message: fmt.Sprintf("%s: %s", a.Event, err),
+		}}}
+	case errors.Is(err, automation.ErrConflict):
+		return automation.Automation{}, ErrAutomationChanged
+	}
+	return active, err
+}
+
+// Deactivate stops an automation receiving events; runs under way go on.
+// An automation that is not active is returned as it is.
+func (s *Automations) Deactivate(ctx context.Context, workspaceID, id string) (automation.Automation, error) {
+	a, err := s.Show(ctx, workspaceID, id)
+	if err != nil || a.Status != automation.StatusActive {
+		return a, err
+	}
+	inactive, err := s.Store.DeactivateAutomation(ctx, a)
+	if errors.Is(err, automation.ErrConflict) {
+		return automation.Automation{}, ErrAutomationChanged
+	}
+	return inactive, err
+}
+
+// checkActivation is every problem keeping d from being active: the
+// definition's (CheckActivation), and each send step's sender, the
+// workspace's default or the one sender_id names, on a verified domain
+// of the workspace.
+func (s *Automations) checkActivation(ctx context.Context, id, workspaceID string, d automation.Definition) error {
+	p := d.CheckActivation()
+	ws, err := s.Workspaces.GetWorkspace(ctx, workspaceID)
+	if err != nil {
+		return err
+	}
+	refusals := map[string]string{} // by sender id, "" the default
+	for i, step := range d.Steps {
+		if step.Type != automation.StepSend {
+			continue
+		}
+		why, seen := refusals[step.SenderID]
+		if !seen {
+			if why, err = s.senderRefusal(ctx, ws, step.SenderID); err != nil {
+				return err
+			}
+			refusals[step.SenderID] = why
+		}
+		if why != "" {
+			p = append(p, automation.Problem{Path: fmt.Sprintf("steps[%d].sender_id", i), Message: why})
+		}
+	}
+	if len(p) > 0 {
+		return &ActivationError{ID: id, Problems: p}
+	}
+	return nil
+}
+
+// senderRefusal says why a send naming senderID ("" the default) could
+// not send from ws now, "" when it could.
+func (s *Automations) senderRefusal(ctx context.Context, ws workspace.Workspace, senderID string) (string, error) {
+	if senderID == "" {
+		_, err := sending.DefaultSender(ws)
+		return refusal(err)
+	}
+	sender, err := s.Senders.GetSender(ctx, ws.ID, senderID)
+	if errors.Is(err, identity.ErrSenderNotFound) {
+		return "no sender with this id in the workspace (see `sesame senders list`)", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return refusal(sending.CheckSender(ws, sender))
+}
+
+// refusal is the message of a sender's refusal, or err itself when it
+// is not a refusal (a store fault).
+func refusal(err error) (string, error) {
+	if err == nil {
+		return "", nil
+	}
+	if f, ok := fail.As(err); ok && !f.Transient && f.Kind != fail.KindInternal {
+		return f.Message, nil
+	}
+	return "", err
+}
+
+// definitionError is p as an input error: a lone problem of the name or
+// the event names that input, others the source the definition came from.
+func definitionError(source string, p automation.Problems) error {
+	switch {
+	case len(p) == 0:
+		return nil
+	case len(p) == 1 && (p[0].Path == "name" || p[0].Path == "event"):
+		return &InputError{Field: p[0].Path, Err: errors.New(p[0].Message)}
+	}
+	return &InputError{Field: source, Err: p}
+}
