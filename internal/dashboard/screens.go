@@ -13,5 +13,7 @@ func (a *App) screens() []route {
 		a.auditRoutes(),
 		a.previewRoutes(),
 		a.soonRoutes(),
+		a.suppressionRoutes(), a.contactRoutes(), a.segmentRoutes(),
+		a.domainRoutes(), a.senderRoutes(), a.workspaceRoutes(), a.rotateRoutes(),
 	)
 }

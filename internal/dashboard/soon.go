@@ -10,9 +10,6 @@ var soon = []struct{ path, title, group, command string }{
 	{"/approvals", "Approvals", "approvals", "sesame approvals list"},
 	{"/held", "Held", "held", "sesame held list"},
 	{"/campaigns", "Campaigns", "approvals", "sesame approvals list"},
-	{"/contacts", "Contacts", "contacts", "sesame contacts list"},
-	{"/segments", "Segments", "segments", "sesame segments list"},
-	{"/suppressions", "Suppressions", "suppressions", "sesame suppressions list"},
 	{"/automations", "Automations", "automations", "sesame automations list"},
 }
 
