@@ -19,4 +19,3 @@ func (a *App) domains(w http.ResponseWriter, r *http.Request, s *session) error 
 	}
 	return a.render(w, s, http.StatusOK, "domains.html", "Domains", "/settings", list)
 }
-

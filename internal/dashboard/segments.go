@@ -43,4 +43,3 @@ func (a *App) segmentPage(w http.ResponseWriter, r *http.Request, s *session) er
 	}
 	return a.render(w, s, http.StatusOK, "segment.html", shown.Name, "/segments", segmentData{SegmentShown: shown, Filter: string(filter)})
 }
-

@@ -83,8 +83,8 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 			Workspaces: repos.Workspaces,
 		},
 		Automations: &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
-		Owners: &owner.Owners{Store: repos.Owners},
-		Audit:  &owner.Audit{Store: repos.Owners},
+		Owners:      &owner.Owners{Store: repos.Owners},
+		Audit:       &owner.Audit{Store: repos.Owners},
 	}
 }
 
