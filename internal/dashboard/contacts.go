@@ -3,7 +3,6 @@ package dashboard
 import (
 	"bytes"
 	"errors"
-	"html/template"
 	"net/http"
 	"strings"
 
@@ -92,16 +91,6 @@ func (a *App) importForm(w http.ResponseWriter, _ *http.Request, s *session) err
 // progressMark is where the import page is split to stream its progress.
 const progressMark = `<ol id="import-progress" aria-live="polite"></ol>`
 
-var progressLine = template.Must(template.New("progress").Parse(
-	`<li>{{.Rows}} rows read: {{.Created}} created, {{.Updated}} updated, {{len .Failed}} refused</li>` + "\n"))
-
-var importDone = template.Must(template.New("done").Parse(`<div class="notice" role="status" id="import-done">
-<p>Imported {{.Rows}} rows: {{.Created}} created, {{.Updated}} updated, {{len .Failed}} refused.</p>
-{{if .Failed}}<ul>{{range .Failed}}<li>{{.}}</li>{{end}}</ul>{{end}}</div>` + "\n"))
-
-var importFailed = template.Must(template.New("failed").Parse(
-	`<p class="error" role="alert" id="import-error">The import stopped: {{.}}</p>` + "\n"))
-
 // importContacts imports the uploaded CSV file, writing the page as the
 // import goes: a line per chunk written, then the report (a browser shows
 // each line as it comes; behind API Gateway the page arrives whole).
@@ -119,6 +108,7 @@ func (a *App) importContacts(w http.ResponseWriter, r *http.Request, s *session)
 	if !ok {
 		return errors.New("dashboard: the import page has no progress list")
 	}
+	t := a.pages["contacts-import.html"] // its progress templates
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	flusher, _ := w.(http.Flusher)
 	write := func(b []byte) {
@@ -130,7 +120,7 @@ func (a *App) importContacts(w http.ResponseWriter, r *http.Request, s *session)
 	write(append(head, `<ol id="import-progress" aria-live="polite">`...))
 	rep, err := a.svc.Owner.Contacts.Import(r.Context(), s.WorkspaceID, file, func(rep contact.Report) {
 		var b bytes.Buffer
-		if progressLine.Execute(&b, rep) == nil {
+		if t.ExecuteTemplate(&b, "progress-line", rep) == nil {
 			write(b.Bytes())
 		}
 	})
@@ -139,14 +129,14 @@ func (a *App) importContacts(w http.ResponseWriter, r *http.Request, s *session)
 	switch {
 	case err == nil:
 		err = a.audit(r.Context(), s, owner.ActionContactsImported, "")
-		_ = importDone.Execute(&out, rep)
+		_ = t.ExecuteTemplate(&out, "import-done", rep)
 	default:
 		var header *contact.HeaderError
 		msg := "the rows could not all be written; those before were imported. Import the file again: imported rows are updated, not duplicated."
 		if errors.As(err, &header) {
 			msg = err.Error()
 		}
-		_ = importFailed.Execute(&out, msg)
+		_ = t.ExecuteTemplate(&out, "import-failed", msg)
 		a.logger.WarnContext(r.Context(), "dashboard import stopped", "err", err)
 		err = nil // the page, sent already, says so
 	}

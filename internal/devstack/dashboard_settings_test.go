@@ -1,6 +1,7 @@
 package devstack_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -105,7 +106,7 @@ func TestDashboardWebhookRotation(t *testing.T) {
 		t.Fatalf("rotate: %d %s", p.status, p.body)
 	}
 	eps, _ := d.store.Webhooks.ListEndpoints(t.Context(), d.ws)
-	if m[1] != eps[0].Secret || eps[0].PreviousSecret != old[0].Secret || m[1] == old[0].Secret {
+	if m[1] = html.UnescapeString(m[1]); m[1] != eps[0].Secret || eps[0].PreviousSecret != old[0].Secret || m[1] == old[0].Secret {
 		t.Errorf("shown %q; endpoint secret %q, previous %q, before %q", m[1], eps[0].Secret, eps[0].PreviousSecret, old[0].Secret)
 	}
 	wantAudit(t, d, owner.ActionWebhookRotated, owner.ActionWebhookAdded)
