@@ -90,6 +90,7 @@ func (c *console) contactsCommand() *cobra.Command {
 	list.Flags().StringVar(&tag, "tag", "", "only contacts with this tag")
 	list.Flags().StringVar(&subscribed, "subscribed", "", "only subscribed (true) or unsubscribed (false) contacts")
 
+	var withEmails bool
 	show := &cobra.Command{
 		Use:   "show ID|EMAIL",
 		Short: "Show one contact",
@@ -99,9 +100,23 @@ func (c *console) contactsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.print(ct.View(), func(w io.Writer) { printContact(w, ct.View()) })
+			if !withEmails {
+				return c.print(ct.View(), func(w io.Writer) { printContact(w, ct.View()) })
+			}
+			sent, err := svc.Contacts.EmailsTo(cmd.Context(), c.cfg.WorkspaceID, ct)
+			if err != nil {
+				return err
+			}
+			return c.print(sent, func(w io.Writer) {
+				printContact(w, ct.View())
+				fmt.Fprintln(w, "\nEMAIL\tSTATUS\tSENT\tSUBJECT")
+				for _, e := range sent {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.ID, e.Status, e.SentAt.Format("2006-01-02 15:04"), e.Subject)
+				}
+			})
 		}),
 	}
+	show.Flags().BoolVar(&withEmails, "emails", false, fmt.Sprintf("also list the emails to the contact among the workspace's newest %d (with --json: the emails only)", owner.ContactEmailsScanned))
 
 	del := &cobra.Command{
 		Use:   "delete ID|EMAIL",

@@ -36,11 +36,11 @@ func ReadCSV(r io.Reader, fn func(Row) error) error {
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
-		return fmt.Errorf("read the header row: %w", err)
+		return &HeaderError{Err: fmt.Errorf("read the header row: %w", err)}
 	}
 	cols, err := readHeader(header)
 	if err != nil {
-		return err
+		return &HeaderError{Err: err}
 	}
 	for {
 		rec, err := cr.Read()
@@ -63,6 +63,14 @@ func ReadCSV(r io.Reader, fn func(Row) error) error {
 		}
 	}
 }
+
+// HeaderError stops an import whose file has no header row it can read:
+// the owner's file is at fault, not the store.
+type HeaderError struct{ Err error }
+
+func (e *HeaderError) Error() string { return e.Err.Error() }
+
+func (e *HeaderError) Unwrap() error { return e.Err }
 
 func readHeader(header []string) ([]string, error) {
 	cols := make([]string, len(header))

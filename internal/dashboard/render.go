@@ -83,9 +83,21 @@ type view struct {
 
 // render writes page name with status, data in view.Data.
 func (a *App) render(w http.ResponseWriter, s *session, status int, name, title, active string, data any) error {
+	b, err := a.page(s, name, title, active, data)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, err = w.Write(b)
+	return err
+}
+
+// page is page name rendered, data in view.Data.
+func (a *App) page(s *session, name, title, active string, data any) ([]byte, error) {
 	t, ok := a.pages[name]
 	if !ok {
-		return fmt.Errorf("dashboard: no template %s", name)
+		return nil, fmt.Errorf("dashboard: no template %s", name)
 	}
 	v := view{Title: title, Active: active, Nav: nav, Base: a.base, Session: s, Data: data}
 	if s != nil {
@@ -93,12 +105,9 @@ func (a *App) render(w http.ResponseWriter, s *session, status int, name, title,
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
-		return fmt.Errorf("dashboard: render %s: %w", name, err)
+		return nil, fmt.Errorf("dashboard: render %s: %w", name, err)
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, err := w.Write(buf.Bytes())
-	return err
+	return buf.Bytes(), nil
 }
 
 // errorPage is the error state of any page: a status, a title and what

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -24,6 +25,8 @@ type route struct {
 	// open routes are served without a session; picker routes with one
 	// that has no workspace picked yet.
 	open, picker bool
+	// maxBody bounds the body of a POST; 0 is maxForm.
+	maxBody int64
 }
 
 // pageFunc serves a request of a signed-in owner (s is nil on an open
@@ -72,7 +75,7 @@ func (a *App) wrap(rt route) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		post := r.Method == http.MethodPost
 		if post {
-			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+			r.Body = http.MaxBytesReader(w, r.Body, cmp.Or(rt.maxBody, maxForm))
 			if !a.sameOrigin(r) {
 				a.errorPage(w, r, nil, http.StatusForbidden, "Refused", "This form was not sent from the dashboard.")
 				return

@@ -17,5 +17,7 @@ func (a *App) screens() []route {
 		a.heldRoutes(),
 		a.campaignRoutes(),
 		a.soonRoutes(),
+		a.suppressionRoutes(), a.contactRoutes(), a.segmentRoutes(),
+		a.domainRoutes(), a.senderRoutes(), a.workspaceRoutes(), a.rotateRoutes(),
 	)
 }

@@ -6,9 +6,6 @@ import "net/http"
 // names the console command that does the job meanwhile. A screen built
 // later replaces its entry here.
 var soon = []struct{ path, title, group, command string }{
-	{"/contacts", "Contacts", "contacts", "sesame contacts list"},
-	{"/segments", "Segments", "segments", "sesame segments list"},
-	{"/suppressions", "Suppressions", "suppressions", "sesame suppressions list"},
 	{"/automations", "Automations", "automations", "sesame automations list"},
 }
 

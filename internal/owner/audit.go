@@ -30,6 +30,18 @@ const (
 	ActionCancelled      = "campaign.cancelled"
 	ActionHeldCleared    = "held.cleared"
 	ActionHeldDenied     = "held.denied"
+	// Actions of the audience, settings and automations screens.
+	ActionSuppressionAdded   = "suppression.added"
+	ActionSuppressionRemoved = "suppression.removed"
+	ActionContactsImported   = "contacts.imported"
+	ActionWebhookRotated     = "webhook.secret_rotated"
+	ActionDomainAdded        = "domain.added"
+	ActionSenderAdded        = "sender.added"
+	ActionWorkspaceChanged   = "workspace.changed"
+	ActionAutomationCreated  = "automation.created"
+	ActionAutomationEdited   = "automation.edited"
+	ActionAutomationOn       = "automation.activated"
+	ActionAutomationOff      = "automation.deactivated"
 )
 
 // AuditStore keeps the audit log of each workspace, newest first.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/email"
 )
 
 // ContactStore keeps a workspace's contacts.
@@ -19,6 +20,8 @@ type ContactStore interface {
 // Contacts lists, shows, deletes and imports a workspace's contacts.
 type Contacts struct {
 	Store ContactStore
+	// Emails finds a contact's emails.
+	Emails EmailLister
 }
 
 // List returns up to limit contacts, newest first, read a page at a time.
@@ -79,4 +82,34 @@ func (c *Contacts) Import(ctx context.Context, workspaceID string, r io.Reader, 
 		return contact.Report{}, err
 	}
 	return contact.Importer{Store: c.Store, Workers: 16}.Import(ctx, workspaceID, r, progress)
+}
+
+// ContactEmailsScanned bounds the workspace's newest emails Emails reads
+// to find a contact's: emails are not kept by recipient, so a contact's
+// older emails are not found.
+const ContactEmailsScanned = 1000
+
+// EmailsTo returns the emails sent to the contact's address among the
+// workspace's newest ContactEmailsScanned, newest first.
+func (c *Contacts) EmailsTo(ctx context.Context, workspaceID string, ct contact.Contact) ([]email.Email, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return nil, err
+	}
+	out := []email.Email{}
+	scanned := 0
+	for after, more := "", true; more && scanned < ContactEmailsScanned; {
+		var page []email.Email
+		var err error
+		page, after, more, err = c.Emails.ListEmails(ctx, workspaceID, email.Filter{}, after, min(emailsPage, ContactEmailsScanned-scanned))
+		if err != nil {
+			return nil, err
+		}
+		scanned += len(page)
+		for _, e := range page {
+			if contact.NormalizeEmail(e.To) == ct.Email {
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
 }

@@ -75,7 +75,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		Emails:       &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
-		Contacts:     &owner.Contacts{Store: repos.Contacts},
+		Contacts:     &owner.Contacts{Store: repos.Contacts, Emails: repos.Emails},
 		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},

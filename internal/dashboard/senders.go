@@ -1,0 +1,59 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/sesame-mail/sesame/internal/owner"
+)
+
+func (a *App) senderRoutes() []route {
+	return []route{
+		{pattern: "GET /settings/senders", handler: a.senders},
+		{pattern: "POST /settings/senders", handler: a.addSender},
+	}
+}
+
+type sendersData struct {
+	owner.SenderList
+	Notice, Error string
+}
+
+func (a *App) sendersPage(w http.ResponseWriter, r *http.Request, s *session, status int, d sendersData) error {
+	list, err := a.svc.Owner.Senders.List(r.Context(), s.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	d.SenderList = list
+	return a.render(w, s, status, "senders.html", "Senders", "/settings", d)
+}
+
+func (a *App) senders(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.sendersPage(w, r, s, http.StatusOK, sendersData{})
+}
+
+func (a *App) addSender(w http.ResponseWriter, r *http.Request, s *session) error {
+	var replyTo []string
+	for _, addr := range strings.Split(r.PostFormValue("reply-to"), ",") {
+		if addr = strings.TrimSpace(addr); addr != "" {
+			replyTo = append(replyTo, addr)
+		}
+	}
+	sender, err := a.svc.Owner.Senders.Add(r.Context(), owner.SenderRequest{
+		WorkspaceID: s.WorkspaceID, From: strings.TrimSpace(r.PostFormValue("from")), ReplyTo: replyTo,
+		Default: r.PostFormValue("default") == "yes",
+	})
+	var input *owner.InputError
+	var foreign *owner.ForeignDomainError
+	if errors.As(err, &input) || errors.As(err, &foreign) {
+		return a.sendersPage(w, r, s, http.StatusBadRequest, sendersData{Error: err.Error()})
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.audit(r.Context(), s, owner.ActionSenderAdded, sender.ID); err != nil {
+		return err
+	}
+	return a.sendersPage(w, r, s, http.StatusOK, sendersData{Notice: sender.Email + " was added."})
+}

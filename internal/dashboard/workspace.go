@@ -1,0 +1,77 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
+
+func (a *App) workspaceRoutes() []route {
+	return []route{
+		{pattern: "GET /settings/workspace", handler: a.workspaceSettings},
+		{pattern: "POST /settings/workspace", handler: a.changeWorkspace},
+	}
+}
+
+type workspaceData struct {
+	Workspace     workspace.Workspace
+	Notice, Error string
+}
+
+func (a *App) workspacePage(w http.ResponseWriter, r *http.Request, s *session, status int, d workspaceData) error {
+	ws, err := a.svc.Owner.Workspaces.Get(r.Context(), s.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	d.Workspace = ws
+	return a.render(w, s, status, "workspace.html", "Workspace settings", "/settings", d)
+}
+
+func (a *App) workspaceSettings(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.workspacePage(w, r, s, http.StatusOK, workspaceData{})
+}
+
+// changeWorkspace sends every setting of the form as a change, as `sesame
+// workspace set` does with each flag; the owner service refuses what is
+// out of range.
+func (a *App) changeWorkspace(w http.ResponseWriter, r *http.Request, s *session) error {
+	refuse := func(msg string) error {
+		return a.workspacePage(w, r, s, http.StatusBadRequest, workspaceData{Error: msg})
+	}
+	allowance, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("monthly-allowance")))
+	if err != nil {
+		return refuse("monthly-allowance must be a whole number (0: no cap)")
+	}
+	var brands []string
+	for _, b := range strings.Split(r.PostFormValue("brands"), ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			brands = append(brands, b)
+		}
+	}
+	postal := strings.TrimSpace(r.PostFormValue("postal-address"))
+	tracking := r.PostFormValue("default-tracking")
+	trackingOff := r.PostFormValue("tracking-off-provisioned") == "yes"
+	bulk := r.PostFormValue("bulk-approved") == "yes"
+	change := workspace.Settings{
+		MonthlyAllowance: &allowance, Brands: &brands, PostalAddress: &postal,
+		TrackingOffProvisioned: &trackingOff, BulkApproved: &bulk,
+	}
+	if tracking != "" { // unset stays unset: full
+		change.DefaultTracking = &tracking
+	}
+	if _, err := a.svc.Owner.Workspaces.Update(r.Context(), s.WorkspaceID, change); err != nil {
+		var input *owner.InputError
+		if errors.As(err, &input) {
+			return refuse(input.Error())
+		}
+		return err
+	}
+	if err := a.audit(r.Context(), s, owner.ActionWorkspaceChanged, s.WorkspaceID); err != nil {
+		return err
+	}
+	return a.workspacePage(w, r, s, http.StatusOK, workspaceData{Notice: "The settings are saved."})
+}

@@ -1,0 +1,128 @@
+package devstack_test
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/owner"
+)
+
+// Domains and senders: no domain says how to add one; a domain shows its
+// DKIM records and status; a sender on a foreign domain is refused on the
+// page, one on the workspace's domain is added as the default.
+func TestDashboardDomainsAndSenders(t *testing.T) {
+	d := startDashboard(t)
+	c, csrf := d.signIn(t, d.owner)
+	if p := d.dashDo(t, c, "/dashboard/settings/domains", nil); !strings.Contains(p.body, "No sending domain yet") {
+		t.Errorf("no domains: %s", p.body)
+	}
+	records := []identity.DNSRecord{{Type: "CNAME", Name: "abc._domainkey.shop.example", Value: "abc.dkim.amazonses.com"}}
+	if _, err := d.store.Domains.AddDomain(t.Context(), d.ws, "shop.example", records); err != nil {
+		t.Fatal(err)
+	}
+	p := d.dashDo(t, c, "/dashboard/settings/domains", nil)
+	for _, want := range []string{"<code>abc._domainkey.shop.example</code>", "<code>abc.dkim.amazonses.com</code>", `class="domain-status">pending`} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("domains page lacks %q: %s", want, p.body)
+		}
+	}
+	if p := d.dashDo(t, c, "/dashboard/settings/senders", nil); !strings.Contains(p.body, "No sender yet") {
+		t.Errorf("no senders: %s", p.body)
+	}
+	foreign := url.Values{"csrf": {csrf}, "from": {"Shop <hi@elsewhere.example>"}}
+	if p := d.dashDo(t, c, "/dashboard/settings/senders", foreign); p.status != http.StatusBadRequest || !strings.Contains(p.body, "elsewhere.example is not a domain of this workspace") {
+		t.Errorf("a foreign domain's sender: %d %s", p.status, p.body)
+	}
+	ok := url.Values{"csrf": {csrf}, "from": {"Shop <hi@shop.example>"}, "reply-to": {"help@shop.example"}, "default": {"yes"}}
+	if p := d.dashDo(t, c, "/dashboard/settings/senders", ok); p.status != http.StatusOK || !strings.Contains(p.body, "<td>default</td>") {
+		t.Errorf("add a default sender: %d %s", p.status, p.body)
+	}
+	ws, _ := d.store.Workspaces.GetWorkspace(t.Context(), d.ws)
+	if ws.DefaultSender == nil || ws.DefaultSender.Email != "hi@shop.example" {
+		t.Errorf("default sender %+v", ws.DefaultSender)
+	}
+	wantNewestAudit(t, d, owner.ActionSenderAdded)
+}
+
+// Workspace settings: the form changes every setting as the console's
+// flags do; an out-of-range allowance or a two-line postal address is
+// refused on the page and changes nothing.
+func TestDashboardWorkspaceSettings(t *testing.T) {
+	d := startDashboard(t)
+	c, csrf := d.signIn(t, d.owner)
+	form := url.Values{"csrf": {csrf}, "postal-address": {"Shop Ltd, 1 Main St"}, "brands": {"Shop, ShopCo"},
+		"monthly-allowance": {"5000"}, "default-tracking": {"essential"}, "tracking-off-provisioned": {"yes"}, "bulk-approved": {"yes"}}
+	if p := d.dashDo(t, c, "/dashboard/settings/workspace", form); p.status != http.StatusOK || !strings.Contains(p.body, "The settings are saved") {
+		t.Fatalf("save: %d %s", p.status, p.body)
+	}
+	ws, err := d.store.Workspaces.GetWorkspace(t.Context(), d.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.PostalAddress != "Shop Ltd, 1 Main St" || strings.Join(ws.Brands, "|") != "Shop|ShopCo" || ws.MonthlyAllowance != 5000 ||
+		ws.DefaultTracking != "essential" || !ws.TrackingOffProvisioned || !ws.BulkApproved {
+		t.Errorf("workspace after saving: %+v", ws)
+	}
+	for name, change := range map[string][2]string{
+		"negative allowance": {"monthly-allowance", "-1"},
+		"two-line address":   {"postal-address", "Shop Ltd\n1 Main St"},
+	} {
+		bad := url.Values{}
+		for k, v := range form {
+			bad[k] = v
+		}
+		bad.Set(change[0], change[1])
+		if p := d.dashDo(t, c, "/dashboard/settings/workspace", bad); p.status != http.StatusBadRequest || !strings.Contains(p.body, `role="alert">`+change[0]) {
+			t.Errorf("%s: %d %s", name, p.status, p.body)
+		}
+	}
+	if again, _ := d.store.Workspaces.GetWorkspace(t.Context(), d.ws); again.MonthlyAllowance != 5000 || again.PostalAddress != ws.PostalAddress {
+		t.Errorf("a refused form changed the workspace: %+v", again)
+	}
+	wantNewestAudit(t, d, owner.ActionWorkspaceChanged)
+}
+
+var secretRE = regexp.MustCompile(`id="wh-secret" class="secret" readonly value="([^"]+)"`)
+
+// Rotating an endpoint's secret shows the new one once (audited), says
+// until when the old one signs, and another workspace's endpoint is 404.
+func TestDashboardWebhookRotation(t *testing.T) {
+	d := startDashboard(t)
+	c, csrf := d.signIn(t, d.owner)
+	p := d.dashDo(t, c, "/dashboard/settings/webhooks", url.Values{"csrf": {csrf}, "url": {"https://example.com/hooks"}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("add endpoint: %d", p.status)
+	}
+	path := p.header.Get("Location")
+	old, _ := d.store.Webhooks.ListEndpoints(t.Context(), d.ws)
+	p = d.dashDo(t, c, path+"/rotate", url.Values{"csrf": {csrf}})
+	m := secretRE.FindStringSubmatch(p.body)
+	if p.status != http.StatusOK || m == nil || !strings.Contains(p.body, `id="wh-old-until"`) {
+		t.Fatalf("rotate: %d %s", p.status, p.body)
+	}
+	eps, _ := d.store.Webhooks.ListEndpoints(t.Context(), d.ws)
+	if m[1] = html.UnescapeString(m[1]); m[1] != eps[0].Secret || eps[0].PreviousSecret != old[0].Secret || m[1] == old[0].Secret {
+		t.Errorf("shown %q; endpoint secret %q, previous %q, before %q", m[1], eps[0].Secret, eps[0].PreviousSecret, old[0].Secret)
+	}
+	wantNewestAudit(t, d, owner.ActionWebhookRotated, owner.ActionWebhookAdded)
+
+	other := startDashboardOn(t, d)
+	oc, ocsrf := d.signIn(t, other)
+	if p := d.dashDo(t, oc, path+"/rotate", url.Values{"csrf": {ocsrf}}); p.status != http.StatusNotFound {
+		t.Errorf("rotate another workspace's endpoint: %d, want 404", p.status)
+	}
+}
+
+// startDashboardOn adds a workspace with its own owner to d's dev server;
+// it returns the owner's address.
+func startDashboardOn(t *testing.T, d *dash) string {
+	t.Helper()
+	address := "other-" + d.owner
+	d.ownedWorkspace(t, address)
+	return address
+}
