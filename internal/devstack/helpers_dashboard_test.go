@@ -197,7 +197,9 @@ func newTab(t *testing.T) context.Context {
 		t.Fatalf("start chromium: %v", chrome.err)
 	}
 	tab, cancel := chromedp.NewContext(chrome.ctx, chromedp.WithNewBrowserContext())
-	ctx, cancelTimeout := context.WithTimeout(tab, 90*time.Second)
+	// A guard against a hung page, not a speed check: generous, since a
+	// 2-core machine runs other packages' tests beside the browser.
+	ctx, cancelTimeout := context.WithTimeout(tab, 4*time.Minute)
 	t.Cleanup(func() { cancelTimeout(); cancel() })
 	return ctx
 }
