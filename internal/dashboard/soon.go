@@ -5,9 +5,7 @@ import "net/http"
 // soon are the nav entries whose screens are not built yet: each page
 // names the console command that does the job meanwhile. A screen built
 // later replaces its entry here.
-var soon = []struct{ path, title, group, command string }{
-	{"/automations", "Automations", "automations", "sesame automations list"},
-}
+var soon = []struct{ path, title, group, command string }{}
 
 func (a *App) soonRoutes() []route {
 	out := []route{{pattern: "GET /settings", handler: func(w http.ResponseWriter, _ *http.Request, s *session) error {
