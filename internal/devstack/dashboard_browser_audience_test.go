@@ -28,17 +28,17 @@ func TestDashboardAudienceInBrowser(t *testing.T) {
 	}
 	tab := newTab(t)
 	link := d.requestLink(t, noRedirects(), d.owner)
-	run(t, tab, chromedp.Navigate(link), chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
+	run(t, tab, chromedp.Navigate(link), click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
 
 	d.visit(t, tab, "/dashboard/suppressions", "suppressions-empty")
-	run(t, tab, chromedp.SendKeys(css("#sup-address"), "gone@example.com"), chromedp.Click(css("form.stack button[type=submit]")),
+	run(t, tab, chromedp.SendKeys(css("#sup-address"), "gone@example.com"), click(css("form.stack button[type=submit]")),
 		chromedp.WaitVisible(css(`button[aria-label="Remove gone@example.com"]`)))
 	if listed, err := d.store.Suppressions.Suppressed(t.Context(), d.ws, "gone@example.com"); !listed || err != nil {
 		t.Fatalf("after the add form: suppressed %v, %v", listed, err)
 	}
 	checkA11y(t, tab, "suppressions")
 	screenshot(t, tab, "suppressions")
-	run(t, tab, chromedp.Click(css(`button[aria-label="Remove gone@example.com"]`)), chromedp.WaitVisible(css("p.empty")))
+	run(t, tab, click(css(`button[aria-label="Remove gone@example.com"]`)), chromedp.WaitVisible(css("p.empty")))
 	if listed, err := d.store.Suppressions.Suppressed(t.Context(), d.ws, "gone@example.com"); listed || err != nil {
 		t.Errorf("after the remove button: suppressed %v, %v", listed, err)
 	}

@@ -17,18 +17,18 @@ func TestDashboardAutomationsInBrowser(t *testing.T) {
 	d, s := startAutomationDashboard(t)
 	tab := newTab(t)
 	link := d.requestLink(t, noRedirects(), d.owner)
-	run(t, tab, chromedp.Navigate(link), chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
+	run(t, tab, chromedp.Navigate(link), click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
 
 	d.visit(t, tab, "/dashboard/automations", "automations-empty")
 	run(t, tab, chromedp.SetValue(css("#auto-blueprint"), "back_in_stock"), chromedp.SendKeys(css("#auto-name"), "Restock"),
-		chromedp.Click(css("#create-automation")), chromedp.WaitVisible(css("#activate")))
-	run(t, tab, chromedp.Click(css("#activate")), chromedp.WaitVisible(css("#problems")))
+		click(css("#create-automation")), chromedp.WaitVisible(css("#activate")))
+	run(t, tab, click(css("#activate")), chromedp.WaitVisible(css("#problems")))
 	checkA11y(t, tab, "automation-refused")
 	screenshot(t, tab, "automation-refused")
 
 	addr := "Shop Ltd, 1 Main St"
 	s.update(t, d.env, workspace.Settings{PostalAddress: &addr})
-	run(t, tab, chromedp.Click(css("#activate")), chromedp.WaitVisible(css("#deactivate")))
+	run(t, tab, click(css("#activate")), chromedp.WaitVisible(css("#deactivate")))
 	checkA11y(t, tab, "automation")
 	screenshot(t, tab, "automation")
 	list, err := d.automations().List(t.Context(), d.ws)

@@ -27,13 +27,13 @@ func TestDashboardInBrowser(t *testing.T) {
 	seedMetrics(t, d)
 	tab := newTab(t)
 	run(t, tab, chromedp.Navigate(d.url+"/dashboard/settings/keys"), chromedp.WaitVisible(css("#email")))
-	if loc, _ := chromedp.Run(tab, chromedp.Location()); loc != d.url+"/dashboard/sign-in" {
+	if loc := do(t, tab, chromedp.Location()); loc != d.url+"/dashboard/sign-in" {
 		t.Fatalf("without a session the browser is at %s, want the sign-in page", loc)
 	}
 	checkA11y(t, tab, "sign-in")
 	screenshot(t, tab, "sign-in")
 
-	run(t, tab, chromedp.SendKeys(css("#email"), d.owner), chromedp.Click(css("main button[type=submit]")),
+	run(t, tab, chromedp.SendKeys(css("#email"), d.owner), click(css("main button[type=submit]")),
 		chromedp.WaitVisible(css("main [role=status]")))
 	checkA11y(t, tab, "sign-in-sent")
 	links := signInLinks(t, d.owner)
@@ -43,7 +43,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	run(t, tab, chromedp.Navigate(links[0]), chromedp.WaitVisible(css("main button[type=submit]")))
 	checkA11y(t, tab, "sign-in-confirm")
 	screenshot(t, tab, "sign-in-confirm")
-	run(t, tab, chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
+	run(t, tab, click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
 	d.visit(t, tab, "/dashboard/", "overview")
 	if n := eval[int](t, tab, `document.querySelectorAll("svg.chart polyline").length`); n != 6 {
 		t.Errorf("the overview's chart has %d lines, want 6", n)
@@ -57,7 +57,7 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// A key: created with full access, shown once, working; then revoked.
 	d.visit(t, tab, "/dashboard/settings/keys", "keys")
-	run(t, tab, chromedp.SendKeys(css("#key-name"), "browser key"), chromedp.Click(css("form.stack button[type=submit]")),
+	run(t, tab, chromedp.SendKeys(css("#key-name"), "browser key"), click(css("form.stack button[type=submit]")),
 		chromedp.WaitVisible(css("#new-key")))
 	key := value(t, tab, "#new-key")
 	checkA11y(t, tab, "keys-created")
@@ -66,7 +66,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("the key the dashboard showed answers %d", r.status)
 	}
 	run(t, tab, chromedp.Navigate(d.url+"/dashboard/settings/keys"), chromedp.WaitVisible(css(`button[aria-label="Revoke browser key"]`)),
-		chromedp.Click(css(`button[aria-label="Revoke browser key"]`)), chromedp.WaitVisible(css("tr.revoked")))
+		click(css(`button[aria-label="Revoke browser key"]`)), chromedp.WaitVisible(css("tr.revoked")))
 	if r := d.get("Bearer "+key, "/api/v1/emails"); r.status != http.StatusUnauthorized {
 		t.Errorf("the revoked key answers %d, want 401", r.status)
 	}
@@ -76,10 +76,10 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// A webhook endpoint: added, its secret revealed (and audited).
 	d.visit(t, tab, "/dashboard/settings/webhooks", "webhooks")
-	run(t, tab, chromedp.SendKeys(css("#wh-url"), "https://example.com/hooks"), chromedp.Click(css("form.stack button[type=submit]")),
+	run(t, tab, chromedp.SendKeys(css("#wh-url"), "https://example.com/hooks"), click(css("form.stack button[type=submit]")),
 		chromedp.WaitVisible(css("#wh-state")))
 	checkA11y(t, tab, "webhook")
-	run(t, tab, chromedp.Click(css(`form[action$="/secret"] button`)), chromedp.WaitVisible(css("#wh-secret")))
+	run(t, tab, click(css(`form[action$="/secret"] button`)), chromedp.WaitVisible(css("#wh-secret")))
 	eps, err := d.store.Webhooks.ListEndpoints(t.Context(), d.ws)
 	if err != nil || len(eps) != 1 {
 		t.Fatalf("endpoints after adding one: %v %v", eps, err)
@@ -149,9 +149,9 @@ func TestDashboardPreviewRunsNoScript(t *testing.T) {
 	tab := newTab(t)
 	// The browser signs in as the owner would.
 	link := d.requestLink(t, noRedirects(), d.owner)
-	run(t, tab, chromedp.Navigate(link), chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
+	run(t, tab, chromedp.Navigate(link), click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
 	run(t, tab, chromedp.Navigate(d.url+preview), chromedp.WaitVisible(css("#hi")))
-	if title, _ := chromedp.Run(tab, chromedp.Title()); title == "ran" {
+	if title := do(t, tab, chromedp.Title()); title == "ran" {
 		t.Error("the preview's script ran on its own URL")
 	}
 	// Framed by a dashboard page as a screen frames it.

@@ -31,7 +31,7 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 
 	e.visit(t, tab, "/dashboard/approvals", "approvals")
 	e.visit(t, tab, "/dashboard/approvals/"+o.first, "approval")
-	run(t, tab, chromedp.Click(css("#approve")), chromedp.WaitVisible(css("#progress")))
+	run(t, tab, click(css("#approve")), chromedp.WaitVisible(css("#progress")))
 	drainSends(t, e.queues.Poller(t, queue.Sends.Name, api.Consumers(e.deps)[routes.CampaignSender]))
 	e.visit(t, tab, "/dashboard/campaigns/"+o.first, "campaign")
 	if sent := text(t, tab, "#sent"); sent != "2" {
@@ -44,7 +44,7 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 	// A tab of its own for each part: each has the harness's time limit.
 	tab = o.tab(t, e)
 	run(t, tab, chromedp.Navigate(e.url+"/dashboard/approvals/"+o.second), chromedp.WaitVisible(css("#discard")),
-		chromedp.Click(css("#discard")), chromedp.WaitVisible(css("#approval-queue")))
+		click(css("#discard")), chromedp.WaitVisible(css("#approval-queue")))
 	if c, _ := e.store.Campaigns.GetCampaign(t.Context(), o.id, o.second); c.Status != campaign.StatusDiscarded {
 		t.Errorf("the discarded draft is %s", c.Status)
 	}
@@ -68,7 +68,7 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 	tab = o.tab(t, e)
 	e.visit(t, tab, "/dashboard/held", "held")
 	e.visit(t, tab, "/dashboard/held/"+held.ID, "held-email")
-	run(t, tab, chromedp.Click(css("#clear")), chromedp.WaitVisible(css("#held-list")))
+	run(t, tab, click(css("#clear")), chromedp.WaitVisible(css("#held-list")))
 	e.reviewHeld(t, 1)
 	e.wantEmail(t, o.key, held.ID, "sent", "")
 
@@ -84,16 +84,12 @@ func (o *ownedBulk) tab(t *testing.T, e *env) context.Context {
 	t.Helper()
 	tab := newTab(t)
 	link := e.requestLink(t, noRedirects(), o.owner)
-	run(t, tab, chromedp.Navigate(link), chromedp.Click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
+	run(t, tab, chromedp.Navigate(link), click(css("main button[type=submit]")), chromedp.WaitVisible(css("#waiting")))
 	return tab
 }
 
 // text is the text of the element sel.
 func text(t *testing.T, tab context.Context, sel string) string {
 	t.Helper()
-	v, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(v)
+	return strings.TrimSpace(do(t, tab, chromedp.Text(chromedp.CSS(sel))))
 }

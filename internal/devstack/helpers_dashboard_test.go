@@ -6,6 +6,7 @@ package devstack_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -18,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
@@ -189,7 +192,11 @@ func newTab(t *testing.T) context.Context {
 			chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 			chromedp.WindowSize(1280, 900))
 		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancel := chromedp.NewContext(alloc)
+		var copts []chromedp.ContextOption
+		if os.Getenv("SESAME_CDP_DEBUG") != "" { // every DevTools message, to diagnose a hung step
+			copts = append(copts, chromedp.WithDebugf(func(f string, a ...any) { fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05.000 ")+f+"\n", a...) }))
+		}
+		ctx, cancel := chromedp.NewContext(alloc, copts...)
 		chrome.ctx, chrome.err = ctx, chromedp.Do(ctx)
 		chrome.closer = func() { cancel(); cancelAlloc(); os.RemoveAll(dir) }
 	})
@@ -197,11 +204,14 @@ func newTab(t *testing.T) context.Context {
 		t.Fatalf("start chromium: %v", chrome.err)
 	}
 	tab, cancel := chromedp.NewContext(chrome.ctx, chromedp.WithNewBrowserContext())
-	// A guard against a hung page, not a speed check: generous, since a
-	// 2-core machine runs other packages' tests beside the browser.
-	ctx, cancelTimeout := context.WithTimeout(tab, 4*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancel() })
-	return ctx
+	t.Cleanup(cancel)
+	// chromedp binds a tab's event loop to the context of its first run: it
+	// is attached here, with the tab's own context, so that the steps'
+	// time limits end a step and never the tab.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	return tab
 }
 
 // closeBrowser ends the shared browser, if one started.
@@ -211,23 +221,54 @@ func closeBrowser() {
 	}
 }
 
+// stepLimit guards each browser step against a hung page; it is not a
+// speed check, and it is generous, since a 2-core machine runs other
+// packages' tests beside the browser.
+const stepLimit = 90 * time.Second
+
+// do runs a in the tab within stepLimit, failing t with what the tab shows
+// on an error.
+func do[T any](t *testing.T, tab context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepLimit)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("%v; the tab shows: %s", err, showPage(tab))
+	}
+	return v
+}
+
 // run runs steps in the tab, failing t on an error.
 func run(t *testing.T, tab context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(tab, steps...); err != nil {
-		t.Fatal(err)
+	do(t, tab, chromedp.Steps(steps...))
+}
+
+// click presses the button sel from the keyboard: focused, then Enter, as
+// a keyboard user would (every action must be keyboard reachable). A mouse
+// click at the button's coordinates missed now and then: with several tabs
+// open, a tab's hit test could lag behind its scroll.
+func click(sel css) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.Focus(sel), chromedp.KeyEvent(kb.Enter))
+}
+
+// showPage is the tab's address, its state and the start of its text.
+func showPage(tab context.Context) string {
+	ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+	defer cancel()
+	page, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + document.readyState + ": " + (document.body ? document.body.innerText.slice(0, 600) : "")`))
+	if err != nil {
+		return "(unreadable: " + err.Error() + ")"
 	}
+	return page
 }
 
 // eval is the value of a script in the tab's page, awaited when it is a
 // promise.
 func eval[T any](t *testing.T, tab context.Context, script string) T {
 	t.Helper()
-	v, err := chromedp.Run(tab, chromedp.Evaluate[T](script, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return do(t, tab, chromedp.Evaluate[T](script, chromedp.EvalAwaitPromise))
 }
 
 // axeSource is axe-core, pinned in localstack/package.json.
@@ -260,10 +301,7 @@ func screenshot(t *testing.T, tab context.Context, name string) {
 	if dir == "" {
 		return
 	}
-	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
+	png := do(t, tab, chromedp.FullScreenshot(100))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -284,9 +322,5 @@ func (e *env) visit(t *testing.T, tab context.Context, path, name string) {
 // value is the value of the form control sel.
 func value(t *testing.T, tab context.Context, sel string) string {
 	t.Helper()
-	v, err := chromedp.Run(tab, chromedp.Value(chromedp.CSS(sel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return do(t, tab, chromedp.Value(chromedp.CSS(sel)))
 }
