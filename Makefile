@@ -49,7 +49,7 @@ chromium:
 
 ## screenshots: a PNG of each dashboard screen under .sesame/screenshots/
 screenshots: deps chromium
-	SESAME_SCREENSHOTS=$(CURDIR)/.sesame/screenshots localstack/test.sh -run 'TestDashboardInBrowser'
+	SESAME_SCREENSHOTS=$(CURDIR)/.sesame/screenshots PACKAGES=./internal/devstack/ localstack/test.sh -run 'TestDashboard.*InBrowser'
 
 ## fuzz: every fuzz target (func Fuzz… in a _test.go) for FUZZTIME each, in turn;
 ##   its seed corpus (testdata/fuzz/<Fuzz…>) also runs in make test. A failing

@@ -14,4 +14,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
 trap '"$here/emulators.sh" stop' EXIT
 "$here/emulators.sh" start
 cd "$root"
-go test -race -count=1 -timeout 12m "$@" ./...
+# PACKAGES narrows the run (e.g. PACKAGES=./internal/devstack/); every
+# package by default.
+read -r -a packages <<< "${PACKAGES:-./...}"
+go test -race -count=1 -timeout 12m "$@" "${packages[@]}"
