@@ -19,12 +19,32 @@ type chunkItem struct {
 	IDs []byte `dynamodbav:"ids"`
 }
 
+// contentItem is a campaign's html, in its recipients' partition: written
+// with the chunks, once, and rewritten only by an edit.
+type contentItem struct {
+	PK   string `dynamodbav:"pk"`
+	SK   string `dynamodbav:"sk"`
+	HTML string `dynamodbav:"html"`
+}
+
+// contentSK is the content item's sort key beside the chunks' numbers.
+const contentSK = "html"
+
+// contentKey is the key of a campaign's content item.
+func contentKey(workspaceID, campaignID string) map[string]ddbtypes.AttributeValue {
+	return key(campaignRecipientsPK(workspaceID, campaignID), contentSK)
+}
+
 // chunkSK is chunk n's sort key, zero-padded so chunks sort in order.
 func chunkSK(n int) string { return fmt.Sprintf("%06d", n) }
 
-// writeChunks stores ids as the campaign's chunks, in batches.
-func (s *Campaigns) writeChunks(ctx context.Context, workspaceID, campaignID string, ids []string) error {
-	var requests []ddbtypes.WriteRequest
+// writeParts stores the campaign's html and ids as its chunks, in batches.
+func (s *Campaigns) writeParts(ctx context.Context, workspaceID, campaignID, html string, ids []string) error {
+	content, err := s.putOf(contentItem{PK: campaignRecipientsPK(workspaceID, campaignID), SK: contentSK, HTML: html}, noCondition)
+	if err != nil {
+		return err
+	}
+	requests := []ddbtypes.WriteRequest{{PutRequest: &ddbtypes.PutRequest{Item: content.Item}}}
 	for n := range campaign.Chunks(len(ids)) {
 		part := ids[n*campaign.ChunkSize : min((n+1)*campaign.ChunkSize, len(ids))]
 		packed := make([]byte, 0, 16*len(part))
@@ -48,10 +68,10 @@ func (s *Campaigns) writeChunks(ctx context.Context, workspaceID, campaignID str
 	return nil
 }
 
-// deleteChunks removes a campaign's chunks, best effort: a draft that
-// lost its Idempotency-Key to a twin leaves no orphans behind.
-func (s *Campaigns) deleteChunks(ctx context.Context, workspaceID, campaignID string, chunks int) {
-	requests := make([]ddbtypes.WriteRequest, 0, chunks)
+// deleteParts removes a campaign's chunks and html, best effort: a draft
+// that lost its Idempotency-Key to a twin leaves no orphans behind.
+func (s *Campaigns) deleteParts(ctx context.Context, workspaceID, campaignID string, chunks int) {
+	requests := []ddbtypes.WriteRequest{{DeleteRequest: &ddbtypes.DeleteRequest{Key: contentKey(workspaceID, campaignID)}}}
 	for n := range chunks {
 		requests = append(requests, ddbtypes.WriteRequest{DeleteRequest: &ddbtypes.DeleteRequest{
 			Key: key(campaignRecipientsPK(workspaceID, campaignID), chunkSK(n)),

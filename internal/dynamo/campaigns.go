@@ -17,13 +17,15 @@ import (
 	"github.com/sesame-mail/sesame/internal/sending"
 )
 
-// campaignItem is a campaign's record; its recipients are chunkItems.
+// campaignItem is a campaign's record; its recipients are chunkItems and
+// its html a contentItem beside them, so the updates of a sending
+// campaign (its counts, a group of recipients at a time) are billed on the
+// small record, not on a newsletter of up to 256 KB.
 type campaignItem struct {
 	PK             string     `dynamodbav:"pk"`
 	SK             string     `dynamodbav:"sk"`
 	ID             string     `dynamodbav:"id"`
 	Subject        string     `dynamodbav:"subject"`
-	HTML           string     `dynamodbav:"html"`
 	Sender         senderItem `dynamodbav:"sender"`
 	SegmentID      string     `dynamodbav:"segment_id"`
 	Status         string     `dynamodbav:"status"`
@@ -47,7 +49,7 @@ type campaignItem struct {
 
 func newCampaignItem(c campaign.Campaign) campaignItem {
 	return campaignItem{
-		PK: campaignPK(c.WorkspaceID), SK: c.ID, ID: c.ID, Subject: c.Subject, HTML: c.HTML,
+		PK: campaignPK(c.WorkspaceID), SK: c.ID, ID: c.ID, Subject: c.Subject,
 		Sender: senderItem{
 			ID: c.Sender.ID, WorkspaceID: c.WorkspaceID, Name: c.Sender.Name, Email: c.Sender.Email,
 			ReplyTo: c.Sender.ReplyTo, CreatedAt: c.Sender.CreatedAt.UTC(),
@@ -60,9 +62,10 @@ func newCampaignItem(c campaign.Campaign) campaignItem {
 	}
 }
 
+// campaign is the record as a campaign.Campaign, without its html.
 func (it campaignItem) campaign(workspaceID string) campaign.Campaign {
 	return campaign.Campaign{
-		ID: it.ID, WorkspaceID: workspaceID, Subject: it.Subject, HTML: it.HTML, Sender: it.Sender.sender(),
+		ID: it.ID, WorkspaceID: workspaceID, Subject: it.Subject, Sender: it.Sender.sender(),
 		SegmentID: it.SegmentID, Status: campaign.Status(it.Status), RecipientCount: it.RecipientCount,
 		SentCount: it.SentCount, SkippedCount: it.SkippedCount, Chunks: it.Chunks,
 		ContentHash: it.ContentHash, ApprovedHash: it.ApprovedHash, ApprovedBy: it.ApprovedBy, PauseReason: it.PauseReason,
@@ -72,13 +75,13 @@ func (it campaignItem) campaign(workspaceID string) campaign.Campaign {
 }
 
 // CreateCampaign stores a new draft: its frozen recipients in chunks of
-// campaign.ChunkSize ids (16 bytes each), then its record, so a visible
-// campaign always has every chunk. With a claim the record and the
+// campaign.ChunkSize ids (16 bytes each) and its html, then its record, so
+// a visible campaign always has every part. With a claim the record and the
 // Idempotency-Key are written in one transaction; a key already held
 // answers sending.ErrIdempotencyTaken with its record, and the chunks
 // written are deleted again.
 func (s *Campaigns) CreateCampaign(ctx context.Context, c campaign.Campaign, recipients []string, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
-	if err := s.writeChunks(ctx, c.WorkspaceID, c.ID, recipients); err != nil {
+	if err := s.writeParts(ctx, c.WorkspaceID, c.ID, c.HTML, recipients); err != nil {
 		return nil, err
 	}
 	c.Chunks = campaign.Chunks(len(recipients))
@@ -99,7 +102,7 @@ func (s *Campaigns) CreateCampaign(ctx context.Context, c campaign.Campaign, rec
 	}
 	held, err := sends.writeClaimed(ctx, []ddbtypes.TransactWriteItem{{Put: claimPut}, {Put: record}}, true, "create campaign")
 	if errors.Is(err, sending.ErrIdempotencyTaken) {
-		s.deleteChunks(context.WithoutCancel(ctx), c.WorkspaceID, c.ID, c.Chunks)
+		s.deleteParts(context.WithoutCancel(ctx), c.WorkspaceID, c.ID, c.Chunks)
 	}
 	return held, err
 }
@@ -118,33 +121,54 @@ func (s *Campaigns) GetIdempotency(ctx context.Context, workspaceID, key_ string
 	return it.record(), nil
 }
 
-// GetCampaign reads a campaign of the workspace (campaign.ErrNotFound
-// when absent).
+// GetCampaign reads a campaign of the workspace with its html, record and
+// content in one BatchGetItem (campaign.ErrNotFound when absent).
 func (s *Campaigns) GetCampaign(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
-	return getAs(ctx, s.Table, "campaign", key(campaignPK(workspaceID), id),
-		func(it campaignItem) campaign.Campaign { return it.campaign(workspaceID) }, campaign.ErrNotFound)
-}
-
-// campaignListAttrs are what a list shows: every attribute but the html.
-var campaignListAttrs = []string{
-	"pk", "sk", "id", "subject", "sender", "segment_id", "status", "recipient_count", "sent_count", "skipped_count",
-	"chunks", "content_hash", "approved_hash", "approved_by", "pause_reason", "created_at", "approved_at",
-	"scheduled_at", "started_at", "paused_at", "completed_at", "cancelled_at", "discarded_at",
+	items, err := s.batchGet(ctx, []map[string]ddbtypes.AttributeValue{key(campaignPK(workspaceID), id), contentKey(workspaceID, id)})
+	if err != nil {
+		return campaign.Campaign{}, fmt.Errorf("get campaign: %w", err)
+	}
+	var c *campaign.Campaign
+	html := ""
+	for _, item := range items {
+		var sk struct {
+			SK string `dynamodbav:"sk"`
+		}
+		if err := attributevalue.UnmarshalMap(item, &sk); err != nil {
+			return campaign.Campaign{}, err
+		}
+		if sk.SK == contentSK {
+			var it contentItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return campaign.Campaign{}, err
+			}
+			html = it.HTML
+			continue
+		}
+		var it campaignItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return campaign.Campaign{}, err
+		}
+		got := it.campaign(workspaceID)
+		c = &got
+	}
+	if c == nil {
+		return campaign.Campaign{}, campaign.ErrNotFound
+	}
+	c.HTML = html
+	return *c, nil
 }
 
 // ListCampaigns returns campaigns newest first (a reverse Query: ids are
-// UUIDv7), without their html; status ("" for all) filters within the
+// UUIDv7), without their html (the records do not hold it, so a Query of
+// large newsletters reads little); status ("" for all) filters within the
 // Query, under the list read budget.
 func (s *Campaigns) ListCampaigns(ctx context.Context, workspaceID string, status campaign.Status, after string, limit int) ([]campaign.Campaign, string, bool, error) {
 	b := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrPK).Equal(expression.Value(campaignPK(workspaceID))))
 	if status != "" {
 		b = b.WithFilter(expression.Name("status").Equal(expression.Value(string(status))))
 	}
-	var proj expression.ProjectionBuilder
-	for _, name := range campaignListAttrs {
-		proj = proj.AddNames(expression.Name(name))
-	}
-	expr, err := b.WithProjection(proj).Build()
+	expr, err := b.Build()
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -223,15 +247,34 @@ func (s *Campaigns) ApproveCampaign(ctx context.Context, workspaceID, id, conten
 // EditCampaign replaces the subject and html of a campaign that has not
 // started (campaign.Editable) and returns it to pending_approval: the
 // approval it had is void (approved_at, approved_by, approved_hash and
-// scheduled_at are removed).
+// scheduled_at are removed). The record and the html change in one
+// transaction, so the content hash always matches the html.
 func (s *Campaigns) EditCampaign(ctx context.Context, workspaceID, id, subject, html, contentHash string) (campaign.Campaign, error) {
 	update := expression.Set(expression.Name("subject"), expression.Value(subject)).
-		Set(expression.Name("html"), expression.Value(html)).
 		Set(expression.Name("content_hash"), expression.Value(contentHash)).
 		Set(expression.Name("status"), expression.Value(string(campaign.StatusPendingApproval))).
 		Remove(expression.Name("approved_at")).Remove(expression.Name("approved_by")).
 		Remove(expression.Name("approved_hash")).Remove(expression.Name("scheduled_at"))
-	return s.changeCampaign(ctx, workspaceID, id, update, statusIn(campaign.Editable))
+	u, err := s.updateOf(key(campaignPK(workspaceID), id), update, statusIn(campaign.Editable))
+	if err != nil {
+		return campaign.Campaign{}, err
+	}
+	content, err := s.putOf(contentItem{PK: campaignRecipientsPK(workspaceID, id), SK: contentSK, HTML: html}, noCondition)
+	if err != nil {
+		return campaign.Campaign{}, err
+	}
+	failed, err := s.transact(ctx, []ddbtypes.TransactWriteItem{{Update: u}, {Put: content}})
+	if err != nil {
+		return campaign.Campaign{}, fmt.Errorf("edit campaign: %w", err)
+	}
+	c, err := s.GetCampaign(ctx, workspaceID, id)
+	if err != nil {
+		return campaign.Campaign{}, err
+	}
+	if len(failed) > 0 {
+		return c, campaign.ErrConflict // not editable: c is as it is
+	}
+	return c, nil
 }
 
 // statusIn is the condition that the campaign exists with a status in

@@ -3,9 +3,11 @@ package dynamo_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
@@ -147,7 +149,7 @@ func TestCampaignApproveEdit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if edited.Status != campaign.StatusPendingApproval || edited.Approved() || edited.ApprovedAt != nil || edited.ScheduledAt != nil || edited.Subject != "Hello again" {
+	if edited.Status != campaign.StatusPendingApproval || edited.Approved() || edited.ApprovedAt != nil || edited.ScheduledAt != nil || edited.Subject != "Hello again" || edited.HTML != "<p>Hi</p>" {
 		t.Errorf("edited: %+v", edited)
 	}
 	if _, err := store.Campaigns.ApproveCampaign(ctx, "ws", c.ID, c.ContentHash, "ann", t0, nil); !errors.Is(err, campaign.ErrConflict) {
@@ -158,6 +160,41 @@ func TestCampaignApproveEdit(t *testing.T) {
 	}
 	if _, err := store.Campaigns.EditCampaign(ctx, "ws", c.ID, "x", "<p>x</p>", "h"); !errors.Is(err, campaign.ErrConflict) {
 		t.Errorf("edit of a sending campaign: %v", err)
+	}
+	if got, err := store.Campaigns.GetCampaign(ctx, "ws", c.ID); err != nil || got.HTML != "<p>Hi</p>" || got.ContentHash != hash {
+		t.Errorf("after the refused edit: html %q, hash %q, %v; want the edited content", got.HTML, got.ContentHash, err)
+	}
+	if _, err := store.Campaigns.EditCampaign(ctx, "ws", uuid.NewString(), "x", "<p>x</p>", "h"); !errors.Is(err, campaign.ErrNotFound) {
+		t.Errorf("edit of an absent campaign: %v", err)
+	}
+}
+
+// A newsletter's html is kept beside the campaign's record, so the updates
+// a sending campaign makes (its counts, after each group of recipients)
+// are billed on a record under 1 KB whatever the html's size.
+func TestCampaignHTMLBesideTheRecord(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store, rec := dynamotest.NewStore(t)
+	c, _ := newDraft(t, store, "ws", 1, time.Now())
+	html := "<p>" + strings.Repeat("News of the month. ", 100_000/19) + "</p>"
+	hash := campaign.ContentHash("Big", html, c.Sender)
+	if _, err := store.Campaigns.EditCampaign(ctx, "ws", c.ID, "Big", html, hash); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Campaigns.GetCampaign(ctx, "ws", c.ID)
+	if err != nil || got.HTML != html || got.Subject != "Big" || got.ContentHash != hash {
+		t.Fatalf("read back: subject %q, %d bytes of html, %v", got.Subject, len(got.HTML), err)
+	}
+	if _, err := store.Campaigns.ApproveCampaign(ctx, "ws", c.ID, hash, "ann", time.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	rec.Reset()
+	if _, err := store.Campaigns.TransitionCampaign(ctx, "ws", c.ID, []campaign.Status{campaign.StatusSending}, campaign.StatusPaused, time.Now(), "bounce rate"); err != nil {
+		t.Fatal(err)
+	}
+	if _, write := rec.Units(); write != 1 {
+		t.Errorf("an update of the sending campaign's record took %v write units, want 1", write)
 	}
 }
 
@@ -220,5 +257,10 @@ func TestCreateCampaignClaim(t *testing.T) {
 	}
 	if _, err := store.Campaigns.ReadChunk(ctx, "ws", second.ID, 0); !errors.Is(err, campaign.ErrNotFound) {
 		t.Errorf("the loser's recipients were left behind: %v", err)
+	}
+	for _, it := range dynamotest.Items(t, store.Table.Name) {
+		if pk := it["pk"].(*ddbtypes.AttributeValueMemberS).Value; strings.Contains(pk, second.ID) {
+			t.Errorf("the loser's %s item was left behind", it["sk"].(*ddbtypes.AttributeValueMemberS).Value)
+		}
 	}
 }

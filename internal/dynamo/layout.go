@@ -76,8 +76,9 @@ const (
 	// Segments (sk = UUIDv7 id): a name and a filter, never members.
 	kindSegment = "SEGMENT"
 	// Campaigns (sk = UUIDv7 id, so a reverse Query is newest first), and
-	// the recipients each froze at draft time (CAMPAIGNRCPT#<campaign id>,
-	// sk = zero-padded chunk number, campaign.ChunkSize ids per chunk).
+	// the parts each froze at draft time (CAMPAIGNRCPT#<campaign id>): its
+	// recipients (sk = zero-padded chunk number, campaign.ChunkSize ids per
+	// chunk) and its html (sk = html).
 	kindCampaign           = "CAMPAIGN"
 	kindCampaignRecipients = "CAMPAIGNRCPT"
 
@@ -153,7 +154,8 @@ var (
 	// SuppressionKeysPattern matches every workspace's do-not-send list.
 	SuppressionKeysPattern = wsPK("*", kindSuppression)
 	// CampaignKeysPattern matches every workspace's campaign records,
-	// CampaignRecipientKeysPattern their frozen recipients' chunks, and
+	// CampaignRecipientKeysPattern their frozen recipients' chunks and
+	// html, and
 	// IdempotencyKeysPattern the Idempotency-Key records.
 	CampaignKeysPattern = wsPK("*", kindCampaign)
 	// CampaignDueKeysPattern is the due starts' partition (the tick's).

@@ -58,10 +58,11 @@ var ByFunction = map[string]Profile{
 
 // readRoute is a GET route: every /api/v1 request reads its API key and
 // counts it in the key's rate-limit window (APIKeys), then the route reads
-// (GetItem, or a Query on the table or an index).
+// (GetItem; BatchGetItem for a campaign's record and html; or a Query on
+// the table or an index).
 var readRoute = Profile{
 	Name:         "read-route",
-	Table:        []string{GetItem, Query},
+	Table:        []string{GetItem, BatchGetItem, Query},
 	QueryIndexes: true,
 	APIKeys:      true,
 }
@@ -236,7 +237,7 @@ var campaignSenderConsumer = Profile{
 }
 
 // campaignTick is the one-minute tick: the due starts (Query), each
-// campaign (GetItem), its move to sending (UpdateItem) and the due
+// campaign (its record and html, BatchGetItem), its move to sending (UpdateItem) and the due
 // start's removal (DeleteItem), all of campaign and due-start items only;
 // the chunks go to the sends queue.
 var campaignTick = Profile{
@@ -245,7 +246,7 @@ var campaignTick = Profile{
 	Keyed: []Keyed{
 		{Action: Query, LeadingKeys: []string{dynamo.CampaignDueKeysPattern}},
 		{Action: DeleteItem, LeadingKeys: []string{dynamo.CampaignDueKeysPattern}},
-		{Action: GetItem, LeadingKeys: []string{dynamo.CampaignKeysPattern}},
+		{Action: BatchGetItem, LeadingKeys: []string{dynamo.CampaignKeysPattern, dynamo.CampaignRecipientKeysPattern}},
 		{Action: UpdateItem, LeadingKeys: []string{dynamo.CampaignKeysPattern}},
 	},
 	SendTo: []queue.Def{queue.Sends},
