@@ -74,7 +74,7 @@ func TestEmailDeliveries(t *testing.T) {
 			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=false"},
 		"one endpoint stopped at the bound": {email: m, id: m.ID, incomplete: "b", wantReads: 2,
 			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=true"},
-		"never sent: nothing read": {email: email.Email{ID: m.ID, WorkspaceID: "ws"}, id: m.ID, want: "[] partial=false"},
+		"never sent: nothing read":    {email: email.Email{ID: m.ID, WorkspaceID: "ws"}, id: m.ID, want: "[] partial=false"},
 		"another workspace's or none": {email: m, id: uuid.NewString(), wantErr: email.ErrNotFound},
 		"not an email id":             {email: m, id: "evt_1", wantErr: email.ErrNotFound},
 		"a store fault":               {email: m, id: m.ID, fault: errors.New("throttled"), wantReads: 1},
