@@ -1,10 +1,17 @@
 package devstack_test
 
 import (
+	"context"
+	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -12,7 +19,8 @@ import (
 // An email's page lists its webhook deliveries: two emails delivered, each
 // event POSTed to an endpoint that answers 204 and one that answers 503;
 // the page of one email shows its two attempts (endpoint, event, attempt,
-// result), not the other email's; an email with no event says it has none.
+// result), not the other email's; a fault reading them leaves the rest of
+// the page; an email with no event says it has none.
 func TestDashboardEmailDeliveries(t *testing.T) {
 	p := startPipeline(t)
 	ctx := t.Context()
@@ -81,8 +89,34 @@ func TestDashboardEmailDeliveries(t *testing.T) {
 		t.Errorf("deliveries section: a caption, not partial, no error:\n%s", table)
 	}
 
+	// A fault of the deliveries' read leaves the rest of the page; the
+	// section says so.
+	p.rec.Via = func(op string) dynamo.DB {
+		if op == "Query" {
+			return attemptsDown{p.rec.DB}
+		}
+		return nil
+	}
+	faulty := p.dashDo(t, c, "/dashboard/emails/"+id, nil)
+	p.rec.Via = nil
+	if faulty.status != http.StatusOK || !strings.Contains(faulty.body, `id="deliveries-error"`) || !strings.Contains(faulty.body, `id="timeline"`) ||
+		strings.Contains(faulty.body, "throttled") {
+		t.Errorf("deliveries unreadable: %d, want the page with the section's error:\n%s", faulty.status, faulty.body)
+	}
+
 	quiet := p.putEmail(s.id, nil)
 	if page := p.dashDo(t, c, "/dashboard/emails/"+quiet.ID, nil); !strings.Contains(page.body, "No webhook deliveries for this email.") {
 		t.Errorf("an email without events: %d, no empty state", page.status)
 	}
+}
+
+// attemptsDown fails the Query of an email's webhook attempts (the one
+// filtered on email_id) and passes every other call to DB.
+type attemptsDown struct{ dynamo.DB }
+
+func (d attemptsDown) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if slices.Contains(slices.Collect(maps.Values(in.ExpressionAttributeNames)), "email_id") {
+		return nil, errors.New("throttled")
+	}
+	return d.DB.Query(ctx, in, opts...)
 }
