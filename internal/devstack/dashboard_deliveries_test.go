@@ -13,7 +13,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
-	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 // An email's page lists its webhook deliveries: two emails delivered, each
@@ -29,15 +28,8 @@ func TestDashboardEmailDeliveries(t *testing.T) {
 	failing := allowedServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})) + "/down"
-	for _, url := range []string{rcv.url, failing} {
-		ep, err := webhook.NewEndpoint(s.id, url, []string{"email.delivered"}, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.store.Webhooks.CreateEndpoint(ctx, ep); err != nil {
-			t.Fatal(err)
-		}
-	}
+	p.endpoint(t, s.id, rcv.url, "email.delivered")
+	p.endpoint(t, s.id, failing, "email.delivered")
 
 	id := p.send(t, s.key, msg("watched", nil))
 	p.send(t, s.key, msg("another", nil))

@@ -89,13 +89,7 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 // new endpoint at url, as the dispatcher would.
 func deliveredTo(t *testing.T, e *env, workspaceID, emailID, url string) {
 	t.Helper()
-	ep, err := webhook.NewEndpoint(workspaceID, url, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.store.Webhooks.CreateEndpoint(t.Context(), ep); err != nil {
-		t.Fatal(err)
-	}
+	ep := e.endpoint(t, workspaceID, url)
 	a := webhook.Attempt{WorkspaceID: workspaceID, EndpointID: ep.ID, EventID: "evt_" + emailID, EventType: evt.Delivered, EmailID: emailID,
 		Number: 1, At: time.Now().UTC(), StatusCode: http.StatusNoContent, LatencyMS: 35}
 	if err := e.store.Webhooks.RecordAttempt(t.Context(), a); err != nil {
