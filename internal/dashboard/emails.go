@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -55,15 +56,27 @@ type step struct {
 
 type emailData struct {
 	owner.ShownEmail
-	Timeline []step
+	Timeline   []step
+	Deliveries owner.EmailDeliveries
+	// DeliveriesFailed: the webhook deliveries could not be read; the
+	// rest of the email is shown all the same.
+	DeliveriesFailed bool
+	// Examined is the search's bound per endpoint, said when it stopped.
+	Examined int
 }
 
 func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
-	shown, err := a.svc.Owner.Emails.Show(r.Context(), s.WorkspaceID, r.PathValue("id"))
+	ctx := r.Context()
+	shown, err := a.svc.Owner.Emails.Show(ctx, s.WorkspaceID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return a.render(w, s, http.StatusOK, "email.html", "Email", "/emails", emailData{ShownEmail: shown, Timeline: timeline(shown.Email)})
+	d := emailData{ShownEmail: shown, Timeline: timeline(shown.Email), Examined: owner.DeliveriesExamined}
+	if d.Deliveries, err = a.svc.Owner.Emails.Deliveries(ctx, s.WorkspaceID, shown.ID); err != nil {
+		a.logger.ErrorContext(ctx, "dashboard: read an email's webhook deliveries", slog.String("email_id", shown.ID), slog.Any("err", err))
+		d.DeliveriesFailed = true
+	}
+	return a.render(w, s, http.StatusOK, "email.html", "Email", "/emails", d)
 }
 
 // timeline is what happened to e, in the order it happens: sent →

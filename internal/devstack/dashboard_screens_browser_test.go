@@ -11,8 +11,10 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/campaign"
+	evt "github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 // The owner's screens in Chromium: a bulk draft approved from its page
@@ -73,9 +75,25 @@ func TestDashboardScreensInBrowser(t *testing.T) {
 	e.wantEmail(t, o.key, held.ID, "sent", "")
 
 	e.visit(t, tab, "/dashboard/emails", "emails")
+	deliveredTo(t, e, o.id, held.ID, "https://hooks.example.com/in")
 	e.visit(t, tab, "/dashboard/emails/"+held.ID, "email")
 	if tl := text(t, tab, "#timeline"); !strings.Contains(tl, "sent") {
 		t.Errorf("timeline %q", tl)
+	}
+	if d := text(t, tab, "#deliveries"); !strings.Contains(d, "https://hooks.example.com/in") || !strings.Contains(d, "HTTP 204") {
+		t.Errorf("webhook deliveries %q", d)
+	}
+}
+
+// deliveredTo records a successful delivery of an event of the email to a
+// new endpoint at url, as the dispatcher would.
+func deliveredTo(t *testing.T, e *env, workspaceID, emailID, url string) {
+	t.Helper()
+	ep := e.endpoint(t, workspaceID, url)
+	a := webhook.Attempt{WorkspaceID: workspaceID, EndpointID: ep.ID, EventID: "evt_" + emailID, EventType: evt.Delivered, EmailID: emailID,
+		Number: 1, At: time.Now().UTC(), StatusCode: http.StatusNoContent, LatencyMS: 35}
+	if err := e.store.Webhooks.RecordAttempt(t.Context(), a); err != nil {
+		t.Fatal(err)
 	}
 }
 

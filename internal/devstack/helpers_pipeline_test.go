@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 // pipeline is a dev server wired like `sesame dev`: SES sends are followed
@@ -169,4 +170,18 @@ func (p *pipeline) clicks(t *testing.T, key, id string) clickList {
 		t.Fatalf("clicks data is not an array: %s", r.body)
 	}
 	return c
+}
+
+// endpoint stores an enabled endpoint of the workspace at url (http and
+// loopback allowed), subscribed to events (none: all).
+func (e *env) endpoint(t *testing.T, workspaceID, url string, events ...string) webhook.Endpoint {
+	t.Helper()
+	ep, err := webhook.NewEndpoint(workspaceID, url, events, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Webhooks.CreateEndpoint(t.Context(), ep); err != nil {
+		t.Fatal(err)
+	}
+	return ep
 }

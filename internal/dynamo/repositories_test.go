@@ -48,8 +48,9 @@ var (
 		*dynamo.AutomationRuns
 		*dynamo.Automations
 	}{}
-	_ owner.OwnerStore = (*dynamo.Owners)(nil)
-	_ owner.AuditStore = (*dynamo.Owners)(nil)
-	_ signin.Store     = (*dynamo.SignIns)(nil)
-	_ signin.Owners    = (*dynamo.Owners)(nil)
+	_ owner.OwnerStore    = (*dynamo.Owners)(nil)
+	_ owner.AuditStore    = (*dynamo.Owners)(nil)
+	_ owner.DeliveryStore = (*dynamo.Webhooks)(nil)
+	_ signin.Store        = (*dynamo.SignIns)(nil)
+	_ signin.Owners       = (*dynamo.Owners)(nil)
 )

@@ -60,11 +60,15 @@ func (it webhookItem) endpoint() webhook.Endpoint {
 }
 
 type webhookAttemptItem struct {
-	PK         string    `dynamodbav:"pk"`
-	SK         string    `dynamodbav:"sk"`
-	EndpointID string    `dynamodbav:"endpoint_id"`
-	EventID    string    `dynamodbav:"event_id"`
-	EventType  string    `dynamodbav:"event_type"`
+	PK         string `dynamodbav:"pk"`
+	SK         string `dynamodbav:"sk"`
+	EndpointID string `dynamodbav:"endpoint_id"`
+	EventID    string `dynamodbav:"event_id"`
+	EventType  string `dynamodbav:"event_type"`
+	// EmailID is the event's email, what an email's deliveries are found
+	// by (EmailAttempts): an attribute of the one attempt item, not an
+	// item or an index of its own, which would cost a write each.
+	EmailID    string    `dynamodbav:"email_id,omitempty"`
 	Number     int       `dynamodbav:"attempt"`
 	At         time.Time `dynamodbav:"at"`
 	StatusCode int       `dynamodbav:"status_code"`
@@ -259,7 +263,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	at := a.At.UTC()
 	err := s.putItem(ctx, webhookAttemptItem{
 		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: timeKey(at) + "#" + a.EventID,
-		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), Number: a.Number,
+		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), EmailID: a.EmailID, Number: a.Number,
 		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,
 		ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
 	}, noCondition)
@@ -295,12 +299,57 @@ func (s *Webhooks) ListAttempts(ctx context.Context, workspaceID, endpointID str
 			if len(out) == limit {
 				break
 			}
-			out = append(out, webhook.Attempt{
-				WorkspaceID: workspaceID, EndpointID: it.EndpointID, EventID: it.EventID,
-				EventType: event.Type(it.EventType), Number: it.Number, At: it.At,
-				StatusCode: it.StatusCode, LatencyMS: it.LatencyMS, Error: it.Error,
-			})
+			out = append(out, it.attempt(workspaceID))
 		}
 	}
 	return out, nil
+}
+
+func (it webhookAttemptItem) attempt(workspaceID string) webhook.Attempt {
+	return webhook.Attempt{
+		WorkspaceID: workspaceID, EndpointID: it.EndpointID, EventID: it.EventID,
+		EventType: event.Type(it.EventType), EmailID: it.EmailID, Number: it.Number, At: it.At,
+		StatusCode: it.StatusCode, LatencyMS: it.LatencyMS, Error: it.Error,
+	}
+}
+
+// EmailAttempts returns the endpoint's attempts of the email's events
+// made at or after since (the email's sending), oldest first. It examines
+// at most examine attempts of the endpoint (any email's) and reports
+// whether it read them all (complete): the attempts of an email follow its
+// sending closely, so the first ones examined are where they are.
+func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, emailID string, since time.Time, examine int) (attempts []webhook.Attempt, complete bool, err error) {
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID))).
+		And(expression.Key(schema.AttrSK).GreaterThanEqual(expression.Value(timeKey(since))))
+	filter := expression.Name("email_id").Equal(expression.Value(emailID))
+	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter).Build()
+	if err != nil {
+		return nil, false, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	examine = max(examine, 1)
+	for examined := 0; examined < examine; {
+		// Limit bounds the items examined, before the filter.
+		in.Limit = aws.Int32(int32(min(examine-examined, 1000)))
+		page, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, false, fmt.Errorf("find email webhook attempts: %w", err)
+		}
+		var items []webhookAttemptItem
+		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
+			return nil, false, err
+		}
+		for _, it := range items {
+			attempts = append(attempts, it.attempt(workspaceID))
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return attempts, true, nil
+		}
+		examined += max(int(page.ScannedCount), 1)
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	return attempts, false, nil
 }

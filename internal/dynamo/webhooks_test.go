@@ -329,3 +329,57 @@ func endpointInAcme(t *testing.T, events ...string) (store dynamo.Repositories, 
 	}
 	return store, acme, beta, ep
 }
+
+// An email's attempts: only its own, of this endpoint, made since it was
+// sent, oldest first; the search examines at most the bound and says when
+// it stopped before the end.
+func TestWebhookEmailAttempts(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store, _ := dynamotest.NewStore(t)
+	ws, endpointID, emailID := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	sent := time.Now().UTC().Truncate(time.Millisecond)
+	record := func(ws, endpointID, emailID, eventID string, at time.Time) {
+		t.Helper()
+		a := webhook.Attempt{WorkspaceID: ws, EndpointID: endpointID, EventID: eventID, EventType: event.Opened, EmailID: emailID,
+			Number: 2, At: at, StatusCode: 503, LatencyMS: 12, Error: "HTTP 503"}
+		if err := store.Webhooks.RecordAttempt(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(ws, endpointID, emailID, "evt_before", sent.Add(-time.Millisecond))
+	record(ws, endpointID, emailID, "evt_second", sent.Add(2*time.Second))
+	record(ws, endpointID, emailID, "evt_first", sent)
+	record(ws, endpointID, uuid.NewString(), "evt_other_email", sent.Add(time.Second))
+	record(ws, endpointID, "", "evt_no_email", sent.Add(time.Second)) // a job from before jobs carried the email
+	record(ws, uuid.NewString(), emailID, "evt_other_endpoint", sent.Add(time.Second))
+	record(uuid.NewString(), endpointID, emailID, "evt_other_workspace", sent.Add(time.Second))
+
+	for name, tc := range map[string]struct {
+		examine      int
+		want         []string
+		wantComplete bool
+	}{
+		"every attempt since the sending":     {examine: 100, want: []string{"evt_first", "evt_second"}, wantComplete: true},
+		"the bound stops before the last one": {examine: 3, want: []string{"evt_first"}},
+		"the bound ends with the last one":    {examine: 4, want: []string{"evt_first", "evt_second"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, complete, err := store.Webhooks.EmailAttempts(ctx, ws, endpointID, emailID, sent, tc.examine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, a := range got {
+				ids = append(ids, a.EventID)
+			}
+			if !slices.Equal(ids, tc.want) || complete != tc.wantComplete {
+				t.Errorf("attempts %v (complete %v), want %v (complete %v)", ids, complete, tc.want, tc.wantComplete)
+			}
+			if a := got[0]; a.EmailID != emailID || a.EndpointID != endpointID || a.WorkspaceID != ws || a.Number != 2 ||
+				a.StatusCode != 503 || a.LatencyMS != 12 || a.Error != "HTTP 503" || a.EventType != event.Opened || !a.At.Equal(sent) {
+				t.Errorf("attempt read back as %+v", a)
+			}
+		})
+	}
+}

@@ -20,6 +20,8 @@ type EmailStore interface {
 // the API's filters and keyset pages, an email with its clicks.
 type Emails struct {
 	Store EmailStore
+	// Webhooks finds an email's webhook deliveries.
+	Webhooks DeliveryStore
 }
 
 // EmailFilter is the list's filters as the owner gives them; "" does not
@@ -80,20 +82,30 @@ const clicksShown = 100
 // Show reads one email of the workspace (its id in any case) with its
 // clicks; another workspace's is email.ErrNotFound.
 func (e *Emails) Show(ctx context.Context, workspaceID, emailID string) (ShownEmail, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	m, err := e.get(ctx, workspaceID, emailID)
+	if err != nil {
 		return ShownEmail{}, err
-	}
-	id, err := uuid.Parse(emailID)
-	if err != nil {
-		return ShownEmail{}, fmt.Errorf("email %s: %w", emailID, email.ErrNotFound)
-	}
-	m, err := e.Store.GetEmail(ctx, workspaceID, id.String())
-	if err != nil {
-		return ShownEmail{}, fmt.Errorf("email %s: %w", emailID, err)
 	}
 	clicks, more, err := e.Store.ListClicks(ctx, workspaceID, m.ID, clicksShown)
 	if err != nil {
 		return ShownEmail{}, err
 	}
 	return ShownEmail{Email: m, Clicks: clicks, MoreClicks: more}, nil
+}
+
+// get reads one email of the workspace, its id in any case; another
+// workspace's, or an id that is none, is email.ErrNotFound.
+func (e *Emails) get(ctx context.Context, workspaceID, emailID string) (email.Email, error) {
+	if err := requireWorkspace(workspaceID); err != nil {
+		return email.Email{}, err
+	}
+	id, err := uuid.Parse(emailID)
+	if err != nil {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, email.ErrNotFound)
+	}
+	m, err := e.Store.GetEmail(ctx, workspaceID, id.String())
+	if err != nil {
+		return email.Email{}, fmt.Errorf("email %s: %w", emailID, err)
+	}
+	return m, nil
 }

@@ -281,7 +281,7 @@ func (d *Dispatcher) post(ctx context.Context, ep Endpoint, job Job, n int) Atte
 	start := d.now()
 	a := Attempt{
 		WorkspaceID: job.WorkspaceID, EndpointID: job.EndpointID, EventID: job.EventID,
-		EventType: job.EventType, Number: n, At: start.UTC(),
+		EventType: job.EventType, EmailID: job.EmailID, Number: n, At: start.UTC(),
 	}
 	body := []byte(job.Payload)
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)

@@ -133,8 +133,9 @@ func TestFailedAttempts(t *testing.T) {
 				t.Fatalf("attempts = %+v, want 1", as)
 			}
 			a := as[0]
-			if a.Number != 2 || a.StatusCode != tc.wantStatus || a.Error != tc.wantError || a.EventID != e.ID || a.EventType != event.Delivered {
-				t.Errorf("attempt = %+v, want number 2, status %d, error %q", a, tc.wantStatus, tc.wantError)
+			if a.Number != 2 || a.StatusCode != tc.wantStatus || a.Error != tc.wantError || a.EventID != e.ID || a.EventType != event.Delivered ||
+				a.EmailID != e.Data.ID {
+				t.Errorf("attempt = %+v, want number 2, status %d, error %q, the event's email", a, tc.wantStatus, tc.wantError)
 			}
 			if tc.wantConns >= 0 && rc.conns.Load() != tc.wantConns {
 				t.Errorf("receiver accepted %d connections, want %d", rc.conns.Load(), tc.wantConns)

@@ -78,10 +78,15 @@ func jobsOf(e event.Event, endpoints []Endpoint) ([][]byte, error) {
 	if !utf8.Valid(body) { // a JSON string could not carry it byte for byte
 		return nil, errors.New("publish webhook event: body is not UTF-8")
 	}
+	var emailID string
+	if e.Data != nil {
+		emailID = e.Data.ID
+	}
 	jobs := make([][]byte, 0, len(targets))
 	for _, ep := range targets {
 		msg, err := json.Marshal(Job{
-			WorkspaceID: e.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Payload: string(body), Again: e.Again,
+			WorkspaceID: e.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, EmailID: emailID,
+			Payload: string(body), Again: e.Again,
 		})
 		if err != nil {
 			return nil, err

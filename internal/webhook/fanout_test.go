@@ -76,8 +76,8 @@ func TestFanoutEnqueuesForSubscribedEndpoints(t *testing.T) {
 	var got []string
 	for _, j := range jobs {
 		got = append(got, j.EndpointID)
-		if j.WorkspaceID != f.ws || j.EventID != e.ID || j.EventType != event.Delivered || j.Payload != string(body) {
-			t.Errorf("job = %+v, want workspace %s, event %s, the exact body", j, f.ws, e.ID)
+		if j.WorkspaceID != f.ws || j.EventID != e.ID || j.EventType != event.Delivered || j.EmailID != e.Data.ID || j.Payload != string(body) {
+			t.Errorf("job = %+v, want workspace %s, event %s, email %s, the exact body", j, f.ws, e.ID, e.Data.ID)
 		}
 	}
 	slices.Sort(got)

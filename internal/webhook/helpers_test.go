@@ -184,7 +184,7 @@ func job(t *testing.T, ep webhook.Endpoint, e event.Event) webhook.Job {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return webhook.Job{WorkspaceID: ep.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Payload: string(body)}
+	return webhook.Job{WorkspaceID: ep.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, EmailID: e.Data.ID, Payload: string(body)}
 }
 
 // fakeSQS records ChangeMessageVisibility calls.

@@ -100,11 +100,14 @@ type Attempt struct {
 	EndpointID  string     `json:"endpoint_id"`
 	EventID     string     `json:"event_id"`
 	EventType   event.Type `json:"event_type"`
-	Number      int        `json:"attempt"`
-	At          time.Time  `json:"at"`
-	StatusCode  int        `json:"status_code"` // 0 when no response came
-	LatencyMS   int64      `json:"latency_ms"`
-	Error       string     `json:"error,omitempty"` // short, safe to show; empty on success
+	// EmailID is the email the event is about; empty for an attempt of a
+	// job enqueued before jobs carried it.
+	EmailID    string    `json:"email_id,omitempty"`
+	Number     int       `json:"attempt"`
+	At         time.Time `json:"at"`
+	StatusCode int       `json:"status_code"` // 0 when no response came
+	LatencyMS  int64     `json:"latency_ms"`
+	Error      string    `json:"error,omitempty"` // short, safe to show; empty on success
 }
 
 // Succeeded reports whether the attempt got a 2xx answer.
@@ -119,7 +122,10 @@ type Job struct {
 	EndpointID  string     `json:"endpoint_id"`
 	EventID     string     `json:"event_id"`
 	EventType   event.Type `json:"event_type"`
-	Payload     string     `json:"payload"`
+	// EmailID is the event's email (its data's id), kept on each attempt
+	// so an email's deliveries can be found; "" for an event of no email.
+	EmailID string `json:"email_id,omitempty"`
+	Payload string `json:"payload"`
 	// Again marks a job of an event published before (the status
 	// pipeline's retry): an earlier job may have delivered it.
 	Again bool `json:"again,omitempty"`

@@ -72,7 +72,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
 		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
 		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
-		Emails:       &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}},
+		Emails:       &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}, Webhooks: repos.Webhooks},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 		Contacts:     &owner.Contacts{Store: repos.Contacts, Emails: repos.Emails},

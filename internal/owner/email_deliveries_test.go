@@ -1,0 +1,124 @@
+package owner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/webhook"
+)
+
+// oneEmail is an email store holding one email of workspace "ws".
+type oneEmail struct{ email.Email }
+
+func (o oneEmail) GetEmail(_ context.Context, workspaceID, id string) (email.Email, error) {
+	if workspaceID != "ws" || id != o.ID {
+		return email.Email{}, email.ErrNotFound
+	}
+	return o.Email, nil
+}
+
+func (oneEmail) ListEmails(context.Context, string, email.Filter, string, int) ([]email.Email, string, bool, error) {
+	return nil, "", false, nil
+}
+
+func (oneEmail) ListClicks(context.Context, string, string, int) ([]email.Click, bool, error) {
+	return nil, false, nil
+}
+
+// deliveryStore answers with its function fields.
+type deliveryStore struct {
+	endpoints func() ([]webhook.Endpoint, error)
+	attempts  func(endpointID, emailID string, since time.Time, examine int) ([]webhook.Attempt, bool, error)
+}
+
+func (d deliveryStore) ListEndpoints(context.Context, string) ([]webhook.Endpoint, error) {
+	return d.endpoints()
+}
+
+func (d deliveryStore) EmailAttempts(_ context.Context, _, endpointID, emailID string, since time.Time, examine int) ([]webhook.Attempt, bool, error) {
+	return d.attempts(endpointID, emailID, since, examine)
+}
+
+// An email's deliveries: every endpoint's attempts of it since its
+// sending, oldest first across endpoints, each with its endpoint's URL;
+// partial when any endpoint's search stopped at the bound.
+func TestEmailDeliveries(t *testing.T) {
+	sent := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	m := email.Email{ID: uuid.NewString(), WorkspaceID: "ws", SentAt: sent}
+	endpoints := []webhook.Endpoint{{ID: "a", URL: "https://a.example.com/"}, {ID: "b", URL: "https://b.example.com/"}}
+	at := func(d time.Duration) time.Time { return sent.Add(d) }
+	logs := map[string][]webhook.Attempt{
+		"a": {{EventID: "evt_delivered", At: at(time.Second)}, {EventID: "evt_opened", At: at(time.Hour)}},
+		"b": {{EventID: "evt_delivered", At: at(2 * time.Second)}},
+	}
+	cases := map[string]struct {
+		email      email.Email
+		id         string
+		incomplete string // an endpoint whose search stops at the bound
+		fault      error
+		want       string
+		wantErr    error
+		wantReads  int
+	}{
+		"every endpoint, oldest first": {email: m, id: m.ID, wantReads: 2,
+			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=false"},
+		"the id in capitals": {email: m, id: strings.ToUpper(m.ID), wantReads: 2,
+			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=false"},
+		"one endpoint stopped at the bound": {email: m, id: m.ID, incomplete: "b", wantReads: 2,
+			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=true"},
+		"never sent: nothing read":    {email: email.Email{ID: m.ID, WorkspaceID: "ws"}, id: m.ID, want: "[] partial=false"},
+		"another workspace's or none": {email: m, id: uuid.NewString(), wantErr: email.ErrNotFound},
+		"not an email id":             {email: m, id: "evt_1", wantErr: email.ErrNotFound},
+		"a store fault":               {email: m, id: m.ID, fault: errors.New("throttled"), wantReads: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reads := 0
+			store := deliveryStore{
+				endpoints: func() ([]webhook.Endpoint, error) { return endpoints, nil },
+				attempts: func(endpointID, emailID string, since time.Time, examine int) ([]webhook.Attempt, bool, error) {
+					reads++
+					if emailID != m.ID || !since.Equal(sent) || examine != owner.DeliveriesExamined {
+						t.Errorf("read of %s since %v examining %d", emailID, since, examine)
+					}
+					return logs[endpointID], endpointID != tc.incomplete, tc.fault
+				},
+			}
+			got, err := (&owner.Emails{Store: oneEmail{tc.email}, Webhooks: store}).Deliveries(t.Context(), "ws", tc.id)
+			if reads != tc.wantReads {
+				t.Errorf("%d attempt reads, want %d", reads, tc.wantReads)
+			}
+			switch {
+			case tc.fault != nil:
+				wantErr(t, err, tc.fault)
+				return
+			case tc.wantErr != nil:
+				wantErr(t, err, tc.wantErr)
+				if !owner.IsNotFound(err) {
+					t.Errorf("err %v is not a not-found", err)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			var seen []string
+			for _, a := range got.Attempts {
+				seen = append(seen, a.EndpointURL[len("https://"):len(a.EndpointURL)-1], a.EventID)
+			}
+			if s := fmt.Sprintf("%v partial=%v", seen, got.Partial); s != tc.want || got.Attempts == nil {
+				t.Errorf("deliveries %s, want %s", s, tc.want)
+			}
+		})
+	}
+	if _, err := (&owner.Emails{}).Deliveries(t.Context(), "", m.ID); err == nil {
+		t.Error("no workspace: no error")
+	}
+}
