@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -97,33 +95,11 @@ func simulatorMailbox(to string) string {
 	return box + "@" + domain
 }
 
-// EventBridgeEvent is an SES event as the deployed EventBridge rule puts
-// it on the ses-events queue: the whole event, the SES record in detail.
-type EventBridgeEvent struct {
-	Version    string          `json:"version"`
-	ID         string          `json:"id"`
-	DetailType string          `json:"detail-type"`
-	Source     string          `json:"source"`
-	Time       time.Time       `json:"time"`
-	Detail     status.SESEvent `json:"detail"`
-}
-
-// detailTypes are SES's EventBridge detail types of the simulated events.
-var detailTypes = map[string]string{
-	status.TypeSend: "Email Sent", status.TypeDelivery: "Email Delivered", status.TypeBounce: "Email Bounced",
-	status.TypeComplaint: "Email Complaint Received", status.TypeOpen: "Email Opened", status.TypeClick: "Email Clicked",
-}
-
-// publish puts ev on the ses-events queue as production's rule does.
+// publish puts ev on the ses-events queue as production's topic
+// subscription does: raw message delivery, so the message body is the SES
+// event record itself, with no SNS envelope.
 func (s *SESEvents) publish(ctx context.Context, ev status.SESEvent) error {
-	id, err := uuid.NewRandom()
-	if err != nil {
-		return err
-	}
-	return s.Queue.Enqueue(ctx, EventBridgeEvent{
-		Version: "0", ID: id.String(), DetailType: detailTypes[ev.EventType], Source: "aws.ses",
-		Time: s.now().Truncate(time.Second), Detail: ev,
-	})
+	return s.Queue.Enqueue(ctx, ev)
 }
 
 func bounce(mail status.Mail, to, subType, diagnostic string, now time.Time) status.SESEvent {
