@@ -20,10 +20,12 @@ import (
 var sesSendActions = []string{grants.SendRawEmail}
 
 // deliveryEvents are the SES events every configuration set publishes: the
-// life of a message from the send request to its delivery, bounce,
-// complaint or rejection.
+// life of a message in SES to its delivery, bounce, complaint or
+// rejection. Not SEND (SES accepted the request): it fed only the monthly
+// allowance, which counts the email when SES finishes with it instead
+// (status.Plan), and each one published cost an SNS publish, a queue
+// SendMessage and a dedupe write.
 var deliveryEvents = []awsses.EmailSendingEvent{
-	awsses.EmailSendingEvent_SEND,
 	awsses.EmailSendingEvent_DELIVERY,
 	awsses.EmailSendingEvent_BOUNCE,
 	awsses.EmailSendingEvent_COMPLAINT,

@@ -228,7 +228,7 @@ func BenchmarkCost(b *testing.B) {
 		held    bool
 	}
 	runs := []run{
-		{name: "plain send (Send, Delivery)", ws: plain},
+		{name: "plain send (Delivery)", ws: plain},
 		{name: "send with Idempotency-Key", ws: plain, idem: true},
 		{name: "full tracking: 1 open, 1 click", ws: plain, engaged: true},
 		{name: "tracking + 1 webhook endpoint, all events", ws: hooked, engaged: true},

@@ -46,8 +46,9 @@ func (s *SESEvents) now() time.Time {
 	return time.Now().UTC()
 }
 
-// Send sends through the emulator, then publishes Send and the outcome:
-// Delivery, or a Bounce or Complaint for the mailbox simulator addresses.
+// Send sends through the emulator, then publishes the outcome the
+// configuration sets publish (not Send, which they leave out): Delivery,
+// or a Bounce or Complaint for the mailbox simulator addresses.
 func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, error) {
 	id, err := s.Next.Send(ctx, in)
 	if err != nil {
@@ -55,7 +56,7 @@ func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, err
 	}
 	mail := s.mail(in, id)
 	now := s.now()
-	evs := []status.SESEvent{{EventType: status.TypeSend, Mail: mail, Send: &struct{}{}}}
+	var evs []status.SESEvent
 	delivery := status.SESEvent{EventType: status.TypeDelivery, Mail: mail, Delivery: &status.Delivery{
 		Timestamp: now.Add(time.Second), ProcessingTimeMillis: 1000, Recipients: []string{in.To},
 		SMTPResponse: "250 2.6.0 Message received", ReportingMTA: "a8-1.smtp-out.amazonses.com",
