@@ -527,18 +527,13 @@ func sqsGrants(t *testing.T, doc cfnTemplate, fnID string) []string {
 	return out
 }
 
-// sesEventsRuleID is the logical id of the one EventBridge rule that
-// matches events (the SES events'); the others are schedules.
-func sesEventsRuleID(t *testing.T, doc cfnTemplate) string {
+// sesEventsTopicID is the logical id of the one SNS topic, the SES
+// events'.
+func sesEventsTopicID(t *testing.T, doc cfnTemplate) string {
 	t.Helper()
-	var ids []string
-	for id, r := range doc.ofType("AWS::Events::Rule") {
-		if _, ok := r.Properties["EventPattern"]; ok {
-			ids = append(ids, id)
-		}
+	topics := slices.Collect(maps.Keys(doc.ofType("AWS::SNS::Topic")))
+	if len(topics) != 1 {
+		t.Fatalf("%d SNS topics, want 1: %v", len(topics), topics)
 	}
-	if len(ids) != 1 {
-		t.Fatalf("%d EventBridge rules with an event pattern, want 1: %v", len(ids), ids)
-	}
-	return ids[0]
+	return topics[0]
 }

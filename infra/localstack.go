@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -24,17 +25,19 @@ const (
 // go to LocalStack.
 const sesv2EndpointVar = "AWS_ENDPOINT_URL_SESV2"
 
-// sesConfiguration creates the stack's SES configuration sets and returns
-// them with the names the SES events rule matches. In LocalStack mode
-// there are no sets: the names are the ones they would have.
-func sesConfiguration(stack awscdk.Stack, opts deployOptions) ([]configSet, []*string) {
-	if !opts.localStack {
-		sets := newConfigSets(stack)
-		return sets, configSetNames(sets)
+// sesConfiguration creates the topic SES events go through to the
+// ses-events queue and the stack's SES configuration sets publishing to
+// it. In LocalStack mode there are no sets (the community image has no
+// provider for them): the topic and its subscription are there, and
+// localstack/smoke.sh publishes an SES event to the topic as a set would.
+func sesConfiguration(stack awscdk.Stack, opts deployOptions, sesEvents awssqs.IQueue) []configSet {
+	topic := newSESEventsTopic(stack, sesEvents)
+	awscdk.NewCfnOutput(stack, jsii.String("SesEventsTopicArn"), &awscdk.CfnOutputProps{
+		Value:       topic.TopicArn(),
+		Description: jsii.String("The SNS topic the configuration sets publish SES events to"),
+	})
+	if opts.localStack {
+		return nil
 	}
-	names := make([]*string, 0, len(trackingModes))
-	for _, t := range trackingModes {
-		names = append(names, jsii.String(configSetName(stack, t.mode)))
-	}
-	return nil, names
+	return newConfigSets(stack, topic)
 }

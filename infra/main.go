@@ -1,6 +1,6 @@
 // Command infra is Sesame's CDK app: one stack holding the table, the queues,
-// the SES configuration sets and the EventBridge rule that brings their
-// events to the ses-events queue, one Lambda function per API route and per
+// the SES configuration sets and the SNS topic that brings their events to
+// the ses-events queue, one Lambda function per API route and per
 // queue consumer, and the REST API in front of the routes.
 //
 // cdk runs it from the repository root (cdk.json: "go run ./infra"), so the
@@ -54,8 +54,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	queues := newQueues(stack)
 	cursorSecret := newCursorSecret(stack)
 	unsubscribeSecret := newUnsubscribeSecret(stack)
-	configSets, setNames := sesConfiguration(stack, opts)
-	publishSESEvents(stack, setNames, queues[queue.SESEvents.Name])
+	configSets := sesConfiguration(stack, opts, queues[queue.SESEvents.Name])
 
 	fns := functionDeps{
 		stack:       stack,

@@ -2,9 +2,9 @@ package main
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsses"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 
@@ -20,10 +20,12 @@ import (
 var sesSendActions = []string{grants.SendRawEmail}
 
 // deliveryEvents are the SES events every configuration set publishes: the
-// life of a message from the send request to its delivery, bounce,
-// complaint or rejection.
+// life of a message in SES to its delivery, bounce, complaint or
+// rejection. Not SEND (SES accepted the request): it fed only the monthly
+// allowance, which counts the email when SES finishes with it instead
+// (status.Plan), and each one published cost an SNS publish, a queue
+// SendMessage and a dedupe write.
 var deliveryEvents = []awsses.EmailSendingEvent{
-	awsses.EmailSendingEvent_SEND,
 	awsses.EmailSendingEvent_DELIVERY,
 	awsses.EmailSendingEvent_BOUNCE,
 	awsses.EmailSendingEvent_COMPLAINT,
@@ -76,16 +78,13 @@ type configSet struct {
 // the whole account.
 //
 // newConfigSets creates one SES configuration set per tracking mode, named
-// <stack>-<mode>, each publishing its events to the account's default
-// EventBridge bus (see publishSESEvents).
+// <stack>-<mode>, each publishing its events to topic (see
+// newSESEventsTopic).
 //
 // No set has TrackingOptions (a custom redirect domain): the full and
 // essential sets track on SES's own tracking domain, and the off set must
 // not track at all.
-func newConfigSets(stack awscdk.Stack) []configSet {
-	// SES publishes only to the default bus of the set's account and region
-	// (CloudFormation: "Only the default bus is supported"; CDK checks it).
-	defaultBus := awsevents.EventBus_FromEventBusName(stack, jsii.String("DefaultEventBus"), jsii.String("default"))
+func newConfigSets(stack awscdk.Stack, topic awssns.ITopic) []configSet {
 	out := make([]configSet, 0, len(trackingModes))
 	for _, t := range trackingModes {
 		set := awsses.NewConfigurationSet(stack, jsii.String("ConfigSet-"+t.mode), &awsses.ConfigurationSetProps{
@@ -100,8 +99,8 @@ func newConfigSets(stack awscdk.Stack) []configSet {
 		if t.engagement {
 			events = append(events, engagementEvents...)
 		}
-		set.AddEventDestination(jsii.String("ToEventBridge"), &awsses.ConfigurationSetEventDestinationOptions{
-			Destination: awsses.EventDestination_EventBus(defaultBus),
+		set.AddEventDestination(jsii.String("ToSNS"), &awsses.ConfigurationSetEventDestinationOptions{
+			Destination: awsses.EventDestination_SnsTopic(topic),
 			Events:      &events,
 		})
 		out = append(out, configSet{
@@ -123,51 +122,37 @@ func configSetName(stack awscdk.Stack, mode string) string {
 	return *stack.StackName() + "-" + mode
 }
 
-// configSetNames are the names of sets, as the template refers to them.
-func configSetNames(sets []configSet) []*string {
-	names := make([]*string, 0, len(sets))
-	for _, cs := range sets {
-		names = append(names, cs.set.ConfigurationSetName())
-	}
-	return names
-}
-
-// publishSESEvents routes the SES events of the configuration sets named
-// setNames from the default EventBridge bus into the ses-events queue, where the
-// status function reads them (status.Parse unwraps the EventBridge
-// envelope: source aws.ses, the SES event in detail).
+// newSESEventsTopic creates the SNS topic the configuration sets publish
+// their events to, with the ses-events queue subscribed by raw message
+// delivery: the queue receives the SES event record itself, which
+// status.Parse reads as it is.
 //
-// SES → EventBridge rather than SES → SNS → SQS: AWS service events on the
-// default bus cost nothing, while SNS charges per publish ($0.50 per
-// million). Every message yields at least two events (send, delivery) and
-// more when opened or clicked, so an SNS hop alone would add 2–4% to SES's
-// own $0.10 per 1,000 emails, against a budget of 10% for the whole
-// infrastructure (DESIGN.md, Budgets). The SQS requests are billed either
-// way.
+// SES → SNS → SQS rather than SES → EventBridge: SES's per-email events on
+// EventBridge are opt-in data events, $1.00 per million, while SNS costs
+// $0.50 per million publishes (per 64 KB; an SES event is a few KB) and
+// delivers to SQS for free. The SQS requests are billed either way.
 //
-// The rule matches only events of this stack's sets (SES puts the set's
-// name in the ses:configuration-set tag of every event), so two
-// deployments in one account and region do not see each other's events.
-// The SQS target adds a queue policy that lets events.amazonaws.com send,
-// on condition that the sender is this rule.
-func publishSESEvents(stack awscdk.Stack, setNames []*string, sesEvents awssqs.IQueue) awsevents.Rule {
-	names := make([]any, 0, len(setNames))
-	for _, n := range setNames {
-		names = append(names, n)
-	}
-	return awsevents.NewRule(stack, jsii.String("SesEventsRule"), &awsevents.RuleProps{
-		Description: jsii.String("Sesame: SES events of the stack's configuration sets to the ses-events queue"),
-		// No EventBus: the rule is on the default bus, where SES publishes.
-		EventPattern: &awsevents.EventPattern{
-			Source: jsii.Strings("aws.ses"),
-			Detail: &map[string]any{
-				"mail": map[string]any{
-					"tags": map[string]any{"ses:configuration-set": names},
-				},
-			},
-		},
-		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewSqsQueue(sesEvents, nil)},
+// No KMS key: the table and queues are encrypted by keys AWS owns, at no
+// charge, which SNS does not offer; a topic encrypted for SES needs a
+// customer managed key ($1 a month, and SES must be let use it). The
+// topic only refuses requests without TLS (EnforceSSL).
+//
+// Least privilege: each configuration set's event destination adds a
+// topic policy statement (aws-cdk's ConfigurationSetEventDestination)
+// letting ses.amazonaws.com publish only for that set of this account
+// (aws:SourceAccount and aws:SourceArn); the subscription adds a queue
+// policy letting sns.amazonaws.com send to the queue only from this
+// topic. Nothing else may publish or send.
+func newSESEventsTopic(stack awscdk.Stack, sesEvents awssqs.IQueue) awssns.Topic {
+	topic := awssns.NewTopic(stack, jsii.String("SesEventsTopic"), &awssns.TopicProps{
+		TopicName:   jsii.String(*stack.StackName() + "-ses-events"),
+		DisplayName: jsii.String("Sesame: SES events of the stack's configuration sets"),
+		EnforceSSL:  jsii.Bool(true),
 	})
+	topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(sesEvents, &awssnssubscriptions.SqsSubscriptionProps{
+		RawMessageDelivery: jsii.Bool(true),
+	}))
+	return topic
 }
 
 // sesIdentitiesArn is every SES identity of the stack's account and region.

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"reflect"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -46,22 +46,21 @@ func TestConfigurationSets(t *testing.T) {
 }
 
 // wantSESEvents is what each tracking mode's set publishes, as the
-// template spells it: CDK's EmailSendingEvent SEND, DELIVERY_DELAY, …
+// template spells it (no send: the allowance counts an email when SES
+// finishes with it): CDK's EmailSendingEvent DELIVERY_DELAY, …
 // render as CloudFormation's camelCase values (the resource's schema, as
 // in cfn-lint, enumerates send, deliveryDelay, …; uppercase was rejected
 // until 2025: aws-cloudformation/cloudformation-coverage-roadmap#2130).
 var wantSESEvents = map[string][]string{
-	"full":      {"send", "delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay", "open", "click"},
-	"essential": {"send", "delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay", "open", "click"},
-	"off":       {"send", "delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay"},
+	"full":      {"delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay", "open", "click"},
+	"essential": {"delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay", "open", "click"},
+	"off":       {"delivery", "bounce", "complaint", "reject", "renderingFailure", "deliveryDelay"},
 }
-
-// defaultBusArn is the account's default EventBridge bus, rendered.
-const defaultBusArn = "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/default"
 
 func TestSESEventDestinations(t *testing.T) {
 	s := synth(t)
 	sets := configSetIDs(s.doc)
+	topic := sesEventsTopicID(t, s.doc)
 	dests := s.doc.ofType("AWS::SES::ConfigurationSetEventDestination")
 	if len(dests) != len(wantSESEvents) {
 		t.Errorf("%d event destinations, want one per configuration set (%d)", len(dests), len(wantSESEvents))
@@ -75,11 +74,11 @@ func TestSESEventDestinations(t *testing.T) {
 			}
 			found++
 			ed, _ := p["EventDestination"].(map[string]any)
-			eb, _ := ed["EventBridgeDestination"].(map[string]any)
-			if got := render(eb["EventBusArn"]); got != defaultBusArn {
-				t.Errorf("%s (%s): EventBusArn = %s, want %s", mode, id, got, defaultBusArn)
+			sns, _ := ed["SnsDestination"].(map[string]any)
+			if got := refTarget(sns["TopicARN"]); got != topic {
+				t.Errorf("%s (%s): SnsDestination %v, want the SES events topic %s", mode, id, ed["SnsDestination"], topic)
 			}
-			for _, other := range []string{"SnsDestination", "CloudWatchDestination", "KinesisFirehoseDestination"} {
+			for _, other := range []string{"EventBridgeDestination", "CloudWatchDestination", "KinesisFirehoseDestination"} {
 				if _, ok := ed[other]; ok {
 					t.Errorf("%s: unexpected %s", mode, other)
 				}
@@ -108,57 +107,91 @@ func TestSESEventDestinations(t *testing.T) {
 	}
 }
 
-func TestSESEventsRule(t *testing.T) {
+// The SES events reach the ses-events queue through the topic, by raw
+// message delivery (status.Parse reads the bare SES event), and no
+// EventBridge rule matches them any more.
+func TestSESEventsTopic(t *testing.T) {
 	s := synth(t)
-	queues := queueIDs(s.doc)
-	sesEvents := queues[queue.SESEvents.Name]
-	sets := configSetIDs(s.doc)
-	ruleID := sesEventsRuleID(t, s.doc)
-	p := s.doc.Resources[ruleID].Properties
-	if _, ok := p["EventBusName"]; ok {
-		t.Errorf("rule on bus %v, want the default bus", p["EventBusName"])
+	topic := sesEventsTopicID(t, s.doc)
+	sesEvents := queueIDs(s.doc)[queue.SESEvents.Name]
+	if got := s.doc.Resources[topic].Properties["TopicName"]; got != testStackName+"-ses-events" {
+		t.Errorf("TopicName = %v, want %s-ses-events", got, testStackName)
 	}
-	if p["State"] != "ENABLED" {
-		t.Errorf("rule State = %v, want ENABLED", p["State"])
+	subs := s.doc.ofType("AWS::SNS::Subscription")
+	if len(subs) != 1 {
+		t.Fatalf("%d SNS subscriptions, want 1", len(subs))
 	}
-	pat, _ := p["EventPattern"].(map[string]any)
-	if !reflect.DeepEqual(pat["source"], []any{"aws.ses"}) {
-		t.Errorf("pattern source = %v, want [aws.ses]", pat["source"])
-	}
-	detail, _ := pat["detail"].(map[string]any)
-	mail, _ := detail["mail"].(map[string]any)
-	tags, _ := mail["tags"].(map[string]any)
-	var got []string
-	for _, n := range tags["ses:configuration-set"].([]any) {
-		got = append(got, refTarget(n))
-	}
-	var want []string
-	for _, m := range trackingModes {
-		want = append(want, sets[m.mode])
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("pattern detail.mail.tags.ses:configuration-set = %v, want Refs of %v", got, want)
-	}
-
-	targets, _ := p["Targets"].([]any)
-	if len(targets) != 1 {
-		t.Fatalf("rule targets %v, want one", targets)
-	}
-	target := targets[0].(map[string]any)
-	if got := getAttTarget(target["Arn"], "Arn"); got != sesEvents {
-		t.Errorf("rule target %v, want the %s queue", target["Arn"], queue.SESEvents.Name)
-	}
-	for _, k := range []string{"Input", "InputPath", "InputTransformer"} {
-		if _, ok := target[k]; ok {
-			// status.Parse expects the whole EventBridge event.
-			t.Errorf("rule target has %s; want the event as is", k)
+	for id, sub := range subs {
+		p := sub.Properties
+		if refTarget(p["TopicArn"]) != topic || p["Protocol"] != "sqs" || getAttTarget(p["Endpoint"], "Arn") != sesEvents {
+			t.Errorf("%s: %v, want the topic to the %s queue over sqs", id, p, queue.SESEvents.Name)
+		}
+		if p["RawMessageDelivery"] != true {
+			t.Errorf("%s: RawMessageDelivery = %v, want true (the queue gets the bare SES event)", id, p["RawMessageDelivery"])
+		}
+		if _, ok := p["FilterPolicy"]; ok {
+			t.Errorf("%s: FilterPolicy %v, want every event", id, p["FilterPolicy"])
 		}
 	}
+	for id, r := range s.doc.ofType("AWS::Events::Rule") {
+		if _, ok := r.Properties["EventPattern"]; ok {
+			t.Errorf("%s: an EventBridge rule with an event pattern, want only the schedules", id)
+		}
+	}
+}
 
-	// The queue policy lets EventBridge send, for this rule only.
-	found := false
+// Only SES, for this account's configuration sets of the stack, may
+// publish to the topic, and only over TLS; only the topic may send to the
+// ses-events queue.
+func TestSESEventsPolicies(t *testing.T) {
+	s := synth(t)
+	topic := sesEventsTopicID(t, s.doc)
+	sesEvents := queueIDs(s.doc)[queue.SESEvents.Name]
+	sets := configSetIDs(s.doc)
+	var wantSources, gotSources []string
+	for _, m := range trackingModes {
+		wantSources = append(wantSources, sesArnPrefix+"configuration-set/${"+sets[m.mode]+"}")
+	}
+	policies := s.doc.ofType("AWS::SNS::TopicPolicy")
+	if len(policies) != 1 {
+		t.Fatalf("%d topic policies, want 1", len(policies))
+	}
+	denyPlain := false
+	for id, tp := range policies {
+		if ts, _ := tp.Properties["Topics"].([]any); len(ts) != 1 || refTarget(ts[0]) != topic {
+			t.Errorf("%s: on %v, want the SES events topic", id, tp.Properties["Topics"])
+		}
+		doc, _ := tp.Properties["PolicyDocument"].(map[string]any)
+		for _, st := range doc["Statement"].([]any) {
+			st := st.(map[string]any)
+			if !slices.Equal(actions(st), []string{"sns:Publish"}) || !slices.Equal(resources(st), []string{"${" + topic + "}"}) {
+				t.Errorf("%s: statement %v, want sns:Publish on the topic only", id, st)
+			}
+			cond, _ := st["Condition"].(map[string]any)
+			if st["Effect"] == "Deny" {
+				tls, _ := cond["Bool"].(map[string]any)
+				denyPlain = denyPlain || (st["Principal"] == "*" && tls["aws:SecureTransport"] == "false")
+				continue
+			}
+			principal, _ := st["Principal"].(map[string]any)
+			eq, _ := cond["StringEquals"].(map[string]any)
+			if principal["Service"] != "ses.amazonaws.com" || render(eq["AWS:SourceAccount"]) != "${AWS::AccountId}" {
+				t.Errorf("%s: allows %v on %v, want ses.amazonaws.com of this account", id, st["Principal"], st["Condition"])
+				continue
+			}
+			gotSources = append(gotSources, render(eq["AWS:SourceArn"]))
+		}
+	}
+	if !denyPlain {
+		t.Error("the topic policy does not deny publishing without TLS")
+	}
+	slices.Sort(gotSources)
+	slices.Sort(wantSources)
+	if !slices.Equal(gotSources, wantSources) {
+		t.Errorf("SES may publish for %v, want the stack's sets %v", gotSources, wantSources)
+	}
+
+	var senders []string
 	for id, qp := range s.doc.ofType("AWS::SQS::QueuePolicy") {
 		var onQueue bool
 		for _, q := range qp.Properties["Queues"].([]any) {
@@ -171,22 +204,21 @@ func TestSESEventsRule(t *testing.T) {
 		for _, st := range doc["Statement"].([]any) {
 			st := st.(map[string]any)
 			principal, _ := st["Principal"].(map[string]any)
-			if st["Effect"] != "Allow" || principal["Service"] != "events.amazonaws.com" ||
-				!slices.Contains(actions(st), "sqs:SendMessage") {
-				continue
+			senders = append(senders, fmt.Sprint(principal["Service"]))
+			if st["Effect"] != "Allow" || principal["Service"] != "sns.amazonaws.com" || !slices.Equal(actions(st), []string{"sqs:SendMessage"}) {
+				t.Errorf("%s: statement %v, want sns.amazonaws.com allowed sqs:SendMessage", id, st)
 			}
-			found = true
 			if got := resources(st); !slices.Equal(got, []string{"${" + sesEvents + ".Arn}"}) {
 				t.Errorf("%s: resources %v, want the ses-events queue", id, got)
 			}
 			cond, _ := st["Condition"].(map[string]any)
 			arnEq, _ := cond["ArnEquals"].(map[string]any)
-			if got := getAttTarget(arnEq["aws:SourceArn"], "Arn"); got != ruleID {
-				t.Errorf("%s: condition %v, want aws:SourceArn = the rule", id, st["Condition"])
+			if refTarget(arnEq["aws:SourceArn"]) != topic {
+				t.Errorf("%s: condition %v, want aws:SourceArn = the topic", id, st["Condition"])
 			}
 		}
 	}
-	if !found {
-		t.Errorf("no queue policy on %s lets events.amazonaws.com send", queue.SESEvents.Name)
+	if !slices.Equal(senders, []string{"sns.amazonaws.com"}) {
+		t.Errorf("the %s queue's policy lets %v send, want only sns.amazonaws.com", queue.SESEvents.Name, senders)
 	}
 }

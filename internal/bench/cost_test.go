@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/cost"
-	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sizing"
@@ -29,6 +28,9 @@ type sample struct {
 	sqsRequests        float64
 	sqsCalls, sesCalls int
 	logBytes, logLines int
+	// snsPublishes are the billed publishes of the SES events a status
+	// batch consumed (SES's publishes to the topic, not the function's).
+	snsPublishes float64
 }
 
 func (s sample) add(o sample) sample {
@@ -41,6 +43,7 @@ func (s sample) add(o sample) sample {
 	s.sesCalls += o.sesCalls
 	s.logBytes += o.logBytes
 	s.logLines += o.logLines
+	s.snsPublishes += o.snsPublishes
 	return s
 }
 
@@ -101,22 +104,23 @@ var costResults struct {
 	scenarios []scenario
 }
 
-// engagement is an Open and a Click of the email of event, a Send event
-// body the SES stand-in published.
-func engagement(b *testing.B, sendEvent string) []string {
-	var env devstack.EventBridgeEvent
-	if err := json.Unmarshal([]byte(sendEvent), &env); err != nil {
+// engagement is an Open and a Click of the email of event, a Delivery
+// event body the SES stand-in published (the bare SES event, as the
+// topic's raw delivery puts it on the queue).
+func engagement(b *testing.B, delivery string) []string {
+	var ev status.SESEvent
+	if err := json.Unmarshal([]byte(delivery), &ev); err != nil {
 		b.Fatal(err)
 	}
 	now := time.Now().UTC()
-	open := status.SESEvent{EventType: status.TypeOpen, Mail: env.Detail.Mail, Open: &status.Open{IPAddress: "198.51.100.7", Timestamp: now, UserAgent: "Mozilla/5.0"}}
-	click := status.SESEvent{EventType: status.TypeClick, Mail: env.Detail.Mail, Click: &status.Click{
+	open := status.SESEvent{EventType: status.TypeOpen, Mail: ev.Mail, Open: &status.Open{IPAddress: "198.51.100.7", Timestamp: now, UserAgent: "Mozilla/5.0"}}
+	click := status.SESEvent{EventType: status.TypeClick, Mail: ev.Mail, Click: &status.Click{
 		IPAddress: "198.51.100.7", Timestamp: now.Add(time.Second), UserAgent: "Mozilla/5.0",
 		Link: "https://northwind.example/p/linen-shirt-3?utm_source=newsletter", LinkTags: map[string][]string{},
 	}}
 	var out []string
 	for _, ev := range []status.SESEvent{open, click} {
-		raw, err := json.Marshal(devstack.EventBridgeEvent{Version: "0", ID: uuid.NewString(), DetailType: "Email " + ev.EventType, Source: "aws.ses", Time: now, Detail: ev})
+		raw, err := json.Marshal(ev)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -175,7 +179,7 @@ func (r *rig) pipeline(b *testing.B, w emailWork, engaged, flush bool) {
 	for _, e := range evs {
 		r.pending = append(r.pending, e)
 		perEmail++
-		if engaged && strings.Contains(e, `"eventType":"Send"`) {
+		if engaged && strings.Contains(e, `"eventType":"Delivery"`) {
 			r.pending = append(r.pending, engagement(b, e)...)
 			perEmail += 2
 		}
@@ -187,9 +191,16 @@ func (r *rig) pipeline(b *testing.B, w emailWork, engaged, flush bool) {
 		n := min(len(r.pending), max(r.batch, 1))
 		msgs := r.pending[:n]
 		r.pending = r.pending[n:]
-		w.addBatch(routes.Status.Function, n, r.measure(func() {
+		s := r.measure(func() {
 			consumeBatch(b, func(m []batch.Message) []string { return r.deps.Status.Handle(ctx, m) }, msgs)
-		}))
+		})
+		for _, m := range msgs {
+			// SES's publish to the topic, and the topic's delivery to the
+			// queue: free for SNS, a SendMessage for SQS.
+			s.snsPublishes += cost.SNSPublishes(len(m))
+			s.sqsRequests += cost.SQSRequests(len(m))
+		}
+		w.addBatch(routes.Status.Function, n, s)
 		for _, job := range r.sqs.drain(webhooksQueueURL) {
 			w.add(routes.WebhookDispatch.Function, r.measure(func() {
 				consume(b, func(m []batch.Message) []string { return r.deps.Webhooks.Handle(ctx, m) }, job)
@@ -217,7 +228,7 @@ func BenchmarkCost(b *testing.B) {
 		held    bool
 	}
 	runs := []run{
-		{name: "plain send (Send, Delivery)", ws: plain},
+		{name: "plain send (Delivery)", ws: plain},
 		{name: "send with Idempotency-Key", ws: plain, idem: true},
 		{name: "full tracking: 1 open, 1 click", ws: plain, engaged: true},
 		{name: "tracking + 1 webhook endpoint, all events", ws: hooked, engaged: true},
@@ -349,10 +360,7 @@ func (s scenario) price() (cost.Work, []string) {
 		}
 		w.Lambda = append(w.Lambda, cost.Invocations{MemoryMB: mem, Count: invocations,
 			Duration: cost.Duration(time.Duration(batchSize*float64(cpu)), mem, batchWait)})
-		if fn == routes.Status.Function {
-			w.SESEvents += msgs
-			w.SQSRequests += msgs // the EventBridge rule's SendMessage
-		}
+		w.SNSPublishes += msgs * mean(fw.sum.snsPublishes)
 		w.ReadUnits += msgs * mean(fw.sum.db.Read)
 		w.WriteUnits += msgs * mean(fw.sum.db.Write)
 		w.SQSRequests += msgs * mean(fw.sum.sqsRequests)
@@ -377,19 +385,19 @@ func costReport(out io.Writer) {
 	fmt.Fprintf(out, "\nInfrastructure cost per 1,000 emails (10 KB newsletter; us-east-1 list prices; AWS's billing rules;\n")
 	fmt.Fprintf(out, "batches at %.0f email/s; modelled waits: DynamoDB %v, SES %v, SQS %v, webhook endpoint %v a call)\n",
 		emailsPerSecond, latency.dynamo, latency.ses, latency.sqs, latency.webhook)
-	fmt.Fprintf(out, "  %-44s %9s %9s %9s %11s %11s %9s %9s %8s\n", "scenario", "DynamoDB", "SQS", "Lambda", "API Gateway", "EventBridge", "Logs", "total", "% of SES")
+	fmt.Fprintf(out, "  %-44s %9s %9s %9s %11s %11s %9s %9s %8s\n", "scenario", "DynamoDB", "SQS", "Lambda", "API Gateway", "SNS", "Logs", "total", "% of SES")
 	var details []string
 	for _, s := range costResults.scenarios {
 		w, notes := s.price()
 		bill := p.Price(w.Times(1000))
 		fmt.Fprintf(out, "  %-44s %9.5f %9.5f %9.5f %11.5f %11.5f %9.5f %9.5f %7.1f%%\n", s.name,
-			bill.DynamoDB, bill.SQS, bill.Lambda, bill.APIGateway, bill.EventBridge, bill.Logs, bill.Total(), 100*p.ShareOfSES(bill))
+			bill.DynamoDB, bill.SQS, bill.Lambda, bill.APIGateway, bill.SNS, bill.Logs, bill.Total(), 100*p.ShareOfSES(bill))
 		details = append(details, fmt.Sprintf("  %s (%d emails): %.0f B of logs, %.0f B-months stored per email", s.name, s.emails, w.LogBytes, w.ItemByteMonths))
 		for _, n := range notes {
 			details = append(details, "    "+n)
 		}
 	}
-	fmt.Fprintf(out, "  EventBridge: SES's events are opt-in data events, $1.00 per million (only management events are free);\n")
+	fmt.Fprintf(out, "  SNS: SES's events published to the topic, $0.50 per million 64 KB chunks (delivery to SQS is free, its SendMessage is SQS's);\n")
 	fmt.Fprintf(out, "  SES's own $%.2f is not in the total. Per 1,000 emails: $ of each service.\n", p.SESPer1000)
 	fmt.Fprintf(out, "Per function, per email:\n%s\n", strings.Join(details, "\n"))
 }

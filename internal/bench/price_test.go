@@ -42,7 +42,7 @@ func TestScenarioPrice(t *testing.T) {
 		}},
 		routes.Status.Function: {messages: 20, sum: sample{
 			cpu: 40 * time.Millisecond, db: dbUsage{Calls: 60, Read: 20, Write: 60},
-			sqsRequests: 10, sqsCalls: 10, logBytes: 3000, logLines: 20,
+			sqsRequests: 10 + 20, sqsCalls: 10, logBytes: 3000, logLines: 20, snsPublishes: 20,
 		}},
 		routes.CampaignSender.Function: {messages: 1, sum: sample{
 			cpu: 10 * time.Millisecond, db: dbUsage{Calls: 20, Read: 5, Write: 10},
@@ -59,8 +59,9 @@ func TestScenarioPrice(t *testing.T) {
 	//     so 0.2 invocations. A batch waits 10 × (3×5 + 0.5×8) = 190 ms
 	//     (a mean of half an SQS call a message is half a call's wait) and
 	//     burns 10 × 2 ms × 1769/256 = 138.2 ms: 329 ms billed. SQS:
-	//     2 × 2/10 receive and delete + 2 EventBridge deliveries + 2 × 0.5
-	//     sent = 3.4. 2 SES events, 2 RRU, 6 WRU, 2 × (150 + 26) B of logs.
+	//     2 × 2/10 receive and delete + 2 × (0.5 sent + 1 the topic's
+	//     delivery) = 3.4. 2 SNS publishes, 2 RRU, 6 WRU, 2 × (150 + 26) B
+	//     of logs.
 	//   campaign-sender: 0.1 messages, one a batch. Its 10 sends take
 	//     10/14 s at the priced pace, longer than (20×5 + 10×30)/8 ms of
 	//     calls shared by the workers: 714.29 ms, plus 10 ms × 1769/256 =
@@ -74,14 +75,14 @@ func TestScenarioPrice(t *testing.T) {
 			{MemoryMB: 256, Count: 0.2, Duration: 329 * time.Millisecond}, // status
 		},
 		ReadUnits: 1 + 2 + 0.5, WriteUnits: 3 + 6 + 1,
-		SQSRequests: 0.2 + 0.4 + 2 + 1, SESEvents: 2,
+		SQSRequests: 0.2 + 0.4 + 1 + 2, SNSPublishes: 2,
 		LogBytes:  float64(len(accessLogLine())+26) + 226 + 352 + 63,
 		LogMonths: 1, ItemByteMonths: 500,
 	}
 	for name, pair := range map[string][2]float64{
 		"API requests": {got.APIRequests, want.APIRequests}, "read units": {got.ReadUnits, want.ReadUnits},
 		"write units": {got.WriteUnits, want.WriteUnits}, "SQS requests": {got.SQSRequests, want.SQSRequests},
-		"SES events": {got.SESEvents, want.SESEvents}, "log bytes": {got.LogBytes, want.LogBytes},
+		"SNS publishes": {got.SNSPublishes, want.SNSPublishes}, "log bytes": {got.LogBytes, want.LogBytes},
 		"log months": {got.LogMonths, want.LogMonths}, "item byte-months": {got.ItemByteMonths, want.ItemByteMonths},
 	} {
 		if math.Abs(pair[0]-pair[1]) > 1e-9 {

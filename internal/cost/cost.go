@@ -26,14 +26,13 @@ type Prices struct {
 	DynamoStorageGBMonth, PITRGBMonth float64
 	// SQSRequest: a standard queue's API request, per 64 KB chunk.
 	SQSRequest float64
-	// EventBridgeEvent: an event SES publishes to the default bus. The
-	// EventBridge pricing page makes only "AWS management events" (control
-	// plane operations) free; data-plane events a service sends after an
-	// opt-in, as SES does through a configuration set's event destination,
-	// are "AWS opt-in data events", priced like custom events. Priced so
-	// here, per 64 KB event; a rule delivering to an SQS target adds no
-	// EventBridge charge, only the SQS request.
-	EventBridgeEvent float64
+	// SNSPublish: a publish to a standard topic, per 64 KB chunk of its
+	// message (the first million a month are free; not counted). SES
+	// publishes each event of a configuration set to the stack's topic;
+	// SNS's delivery to an SQS subscription is free (the queue still bills
+	// the SendMessage). On EventBridge the same events would be opt-in data
+	// events at $1.00 per million (only management events are free).
+	SNSPublish float64
 	// LogsIngestGB and LogsStorageGBMonth: CloudWatch Logs standard class.
 	LogsIngestGB, LogsStorageGBMonth float64
 	// SESPer1000 is SES's own price per 1,000 emails, the yardstick.
@@ -50,7 +49,7 @@ var USEast1 = Prices{
 	DynamoStorageGBMonth: 0.25,
 	PITRGBMonth:          0.20,
 	SQSRequest:           0.40 / 1e6,
-	EventBridgeEvent:     1.00 / 1e6,
+	SNSPublish:           0.50 / 1e6,
 	LogsIngestGB:         0.50,
 	LogsStorageGBMonth:   0.03,
 	SESPer1000:           0.10,
@@ -117,15 +116,19 @@ func (b Batching) Expected(rate float64) float64 {
 	return math.Max(1, math.Min(float64(b.Size), 1+rate*b.Window.Seconds()))
 }
 
-// sqsChunkBytes is the payload SQS bills as one request: a request of up
-// to 256 KB is billed one request per 64 KB chunk.
-const sqsChunkBytes = 64 << 10
+// chunkBytes is the payload SQS and SNS bill as one request: a request
+// of up to 256 KB is billed one request per 64 KB chunk.
+const chunkBytes = 64 << 10
 
 // SQSRequests are the requests SQS bills for one API call carrying
 // payloadBytes of message bodies (at least one, an empty call too).
 func SQSRequests(payloadBytes int) float64 {
-	return float64(max(1, (payloadBytes+sqsChunkBytes-1)/sqsChunkBytes))
+	return float64(max(1, (payloadBytes+chunkBytes-1)/chunkBytes))
 }
+
+// SNSPublishes are the publishes SNS bills for one message of
+// messageBytes: by the same 64 KB chunks.
+func SNSPublishes(messageBytes int) float64 { return SQSRequests(messageBytes) }
 
 // ConsumeRequests are the SQS requests of consuming one message in
 // batches of batch: its share of the event source's ReceiveMessage and
@@ -172,8 +175,9 @@ type Work struct {
 	ReadUnits   float64
 	WriteUnits  float64
 	SQSRequests float64
-	// SESEvents published to EventBridge's default bus.
-	SESEvents float64
+	// SNSPublishes are SES's events published to the SES events topic,
+	// in billed 64 KB chunks.
+	SNSPublishes float64
 	// LogBytes are ingested into CloudWatch Logs (every line: the
 	// functions', Lambda's platform lines, API Gateway's access log), kept
 	// for LogMonths.
@@ -188,7 +192,7 @@ type Work struct {
 func (w Work) Times(n float64) Work {
 	out := Work{
 		APIRequests: w.APIRequests * n, ReadUnits: w.ReadUnits * n, WriteUnits: w.WriteUnits * n,
-		SQSRequests: w.SQSRequests * n, SESEvents: w.SESEvents * n, LogBytes: w.LogBytes * n,
+		SQSRequests: w.SQSRequests * n, SNSPublishes: w.SNSPublishes * n, LogBytes: w.LogBytes * n,
 		LogMonths: w.LogMonths, ItemByteMonths: w.ItemByteMonths * n,
 	}
 	for _, l := range w.Lambda {
@@ -200,12 +204,12 @@ func (w Work) Times(n float64) Work {
 
 // Bill is the price of some work, by service, in dollars.
 type Bill struct {
-	DynamoDB, SQS, Lambda, APIGateway, EventBridge, Logs float64
+	DynamoDB, SQS, Lambda, APIGateway, SNS, Logs float64
 }
 
 // Total is the bill's sum.
 func (b Bill) Total() float64 {
-	return b.DynamoDB + b.SQS + b.Lambda + b.APIGateway + b.EventBridge + b.Logs
+	return b.DynamoDB + b.SQS + b.Lambda + b.APIGateway + b.SNS + b.Logs
 }
 
 const gb = 1 << 30
@@ -220,7 +224,7 @@ func (p Prices) Price(w Work) Bill {
 		b.Lambda += l.Count * (p.LambdaRequest + l.MemoryMB/1024*l.Duration.Seconds()*p.LambdaGBSecond)
 	}
 	b.APIGateway = w.APIRequests * p.APIGatewayRequest
-	b.EventBridge = w.SESEvents * p.EventBridgeEvent
+	b.SNS = w.SNSPublishes * p.SNSPublish
 	b.Logs = w.LogBytes / gb * (p.LogsIngestGB + w.LogMonths*p.LogsStorageGBMonth)
 	return b
 }

@@ -28,6 +28,8 @@ func TestUnits(t *testing.T) {
 		"an SQS call without a body":              {SQSRequests(0), 1},
 		"64 KB of bodies, one SQS request":        {SQSRequests(64 << 10), 1},
 		"64 KB + 1 byte, two SQS requests":        {SQSRequests(64<<10 + 1), 2},
+		"an SES event of 3 KB, one SNS publish":   {SNSPublishes(3 << 10), 1},
+		"a 65 KB message, two SNS publishes":      {SNSPublishes(65 << 10), 2},
 		"a log line and CloudWatch's 26 bytes":    {LogBytes("0123456789", "abc"), 10 + 3 + 2*26},
 		"2 ms of CPU at 256 MB, 20 ms of waiting": {Duration(2*time.Millisecond, 256, 20*time.Millisecond).Seconds(), 0.034},
 		"a tenth of a millisecond bills one":      {Duration(100*time.Microsecond, 1769, 0).Seconds(), 0.001},
@@ -46,7 +48,7 @@ func TestPriceHandComputed(t *testing.T) {
 		APIRequests: 1000,
 		Lambda:      []Invocations{{MemoryMB: 1024, Count: 1000, Duration: 50 * time.Millisecond}},
 		ReadUnits:   2000, WriteUnits: 3000,
-		SQSRequests: 4000, SESEvents: 2000,
+		SQSRequests: 4000, SNSPublishes: 2000,
 		LogBytes: 1e6, LogMonths: 1,
 		ItemByteMonths: 2e6,
 	}
@@ -57,23 +59,23 @@ func TestPriceHandComputed(t *testing.T) {
 	//   DynamoDB 2000 × $0.125/M + 3000 × $0.625/M
 	//            + 2e6 B / 2^30 × ($0.25 + $0.20)                      = 0.00296319
 	//   SQS 4000 × $0.40/M                                           = 0.0016
-	//   EventBridge 2000 × $1.00/M (SES events: opt-in data events)   = 0.002
+	//   SNS 2000 × $0.50/M (SES events, one 64 KB chunk each)         = 0.001
 	//   Logs 1e6 B / 2^30 × ($0.50 + 1 month × $0.03)                = 0.00049360
-	want := Bill{APIGateway: 0.0035, Lambda: 0.00086667, DynamoDB: 0.00296319, SQS: 0.0016, EventBridge: 0.002, Logs: 0.00049360}
+	want := Bill{APIGateway: 0.0035, Lambda: 0.00086667, DynamoDB: 0.00296319, SQS: 0.0016, SNS: 0.001, Logs: 0.00049360}
 	for name, pair := range map[string][2]float64{
 		"API Gateway": {got.APIGateway, want.APIGateway},
 		"Lambda":      {got.Lambda, want.Lambda},
 		"DynamoDB":    {got.DynamoDB, want.DynamoDB},
 		"SQS":         {got.SQS, want.SQS},
-		"EventBridge": {got.EventBridge, want.EventBridge},
+		"SNS":         {got.SNS, want.SNS},
 		"Logs":        {got.Logs, want.Logs},
 	} {
 		if math.Abs(pair[0]-pair[1]) > 1e-8 {
 			t.Errorf("%s: $%.8f, want $%.8f", name, pair[0], pair[1])
 		}
 	}
-	if share := USEast1.ShareOfSES(got); math.Abs(share-0.1142346) > 1e-6 {
-		t.Errorf("share of SES %.6f, want 0.114235", share)
+	if share := USEast1.ShareOfSES(got); math.Abs(share-0.1042346) > 1e-6 {
+		t.Errorf("share of SES %.6f, want 0.104235", share)
 	}
 	// Work scales as quantities do.
 	if !near(USEast1.Price(w.Times(3)).Total(), 3*got.Total()) {

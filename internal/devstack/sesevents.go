@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -48,8 +46,9 @@ func (s *SESEvents) now() time.Time {
 	return time.Now().UTC()
 }
 
-// Send sends through the emulator, then publishes Send and the outcome:
-// Delivery, or a Bounce or Complaint for the mailbox simulator addresses.
+// Send sends through the emulator, then publishes the outcome the
+// configuration sets publish (not Send, which they leave out): Delivery,
+// or a Bounce or Complaint for the mailbox simulator addresses.
 func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, error) {
 	id, err := s.Next.Send(ctx, in)
 	if err != nil {
@@ -57,7 +56,7 @@ func (s *SESEvents) Send(ctx context.Context, in sending.SendInput) (string, err
 	}
 	mail := s.mail(in, id)
 	now := s.now()
-	evs := []status.SESEvent{{EventType: status.TypeSend, Mail: mail, Send: &struct{}{}}}
+	var evs []status.SESEvent
 	delivery := status.SESEvent{EventType: status.TypeDelivery, Mail: mail, Delivery: &status.Delivery{
 		Timestamp: now.Add(time.Second), ProcessingTimeMillis: 1000, Recipients: []string{in.To},
 		SMTPResponse: "250 2.6.0 Message received", ReportingMTA: "a8-1.smtp-out.amazonses.com",
@@ -97,33 +96,11 @@ func simulatorMailbox(to string) string {
 	return box + "@" + domain
 }
 
-// EventBridgeEvent is an SES event as the deployed EventBridge rule puts
-// it on the ses-events queue: the whole event, the SES record in detail.
-type EventBridgeEvent struct {
-	Version    string          `json:"version"`
-	ID         string          `json:"id"`
-	DetailType string          `json:"detail-type"`
-	Source     string          `json:"source"`
-	Time       time.Time       `json:"time"`
-	Detail     status.SESEvent `json:"detail"`
-}
-
-// detailTypes are SES's EventBridge detail types of the simulated events.
-var detailTypes = map[string]string{
-	status.TypeSend: "Email Sent", status.TypeDelivery: "Email Delivered", status.TypeBounce: "Email Bounced",
-	status.TypeComplaint: "Email Complaint Received", status.TypeOpen: "Email Opened", status.TypeClick: "Email Clicked",
-}
-
-// publish puts ev on the ses-events queue as production's rule does.
+// publish puts ev on the ses-events queue as production's topic
+// subscription does: raw message delivery, so the message body is the SES
+// event record itself, with no SNS envelope.
 func (s *SESEvents) publish(ctx context.Context, ev status.SESEvent) error {
-	id, err := uuid.NewRandom()
-	if err != nil {
-		return err
-	}
-	return s.Queue.Enqueue(ctx, EventBridgeEvent{
-		Version: "0", ID: id.String(), DetailType: detailTypes[ev.EventType], Source: "aws.ses",
-		Time: s.now().Truncate(time.Second), Detail: ev,
-	})
+	return s.Queue.Enqueue(ctx, ev)
 }
 
 func bounce(mail status.Mail, to, subType, diagnostic string, now time.Time) status.SESEvent {

@@ -32,7 +32,7 @@ func TestPipelineWebhookSecretRotation(t *testing.T) {
 	}
 
 	p.send(t, s.key, msg("rotated", nil))
-	p.drain(t, 2) // Send, Delivery
+	p.drain(t, 1) // Delivery
 	if n, err := p.webhooks.PollOnce(ctx); err != nil || n != 1 {
 		t.Fatalf("webhooks queue gave %d jobs (err %v), want 1", n, err)
 	}

@@ -137,8 +137,8 @@ func sns(t *testing.T, msgType string, body []byte) []byte {
 	return b
 }
 
-// eventBridge wraps body as the EventBridge event the deployed rule puts
-// on the queue (SES's event in detail).
+// eventBridge wraps body as the EventBridge event the rule of the stack
+// before SNS put on the queue (SES's event in detail).
 func eventBridge(t *testing.T, source string, body []byte) []byte {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{
@@ -152,8 +152,9 @@ func eventBridge(t *testing.T, source string, body []byte) []byte {
 	return b
 }
 
-// Production's queue gets EventBridge events; SNS and bare SES records
-// parse the same.
+// Production's queue gets bare SES records (the topic's raw delivery,
+// TestParseFixtures); an SNS notification and an EventBridge event (left on
+// the queue by the stack before SNS) parse the same.
 func TestParseWrapped(t *testing.T) {
 	wrappers := map[string]func(t *testing.T, body []byte) []byte{
 		"EventBridge": func(t *testing.T, body []byte) []byte { return eventBridge(t, "aws.ses", body) },

@@ -97,8 +97,11 @@ func TestPlanTransitions(t *testing.T) {
 			if !slices.Equal(c.Metrics, want) {
 				t.Errorf("metrics = %v, want %v", c.Metrics, want)
 			}
-			if c.UsageMonth != "" || c.OptOutClick {
-				t.Errorf("usage month %q, opt-out %v; want neither", c.UsageMonth, c.OptOutClick)
+			// The allowance counts the email when SES finishes with it, in
+			// the month SES took it (the fixtures' mail timestamp).
+			wantUsage := map[string]string{"delivered": "2026-11", "bounced": "2026-11", "failed": "2026-11"}[w.metric]
+			if c.UsageMonth != wantUsage || c.OptOutClick {
+				t.Errorf("usage month %q, opt-out %v; want %q and none", c.UsageMonth, c.OptOutClick, wantUsage)
 			}
 			switch {
 			case w.suppress && (c.Suppress != recipient || c.Reason == ""):
@@ -148,42 +151,59 @@ func TestPlanBounceReasons(t *testing.T) {
 	}
 }
 
-// Send counts a live email toward the monthly allowance and nothing else:
-// the "sent" metric waits for the email's first Delivery or Bounce.
-func TestPlanSend(t *testing.T) {
+// The monthly allowance counts a live email once, when SES finishes with
+// it: its first Delivery, Bounce, Reject or Rendering Failure; never a
+// Send (SES no longer publishes it), a DeliveryDelay or a later event.
+func TestPlanUsage(t *testing.T) {
+	set := at(10, 0, 1, 0)
+	delivered := func(e *email.Email) { e.Status, e.DeliveredAt = email.StatusDelivered, &set }
+	bounced := func(e *email.Email) { e.Status, e.BouncedAt = email.StatusBounced, &set }
 	cases := map[string]struct {
-		env   apikey.Environment
-		typ   email.Type
-		usage string // "" means Plan returns nil
+		fixture string
+		email   func(*email.Email)
+		usage   string // "" for none
 	}{
-		"live transactional": {apikey.Live, email.TypeTransactional, "2026-11"},
-		"live campaign":      {apikey.Live, email.TypeCampaign, "2026-11"},
-		"test automation":    {apikey.Test, email.TypeAutomation, ""},
+		"first delivery":           {"delivery", nil, "2026-11"},
+		"first bounce":             {"bounce-transient", nil, "2026-11"},
+		"reject":                   {"reject", nil, "2026-11"},
+		"rendering failure":        {"rendering-failure", nil, "2026-11"},
+		"live campaign":            {"delivery", func(e *email.Email) { e.Type = email.TypeCampaign }, "2026-11"},
+		"test automation":          {"delivery", func(e *email.Email) { e.Environment, e.Type = apikey.Test, email.TypeAutomation }, ""},
+		"delivery after a bounce":  {"delivery", bounced, ""},
+		"bounce after a delivery":  {"bounce-permanent", delivered, ""},
+		"complaint":                {"complaint", delivered, ""},
+		"open":                     {"open", delivered, ""},
+		"reject of a failed email": {"reject", func(e *email.Email) { e.Status = email.StatusFailed }, ""},
+		"delivery delay":           {"delivery-delay", nil, ""},
+		"send":                     {"send", nil, ""},
+		"send of a campaign email": {"send", func(e *email.Email) { e.Type = email.TypeCampaign }, ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			e := sentEmail(func(e *email.Email) { e.Environment, e.Type = tc.env, tc.typ })
-			c := status.Plan(e, sesEvent(t, "send"))
-			if tc.usage == "" {
-				if c != nil {
-					t.Errorf("Plan = %+v, want nil for a test email", c)
-				}
-				return
+			e := sentEmail()
+			if tc.email != nil {
+				tc.email(&e)
 			}
-			if c == nil {
-				t.Fatal("Plan = nil")
+			c := status.Plan(e, sesEvent(t, tc.fixture))
+			got := ""
+			if c != nil {
+				got = c.UsageMonth
 			}
-			if len(c.Metrics) != 0 || c.UsageMonth != tc.usage {
-				t.Errorf("metrics %v usage %q, want none and %q", c.Metrics, c.UsageMonth, tc.usage)
-			}
-			// Send is counted, not shown: no feed item, no email change.
-			if c.Event != nil || c.Email != nil || c.Click != nil || c.Suppress != "" || c.OptOutClick {
-				t.Errorf("send changes more than counters: %+v", c)
-			}
-			if !strings.HasPrefix(c.DedupeID, "evt_") || !c.OccurredAt.Equal(at(10, 0, 0, 0)) {
-				t.Errorf("dedupe id %q, occurred %v", c.DedupeID, c.OccurredAt)
+			if got != tc.usage {
+				t.Errorf("usage month %q, want %q", got, tc.usage)
 			}
 		})
+	}
+	// A retry after a fault between the email's update and the dedupe
+	// record finds the email changed by this very event: the usage is
+	// still owed, with the metrics.
+	first := status.Plan(sentEmail(), sesEvent(t, "delivery"))
+	e := sentEmail(func(e *email.Email) {
+		*e = *first.Email
+		e.LastEventID, e.LastEventMetrics = first.DedupeID, first.Metrics
+	})
+	if again := status.Plan(e, sesEvent(t, "delivery")); again == nil || again.UsageMonth != "2026-11" {
+		t.Errorf("retried delivery: %+v, want the usage still owed", again)
 	}
 }
 
@@ -283,7 +303,7 @@ func TestPlanNothing(t *testing.T) {
 // Delivery, bounce, complaint and failure fire in every tracking mode.
 func TestPlanTrackingModes(t *testing.T) {
 	modes := map[string]email.TrackingMode{"legacy row": "", "full": email.TrackingFull, "essential": email.TrackingEssential, "off": email.TrackingOff}
-	always := []string{"delivery", "bounce-permanent", "bounce-transient", "complaint", "reject", "rendering-failure", "send"}
+	always := []string{"delivery", "bounce-permanent", "bounce-transient", "complaint", "reject", "rendering-failure"}
 	tracked := []string{"open", "click", "click-unsubscribe"}
 	for name, mode := range modes {
 		t.Run(name, func(t *testing.T) {
@@ -322,7 +342,7 @@ func TestPlanNeverMovesBackwards(t *testing.T) {
 					t.Errorf("%s on %s: ExpectStatus = %s", name, st, c.ExpectStatus)
 				}
 				failure := name == "reject" || name == "rendering-failure" // no time of its own: counted while not yet failed
-				if len(c.Metrics) > 0 && name != "send" && !(failure && st.Rank() < email.StatusFailed.Rank()) {
+				if len(c.Metrics) > 0 && !(failure && st.Rank() < email.StatusFailed.Rank()) {
 					t.Errorf("%s on %s with every time set: metrics %v counted again", name, st, c.Metrics)
 				}
 				if c.Email == nil {

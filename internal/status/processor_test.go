@@ -147,7 +147,7 @@ func TestHandleReportsOnlyFaults(t *testing.T) {
 		fixtureFor(t, "delivery", wsID, faultyID, recipient), // m3 fault: retry
 		fixtureFor(t, "open", wsID, unknownID, recipient),    // m4 unknown email: dropped
 		fixture(t, "delivery-delay"),                         // m5 nothing to do
-		fixture(t, "send"),                                   // m6 counted, not published
+		fixture(t, "send"),                                   // m6 no longer published by SES: nothing to do
 	)
 	if !slices.Equal(failed, []string{"m3"}) {
 		t.Errorf("batch item failures = %v, want exactly [m3]", failed)
@@ -156,8 +156,8 @@ func TestHandleReportsOnlyFaults(t *testing.T) {
 	if len(got) != 1 || got[0].Type != event.Delivered || got[0].Data.ID != emailID {
 		t.Errorf("published %+v, want the one delivery", got)
 	}
-	if n := len(store.applied); n != 3 {
-		t.Errorf("%d changes applied, want 3 (delivery, the faulty one, send)", n)
+	if n := len(store.applied); n != 2 {
+		t.Errorf("%d changes applied, want 2 (delivery, the faulty one)", n)
 	}
 }
 
@@ -184,7 +184,7 @@ func TestHandleOneMessage(t *testing.T) {
 		wantPubs  int
 	}{
 		"applied and published":      {fixture: "delivery", apply: stale(0), wantGets: 1, wantApply: 1, wantPubs: 1},
-		"send: applied, no feed":     {fixture: "send", apply: stale(0), wantGets: 1, wantApply: 1, wantPubs: 0},
+		"send: nothing to do":        {fixture: "send", wantGets: 1},
 		"opt-out: applied, no feed":  {fixture: "click-unsubscribe", apply: stale(0), wantGets: 1, wantApply: 1, wantPubs: 0},
 		"nothing to do":              {fixture: "delivery-delay", wantGets: 1},
 		"unknown email dropped":      {fixture: "open", getErr: email.ErrNotFound, wantGets: 1},
@@ -195,7 +195,7 @@ func TestHandleOneMessage(t *testing.T) {
 		// The first try may have died between its write and its fan-out:
 		// the duplicate publishes again (deliveries are deduplicated).
 		"duplicate published again": {fixture: "delivery", apply: func(status.Change) error { return status.ErrDuplicate }, wantGets: 1, wantApply: 1, wantPubs: 1},
-		"duplicate send":            {fixture: "send", apply: func(status.Change) error { return status.ErrDuplicate }, wantGets: 1, wantApply: 1},
+		"duplicate opt-out":         {fixture: "click-unsubscribe", apply: func(status.Change) error { return status.ErrDuplicate }, wantGets: 1, wantApply: 1},
 		"publish fault retried":     {fixture: "complaint", apply: stale(0), publish: func(event.Event) error { return errors.New("sqs down") }, wantErr: true, wantGets: 1, wantApply: 1, wantPubs: 1},
 	}
 	for name, tc := range cases {

@@ -119,9 +119,12 @@ var (
 	ErrNoTags      = errors.New("SES event without Sesame tags")
 )
 
-// envelope is what may wrap an SES event on its way to the queue: an
-// EventBridge event (the deployed path: SES publishes to the default event
-// bus and a rule targets the queue) or an SNS notification.
+// envelope is what may wrap an SES event on its way to the queue. The
+// deployed path puts none there: SES publishes to an SNS topic whose
+// subscription delivers raw messages, the SES record itself. An SNS
+// notification (a subscription without raw delivery) and an EventBridge
+// event (the deployed path before SNS; such messages may still be on the
+// queue when a stack is updated) are unwrapped.
 type envelope struct {
 	Source  string          `json:"source"`
 	Detail  json.RawMessage `json:"detail"`
@@ -129,8 +132,8 @@ type envelope struct {
 	Message string          `json:"Message"`
 }
 
-// Parse reads an SQS body holding an SES event, bare or inside an
-// EventBridge event or SNS notification, and checks it carries what the
+// Parse reads an SQS body holding an SES event, bare (as deployed) or
+// inside an SNS notification or EventBridge event, and checks it carries what the
 // pipeline needs.
 func Parse(body []byte) (SESEvent, error) {
 	var env envelope

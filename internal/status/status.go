@@ -255,16 +255,11 @@ func Plan(e email.Email, ev SESEvent) *Change {
 	var evType event.Type
 	switch ev.EventType {
 	case TypeSend:
-		// Send only counts toward the monthly allowance. The "sent" metric
-		// is counted when SES finishes with the email (its first Delivery or
-		// Bounce), which keeps this event at two writes and rates free of
-		// mail still in flight.
-		if e.Environment != apikey.Live {
-			return nil
-		}
-		c.DedupeID = eventID(e, ev, "")
-		c.UsageMonth = when.Format("2006-01")
-		return c
+		// The configuration sets no longer publish Send (issue 9): the
+		// allowance counts an email when SES finishes with it (see
+		// countsUsage). One left on the queue by an older stack changes
+		// nothing.
+		return nil
 	case TypeDeliveryDelay:
 		return nil // SES keeps trying; a final failure arrives as a Bounce
 	case TypeDelivery:
@@ -373,8 +368,24 @@ func Plan(e email.Email, ev SESEvent) *Change {
 		// before its counts: they are still owed.
 		c.Metrics = e.LastEventMetrics
 	}
+	if e.Environment == apikey.Live && countsUsage(c.Metrics, metric) {
+		// The month SES accepted the email in, as Send counted it.
+		c.UsageMonth = ev.Mail.Timestamp.UTC().Format("2006-01")
+	}
 	c.Event = &event.Event{ID: c.DedupeID, WorkspaceID: e.WorkspaceID, Type: evType, CreatedAt: when, Data: view(next)}
 	return c
+}
+
+// countsUsage reports whether a change with metrics is the end of the
+// email in SES, which the monthly allowance counts once: its first
+// Delivery or Bounce (the ones that count "sent") or the Reject or
+// Rendering Failure that fails it. A DeliveryDelay is not an end (SES
+// retries, and its outcome arrives as a Delivery or a Bounce), and a
+// Complaint follows a Delivery. Derived from the metrics, which a retry
+// after a fault finds owed on the email (LastEventMetrics), so the usage
+// is owed with them and counted once.
+func countsUsage(metrics []string, metric func(string) string) bool {
+	return slices.Contains(metrics, metric("sent")) || slices.Contains(metrics, metric("failed"))
 }
 
 func (r *Reject) reason() string {
