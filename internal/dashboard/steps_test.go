@@ -205,4 +205,3 @@ func TestStepsEditorPage(t *testing.T) {
 		t.Error("Save is not the editor's first button (Enter in a field presses the first)")
 	}
 }
-
