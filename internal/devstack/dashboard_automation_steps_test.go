@@ -20,7 +20,8 @@ import (
 // write nothing; Save writes the form as the next version (audited); a
 // bad duration and an empty subject are refused (400) with each problem
 // beside its field and linked from the summary, nothing written; a save
-// made from an older version is refused (409); an unknown op or a step
+// made from an older version is refused (409); a send's html far above
+// the dashboard's usual form size saves; an unknown op or a step
 // out of range is refused (400); the CSRF token is required; another
 // workspace's automation is 404.
 func TestDashboardAutomationSteps(t *testing.T) {
@@ -87,7 +88,14 @@ func TestDashboardAutomationSteps(t *testing.T) {
 		t.Errorf("another workspace's automation: %d, want 404", p.status)
 	}
 	wantVersion(t, d, created.ID, 2, edited)
-	wantNewestAudit(t, d, owner.ActionAutomationEdited)
+
+	large := edited // a send's html far above the 64 KB other forms take
+	large.Steps = slices.Clone(edited.Steps)
+	large.Steps[0].HTML = "<p>" + strings.Repeat("Hello & welcome. ", 12<<10) + "</p>"
+	p = d.dashDo(t, c, steps, stepsValues(large, 2, csrf, "save"))
+	wantPage(t, "a 200 KB html", p, http.StatusOK, "Saved")
+	wantVersion(t, d, created.ID, 3, large)
+	wantNewestAudit(t, d, owner.ActionAutomationEdited, owner.ActionAutomationEdited)
 }
 
 // An active automation's steps: the problems that keep it from being
