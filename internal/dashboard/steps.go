@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,22 +212,21 @@ func (s stepForm) value(name string) string {
 	return ""
 }
 
-// problemPathRE reads a step's problem path: the step's index and the
-// field, a list's element (add[1]) belonging to its list's field.
-var problemPathRE = regexp.MustCompile(`^steps\[(\d+)\](?:\.([a-z_]+)(?:\[\d+\])?)?$`)
-
 // anchorOf is the id of the control a problem at path belongs to: a
-// step's field, the step's fieldset (its type, or the step as a whole),
-// or def-<path> (name, event, steps).
+// step's field (a list's element, add[1], its list's field), the step's
+// fieldset (its type, or the step as a whole), or def-<path> (name,
+// event, steps).
 func anchorOf(path string) string {
-	m := problemPathRE.FindStringSubmatch(path)
-	switch {
-	case m == nil:
+	rest, ok := strings.CutPrefix(path, "steps[")
+	index, field, closed := strings.Cut(rest, "]")
+	if !ok || !closed || index == "" || strings.Trim(index, "0123456789") != "" {
 		return "def-" + path
-	case m[2] == "" || m[2] == "type":
-		return "def-steps-" + m[1]
 	}
-	return "def-steps-" + m[1] + "-" + m[2]
+	field, _, _ = strings.Cut(strings.TrimPrefix(field, "."), "[")
+	if field == "" || field == "type" {
+		return "def-steps-" + index
+	}
+	return "def-steps-" + index + "-" + field
 }
 
 // editorOf is f drawn with problems p beside the controls they name, and

@@ -205,3 +205,15 @@ func TestStepsEditorPage(t *testing.T) {
 		t.Error("Save is not the editor's first button (Enter in a field presses the first)")
 	}
 }
+
+func TestAnchorOf(t *testing.T) {
+	for path, want := range map[string]string{
+		"name": "def-name", "steps": "def-steps", "postal_address": "def-postal_address",
+		"steps[3]": "def-steps-3", "steps[3].type": "def-steps-3", "steps[12].duration": "def-steps-12-duration",
+		"steps[0].remove[4]": "def-steps-0-remove", "steps[x].html": "def-steps[x].html", "steps[]": "def-steps[]", "steps[1": "def-steps[1",
+	} {
+		if got := anchorOf(path); got != want {
+			t.Errorf("anchorOf(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
