@@ -29,6 +29,9 @@ const (
 	StepTag  StepType = "tag"
 )
 
+// StepTypes are the step types, in the order a form offers them.
+var StepTypes = []StepType{StepSend, StepWait, StepTag}
+
 // Step is one step of an automation; the fields of its Type alone are set.
 type Step struct {
 	Type StepType `json:"type"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/automation"
@@ -16,12 +17,17 @@ func (a *App) automationRoutes() []route {
 		{pattern: "GET /automations", handler: a.automations},
 		{pattern: "POST /automations", handler: a.createAutomation},
 		{pattern: "GET /automations/{id}", handler: a.automationPage},
-		{pattern: "POST /automations/{id}/edit", handler: a.editAutomation},
+		{pattern: "POST /automations/{id}/edit", handler: a.editAutomation, maxBody: maxDefinitionForm},
+		{pattern: "POST /automations/{id}/steps", handler: a.editSteps, maxBody: maxDefinitionForm},
 		{pattern: "POST /automations/{id}/activate", handler: a.activateAutomation},
 		{pattern: "POST /automations/{id}/deactivate", handler: a.deactivateAutomation},
 		{pattern: "GET /automations/{id}/runs/{run}", handler: a.automationRun},
 	}
 }
+
+// maxDefinitionForm bounds a form holding a whole definition: its steps
+// at their limit, percent-encoding tripling a byte at worst.
+const maxDefinitionForm = 3*automation.MaxStepsBytes + maxForm
 
 type automationsData struct {
 	Automations []automation.Automation
@@ -65,23 +71,32 @@ func (a *App) createAutomation(w http.ResponseWriter, r *http.Request, s *sessio
 
 type automationData struct {
 	automation.View
+	// Editor is the step editor: the saved definition, or the form as
+	// posted when an op changed it or a save was refused.
+	Editor editorView
 	// Definition is what `sesame automations show --definition` prints,
-	// the edit form's text unless an edit was refused.
+	// the advanced JSON form's text unless an edit of it was refused.
 	Definition string
 	Runs       owner.RunList
 	Notice     string
 	Error      string
-	// Problems are the activation problems, each with its path.
-	Problems automation.Problems
+	// Problems are the refused save's or activation's, each with its path
+	// and, when the editor has it, a link to its control.
+	Problems []problemView
 }
 
 // automationOutcome is what a POST on an automation page did: the page
 // shows it above the automation.
 type automationOutcome struct {
-	status     int
-	notice     string
-	err        error
-	definition string // the refused edit, kept in the form
+	status int
+	notice string
+	err    error
+	// form is the step editor as posted (nil: the saved definition);
+	// problems are its values' that did not parse.
+	form     *stepsForm
+	problems automation.Problems
+	// definition is a refused JSON edit, kept in its form.
+	definition string
 }
 
 func (a *App) automationPage(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -96,18 +111,32 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 		return notFoundIfNamed(err, "automation")
 	}
 	d := automationData{View: au.View(), Notice: o.notice, Definition: o.definition}
+	form, problems := formOf(au.Definition()), o.problems
+	if o.form != nil {
+		form = *o.form
+	}
+	if len(problems) > 0 {
+		d.Error = notSaved
+	}
 	var activation *owner.ActivationError
 	var input *owner.InputError
 	switch {
 	case o.err == nil:
 	case errors.As(o.err, &activation):
-		d.Error, d.Problems = "The automation cannot be active:", activation.Problems
+		d.Error, problems = "The automation cannot be active:", activation.Problems
 	case errors.As(o.err, &input):
-		d.Error = input.Error()
-	case errors.Is(o.err, owner.ErrAutomationChanged):
+		d.Error, problems = inputProblems(input)
+	case errors.Is(o.err, owner.ErrAutomationChanged), errors.Is(o.err, errOp):
 		d.Error = o.err.Error()
 	default:
 		return o.err
+	}
+	d.Editor, d.Problems = editorOf(form, problems)
+	if o.definition != "" { // the problems are the JSON's, not the editor's
+		d.Editor, _ = editorOf(form, nil)
+		for i := range d.Problems {
+			d.Problems[i].Anchor = ""
+		}
 	}
 	if d.Definition == "" {
 		if d.Definition, err = definitionText(au.Definition()); err != nil {
@@ -118,6 +147,27 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 		return err
 	}
 	return a.render(w, s, o.status, "automation.html", au.Name, "/automations", d)
+}
+
+// notSaved heads the problems of a refused save.
+const notSaved = "The automation was not saved:"
+
+// inputProblems is a refused edit as the page shows it: the definition's
+// problems, or the one input refused (the name, the event) as a problem
+// at its path, or else (a JSON that does not parse) its message alone.
+func inputProblems(input *owner.InputError) (string, automation.Problems) {
+	var p automation.Problems
+	switch {
+	case errors.As(input.Err, &p):
+		return notSaved, p
+	case input.Field == "name" || input.Field == "event":
+		msg := input.Reason
+		if input.Err != nil {
+			msg = input.Err.Error()
+		}
+		return notSaved, automation.Problems{{Path: input.Field, Message: msg}}
+	}
+	return input.Error(), nil
 }
 
 // definitionText is d as `sesame automations show --definition` prints
@@ -138,9 +188,43 @@ func (a *App) editAutomation(w http.ResponseWriter, r *http.Request, s *session)
 	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), owner.AutomationEdit{Definition: []byte(def)})
 	if err == nil {
 		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, r.PathValue("id"))
-		return a.outcome(w, r, s, err, "Saved: runs started from now on execute this version.", "")
+		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
 	}
-	return a.outcome(w, r, s, err, "", def)
+	return a.outcome(w, r, s, err, "", automationOutcome{definition: def})
+}
+
+const savedNotice = "Saved: runs started from now on execute this version."
+
+// editSteps is the step editor's submit: op save writes the form as the
+// automation's next version (the owner service checks it), any other op
+// changes the form and shows it again, unsaved.
+func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) error {
+	op := r.PostFormValue("op")
+	form := readStepsForm(r.PostForm)
+	if op != opSave {
+		changed, err := form.apply(op)
+		if err != nil {
+			return a.showAutomation(w, r, s, automationOutcome{status: http.StatusBadRequest, err: err, form: &form})
+		}
+		return a.showAutomation(w, r, s, automationOutcome{status: http.StatusOK, form: &changed,
+			notice: "Not saved yet: Save writes these steps as a new version."})
+	}
+	def, problems := form.definition()
+	if len(problems) > 0 {
+		return a.showAutomation(w, r, s, automationOutcome{status: http.StatusBadRequest, form: &form, problems: problems})
+	}
+	body, err := json.Marshal(def)
+	if err != nil {
+		return err
+	}
+	version, _ := strconv.Atoi(r.PostFormValue("version"))
+	id := r.PathValue("id")
+	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, owner.AutomationEdit{Definition: body, Version: version})
+	if err == nil {
+		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, id)
+		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
+	}
+	return a.outcome(w, r, s, err, "", automationOutcome{form: &form})
 }
 
 func (a *App) activateAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -148,7 +232,7 @@ func (a *App) activateAutomation(w http.ResponseWriter, r *http.Request, s *sess
 	if err == nil {
 		err = a.audit(r.Context(), s, owner.ActionAutomationOn, r.PathValue("id"))
 	}
-	return a.outcome(w, r, s, err, "The automation is active: its event starts runs.", "")
+	return a.outcome(w, r, s, err, "The automation is active: its event starts runs.", automationOutcome{})
 }
 
 func (a *App) deactivateAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -156,12 +240,13 @@ func (a *App) deactivateAutomation(w http.ResponseWriter, r *http.Request, s *se
 	if err == nil {
 		err = a.audit(r.Context(), s, owner.ActionAutomationOff, r.PathValue("id"))
 	}
-	return a.outcome(w, r, s, err, "The automation is inactive: runs under way go on.", "")
+	return a.outcome(w, r, s, err, "The automation is inactive: runs under way go on.", automationOutcome{})
 }
 
 // outcome shows the automation's page after a POST: with notice when err
-// is nil, with the refusal (400) when the owner service refused.
-func (a *App) outcome(w http.ResponseWriter, r *http.Request, s *session, err error, notice, definition string) error {
+// is nil, with the refusal (400) when the owner service refused, the
+// refused input (the form or the definition in kept) shown again.
+func (a *App) outcome(w http.ResponseWriter, r *http.Request, s *session, err error, notice string, kept automationOutcome) error {
 	if err == nil {
 		return a.showAutomation(w, r, s, automationOutcome{status: http.StatusOK, notice: notice})
 	}
@@ -172,7 +257,8 @@ func (a *App) outcome(w http.ResponseWriter, r *http.Request, s *session, err er
 	if errors.Is(err, owner.ErrAutomationChanged) {
 		status = http.StatusConflict
 	}
-	return a.showAutomation(w, r, s, automationOutcome{status: status, err: err, definition: definition})
+	kept.status, kept.err = status, err
+	return a.showAutomation(w, r, s, kept)
 }
 
 type runData struct {

@@ -15,9 +15,9 @@ import (
 )
 
 // Automations: the empty list offers the four blueprints; an unknown one
-// is refused on the page; a draft created from one shows its steps and
-// definition; activating it without a postal address is refused with the
-// problem and its path, with one it is active; a bad edit keeps the text
+// is refused on the page; a draft created from one shows its steps (the
+// step editor) and definition; activating it without a postal address is refused with the
+// problem and its path, with one it is active; a bad JSON edit keeps the text
 // and says why, a good one is saved; an event's run is listed and shown;
 // another workspace's automation and run are 404; each change is audited.
 func TestDashboardAutomations(t *testing.T) {
@@ -45,7 +45,7 @@ func TestDashboardAutomations(t *testing.T) {
 	}
 	page := "/dashboard/automations/" + id
 	p = d.dashDo(t, c, page, nil)
-	for _, want := range []string{`id="status">draft`, `<ol id="steps"><li>wait `, `&#34;event&#34;: &#34;cart_abandoned&#34;`, "No run yet", `id="activate"`} {
+	for _, want := range []string{`id="status">draft`, `<legend>Step 1: wait</legend>`, `name="steps[0].duration" value="1h"`, `&#34;event&#34;: &#34;cart_abandoned&#34;`, "No run yet", `id="activate"`} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("draft page lacks %q: %s", want, p.body)
 		}
@@ -68,7 +68,7 @@ func TestDashboardAutomations(t *testing.T) {
 		t.Errorf("a wait out of range: %d %s", p.status, p.body)
 	}
 	good := `{"name": "Cart v2", "event": "cart_abandoned", "steps": [{"type": "tag", "add": ["carted"]}]}`
-	if p := d.dashDo(t, c, page+"/edit", url.Values{"csrf": {csrf}, "definition": {good}}); p.status != http.StatusOK || !strings.Contains(p.body, "Saved") || !strings.Contains(p.body, "<li>tag &#43;carted</li>") {
+	if p := d.dashDo(t, c, page+"/edit", url.Values{"csrf": {csrf}, "definition": {good}}); p.status != http.StatusOK || !strings.Contains(p.body, "Saved") || !strings.Contains(p.body, `<legend>Step 1: tag</legend>`) || !strings.Contains(p.body, `name="steps[0].add" value="carted"`) {
 		t.Errorf("edit: %d %s", p.status, p.body)
 	}
 

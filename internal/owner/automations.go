@@ -51,10 +51,13 @@ type AutomationRequest struct {
 }
 
 // AutomationEdit changes an automation: a whole new definition (JSON),
-// and/or its name or event (nil: unchanged).
+// and/or its name or event (nil: unchanged). Version, when not 0, is the
+// version the edit was made from: another one refuses the edit
+// (ErrAutomationChanged), so a form kept open does not undo a later save.
 type AutomationEdit struct {
 	Definition  []byte
 	Name, Event *string
+	Version     int
 }
 
 // ActivationError refuses to make an automation active, or to edit an
@@ -143,6 +146,9 @@ func (s *Automations) Edit(ctx context.Context, workspaceID, id string, edit Aut
 	a, err := s.Show(ctx, workspaceID, id)
 	if err != nil {
 		return automation.Automation{}, err
+	}
+	if edit.Version != 0 && edit.Version != a.Version {
+		return automation.Automation{}, ErrAutomationChanged
 	}
 	d, source := a.Definition(), "name"
 	if edit.Definition != nil {

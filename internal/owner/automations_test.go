@@ -229,6 +229,9 @@ func TestAutomationEdit(t *testing.T) {
 	}
 	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{})
 	wantInput(t, err, "file")
+	if _, err := svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Name: &name, Version: 1}); !errors.Is(err, owner.ErrAutomationChanged) {
+		t.Errorf("an edit made from version 1 of version 2: %v, want ErrAutomationChanged", err)
+	}
 	spaced := "Product Viewed"
 	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Event: &spaced})
 	wantInput(t, err, "event")
