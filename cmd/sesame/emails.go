@@ -36,7 +36,7 @@ func (c *console) emailsCommand() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%dms\n", a.At.Format(time.RFC3339Nano), a.EndpointURL, a.EventType, a.Number, result, a.LatencyMS)
 				}
 				if d.Partial {
-					fmt.Fprintf(w, "\nThe search stopped after %d attempts on an endpoint since the email was sent: later deliveries may be missing.\n", owner.DeliveriesExamined)
+					fmt.Fprintf(w, "\nThe search stopped early (at most %d attempts since the email was sent, shared by the first %d endpoints): later deliveries may be missing; `sesame webhooks deliveries` lists an endpoint's attempts.\n", owner.DeliveriesExamined, owner.DeliveriesEndpoints)
 				}
 			})
 		}),

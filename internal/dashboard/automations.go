@@ -75,8 +75,13 @@ type automationData struct {
 	// posted when an op changed it or a save was refused.
 	Editor editorView
 	// Definition is what `sesame automations show --definition` prints,
-	// the advanced JSON form's text unless an edit of it was refused.
-	Definition string
+	// the advanced JSON form's text unless an edit of it was refused, and
+	// DefinitionVersion the version that text was drawn from.
+	Definition        string
+	DefinitionVersion int
+	// Stale: a save was refused because another version was saved since
+	// the form was drawn; the page offers to load it.
+	Stale bool
 	Runs       owner.RunList
 	Notice     string
 	Error      string
@@ -95,8 +100,10 @@ type automationOutcome struct {
 	// problems are its values' that did not parse.
 	form     *stepsForm
 	problems automation.Problems
-	// definition is a refused JSON edit, kept in its form.
-	definition string
+	// definition is a refused JSON edit, kept in its form with the
+	// version it was drawn from.
+	definition        string
+	definitionVersion int
 }
 
 func (a *App) automationPage(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -110,8 +117,11 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 	if err != nil {
 		return notFoundIfNamed(err, "automation")
 	}
-	d := automationData{View: au.View(), Notice: o.notice, Definition: o.definition}
-	form, problems := formOf(au.Definition()), o.problems
+	d := automationData{View: au.View(), Notice: o.notice, Definition: o.definition, DefinitionVersion: au.Version}
+	if o.definition != "" {
+		d.DefinitionVersion = o.definitionVersion
+	}
+	form, problems := formOf(au.Definition(), au.Version), o.problems
 	if o.form != nil {
 		form = *o.form
 	}
@@ -126,7 +136,9 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 		d.Error, problems = "The automation cannot be active:", activation.Problems
 	case errors.As(o.err, &input):
 		d.Error, problems = inputProblems(input)
-	case errors.Is(o.err, owner.ErrAutomationChanged), errors.Is(o.err, errOp):
+	case errors.Is(o.err, owner.ErrAutomationChanged):
+		d.Error, d.Stale = o.err.Error(), true
+	case errors.Is(o.err, errOp), errors.Is(o.err, errTooManySteps):
 		d.Error = o.err.Error()
 	default:
 		return o.err
@@ -185,12 +197,13 @@ func definitionText(d automation.Definition) (string, error) {
 // next version, as `sesame automations edit --file` does.
 func (a *App) editAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
 	def := r.PostFormValue("definition")
-	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), owner.AutomationEdit{Definition: []byte(def)})
+	version, _ := strconv.Atoi(r.PostFormValue("version"))
+	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), owner.AutomationEdit{Definition: []byte(def), Version: version})
 	if err == nil {
 		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, r.PathValue("id"))
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
 	}
-	return a.outcome(w, r, s, err, "", automationOutcome{definition: def})
+	return a.outcome(w, r, s, err, "", automationOutcome{definition: def, definitionVersion: version})
 }
 
 const savedNotice = "Saved: runs started from now on execute this version."
@@ -200,7 +213,10 @@ const savedNotice = "Saved: runs started from now on execute this version."
 // changes the form and shows it again, unsaved.
 func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) error {
 	op := r.PostFormValue("op")
-	form := readStepsForm(r.PostForm)
+	form, err := readStepsForm(r.PostForm)
+	if err != nil {
+		return &owner.InputError{Field: "steps", Err: err}
+	}
 	if op != opSave {
 		changed, err := form.apply(op)
 		if err != nil {
@@ -217,9 +233,8 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 	if err != nil {
 		return err
 	}
-	version, _ := strconv.Atoi(r.PostFormValue("version"))
 	id := r.PathValue("id")
-	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, owner.AutomationEdit{Definition: body, Version: version})
+	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, owner.AutomationEdit{Definition: body, Version: form.Version})
 	if err == nil {
 		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, id)
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})

@@ -61,8 +61,8 @@ type emailData struct {
 	// DeliveriesFailed: the webhook deliveries could not be read; the
 	// rest of the email is shown all the same.
 	DeliveriesFailed bool
-	// Examined is the search's bound per endpoint, said when it stopped.
-	Examined int
+	// Examined and Endpoints are the search's bounds, said when it stopped.
+	Examined, Endpoints int
 }
 
 func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -71,8 +71,8 @@ func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
 	if err != nil {
 		return err
 	}
-	d := emailData{ShownEmail: shown, Timeline: timeline(shown.Email), Examined: owner.DeliveriesExamined}
-	if d.Deliveries, err = a.svc.Owner.Emails.Deliveries(ctx, s.WorkspaceID, shown.ID); err != nil {
+	d := emailData{ShownEmail: shown, Timeline: timeline(shown.Email), Examined: owner.DeliveriesExamined, Endpoints: owner.DeliveriesEndpoints}
+	if d.Deliveries, err = a.svc.Owner.Emails.DeliveriesOf(ctx, shown.Email); err != nil {
 		a.logger.ErrorContext(ctx, "dashboard: read an email's webhook deliveries", slog.String("email_id", shown.ID), slog.Any("err", err))
 		d.DeliveriesFailed = true
 	}

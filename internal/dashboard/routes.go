@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/signin"
 )
@@ -174,9 +177,17 @@ func (a *App) session(r *http.Request) (*session, error) {
 var errNotFound = errors.New("not found")
 
 // fail answers err with its error page: not found (another workspace's
-// id included) 404, a refused input 400 with its reason, else 500, logged.
+// id included) 404, a refused input 400 with its reason, a dependency
+// that could not answer 503 with Retry-After, else 500; the last two
+// logged.
 func (a *App) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
 	var input *owner.InputError
+	if e, ok := fail.As(err); ok && e.Kind == fail.KindUnavailable {
+		a.logger.WarnContext(r.Context(), "dashboard request: a dependency is unavailable", slog.String("path", r.URL.Path), slog.Any("err", err))
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(e.RetryAfter.Seconds())), 1)))
+		a.errorPage(w, r, s, http.StatusServiceUnavailable, "Not available right now", "The dashboard could not reach its data store. Try again in a few seconds.")
+		return
+	}
 	switch {
 	case errors.Is(err, errNotFound) || owner.IsNotFound(err):
 		a.errorPage(w, r, s, http.StatusNotFound, "Not found", "There is nothing here in this workspace.")

@@ -24,6 +24,9 @@ import (
 type stepsForm struct {
 	Name, Event string
 	Steps       []stepForm
+	// Version is the version the form was drawn from: a save checks it,
+	// so a form kept open does not undo a version saved meanwhile.
+	Version int
 }
 
 // stepForm is one step; only its Type's fields are used.
@@ -41,9 +44,13 @@ const opSave = "save"
 // errOp refuses an op the editor's buttons do not send.
 var errOp = errors.New("this button does not exist (any more): reload the page")
 
-// formOf is d as the editor shows it.
-func formOf(d automation.Definition) stepsForm {
-	f := stepsForm{Name: d.Name, Event: d.Event, Steps: make([]stepForm, 0, len(d.Steps))}
+// errTooManySteps refuses a form of more steps than a definition may
+// have, before it is shown again or checked.
+var errTooManySteps = fmt.Errorf("an automation has at most %d steps", automation.MaxSteps)
+
+// formOf is d, saved as version, as the editor shows it.
+func formOf(d automation.Definition, version int) stepsForm {
+	f := stepsForm{Name: d.Name, Event: d.Event, Steps: make([]stepForm, 0, len(d.Steps)), Version: version}
 	for _, s := range d.Steps {
 		sf := stepForm{Type: s.Type, Subject: s.Subject, HTML: s.HTML, SenderID: s.SenderID,
 			Add: strings.Join(s.Add, " "), Remove: strings.Join(s.Remove, " ")}
@@ -55,22 +62,31 @@ func formOf(d automation.Definition) stepsForm {
 	return f
 }
 
+// stepAnchor is the id of step i's fieldset.
+func stepAnchor(i int) string { return anchorOf(fmt.Sprintf("steps[%d]", i)) }
+
 // stepPath is the path of step i's field, its form field's name.
 func stepPath(i int, field string) string { return fmt.Sprintf("steps[%d].%s", i, field) }
 
 // readStepsForm is the posted editor: steps[0] to the last index with
-// a type, in order.
-func readStepsForm(v url.Values) stepsForm {
+// a type, in order, at most automation.MaxSteps. Browsers send a
+// textarea's line breaks as CRLF: they are read back as LF, so a save
+// leaves the html of steps nobody touched as it was.
+func readStepsForm(v url.Values) (stepsForm, error) {
 	f := stepsForm{Name: strings.TrimSpace(v.Get("name")), Event: strings.TrimSpace(v.Get("event"))}
+	f.Version, _ = strconv.Atoi(v.Get("version"))
 	for i := 0; v.Has(stepPath(i, "type")); i++ {
+		if i == automation.MaxSteps {
+			return f, errTooManySteps
+		}
 		get := func(field string) string { return v.Get(stepPath(i, field)) }
 		f.Steps = append(f.Steps, stepForm{
-			Type: automation.StepType(get("type")), Subject: get("subject"), HTML: get("html"),
+			Type: automation.StepType(get("type")), Subject: get("subject"), HTML: strings.ReplaceAll(get("html"), "\r\n", "\n"),
 			SenderID: strings.TrimSpace(get("sender_id")), Duration: strings.TrimSpace(get("duration")),
 			Add: get("add"), Remove: get("remove"),
 		})
 	}
-	return f
+	return f, nil
 }
 
 // apply is f changed by op: "add:<type>" appends an empty step of that
@@ -82,6 +98,9 @@ func (f stepsForm) apply(op string) (stepsForm, error) {
 		t := automation.StepType(arg)
 		if !slices.Contains(automation.StepTypes, t) {
 			return f, errOp
+		}
+		if len(steps) >= automation.MaxSteps {
+			return f, errTooManySteps
 		}
 		f.Steps = append(steps, stepForm{Type: t})
 		return f, nil
@@ -148,6 +167,11 @@ func tagList(s string) []string {
 
 // editorView is the editor as the template draws it.
 type editorView struct {
+	// Version is the version the form was drawn from (see stepsForm).
+	Version int
+	Full    bool // automation.MaxSteps steps: no step can be added
+	// AddTo is where the page shown after an add puts the keyboard.
+	AddTo       string
 	Name, Event fieldView
 	// StepsErrors are the problems of the steps as a whole (their count).
 	StepsErrors []string
@@ -171,6 +195,9 @@ type stepView struct {
 	Errors      []string
 	Fields      []fieldView
 	First, Last bool
+	// UpTo, DownTo and RemoveTo are where the page shown after that op
+	// puts the keyboard: the moved step, or the step before the removed.
+	UpTo, DownTo, RemoveTo string
 }
 
 // problemView is a problem of the error summary; Anchor is the id of the
@@ -246,13 +273,18 @@ func editorOf(f stepsForm, p automation.Problems) (editorView, []problemView) {
 		return fv
 	}
 	e := editorView{
+		Version: f.Version, Full: len(f.Steps) >= automation.MaxSteps, AddTo: stepAnchor(len(f.Steps)),
 		Name:  field(fieldView{Label: "Name"}, "name", f.Name),
 		Event: field(fieldView{Label: "Event that starts a run (its name, as your backend reports it)"}, "event", f.Event),
 		Types: automation.StepTypes, StepsErrors: byAnchor["def-steps"],
 	}
 	for i, s := range f.Steps {
-		id := anchorOf(fmt.Sprintf("steps[%d]", i))
-		sv := stepView{Index: i, Number: i + 1, ID: id, Type: s.Type, Errors: byAnchor[id], First: i == 0, Last: i == len(f.Steps)-1}
+		id := stepAnchor(i)
+		sv := stepView{Index: i, Number: i + 1, ID: id, Type: s.Type, Errors: byAnchor[id], First: i == 0, Last: i == len(f.Steps)-1,
+			UpTo: stepAnchor(i - 1), DownTo: stepAnchor(i + 1), RemoveTo: stepAnchor(i - 1)}
+		if i == 0 {
+			sv.RemoveTo = "def-steps"
+		}
 		drawn[id] = true
 		for _, fv := range stepFields[s.Type] {
 			sv.Fields = append(sv.Fields, field(fv, stepPath(i, fv.Name), s.value(fv.Name)))

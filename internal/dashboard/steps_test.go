@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,17 +15,33 @@ import (
 
 // postedValues is f as the editor's form posts it.
 func postedValues(f stepsForm) url.Values {
-	v := url.Values{"name": {f.Name}, "event": {f.Event}}
+	v := url.Values{"name": {f.Name}, "event": {f.Event}, "version": {strconv.Itoa(f.Version)}}
 	for i, s := range f.Steps {
 		v.Set(stepPath(i, "type"), string(s.Type))
 		for _, fv := range stepFields[s.Type] {
-			v.Set(stepPath(i, fv.Name), s.value(fv.Name))
+			value := s.value(fv.Name)
+			if fv.Multiline { // a browser sends a textarea's line breaks as CRLF
+				value = strings.ReplaceAll(value, "\n", "\r\n")
+			}
+			v.Set(stepPath(i, fv.Name), value)
 		}
 	}
 	return v
 }
 
-// Every blueprint goes through the form and back unchanged.
+// mustRead is the posted form f read back.
+func mustRead(t *testing.T, v url.Values) stepsForm {
+	t.Helper()
+	f, err := readStepsForm(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Every blueprint goes through the form and back unchanged, its send
+// steps' html given line breaks (which a browser posts as CRLF), with the
+// version the form was drawn from.
 func TestStepsFormRoundTrip(t *testing.T) {
 	for _, name := range automation.BlueprintNames() {
 		t.Run(name, func(t *testing.T) {
@@ -31,17 +49,43 @@ func TestStepsFormRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, problems := readStepsForm(postedValues(formOf(d))).definition()
-			if problems != nil || !reflect.DeepEqual(back, d) {
-				t.Errorf("back from the form: %+v, %v; want %+v", back, problems, d)
+			for i := range d.Steps {
+				if d.Steps[i].Type == automation.StepSend {
+					d.Steps[i].HTML = "\n<p>Hi</p>\n<p>there</p>\n"
+				}
+			}
+			f := mustRead(t, postedValues(formOf(d, 7)))
+			back, problems := f.definition()
+			if problems != nil || !reflect.DeepEqual(back, d) || f.Version != 7 {
+				t.Errorf("back from the form: %+v (version %d), %v; want %+v", back, f.Version, problems, d)
 			}
 		})
 	}
 }
 
+// A form of more steps than a definition may have is refused as read,
+// and an add to a full form is refused.
+func TestStepsFormTooManySteps(t *testing.T) {
+	full := stepsForm{Steps: make([]stepForm, automation.MaxSteps)}
+	for i := range full.Steps {
+		full.Steps[i] = stepForm{Type: automation.StepWait, Duration: "1h"}
+	}
+	if _, err := readStepsForm(postedValues(full)); err != nil {
+		t.Errorf("a full form: %v", err)
+	}
+	if _, err := full.apply("add:tag"); !errors.Is(err, errTooManySteps) {
+		t.Errorf("an add to a full form: %v", err)
+	}
+	over := postedValues(full)
+	over.Set(stepPath(automation.MaxSteps, "type"), "wait")
+	if _, err := readStepsForm(over); !errors.Is(err, errTooManySteps) {
+		t.Errorf("a form of %d steps: %v", automation.MaxSteps+1, err)
+	}
+}
+
 // Tags are read as names separated by spaces or commas.
 func TestStepsFormTags(t *testing.T) {
-	f := readStepsForm(url.Values{"event": {" signed_up "}, "steps[0].type": {"tag"}, "steps[0].add": {"a, b\tc"}, "steps[0].remove": {" "}})
+	f := mustRead(t, url.Values{"event": {" signed_up "}, "steps[0].type": {"tag"}, "steps[0].add": {"a, b\tc"}, "steps[0].remove": {" "}})
 	d, problems := f.definition()
 	if problems != nil || d.Event != "signed_up" || !slices.Equal(d.Steps[0].Add, []string{"a", "b", "c"}) || d.Steps[0].Remove != nil {
 		t.Errorf("tags: %+v, %v", d, problems)
@@ -174,7 +218,7 @@ func TestStepsEditorPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	form := stepsForm{Name: "N", Event: "e", Steps: []stepForm{{Type: automation.StepSend, Subject: "Hi"}, {Type: automation.StepWait, Duration: "soon"}}}
+	form := stepsForm{Name: "N", Event: "e", Version: 4, Steps: []stepForm{{Type: automation.StepSend, Subject: "Hi"}, {Type: automation.StepWait, Duration: "soon"}, {Type: automation.StepTag, Remove: "x"}}}
 	_, problems := form.definition()
 	d := automationData{View: automation.View{ID: "a1", Version: 4}, Error: notSaved}
 	d.Editor, d.Problems = editorOf(form, problems)
@@ -190,18 +234,26 @@ func TestStepsEditorPage(t *testing.T) {
 		`<p class="field-error" id="def-steps-1-duration-error">&#34;soon&#34; is not a duration`,
 		`<a href="#def-steps-1-duration"><code>steps[1].duration</code></a>`,
 		`id="def-steps-0-html" name="steps[0].html"`, `aria-describedby="def-steps-0-html-error"`,
-		`name="version" value="4"`, `value="up:1" id="def-steps-1-up">Move step 2 up`, `value="add:tag" id="add-tag">Add a tag step`,
+		`name="version" value="4"`, `value="up:1" id="def-steps-1-op-up" formaction="/dashboard/automations/a1/steps#def-steps-0">Move step 2 up`,
+		`value="remove:0" id="def-steps-0-op-remove" formaction="/dashboard/automations/a1/steps#def-steps">`,
+		`value="add:tag" id="add-tag" formaction="/dashboard/automations/a1/steps#def-steps-3">Add a tag step`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	for _, absent := range []string{`id="def-steps-0-up"`, `id="def-steps-1-down"`} {
+	ids := map[string]int{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		if ids[m[1]]++; ids[m[1]] == 2 {
+			t.Errorf("id %q is on two elements", m[1])
+		}
+	}
+	for _, absent := range []string{`id="def-steps-0-op-up"`, `id="def-steps-2-op-down"`} {
 		if strings.Contains(page, absent) {
 			t.Errorf("the page has %s", absent)
 		}
 	}
-	if i, j := strings.Index(page, `id="save-steps-top"`), strings.Index(page, `id="def-steps-0-remove"`); i < 0 || i > j {
+	if i, j := strings.Index(page, `id="save-steps-top"`), strings.Index(page, `id="def-steps-0-op-remove"`); i < 0 || j < 0 || i > j {
 		t.Error("Save is not the editor's first button (Enter in a field presses the first)")
 	}
 }

@@ -73,7 +73,15 @@ func TestDashboardAutomationSteps(t *testing.T) {
 	p = d.dashDo(t, c, steps, tooLong)
 	wantPage(t, "a wait out of range", p, http.StatusBadRequest, `<a href="#def-steps-1-duration"><code>steps[1].duration</code></a>: a wait is 1m to 90d`)
 	p = d.dashDo(t, c, steps, stepsValues(def, 1, csrf, "save"))
-	wantPage(t, "a save from version 1", p, http.StatusConflict, "changed meanwhile", `name="steps[0].duration" value="4h"`)
+	wantPage(t, "a save from version 1", p, http.StatusConflict, "changed meanwhile", `name="steps[0].duration" value="4h"`,
+		`name="version" value="1"`, `id="load-current">Load version 2</a>`)
+	wantVersion(t, d, created.ID, 2, edited)
+	// A form drawn from version 1 and changed by an op still carries
+	// version 1: its save is refused too, and the JSON form's likewise.
+	p = d.dashDo(t, c, steps, stepsValues(def, 1, csrf, "add:tag"))
+	wantPage(t, "an add to a form of version 1", p, http.StatusOK, "Not saved yet", `name="version" value="1"`)
+	p = d.dashDo(t, c, "/dashboard/automations/"+created.ID+"/edit", url.Values{"csrf": {csrf}, "version": {"1"}, "definition": {`{"name":"x","event":"product_viewed","steps":[{"type":"wait","duration":"1h"}]}`}})
+	wantPage(t, "a JSON save from version 1", p, http.StatusConflict, "changed meanwhile", `name="version" value="1"`)
 	wantVersion(t, d, created.ID, 2, edited)
 
 	if p := d.dashDo(t, c, steps, stepsValues(def, 2, "", "save")); p.status != http.StatusForbidden {

@@ -42,7 +42,7 @@ func TestDashboardAutomationsInBrowser(t *testing.T) {
 	run(t, tab, chromedp.Navigate(d.url+"/dashboard/automations/"+list[0].ID), chromedp.WaitVisible(css("#def-steps-0-subject")),
 		chromedp.SetValue(css("#def-steps-0-subject"), "Restocked: {{ event.product_name | \"your item\" }}"),
 		click(css("#add-wait")), chromedp.WaitVisible(css("#def-steps-2-duration")))
-	run(t, tab, chromedp.SendKeys(css("#def-steps-2-duration"), "soon"), click(css("#def-steps-2-up")), chromedp.WaitVisible(css("#def-steps-1-duration")))
+	run(t, tab, chromedp.SendKeys(css("#def-steps-2-duration"), "soon"), click(css("#def-steps-2-op-up")), chromedp.WaitVisible(css("#def-steps-1-duration")))
 	run(t, tab, click(css("#save-steps")), chromedp.WaitVisible(css("#def-steps-1-duration-error")))
 	if got := value(t, tab, "#def-steps-1-duration"); got != "soon" {
 		t.Errorf("the refused duration shows %q, want it as typed", got)

@@ -96,6 +96,20 @@ func TestDashboardEmailDeliveries(t *testing.T) {
 		t.Errorf("deliveries unreadable: %d, want the page with the section's error:\n%s", faulty.status, faulty.body)
 	}
 
+	// A fault of a page's own read is a 503 with Retry-After, its cause
+	// only in the log.
+	p.rec.Via = func(op string) dynamo.DB {
+		if op == "Query" {
+			return queriesDown{p.rec.DB}
+		}
+		return nil
+	}
+	down := p.dashDo(t, c, "/dashboard/emails", nil)
+	p.rec.Via = nil
+	if down.status != http.StatusServiceUnavailable || down.header.Get("Retry-After") == "" || strings.Contains(down.body, "throttled") {
+		t.Errorf("the emails list with its Query failing: %d, Retry-After %q, want 503 with Retry-After:\n%s", down.status, down.header.Get("Retry-After"), down.body)
+	}
+
 	quiet := p.putEmail(s.id, nil)
 	if page := p.dashDo(t, c, "/dashboard/emails/"+quiet.ID, nil); !strings.Contains(page.body, "No webhook deliveries for this email.") {
 		t.Errorf("an email without events: %d, no empty state", page.status)
@@ -111,4 +125,11 @@ func (d attemptsDown) Query(ctx context.Context, in *dynamodb.QueryInput, opts .
 		return nil, errors.New("throttled")
 	}
 	return d.DB.Query(ctx, in, opts...)
+}
+
+// queriesDown fails every Query and passes every other call to DB.
+type queriesDown struct{ dynamo.DB }
+
+func (d queriesDown) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return nil, errors.New("throttled")
 }

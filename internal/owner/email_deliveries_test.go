@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,7 +51,8 @@ func (d deliveryStore) EmailAttempts(_ context.Context, _, endpointID, emailID s
 
 // An email's deliveries: every endpoint's attempts of it since its
 // sending, oldest first across endpoints, each with its endpoint's URL;
-// partial when any endpoint's search stopped at the bound.
+// partial when any endpoint's search stopped at its share of the bound or
+// endpoints were left unsearched.
 func TestEmailDeliveries(t *testing.T) {
 	sent := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	m := email.Email{ID: uuid.NewString(), WorkspaceID: "ws", SentAt: sent}
@@ -64,37 +67,45 @@ func TestEmailDeliveries(t *testing.T) {
 		id         string
 		incomplete string // an endpoint whose search stops at the bound
 		fault      error
+		many       int // endpoints besides a and b, with no attempt
 		want       string
 		wantErr    error
 		wantReads  int
+		wantShare  int
 	}{
-		"every endpoint, oldest first": {email: m, id: m.ID, wantReads: 2,
+		"every endpoint, oldest first": {email: m, id: m.ID, wantReads: 2, wantShare: 500,
 			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=false"},
-		"the id in capitals": {email: m, id: strings.ToUpper(m.ID), wantReads: 2,
+		"the id in capitals": {email: m, id: strings.ToUpper(m.ID), wantReads: 2, wantShare: 500,
 			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=false"},
-		"one endpoint stopped at the bound": {email: m, id: m.ID, incomplete: "b", wantReads: 2,
+		"one endpoint stopped at the bound": {email: m, id: m.ID, incomplete: "b", wantReads: 2, wantShare: 500,
 			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=true"},
 		"never sent: nothing read":    {email: email.Email{ID: m.ID, WorkspaceID: "ws"}, id: m.ID, want: "[] partial=false"},
 		"another workspace's or none": {email: m, id: uuid.NewString(), wantErr: email.ErrNotFound},
 		"not an email id":             {email: m, id: "evt_1", wantErr: email.ErrNotFound},
-		"a store fault":               {email: m, id: m.ID, fault: errors.New("throttled"), wantReads: 1},
+		"a store fault":               {email: m, id: m.ID, fault: errors.New("throttled"), wantReads: 2, wantShare: 500},
+		"past the endpoints searched": {email: m, id: m.ID, many: 23, wantReads: owner.DeliveriesEndpoints, wantShare: 50,
+			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=true"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			reads := 0
+			var reads atomic.Int32
+			eps := slices.Clone(endpoints)
+			for i := range tc.many {
+				eps = append(eps, webhook.Endpoint{ID: fmt.Sprint(i), URL: fmt.Sprintf("https://%d.example.com/", i)})
+			}
 			store := deliveryStore{
-				endpoints: func() ([]webhook.Endpoint, error) { return endpoints, nil },
+				endpoints: func() ([]webhook.Endpoint, error) { return eps, nil },
 				attempts: func(endpointID, emailID string, since time.Time, examine int) ([]webhook.Attempt, bool, error) {
-					reads++
-					if emailID != m.ID || !since.Equal(sent) || examine != owner.DeliveriesExamined {
+					reads.Add(1)
+					if emailID != m.ID || !since.Equal(sent) || examine != tc.wantShare {
 						t.Errorf("read of %s since %v examining %d", emailID, since, examine)
 					}
 					return logs[endpointID], endpointID != tc.incomplete, tc.fault
 				},
 			}
 			got, err := (&owner.Emails{Store: oneEmail{tc.email}, Webhooks: store}).Deliveries(t.Context(), "ws", tc.id)
-			if reads != tc.wantReads {
-				t.Errorf("%d attempt reads, want %d", reads, tc.wantReads)
+			if n := int(reads.Load()); n != tc.wantReads && (tc.fault == nil || n < 1) {
+				t.Errorf("%d attempt reads, want %d", n, tc.wantReads)
 			}
 			switch {
 			case tc.fault != nil:
