@@ -81,10 +81,10 @@ type automationData struct {
 	DefinitionVersion int
 	// Stale: a save was refused because another version was saved since
 	// the form was drawn; the page offers to load it.
-	Stale bool
-	Runs       owner.RunList
-	Notice     string
-	Error      string
+	Stale  bool
+	Runs   owner.RunList
+	Notice string
+	Error  string
 	// Problems are the refused save's or activation's, each with its path
 	// and, when the editor has it, a link to its control.
 	Problems []problemView
