@@ -175,7 +175,7 @@ func TestEveryFunctionHasAccessEntry(t *testing.T) {
 
 func TestReadRoutesGrants(t *testing.T) {
 	s := synth(t)
-	allowed := []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
+	allowed := []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
 	ids := functionIDs(t, s.doc)
 	for _, r := range routes.API {
 		if r.Method != "GET" || r.Public {

@@ -62,7 +62,7 @@ type Service struct {
 
 // Get reads a campaign of the workspace: 404 when absent or foreign.
 func (s *Service) Get(ctx context.Context, workspaceID, id string) (Campaign, error) {
-	c, err := s.Store.GetCampaign(ctx, workspaceID, id)
+	c, err := s.Store.GetCampaignRecord(ctx, workspaceID, id)
 	if errors.Is(err, ErrNotFound) {
 		return Campaign{}, fail.NotFound("campaign")
 	}

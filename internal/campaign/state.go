@@ -48,6 +48,8 @@ type Starter interface {
 // Transitions is the store's change of a campaign's status: from the
 // statuses in from to to, at time at, with a pause reason (paused only).
 type Transitions interface {
-	GetCampaign(ctx context.Context, workspaceID, id string) (Campaign, error)
+	// GetCampaignRecord reads a campaign without its html (the API's view
+	// has none).
+	GetCampaignRecord(ctx context.Context, workspaceID, id string) (Campaign, error)
 	TransitionCampaign(ctx context.Context, workspaceID, id string, from []Status, to Status, at time.Time, reason string) (Campaign, error)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
@@ -262,5 +264,33 @@ func TestCreateCampaignClaim(t *testing.T) {
 		if pk := it["pk"].(*ddbtypes.AttributeValueMemberS).Value; strings.Contains(pk, second.ID) {
 			t.Errorf("the loser's %s item was left behind", it["sk"].(*ddbtypes.AttributeValueMemberS).Value)
 		}
+	}
+}
+
+// A record written before the html had an item of its own (the html on
+// the record, no html item) still reads whole; the record alone reads
+// without it.
+func TestCampaignLegacyHTML(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store, _ := dynamotest.NewStore(t)
+	c, _ := newDraft(t, store, "ws", 1, time.Now())
+	db, table := store.Table.DB, store.Table.Name
+	s := func(v string) ddbtypes.AttributeValue { return &ddbtypes.AttributeValueMemberS{Value: v} }
+	if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &table,
+		Key: map[string]ddbtypes.AttributeValue{"pk": s("WS#ws#CAMPAIGNRCPT#" + c.ID), "sk": s("html")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &table,
+		Key:              map[string]ddbtypes.AttributeValue{"pk": s("WS#ws#CAMPAIGN"), "sk": s(c.ID)},
+		UpdateExpression: aws.String("SET html = :h"), ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":h": s("<p>Old</p>")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.Campaigns.GetCampaign(ctx, "ws", c.ID); err != nil || got.HTML != "<p>Old</p>" {
+		t.Errorf("a legacy record reads html %q, %v", got.HTML, err)
+	}
+	if got, err := store.Campaigns.GetCampaignRecord(ctx, "ws", c.ID); err != nil || got.HTML != "" || got.Subject != "Hello" {
+		t.Errorf("the record alone: %+v, %v", got, err)
 	}
 }

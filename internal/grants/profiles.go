@@ -58,11 +58,10 @@ var ByFunction = map[string]Profile{
 
 // readRoute is a GET route: every /api/v1 request reads its API key and
 // counts it in the key's rate-limit window (APIKeys), then the route reads
-// (GetItem; BatchGetItem for a campaign's record and html; or a Query on
-// the table or an index).
+// (GetItem, or a Query on the table or an index).
 var readRoute = Profile{
 	Name:         "read-route",
-	Table:        []string{GetItem, BatchGetItem, Query},
+	Table:        []string{GetItem, Query},
 	QueryIndexes: true,
 	APIKeys:      true,
 }
@@ -237,7 +236,7 @@ var campaignSenderConsumer = Profile{
 }
 
 // campaignTick is the one-minute tick: the due starts (Query), each
-// campaign (its record and html, BatchGetItem), its move to sending (UpdateItem) and the due
+// campaign's record (GetItem), its move to sending (UpdateItem) and the due
 // start's removal (DeleteItem), all of campaign and due-start items only;
 // the chunks go to the sends queue.
 var campaignTick = Profile{
@@ -246,7 +245,7 @@ var campaignTick = Profile{
 	Keyed: []Keyed{
 		{Action: Query, LeadingKeys: []string{dynamo.CampaignDueKeysPattern}},
 		{Action: DeleteItem, LeadingKeys: []string{dynamo.CampaignDueKeysPattern}},
-		{Action: BatchGetItem, LeadingKeys: []string{dynamo.CampaignKeysPattern, dynamo.CampaignRecipientKeysPattern}},
+		{Action: GetItem, LeadingKeys: []string{dynamo.CampaignKeysPattern}},
 		{Action: UpdateItem, LeadingKeys: []string{dynamo.CampaignKeysPattern}},
 	},
 	SendTo: []queue.Def{queue.Sends},

@@ -17,6 +17,8 @@ import (
 // the owner's approvals.
 type ApprovalStore interface {
 	campaign.Transitions
+	// GetCampaign reads a campaign with its html.
+	GetCampaign(ctx context.Context, workspaceID, id string) (campaign.Campaign, error)
 	ListCampaigns(ctx context.Context, workspaceID string, status campaign.Status, after string, limit int) ([]campaign.Campaign, string, bool, error)
 	ReadChunk(ctx context.Context, workspaceID, campaignID string, n int) ([]string, error)
 	ApproveCampaign(ctx context.Context, workspaceID, id, contentHash, by string, at time.Time, scheduledAt *time.Time) (campaign.Campaign, error)

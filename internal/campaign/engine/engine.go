@@ -28,6 +28,8 @@ type ChunkMessage struct {
 // (dynamo.Campaigns). Transition fails when the status is not in from.
 type Campaigns interface {
 	GetCampaign(ctx context.Context, workspaceID, id string) (campaign.Campaign, error)
+	// GetCampaignRecord is GetCampaign without the html, for a status check.
+	GetCampaignRecord(ctx context.Context, workspaceID, id string) (campaign.Campaign, error)
 	ReadChunk(ctx context.Context, workspaceID, campaignID string, n int) ([]string, error)
 	TransitionCampaign(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status, at time.Time, reason string) (campaign.Campaign, error)
 }

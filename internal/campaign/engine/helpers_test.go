@@ -63,6 +63,12 @@ func newWorld(n, chunk int) *world {
 	return w
 }
 
+func (w *world) GetCampaignRecord(ctx context.Context, ws, id string) (campaign.Campaign, error) {
+	c, err := w.GetCampaign(ctx, ws, id)
+	c.HTML = ""
+	return c, err
+}
+
 func (w *world) GetCampaign(_ context.Context, ws, id string) (campaign.Campaign, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -149,13 +149,16 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 		}
 		if job.sentGroups > 0 {
 			// Read at the start, c may have been cancelled or paused since
-			// this job's last group.
-			if c, err = s.Campaigns.GetCampaign(ctx, m.WorkspaceID, m.CampaignID); err != nil {
+			// this job's last group; its html cannot have changed (a
+			// sending campaign is not editable), so the record alone is read.
+			now, err := s.Campaigns.GetCampaignRecord(ctx, m.WorkspaceID, m.CampaignID)
+			if err != nil {
 				return err
 			}
-			if c.Status != campaign.StatusSending {
+			if now.Status != campaign.StatusSending {
 				return nil
 			}
+			now.HTML, c = c.HTML, now
 		}
 		stop, err := job.runGroup(ctx, c, group)
 		if err != nil || stop {
@@ -196,7 +199,7 @@ func unlessMoved(err error) error {
 
 // complete moves the campaign to sent once every recipient is counted.
 func (s *Sender) complete(ctx context.Context, m ChunkMessage) error {
-	c, err := s.Campaigns.GetCampaign(ctx, m.WorkspaceID, m.CampaignID)
+	c, err := s.Campaigns.GetCampaignRecord(ctx, m.WorkspaceID, m.CampaignID)
 	if err != nil {
 		return err
 	}

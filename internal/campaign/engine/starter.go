@@ -101,7 +101,7 @@ func (s *Starter) Tick(ctx context.Context) (int, error) {
 	started := 0
 	var errs []error
 	for _, d := range due {
-		c, err := s.Campaigns.GetCampaign(ctx, d.WorkspaceID, d.CampaignID)
+		c, err := s.Campaigns.GetCampaignRecord(ctx, d.WorkspaceID, d.CampaignID)
 		switch {
 		case errors.Is(err, campaign.ErrNotFound):
 		case err != nil:
