@@ -148,6 +148,7 @@ type cfnResource struct {
 	Properties          map[string]any
 	DeletionPolicy      string
 	UpdateReplacePolicy string
+	DependsOn           []string
 }
 
 // ofType returns the resources of a CloudFormation type by logical id.

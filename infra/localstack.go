@@ -31,7 +31,7 @@ const sesv2EndpointVar = "AWS_ENDPOINT_URL_SESV2"
 // provider for them): the topic and its subscription are there, and
 // localstack/smoke.sh publishes an SES event to the topic as a set would.
 func sesConfiguration(stack awscdk.Stack, opts deployOptions, sesEvents awssqs.IQueue) []configSet {
-	topic := newSESEventsTopic(stack, sesEvents)
+	topic, subscription := newSESEventsTopic(stack, sesEvents)
 	awscdk.NewCfnOutput(stack, jsii.String("SesEventsTopicArn"), &awscdk.CfnOutputProps{
 		Value:       topic.TopicArn(),
 		Description: jsii.String("The SNS topic the configuration sets publish SES events to"),
@@ -39,5 +39,5 @@ func sesConfiguration(stack awscdk.Stack, opts deployOptions, sesEvents awssqs.I
 	if opts.localStack {
 		return nil
 	}
-	return newConfigSets(stack, topic)
+	return newConfigSets(stack, topic, subscription)
 }

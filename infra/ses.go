@@ -84,7 +84,11 @@ type configSet struct {
 // No set has TrackingOptions (a custom redirect domain): the full and
 // essential sets track on SES's own tracking domain, and the off set must
 // not track at all.
-func newConfigSets(stack awscdk.Stack, topic awssns.ITopic) []configSet {
+//
+// Each event destination waits for the queue's subscription: SES publishes
+// from the moment a destination exists, and SNS drops what it gets while
+// nothing is subscribed.
+func newConfigSets(stack awscdk.Stack, topic awssns.ITopic, subscription awssns.Subscription) []configSet {
 	out := make([]configSet, 0, len(trackingModes))
 	for _, t := range trackingModes {
 		set := awsses.NewConfigurationSet(stack, jsii.String("ConfigSet-"+t.mode), &awsses.ConfigurationSetProps{
@@ -99,10 +103,11 @@ func newConfigSets(stack awscdk.Stack, topic awssns.ITopic) []configSet {
 		if t.engagement {
 			events = append(events, engagementEvents...)
 		}
-		set.AddEventDestination(jsii.String("ToSNS"), &awsses.ConfigurationSetEventDestinationOptions{
+		dest := set.AddEventDestination(jsii.String("ToSNS"), &awsses.ConfigurationSetEventDestinationOptions{
 			Destination: awsses.EventDestination_SnsTopic(topic),
 			Events:      &events,
 		})
+		dest.Node().AddDependency(subscription)
 		out = append(out, configSet{
 			mode:   t.mode,
 			envVar: t.envVar,
@@ -143,16 +148,16 @@ func configSetName(stack awscdk.Stack, mode string) string {
 // (aws:SourceAccount and aws:SourceArn); the subscription adds a queue
 // policy letting sns.amazonaws.com send to the queue only from this
 // topic. Nothing else may publish or send.
-func newSESEventsTopic(stack awscdk.Stack, sesEvents awssqs.IQueue) awssns.Topic {
+func newSESEventsTopic(stack awscdk.Stack, sesEvents awssqs.IQueue) (awssns.Topic, awssns.Subscription) {
 	topic := awssns.NewTopic(stack, jsii.String("SesEventsTopic"), &awssns.TopicProps{
 		TopicName:   jsii.String(*stack.StackName() + "-ses-events"),
 		DisplayName: jsii.String("Sesame: SES events of the stack's configuration sets"),
 		EnforceSSL:  jsii.Bool(true),
 	})
-	topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(sesEvents, &awssnssubscriptions.SqsSubscriptionProps{
+	subscription := topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(sesEvents, &awssnssubscriptions.SqsSubscriptionProps{
 		RawMessageDelivery: jsii.Bool(true),
 	}))
-	return topic
+	return topic, subscription
 }
 
 // sesIdentitiesArn is every SES identity of the stack's account and region.

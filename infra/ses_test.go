@@ -191,6 +191,26 @@ func TestSESEventsPolicies(t *testing.T) {
 		t.Errorf("SES may publish for %v, want the stack's sets %v", gotSources, wantSources)
 	}
 
+	// SES publishes once a destination exists: each waits for the topic
+	// policy and the queue's subscription (SNS drops events nobody is
+	// subscribed to).
+	subs := s.doc.ofType("AWS::SNS::Subscription")
+	if len(subs) != 1 {
+		t.Fatalf("%d subscriptions, want 1", len(subs))
+	}
+	for id, dest := range s.doc.ofType("AWS::SES::ConfigurationSetEventDestination") {
+		for sub := range subs {
+			if !slices.Contains(dest.DependsOn, sub) {
+				t.Errorf("%s does not wait for the subscription %s (depends on %v)", id, sub, dest.DependsOn)
+			}
+		}
+		for p := range policies {
+			if !slices.Contains(dest.DependsOn, p) {
+				t.Errorf("%s does not wait for the topic policy %s (depends on %v)", id, p, dest.DependsOn)
+			}
+		}
+	}
+
 	var senders []string
 	for id, qp := range s.doc.ofType("AWS::SQS::QueuePolicy") {
 		var onQueue bool
