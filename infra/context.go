@@ -55,9 +55,9 @@ const (
 //     (internal/ses leaves ConfigurationSetName unset for an empty name).
 //   - SES v2 calls go to sesv2Endpoint (aws-ses-v2-local): community
 //     LocalStack answers the SES v2 API with 501.
-//   - the EventBridge rule still matches the set names the stack would
-//     have (<stack>-full, …), so an SES event put on the default bus by
-//     hand (localstack/smoke.sh) reaches the status function as in AWS.
+//   - the SES events topic and its subscription are there without the
+//     sets, so an SES event published to the topic by hand
+//     (localstack/smoke.sh) reaches the status function as in AWS.
 type deployOptions struct {
 	arch          string
 	localStack    bool

@@ -266,7 +266,8 @@ func failing(rec *dynamotest.Recorder, fail func(op string) bool) {
 }
 
 // wantDeliveredOnce checks an email after its delivery applied exactly
-// once: delivered, one feed item, counted once, and published.
+// once: delivered, one feed item, counted once (metric and monthly
+// usage), and published.
 func (w *world) wantDeliveredOnce(t *testing.T, e email.Email, pub *fakePublisher) {
 	t.Helper()
 	s := w.snapshot(t, e)
@@ -278,6 +279,9 @@ func (w *world) wantDeliveredOnce(t *testing.T, e email.Email, pub *fakePublishe
 	}
 	if n := s.Metrics["2026-11-22"]["transactional_live_delivered"]; n != 1 {
 		t.Errorf("delivered counted %d times, want once", n)
+	}
+	if s.Usage != 1 {
+		t.Errorf("the monthly usage is %d, want the email counted once", s.Usage)
 	}
 	got := pub.publishedFor(e.ID)
 	if len(got) == 0 {
