@@ -80,9 +80,17 @@ func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
 }
 
 // timeline is what happened to e, in the order it happens: sent →
-// delivered → opened → clicked, or bounced / complained.
+// delivered → opened → clicked, or bounced / complained. An email that
+// was held, suppressed or failed may never have reached SES: its first
+// step is "accepted" (the API's sent_at), and its end is shown, with the
+// reason it failed (no time is recorded for it).
 func timeline(e email.Email) []step {
-	out := []step{{Label: "sent", At: e.SentAt}}
+	first := "sent"
+	switch e.Status {
+	case email.StatusHeld, email.StatusSuppressed, email.StatusFailed:
+		first = "accepted"
+	}
+	out := []step{{Label: first, At: e.SentAt}}
 	for _, st := range []struct {
 		label string
 		at    *time.Time
@@ -94,6 +102,14 @@ func timeline(e email.Email) []step {
 		if st.at != nil {
 			out = append(out, step{Label: st.label, At: *st.at, Bad: st.bad})
 		}
+	}
+	switch e.Status {
+	case email.StatusHeld:
+		out = append(out, step{Label: "held for review"})
+	case email.StatusSuppressed:
+		out = append(out, step{Label: "not sent: the address is on the do-not-send list", Bad: true})
+	case email.StatusFailed:
+		out = append(out, step{Label: "failed: " + e.Error, Bad: true})
 	}
 	return out
 }
