@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 
@@ -21,6 +22,14 @@ func (a *App) keyRoutes() []route {
 type scopeChoice struct {
 	Scope      apikey.Scope
 	Deliberate bool
+	Ticked     bool
+}
+
+// keyForm is the create form as the owner filled it, shown again when it
+// is refused.
+type keyForm struct {
+	Name, Env, Preset string
+	Scopes            []string
 }
 
 type keysData struct {
@@ -28,8 +37,9 @@ type keysData struct {
 	Scopes []scopeChoice
 	// Created is the key just created or regenerated, shown this once.
 	Created *owner.CreatedKey
-	// Error says why the form was refused.
+	// Error says why the form was refused, and Form is what it held.
 	Error string
+	Form  keyForm
 }
 
 func (a *App) keysPage(w http.ResponseWriter, r *http.Request, s *session, status int, d keysData) error {
@@ -38,8 +48,11 @@ func (a *App) keysPage(w http.ResponseWriter, r *http.Request, s *session, statu
 		return err
 	}
 	d.Keys = keys
+	if d.Form.Env == "" {
+		d.Form.Env, d.Form.Preset = string(apikey.Live), string(apikey.PresetFull)
+	}
 	for _, sc := range apikey.AllScopes {
-		d.Scopes = append(d.Scopes, scopeChoice{Scope: sc, Deliberate: sc.Deliberate()})
+		d.Scopes = append(d.Scopes, scopeChoice{Scope: sc, Deliberate: sc.Deliberate(), Ticked: slices.Contains(d.Form.Scopes, string(sc))})
 	}
 	return a.render(w, s, status, "keys.html", "API keys", "/settings", d)
 }
@@ -48,21 +61,28 @@ func (a *App) keys(w http.ResponseWriter, r *http.Request, s *session) error {
 	return a.keysPage(w, r, s, http.StatusOK, keysData{})
 }
 
+// createKey creates a key as the form says: the ticked scopes go to the
+// owner service whatever the preset, so scopes ticked with a fixed preset
+// are refused there rather than dropped. A refused form comes back as
+// filled.
 func (a *App) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	form := keyForm{Name: r.PostFormValue("name"), Env: r.PostFormValue("env"), Preset: r.PostFormValue("preset"), Scopes: r.PostForm["scopes"]}
 	req := owner.KeyRequest{
-		WorkspaceID: s.WorkspaceID, Environment: apikey.Environment(r.PostFormValue("env")),
-		Preset: apikey.Preset(r.PostFormValue("preset")), Name: r.PostFormValue("name"),
-	}
-	if req.Preset == apikey.PresetCustom {
-		req.Scopes = r.PostForm["scopes"]
+		WorkspaceID: s.WorkspaceID, Environment: apikey.Environment(form.Env),
+		Preset: apikey.Preset(form.Preset), Name: form.Name, Scopes: form.Scopes,
 	}
 	deliberate := slices.ContainsFunc(req.Scopes, func(sc string) bool { return apikey.Scope(sc).Deliberate() })
 	if deliberate && r.PostFormValue("confirm-deliberate") != "yes" {
-		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Error: "email:send_bulk and segments:write are granted only on purpose: tick the confirmation to grant them."})
+		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Form: form,
+			Error: "email:send_bulk and segments:write are granted only on purpose: tick the confirmation to grant them."})
 	}
 	created, err := a.svc.Owner.Keys.Create(r.Context(), req)
+	var input *owner.InputError
+	if errors.As(err, &input) {
+		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Form: form, Error: input.Error()})
+	}
 	if err != nil {
-		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Error: err.Error()})
+		return err
 	}
 	if err := a.audit(r.Context(), s, owner.ActionKeyCreated, created.Record.ID); err != nil {
 		return err

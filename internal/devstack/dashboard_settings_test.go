@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
@@ -125,4 +127,50 @@ func startDashboardOn(t *testing.T, d *dash) string {
 	address := "other-" + d.owner
 	d.ownedWorkspace(t, address)
 	return address
+}
+
+// The key form: a deliberate scope without the confirmation, scopes
+// ticked with a fixed preset, and an unknown environment are refused (400)
+// with the form as filled and no key made; with the confirmation the
+// custom key has exactly the ticked scopes.
+func TestDashboardKeyForm(t *testing.T) {
+	d := startDashboard(t)
+	c, csrf := d.signIn(t, d.owner)
+	before, _ := d.store.Keys.ListKeys(t.Context(), d.ws)
+	bulk := url.Values{"csrf": {csrf}, "name": {"Bulk key"}, "env": {"test"}, "preset": {"custom"}, "scopes": {"email:send_bulk", "emails:read"}}
+	cases := map[string]struct {
+		form url.Values
+		want []string
+	}{
+		"a deliberate scope unconfirmed": {bulk, []string{"tick the confirmation", `value="Bulk key"`, `value="test" checked`,
+			`value="custom" selected`, `value="email:send_bulk" checked`, `value="emails:read" checked`}},
+		"scopes with a fixed preset": {url.Values{"csrf": {csrf}, "name": {"Sender"}, "env": {"live"}, "preset": {"send"}, "scopes": {"emails:read"}},
+			[]string{"only taken with the custom preset", `value="Sender"`, `value="send" selected`, `value="emails:read" checked`}},
+		"an unknown environment": {url.Values{"csrf": {csrf}, "name": {"Odd"}, "env": {"staging"}, "preset": {"full"}},
+			[]string{"env must be live or test", `value="Odd"`}},
+	}
+	for name, tc := range cases {
+		p := d.dashDo(t, c, "/dashboard/settings/keys", tc.form)
+		if p.status != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", name, p.status)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(p.body, w) {
+				t.Errorf("%s: the page lacks %s", name, w)
+			}
+		}
+	}
+	if keys, _ := d.store.Keys.ListKeys(t.Context(), d.ws); len(keys) != len(before) {
+		t.Fatalf("%d keys after refused forms, want %d", len(keys), len(before))
+	}
+	bulk.Set("confirm-deliberate", "yes")
+	if p := d.dashDo(t, c, "/dashboard/settings/keys", bulk); p.status != http.StatusOK || !strings.Contains(p.body, "ps_test_") {
+		t.Fatalf("confirmed: %d", p.status)
+	}
+	keys, _ := d.store.Keys.ListKeys(t.Context(), d.ws)
+	for _, k := range keys {
+		if k.Name == "Bulk key" && !slices.Equal(slices.Sorted(slices.Values(k.Scopes)), []apikey.Scope{apikey.EmailSendBulk, apikey.EmailsRead}) {
+			t.Errorf("the confirmed key's scopes: %v", k.Scopes)
+		}
+	}
 }

@@ -45,7 +45,7 @@ func (k *Keys) Create(ctx context.Context, req KeyRequest) (CreatedKey, error) {
 	}
 	scopes, err := apikey.Resolve(req.Preset, req.Scopes)
 	if err != nil {
-		return CreatedKey{}, err
+		return CreatedKey{}, &InputError{Field: "access", Err: err}
 	}
 	plain, key, err := k.Store.CreateKey(ctx, req.WorkspaceID, req.Environment, req.Name, scopes)
 	if err != nil {
