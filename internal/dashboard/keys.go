@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -90,7 +91,39 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, s *session) erro
 	return a.keysPage(w, r, s, http.StatusOK, keysData{Created: &created})
 }
 
+// keyConfirm is the page that asks before a key is revoked or
+// regenerated: either breaks whatever uses the key now.
+type keyConfirm struct {
+	Key    apikey.Key
+	Action string // revoke or regenerate
+}
+
+// confirmed reports whether the owner confirmed action on the key of the
+// path; if not, it shows the page that asks (a key the workspace has not,
+// or a revoked one, is not found).
+func (a *App) confirmed(w http.ResponseWriter, r *http.Request, s *session, action string) (bool, error) {
+	if r.PostFormValue("confirm") == "yes" {
+		return true, nil
+	}
+	keys, err := a.svc.Owner.Keys.List(r.Context(), s.WorkspaceID)
+	if err != nil {
+		return false, err
+	}
+	i := slices.IndexFunc(keys, func(k apikey.Key) bool { return strings.EqualFold(k.ID, r.PathValue("id")) && k.RevokedAt == nil })
+	if i < 0 {
+		return false, errNotFound
+	}
+	title := "Revoke a key"
+	if action == "regenerate" {
+		title = "Regenerate a key"
+	}
+	return false, a.render(w, s, http.StatusOK, "key-confirm.html", title, "/settings", keyConfirm{Key: keys[i], Action: action})
+}
+
 func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	if ok, err := a.confirmed(w, r, s, "regenerate"); !ok {
+		return err
+	}
 	created, err := a.svc.Owner.Keys.Regenerate(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -102,6 +135,9 @@ func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
+	if ok, err := a.confirmed(w, r, s, "revoke"); !ok {
+		return err
+	}
 	id := r.PathValue("id")
 	if err := a.svc.Owner.Keys.Revoke(r.Context(), s.WorkspaceID, id); err != nil {
 		return err

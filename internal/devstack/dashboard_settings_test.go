@@ -174,3 +174,51 @@ func TestDashboardKeyForm(t *testing.T) {
 		}
 	}
 }
+
+// Regenerate and revoke ask first: the first POST shows what will break
+// and changes nothing; the confirmed one acts (the old key refused, the
+// new one shown once and working; the revoked key refused).
+func TestDashboardKeyActionsAsk(t *testing.T) {
+	d := startDashboard(t)
+	c, csrf := d.signIn(t, d.owner)
+	plain, k, err := d.store.Keys.CreateKey(t.Context(), d.ws, apikey.Live, "Checkout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := "/dashboard/settings/keys/" + k.ID
+	ask := d.dashDo(t, c, keys+"/regenerate", url.Values{"csrf": {csrf}})
+	if ask.status != http.StatusOK || !strings.Contains(ask.body, "Regenerate the key <strong>Checkout</strong>") || !strings.Contains(ask.body, `name="confirm" value="yes"`) {
+		t.Fatalf("regenerate, unconfirmed: %d %s", ask.status, ask.body)
+	}
+	if r := d.get("Bearer "+plain, "/api/v1/emails"); r.status != http.StatusOK {
+		t.Fatalf("the key answers %d before the regeneration is confirmed", r.status)
+	}
+	done := d.dashDo(t, c, keys+"/regenerate", url.Values{"csrf": {csrf}, "confirm": {"yes"}})
+	m := regexp.MustCompile(`id="new-key" class="secret" readonly value="([^"]+)"`).FindStringSubmatch(done.body)
+	if done.status != http.StatusOK || m == nil {
+		t.Fatalf("regenerate, confirmed: %d %s", done.status, done.body)
+	}
+	if r := d.get("Bearer "+plain, "/api/v1/emails"); r.status != http.StatusUnauthorized {
+		t.Errorf("the old key answers %d after its regeneration, want 401", r.status)
+	}
+	fresh := m[1]
+	if r := d.get("Bearer "+fresh, "/api/v1/emails"); r.status != http.StatusOK {
+		t.Errorf("the regenerated key answers %d", r.status)
+	}
+
+	if ask := d.dashDo(t, c, keys+"/revoke", url.Values{"csrf": {csrf}}); ask.status != http.StatusOK || !strings.Contains(ask.body, "Revoke the key <strong>Checkout</strong>") {
+		t.Fatalf("revoke, unconfirmed: %d %s", ask.status, ask.body)
+	}
+	if r := d.get("Bearer "+fresh, "/api/v1/emails"); r.status != http.StatusOK {
+		t.Fatalf("the key answers %d before the revocation is confirmed", r.status)
+	}
+	if p := d.dashDo(t, c, keys+"/revoke", url.Values{"csrf": {csrf}, "confirm": {"yes"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("revoke, confirmed: %d", p.status)
+	}
+	if r := d.get("Bearer "+fresh, "/api/v1/emails"); r.status != http.StatusUnauthorized {
+		t.Errorf("the revoked key answers %d, want 401", r.status)
+	}
+	if ask := d.dashDo(t, c, keys+"/revoke", url.Values{"csrf": {csrf}}); ask.status != http.StatusNotFound {
+		t.Errorf("asking to revoke a revoked key: %d, want 404", ask.status)
+	}
+}
