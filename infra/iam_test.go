@@ -314,3 +314,23 @@ func TestUnsubscribePagesGrants(t *testing.T) {
 	}
 	wantGrants(t, s.doc, id, want)
 }
+
+// The dashboard faces the internet: of SES it may only send (the sign-in
+// links); domains and their identities are the console's.
+func TestDashboardGrants(t *testing.T) {
+	s := synth(t)
+	id := functionIDs(t, s.doc)[routes.Dashboard.Function]
+	sends := 0
+	for g := range functionGrants(t, s.doc, id) {
+		action := strings.SplitN(g, " on ", 2)[0]
+		switch {
+		case action == "ses:SendEmail":
+			sends++
+		case strings.HasPrefix(action, "ses:"):
+			t.Errorf("the dashboard may %s", g)
+		}
+	}
+	if sends == 0 {
+		t.Error("the dashboard cannot send its sign-in mail")
+	}
+}
