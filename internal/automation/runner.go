@@ -220,9 +220,11 @@ func (r *Runner) execute(ctx context.Context, run Run, steps []Step) (Advance, e
 	case StepTag:
 		err = r.tag(ctx, run, step, &next)
 	case StepWait:
-		next.Log.Outcome = "waited " + step.Duration.String()
+		// Logged when the wait starts: what it waits, and until when.
+		next.Log.Outcome = "waiting " + step.Duration.String()
 		if run.Environment != apikey.Test {
 			next.DueAt = now.Add(time.Duration(step.Duration))
+			next.Log.Detail = "until " + next.DueAt.UTC().Format(time.RFC3339)
 			next.Wake = time.Duration(step.Duration) > MaxQueueDelay
 		} else {
 			next.Log.Detail = "test mode: the wait took no time"

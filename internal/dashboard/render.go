@@ -22,6 +22,9 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
 	"percent": func(f float64) string { return fmt.Sprintf("%.2f %%", f*100) },
+	// stepNumber is a run's 0-based step index as the editor numbers
+	// steps, from 1.
+	"stepNumber": func(i int) int { return i + 1 },
 	"join": func(v any) string {
 		switch v := v.(type) {
 		case []string:
