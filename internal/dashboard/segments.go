@@ -3,6 +3,7 @@ package dashboard
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/sesame-mail/sesame/internal/owner"
 )
@@ -14,6 +15,7 @@ func (a *App) segmentRoutes() []route {
 	return []route{
 		{pattern: "GET /segments", handler: a.segments},
 		{pattern: "GET /segments/{id}", handler: a.segmentPage},
+		{pattern: "POST /segments/{id}/delete", handler: a.deleteSegment},
 	}
 }
 
@@ -42,4 +44,31 @@ func (a *App) segmentPage(w http.ResponseWriter, r *http.Request, s *session) er
 		return err
 	}
 	return a.render(w, s, http.StatusOK, "segment.html", shown.Name, "/segments", segmentData{SegmentShown: shown, Filter: string(filter)})
+}
+
+// deleteSegment deletes the segment after a page that names it and asks:
+// its contacts are untouched.
+func (a *App) deleteSegment(w http.ResponseWriter, r *http.Request, s *session) error {
+	ask := func() (confirmation, error) {
+		shown, err := a.svc.Owner.Segments.Show(r.Context(), s.WorkspaceID, r.PathValue("id"), 0)
+		return confirmation{
+			Title: "Delete a segment", Question: "Delete the segment", Name: shown.Name,
+			Note:   "contacts matching it now: " + strconv.Itoa(shown.Count),
+			Lost:   "A campaign can no longer be drafted to it. Its contacts are untouched.",
+			Action: "/segments/" + shown.ID + "/delete", Button: "Delete the segment",
+			Back: "/segments/" + shown.ID, Keep: "Keep the segment", nav: "/segments",
+		}, notFoundIfNamed(err, "segment")
+	}
+	if ok, err := a.confirmed(w, r, s, ask); !ok {
+		return err
+	}
+	deleted, err := a.svc.Owner.Segments.Delete(r.Context(), s.WorkspaceID, r.PathValue("id"))
+	if err != nil {
+		return notFoundIfNamed(err, "segment")
+	}
+	if err := a.audit(r.Context(), s, owner.ActionSegmentDeleted, deleted.ID); err != nil {
+		return err
+	}
+	http.Redirect(w, r, a.base+"/segments", http.StatusSeeOther)
+	return nil
 }
