@@ -40,7 +40,7 @@ type campaignData struct {
 	Cancelable bool
 	// Resumable: paused, it can be resumed.
 	Resumable bool
-	Error      string
+	Error     string
 }
 
 func (a *App) campaignPage(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) error {
