@@ -1,6 +1,9 @@
 package dashboard
 
-import "net/http"
+import (
+	"context"
+	"net/http"
+)
 
 // confirmation is the page that asks before an action that cannot be
 // undone: it names the thing and says what is lost.
@@ -33,4 +36,23 @@ func (a *App) confirmed(w http.ResponseWriter, r *http.Request, s *session, ask 
 		return false, err
 	}
 	return false, a.render(w, s, http.StatusOK, "confirm.html", c.Title, c.nav, c)
+}
+
+// askThenDo serves an action that asks first and then lands on a list:
+// unconfirmed it shows ask's page; confirmed it does do, writes action on
+// do's target to the audit log and redirects to the path list.
+func (a *App) askThenDo(w http.ResponseWriter, r *http.Request, s *session, ask func() (confirmation, error),
+	action, list string, do func(ctx context.Context) (target string, err error)) error {
+	if ok, err := a.confirmed(w, r, s, ask); !ok {
+		return err
+	}
+	target, err := do(r.Context())
+	if err != nil {
+		return err
+	}
+	if err := a.audit(r.Context(), s, action, target); err != nil {
+		return err
+	}
+	http.Redirect(w, r, a.base+list, http.StatusSeeOther)
+	return nil
 }

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -88,18 +89,10 @@ func (a *App) deleteContact(w http.ResponseWriter, r *http.Request, s *session) 
 			Back: "/contacts/" + ct.ID, Keep: "Keep the contact", nav: "/contacts",
 		}, nil
 	}
-	if ok, err := a.confirmed(w, r, s, ask); !ok {
-		return err
-	}
-	deleted, err := a.svc.Owner.Contacts.Delete(r.Context(), s.WorkspaceID, ct.ID)
-	if err != nil {
-		return notFoundIfNamed(err, "contact")
-	}
-	if err := a.audit(r.Context(), s, owner.ActionContactDeleted, deleted.ID); err != nil {
-		return err
-	}
-	http.Redirect(w, r, a.base+"/contacts", http.StatusSeeOther)
-	return nil
+	return a.askThenDo(w, r, s, ask, owner.ActionContactDeleted, "/contacts", func(ctx context.Context) (string, error) {
+		deleted, err := a.svc.Owner.Contacts.Delete(ctx, s.WorkspaceID, ct.ID)
+		return deleted.ID, notFoundIfNamed(err, "contact")
+	})
 }
 
 // notFoundIfNamed is errNotFound for the owner service's refusal of an

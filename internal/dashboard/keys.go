@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -134,16 +135,8 @@ func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
-	if ok, err := a.confirmed(w, r, s, a.askKey(r, s, "revoke")); !ok {
-		return err
-	}
 	id := r.PathValue("id")
-	if err := a.svc.Owner.Keys.Revoke(r.Context(), s.WorkspaceID, id); err != nil {
-		return err
-	}
-	if err := a.audit(r.Context(), s, owner.ActionKeyRevoked, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, a.base+"/settings/keys", http.StatusSeeOther)
-	return nil
+	return a.askThenDo(w, r, s, a.askKey(r, s, "revoke"), owner.ActionKeyRevoked, "/settings/keys", func(ctx context.Context) (string, error) {
+		return id, a.svc.Owner.Keys.Revoke(ctx, s.WorkspaceID, id)
+	})
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -59,16 +60,8 @@ func (a *App) deleteSegment(w http.ResponseWriter, r *http.Request, s *session) 
 			Back: "/segments/" + shown.ID, Keep: "Keep the segment", nav: "/segments",
 		}, notFoundIfNamed(err, "segment")
 	}
-	if ok, err := a.confirmed(w, r, s, ask); !ok {
-		return err
-	}
-	deleted, err := a.svc.Owner.Segments.Delete(r.Context(), s.WorkspaceID, r.PathValue("id"))
-	if err != nil {
-		return notFoundIfNamed(err, "segment")
-	}
-	if err := a.audit(r.Context(), s, owner.ActionSegmentDeleted, deleted.ID); err != nil {
-		return err
-	}
-	http.Redirect(w, r, a.base+"/segments", http.StatusSeeOther)
-	return nil
+	return a.askThenDo(w, r, s, ask, owner.ActionSegmentDeleted, "/segments", func(ctx context.Context) (string, error) {
+		deleted, err := a.svc.Owner.Segments.Delete(ctx, s.WorkspaceID, r.PathValue("id"))
+		return deleted.ID, notFoundIfNamed(err, "segment")
+	})
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -148,15 +149,7 @@ func (a *App) removeWebhook(w http.ResponseWriter, r *http.Request, s *session) 
 			Back: "/settings/webhooks/" + ep.ID, Keep: "Keep the endpoint", nav: "/settings",
 		}, err
 	}
-	if ok, err := a.confirmed(w, r, s, ask); !ok {
-		return err
-	}
-	if err := a.svc.Owner.Webhooks.Remove(r.Context(), s.WorkspaceID, id); err != nil {
-		return err
-	}
-	if err := a.audit(r.Context(), s, owner.ActionWebhookRemoved, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, a.base+"/settings/webhooks", http.StatusSeeOther)
-	return nil
+	return a.askThenDo(w, r, s, ask, owner.ActionWebhookRemoved, "/settings/webhooks", func(ctx context.Context) (string, error) {
+		return id, a.svc.Owner.Webhooks.Remove(ctx, s.WorkspaceID, id)
+	})
 }
