@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
@@ -12,6 +13,7 @@ func (a *App) campaignRoutes() []route {
 		{pattern: "GET /campaigns", handler: a.campaigns},
 		{pattern: "GET /campaigns/{id}", handler: a.campaign},
 		{pattern: "POST /campaigns/{id}/cancel", handler: a.cancelCampaign},
+		{pattern: "POST /campaigns/{id}/resume", handler: a.resumeCampaign},
 	}
 }
 
@@ -36,7 +38,9 @@ type campaignData struct {
 	owner.Shown
 	Remaining  int
 	Cancelable bool
-	Error      string
+	// Resumable: paused, it can be resumed.
+	Resumable bool
+	Error     string
 }
 
 func (a *App) campaignPage(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) error {
@@ -45,6 +49,7 @@ func (a *App) campaignPage(w http.ResponseWriter, r *http.Request, s *session, s
 		return err
 	}
 	d := campaignData{Shown: shown, Error: msg, Remaining: max(0, shown.RecipientCount-shown.SentCount-shown.SkippedCount)}
+	d.Resumable = shown.Status == campaign.StatusPaused
 	for _, st := range campaign.Cancellable {
 		d.Cancelable = d.Cancelable || shown.Status == st
 	}
@@ -56,11 +61,25 @@ func (a *App) campaign(w http.ResponseWriter, r *http.Request, s *session) error
 }
 
 func (a *App) cancelCampaign(w http.ResponseWriter, r *http.Request, s *session) error {
-	c, err := a.svc.Owner.Approvals.Cancel(r.Context(), s.WorkspaceID, r.PathValue("id"))
+	return a.moveCampaign(w, r, s, a.svc.Owner.Approvals.Cancel, owner.ActionCancelled)
+}
+
+// resumeCampaign resumes a paused campaign: recipients already sent are
+// skipped.
+func (a *App) resumeCampaign(w http.ResponseWriter, r *http.Request, s *session) error {
+	return a.moveCampaign(w, r, s, a.svc.Owner.Approvals.Resume, owner.ActionResumed)
+}
+
+// moveCampaign does move to the campaign of the path and audits it as
+// action; a refusal (the campaign's status does not allow it) is shown on
+// the campaign's page.
+func (a *App) moveCampaign(w http.ResponseWriter, r *http.Request, s *session,
+	move func(ctx context.Context, workspaceID, id string) (campaign.Campaign, error), action string) error {
+	c, err := move(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err != nil {
 		return refused(err, func(status int, msg string) error { return a.campaignPage(w, r, s, status, msg) })
 	}
-	if err := a.audit(r.Context(), s, owner.ActionCancelled, c.ID); err != nil {
+	if err := a.audit(r.Context(), s, action, c.ID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/campaigns/"+c.ID, http.StatusSeeOther)

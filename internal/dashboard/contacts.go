@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -23,6 +24,7 @@ func (a *App) contactRoutes() []route {
 		{pattern: "GET /contacts/import", handler: a.importForm},
 		{pattern: "POST /contacts/import", handler: a.importContacts, maxBody: maxImport},
 		{pattern: "GET /contacts/{id}", handler: a.contactPage},
+		{pattern: "POST /contacts/{id}/delete", handler: a.deleteContact},
 	}
 }
 
@@ -48,14 +50,20 @@ type contactData struct {
 	Scanned int
 }
 
-func (a *App) contactPage(w http.ResponseWriter, r *http.Request, s *session) error {
+// contactOf is the workspace's contact of the path's id.
+func (a *App) contactOf(r *http.Request, s *session) (contact.Contact, error) {
 	id := r.PathValue("id")
 	if strings.Contains(id, "@") {
-		return errNotFound // an address is searched for, not a path
+		return contact.Contact{}, errNotFound // an address is searched for, not a path
 	}
 	ct, err := a.svc.Owner.Contacts.Show(r.Context(), s.WorkspaceID, id)
+	return ct, notFoundIfNamed(err, "contact")
+}
+
+func (a *App) contactPage(w http.ResponseWriter, r *http.Request, s *session) error {
+	ct, err := a.contactOf(r, s)
 	if err != nil {
-		return notFoundIfNamed(err, "contact")
+		return err
 	}
 	sent, err := a.svc.Owner.Contacts.EmailsTo(r.Context(), s.WorkspaceID, ct)
 	if err != nil {
@@ -63,6 +71,27 @@ func (a *App) contactPage(w http.ResponseWriter, r *http.Request, s *session) er
 	}
 	return a.render(w, s, http.StatusOK, "contact.html", ct.Email, "/contacts", contactData{
 		Contact: ct.View(), Emails: sent, Scanned: owner.ContactEmailsScanned,
+	})
+}
+
+// deleteContact deletes the contact after a page that names it and asks:
+// its personal data goes, a do-not-send entry of its address stays.
+func (a *App) deleteContact(w http.ResponseWriter, r *http.Request, s *session) error {
+	ct, err := a.contactOf(r, s)
+	if err != nil {
+		return err
+	}
+	ask := func() (confirmation, error) {
+		return confirmation{
+			Title: "Delete a contact", Question: "Delete the contact", Name: ct.Email,
+			Lost:   "Its personal data (name, properties, tags, subscription) is deleted and cannot be restored; a do-not-send entry of the address, if it has one, stays.",
+			Action: "/contacts/" + ct.ID + "/delete", Button: "Delete the contact",
+			Back: "/contacts/" + ct.ID, Keep: "Keep the contact", nav: "/contacts",
+		}, nil
+	}
+	return a.askThenDo(w, r, s, ask, owner.ActionContactDeleted, "/contacts", func(ctx context.Context) (string, error) {
+		deleted, err := a.svc.Owner.Contacts.Delete(ctx, s.WorkspaceID, ct.ID)
+		return deleted.ID, notFoundIfNamed(err, "contact")
 	})
 }
 

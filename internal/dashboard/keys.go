@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -91,37 +92,36 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, s *session) erro
 	return a.keysPage(w, r, s, http.StatusOK, keysData{Created: &created})
 }
 
-// keyConfirm is the page that asks before a key is revoked or
-// regenerated: either breaks whatever uses the key now.
-type keyConfirm struct {
-	Key    apikey.Key
-	Action string // revoke or regenerate
-}
-
-// confirmed reports whether the owner confirmed action on the key of the
-// path; if not, it shows the page that asks (a key the workspace has not,
-// or a revoked one, is not found).
-func (a *App) confirmed(w http.ResponseWriter, r *http.Request, s *session, action string) (bool, error) {
-	if r.PostFormValue("confirm") == "yes" {
-		return true, nil
+// askKey builds the page that asks before the key of the path is
+// revoked or regenerated: either breaks whatever uses the key now. A key
+// the workspace has not, or a revoked one, is not found.
+func (a *App) askKey(r *http.Request, s *session, action string) func() (confirmation, error) {
+	return func() (confirmation, error) {
+		keys, err := a.svc.Owner.Keys.List(r.Context(), s.WorkspaceID)
+		if err != nil {
+			return confirmation{}, err
+		}
+		i := slices.IndexFunc(keys, func(k apikey.Key) bool { return strings.EqualFold(k.ID, r.PathValue("id")) && k.RevokedAt == nil })
+		if i < 0 {
+			return confirmation{}, errNotFound
+		}
+		k := keys[i]
+		c := confirmation{
+			Title: "Revoke a key", Question: "Revoke the key", Name: k.Name, Code: k.Hint, Note: string(k.Environment),
+			Lost:   "Every request with it is refused from now on, and a revoked key cannot be restored.",
+			Action: "/settings/keys/" + k.ID + "/" + action, Button: "Revoke the key",
+			Back: "/settings/keys", Keep: "Keep the key as it is", nav: "/settings",
+		}
+		if action == "regenerate" {
+			c.Title, c.Question, c.Button = "Regenerate a key", "Regenerate the key", "Regenerate the key"
+			c.Lost = "The key in use stops working at once; the new one, with the same scopes, is shown once."
+		}
+		return c, nil
 	}
-	keys, err := a.svc.Owner.Keys.List(r.Context(), s.WorkspaceID)
-	if err != nil {
-		return false, err
-	}
-	i := slices.IndexFunc(keys, func(k apikey.Key) bool { return strings.EqualFold(k.ID, r.PathValue("id")) && k.RevokedAt == nil })
-	if i < 0 {
-		return false, errNotFound
-	}
-	title := "Revoke a key"
-	if action == "regenerate" {
-		title = "Regenerate a key"
-	}
-	return false, a.render(w, s, http.StatusOK, "key-confirm.html", title, "/settings", keyConfirm{Key: keys[i], Action: action})
 }
 
 func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) error {
-	if ok, err := a.confirmed(w, r, s, "regenerate"); !ok {
+	if ok, err := a.confirmed(w, r, s, a.askKey(r, s, "regenerate")); !ok {
 		return err
 	}
 	created, err := a.svc.Owner.Keys.Regenerate(r.Context(), s.WorkspaceID, r.PathValue("id"))
@@ -135,16 +135,8 @@ func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
-	if ok, err := a.confirmed(w, r, s, "revoke"); !ok {
-		return err
-	}
 	id := r.PathValue("id")
-	if err := a.svc.Owner.Keys.Revoke(r.Context(), s.WorkspaceID, id); err != nil {
-		return err
-	}
-	if err := a.audit(r.Context(), s, owner.ActionKeyRevoked, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, a.base+"/settings/keys", http.StatusSeeOther)
-	return nil
+	return a.askThenDo(w, r, s, a.askKey(r, s, "revoke"), owner.ActionKeyRevoked, "/settings/keys", func(ctx context.Context) (string, error) {
+		return id, a.svc.Owner.Keys.Revoke(ctx, s.WorkspaceID, id)
+	})
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -17,6 +18,7 @@ func (a *App) webhookRoutes() []route {
 		{pattern: "POST /settings/webhooks/{id}/secret", handler: a.revealSecret},
 		{pattern: "POST /settings/webhooks/{id}/enable", handler: a.enableWebhook},
 		{pattern: "POST /settings/webhooks/{id}/disable", handler: a.disableWebhook},
+		{pattern: "POST /settings/webhooks/{id}/remove", handler: a.removeWebhook},
 	}
 }
 
@@ -65,6 +67,20 @@ type webhookData struct {
 // attemptsShown bounds the attempt log on an endpoint's page.
 const attemptsShown = 100
 
+// endpoint is the workspace's endpoint id; errNotFound when it has none.
+func (a *App) endpoint(r *http.Request, s *session, id string) (webhook.Endpoint, error) {
+	eps, err := a.svc.Owner.Webhooks.List(r.Context(), s.WorkspaceID)
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	for _, ep := range eps {
+		if ep.ID == id {
+			return ep, nil
+		}
+	}
+	return webhook.Endpoint{}, errNotFound
+}
+
 func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, s *session, secret string) error {
 	ctx := r.Context()
 	id := r.PathValue("id")
@@ -72,16 +88,11 @@ func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, s *session, se
 	if err != nil {
 		return err
 	}
-	eps, err := a.svc.Owner.Webhooks.List(ctx, s.WorkspaceID)
+	ep, err := a.endpoint(r, s, id)
 	if err != nil {
 		return err
 	}
-	for _, ep := range eps {
-		if ep.ID == id {
-			return a.render(w, s, http.StatusOK, "webhook.html", "Webhook endpoint", "/settings", webhookData{Endpoint: ep, Attempts: attempts, Secret: secret})
-		}
-	}
-	return errNotFound
+	return a.render(w, s, http.StatusOK, "webhook.html", "Webhook endpoint", "/settings", webhookData{Endpoint: ep, Attempts: attempts, Secret: secret})
 }
 
 func (a *App) webhook(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -123,4 +134,22 @@ func (a *App) setWebhook(w http.ResponseWriter, r *http.Request, s *session, ena
 	}
 	http.Redirect(w, r, a.base+"/settings/webhooks/"+id, http.StatusSeeOther)
 	return nil
+}
+
+// removeWebhook removes the endpoint after a page that names it and asks:
+// its pending deliveries are dropped.
+func (a *App) removeWebhook(w http.ResponseWriter, r *http.Request, s *session) error {
+	id := r.PathValue("id")
+	ask := func() (confirmation, error) {
+		ep, err := a.endpoint(r, s, id)
+		return confirmation{
+			Title: "Remove a webhook endpoint", Question: "Remove the endpoint", Name: ep.URL,
+			Lost:   "Its pending deliveries are dropped, no event is sent to it any more, and its signing secret and attempt log are gone.",
+			Action: "/settings/webhooks/" + ep.ID + "/remove", Button: "Remove the endpoint",
+			Back: "/settings/webhooks/" + ep.ID, Keep: "Keep the endpoint", nav: "/settings",
+		}, err
+	}
+	return a.askThenDo(w, r, s, ask, owner.ActionWebhookRemoved, "/settings/webhooks", func(ctx context.Context) (string, error) {
+		return id, a.svc.Owner.Webhooks.Remove(ctx, s.WorkspaceID, id)
+	})
 }

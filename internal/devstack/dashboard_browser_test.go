@@ -66,13 +66,13 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("the key the dashboard showed answers %d", r.status)
 	}
 	run(t, tab, chromedp.Navigate(d.url+"/dashboard/settings/keys"), chromedp.WaitVisible(css(`button[aria-label="Revoke browser key"]`)),
-		click(css(`button[aria-label="Revoke browser key"]`)), chromedp.WaitVisible(css("#confirm-key-action")))
+		click(css(`button[aria-label="Revoke browser key"]`)), chromedp.WaitVisible(css("#confirm-action")))
 	if r := d.get("Bearer "+key, "/api/v1/emails"); r.status != http.StatusOK {
 		t.Fatalf("the key answers %d before the revocation is confirmed", r.status)
 	}
 	checkA11y(t, tab, "key-confirm")
 	screenshot(t, tab, "key-confirm")
-	run(t, tab, click(css("#confirm-key-action")), chromedp.WaitVisible(css("tr.revoked")))
+	run(t, tab, click(css("#confirm-action")), chromedp.WaitVisible(css("tr.revoked")))
 	if r := d.get("Bearer "+key, "/api/v1/emails"); r.status != http.StatusUnauthorized {
 		t.Errorf("the revoked key answers %d, want 401", r.status)
 	}

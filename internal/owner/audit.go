@@ -42,6 +42,12 @@ const (
 	ActionAutomationEdited   = "automation.edited"
 	ActionAutomationOn       = "automation.activated"
 	ActionAutomationOff      = "automation.deactivated"
+	// Deletions the dashboard asks about first, and a paused campaign
+	// resumed.
+	ActionWebhookRemoved = "webhook.removed"
+	ActionContactDeleted = "contact.deleted"
+	ActionSegmentDeleted = "segment.deleted"
+	ActionResumed        = "campaign.resumed"
 )
 
 // AuditStore keeps the audit log of each workspace, newest first.
