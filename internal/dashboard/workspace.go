@@ -20,14 +20,35 @@ func (a *App) workspaceRoutes() []route {
 type workspaceData struct {
 	Workspace     workspace.Workspace
 	Notice, Error string
+	// Form is the settings form: the workspace's settings, or what was
+	// posted when it was refused.
+	Form workspaceForm
 }
 
+// workspaceForm is the settings form's values as text.
+type workspaceForm struct {
+	PostalAddress, Brands, Allowance, Tracking string
+	TrackingOff, Bulk                          bool
+}
+
+// workspaceFormOf is ws's settings as the form shows them.
+func workspaceFormOf(ws workspace.Workspace) workspaceForm {
+	return workspaceForm{PostalAddress: ws.PostalAddress, Brands: strings.Join(ws.Brands, ", "),
+		Allowance: strconv.Itoa(ws.MonthlyAllowance), Tracking: ws.DefaultTracking,
+		TrackingOff: ws.TrackingOffProvisioned, Bulk: ws.BulkApproved}
+}
+
+// workspacePage shows the workspace; d.Form, when set (a refused post), is
+// shown as posted.
 func (a *App) workspacePage(w http.ResponseWriter, r *http.Request, s *session, status int, d workspaceData) error {
 	ws, err := a.svc.Owner.Workspaces.Get(r.Context(), s.WorkspaceID)
 	if err != nil {
 		return err
 	}
 	d.Workspace = ws
+	if d.Error == "" {
+		d.Form = workspaceFormOf(ws)
+	}
 	return a.render(w, s, status, "workspace.html", "Workspace settings", "/settings", d)
 }
 
@@ -39,8 +60,11 @@ func (a *App) workspaceSettings(w http.ResponseWriter, r *http.Request, s *sessi
 // workspace set` does with each flag; the owner service refuses what is
 // out of range.
 func (a *App) changeWorkspace(w http.ResponseWriter, r *http.Request, s *session) error {
+	posted := workspaceForm{PostalAddress: r.PostFormValue("postal-address"), Brands: r.PostFormValue("brands"),
+		Allowance: r.PostFormValue("monthly-allowance"), Tracking: r.PostFormValue("default-tracking"),
+		TrackingOff: r.PostFormValue("tracking-off-provisioned") == "yes", Bulk: r.PostFormValue("bulk-approved") == "yes"}
 	refuse := func(msg string) error {
-		return a.workspacePage(w, r, s, http.StatusBadRequest, workspaceData{Error: msg})
+		return a.workspacePage(w, r, s, http.StatusBadRequest, workspaceData{Error: msg, Form: posted})
 	}
 	allowance, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("monthly-allowance")))
 	if err != nil {

@@ -79,8 +79,14 @@ func TestDashboardWorkspaceSettings(t *testing.T) {
 			bad[k] = v
 		}
 		bad.Set(change[0], change[1])
-		if p := d.dashDo(t, c, "/dashboard/settings/workspace", bad); p.status != http.StatusBadRequest || !strings.Contains(p.body, `role="alert">`+change[0]) {
+		p := d.dashDo(t, c, "/dashboard/settings/workspace", bad)
+		if p.status != http.StatusBadRequest || !strings.Contains(p.body, `role="alert">`+change[0]) {
 			t.Errorf("%s: %d %s", name, p.status, p.body)
+		}
+		// The form comes back as posted, the refused value included.
+		if change[0] == "monthly-allowance" && !strings.Contains(p.body, `value="`+change[1]+`"`) ||
+			!strings.Contains(p.body, `value="`+html.EscapeString(form.Get("brands"))+`"`) {
+			t.Errorf("%s: the refused form lost what was typed: %s", name, p.body)
 		}
 	}
 	if again, _ := d.store.Workspaces.GetWorkspace(t.Context(), d.ws); again.MonthlyAllowance != 5000 || again.PostalAddress != ws.PostalAddress {
