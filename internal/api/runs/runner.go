@@ -21,7 +21,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
-	"github.com/sesame-mail/sesame/internal/unsubscribe"
 )
 
 // AutomationRunner consumes the automations queue: one run per message.
@@ -57,8 +56,8 @@ func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *automation
 		Workspaces: workspaces{&dynamo.Workspaces{Table: t}, &dynamo.Senders{Table: t}},
 		Queue:      Waker{Queue: &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL}},
 		Transport:  d.Transport,
-		ConfigSets: sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
-		Links:      unsubscribe.Links{BaseURL: cfg.PublicURL.PublicURL, Signer: unsubscribe.Signer{Secret: []byte(cfg.UnsubscribeSecret)}},
+		ConfigSets: sends.ConfigSets(cfg.SES),
+		Links:      sends.UnsubscribeLinks(cfg.Unsubscribing, cfg.PublicURL),
 		Build:      raw.Build,
 		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
 		Logger:     d.Logger,

@@ -20,7 +20,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ses"
-	"github.com/sesame-mail/sesame/internal/unsubscribe"
 )
 
 // CampaignSender consumes the sends queue: one chunk per message.
@@ -99,9 +98,9 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
 		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Time},
 		Transport:  d.Transport,
-		ConfigSets: sending.ConfigSets{Full: cfg.ConfigSetFull, Essential: cfg.ConfigSetEssential, Off: cfg.ConfigSetOff},
+		ConfigSets: sends.ConfigSets(cfg.SES),
 		Build:      raw.Build,
-		Links:      unsubscribe.Links{BaseURL: cfg.PublicURL.PublicURL, Signer: unsubscribe.Signer{Secret: []byte(cfg.UnsubscribeSecret)}},
+		Links:      sends.UnsubscribeLinks(cfg.Unsubscribing, cfg.PublicURL),
 		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
 		Queue:      &queue.BatchPublisher{SQS: d.Sends, QueueURL: cfg.SendsQueueURL},
 		Breaker:    Thresholds(cfg.Breaker),

@@ -24,6 +24,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
 	"github.com/sesame-mail/sesame/internal/ses"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
 )
 
 // The send routes' functions.
@@ -84,9 +85,21 @@ func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, revi
 		Build:       raw.Build,
 		Review:      review,
 		Failures:    failures,
-		ConfigSets:  sending.ConfigSets{Full: sets.ConfigSetFull, Essential: sets.ConfigSetEssential, Off: sets.ConfigSetOff},
+		ConfigSets:  ConfigSets(sets),
 		Logger:      logger,
 	}
+}
+
+// ConfigSets are the configured SES configuration sets, one per tracking
+// mode.
+func ConfigSets(sets config.SES) sending.ConfigSets {
+	return sending.ConfigSets{Full: sets.ConfigSetFull, Essential: sets.ConfigSetEssential, Off: sets.ConfigSetOff}
+}
+
+// UnsubscribeLinks are the unsubscribe links of list mail: on the public
+// URL, signed with the configured secret.
+func UnsubscribeLinks(u config.Unsubscribing, p config.PublicURL) unsubscribe.Links {
+	return unsubscribe.Links{BaseURL: p.PublicURL, Signer: unsubscribe.Signer{Secret: []byte(u.UnsubscribeSecret)}}
 }
 
 // Reviewer reviews the email held in t and releases it through svc.
