@@ -48,7 +48,9 @@ func (a *App) addWebhook(w http.ResponseWriter, r *http.Request, s *session) err
 		AllowInsecureHTTP: !a.secure,
 	})
 	if err != nil {
-		return a.webhooksPage(w, r, s, http.StatusBadRequest, webhooksData{Error: err.Error()})
+		return refused(err, func(status int, msg string) error {
+			return a.webhooksPage(w, r, s, status, webhooksData{Error: msg})
+		})
 	}
 	if err := a.audit(r.Context(), s, owner.ActionWebhookAdded, ep.ID); err != nil {
 		return err

@@ -1,6 +1,8 @@
 package devstack_test
 
 import (
+	"context"
+	"errors"
 	"html"
 	"net/http"
 	"net/url"
@@ -9,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
@@ -227,4 +231,36 @@ func TestDashboardKeyActionsAsk(t *testing.T) {
 	if ask := d.dashDo(t, c, keys+"/revoke", url.Values{"csrf": {csrf}}); ask.status != http.StatusNotFound {
 		t.Errorf("asking to revoke a revoked key: %d, want 404", ask.status)
 	}
+}
+
+// Adding an endpoint: a URL the service refuses is a 400 with its
+// reason; a store fault is the 503 page, its text never shown.
+func TestDashboardAddWebhookRefusals(t *testing.T) {
+	d := startDashboard(t)
+	c, csrf := d.signIn(t, d.owner)
+	if p := d.dashDo(t, c, "/dashboard/settings/webhooks", url.Values{"csrf": {csrf}, "url": {"not a url"}}); p.status != http.StatusBadRequest || !strings.Contains(p.body, "url: ") {
+		t.Errorf("a bad URL: %d %s", p.status, p.body)
+	}
+	d.rec.Via = func(op string) dynamo.DB {
+		if op == "TransactWriteItems" {
+			return transactionsDown{d.rec.DB}
+		}
+		return nil
+	}
+	p := d.dashDo(t, c, "/dashboard/settings/webhooks", url.Values{"csrf": {csrf}, "url": {"https://example.com/hooks"}})
+	d.rec.Via = nil
+	if p.status != http.StatusServiceUnavailable || p.header.Get("Retry-After") == "" || strings.Contains(p.body, "throttled") {
+		t.Errorf("the endpoint's write failing: %d, Retry-After %q:\n%s", p.status, p.header.Get("Retry-After"), p.body)
+	}
+	if eps, _ := d.store.Webhooks.ListEndpoints(t.Context(), d.ws); len(eps) != 0 {
+		t.Errorf("%d endpoints after refusals, want none", len(eps))
+	}
+}
+
+// transactionsDown fails every transaction (the endpoint's write) and
+// passes every other call to DB.
+type transactionsDown struct{ dynamo.DB }
+
+func (d transactionsDown) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return nil, errors.New("throttled")
 }

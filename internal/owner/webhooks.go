@@ -2,6 +2,7 @@ package owner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -58,7 +59,12 @@ func (w *Webhooks) Add(ctx context.Context, req EndpointRequest) (webhook.Endpoi
 		return webhook.Endpoint{}, &InputError{Field: "url", Reason: "is required"}
 	}
 	ep, err := webhook.NewEndpoint(req.WorkspaceID, req.URL, req.Events, req.AllowInsecureHTTP)
-	if err != nil {
+	switch {
+	case errors.Is(err, webhook.ErrUnknownEventType):
+		return webhook.Endpoint{}, &InputError{Field: "events", Err: err}
+	case errors.Is(err, webhook.ErrInvalidURL):
+		return webhook.Endpoint{}, &InputError{Field: "url", Err: err}
+	case err != nil:
 		return webhook.Endpoint{}, err
 	}
 	if err := w.Endpoints.CreateEndpoint(ctx, ep); err != nil {
