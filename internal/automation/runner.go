@@ -303,9 +303,12 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 			return nil
 		}
 	}
-	from, err := r.sender(ctx, ws, step.SenderID)
+	from, refusal, err := r.sender(ctx, ws, step.SenderID)
 	if err != nil {
-		stop(a, "stopped", err.Error())
+		return err
+	}
+	if refusal != "" {
+		stop(a, "stopped", refusal)
 		return nil
 	}
 	vars := varsOf(run, c)
@@ -387,19 +390,32 @@ func (r *Runner) capture(ctx context.Context, e email.Email, in sending.SendInpu
 	}
 }
 
-// sender is the step's sender, else the workspace's default.
-func (r *Runner) sender(ctx context.Context, ws workspace.Workspace, id string) (identity.Sender, error) {
+// sender is the step's sender, else the workspace's default, checked as
+// POST /send checks its sender (sending.DefaultSender, sending.CheckSender:
+// a sender whose domain is no longer verified does not send). refusal says
+// why the run stops; err is a fault, retried.
+func (r *Runner) sender(ctx context.Context, ws workspace.Workspace, id string) (from identity.Sender, refusal string, err error) {
 	if id == "" {
 		if ws.DefaultSender == nil {
-			return identity.Sender{}, errors.New("the workspace has no default sender: set one, or give the send step a sender_id")
+			return identity.Sender{}, "the workspace has no default sender: set one, or give the send step a sender_id", nil
 		}
-		return *ws.DefaultSender, nil
+		s, err := sending.DefaultSender(ws)
+		if err != nil {
+			return identity.Sender{}, "the default sender cannot send: " + fail.MessageOf(err), nil
+		}
+		return s, "", nil
 	}
 	s, err := r.Workspaces.GetSender(ctx, ws.ID, id)
 	if errors.Is(err, identity.ErrSenderNotFound) {
-		return identity.Sender{}, fmt.Errorf("the send step's sender %s no longer exists", id)
+		return identity.Sender{}, fmt.Sprintf("the send step's sender %s no longer exists", id), nil
 	}
-	return s, err
+	if err != nil {
+		return identity.Sender{}, "", err
+	}
+	if err := sending.CheckSender(ws, s); err != nil {
+		return identity.Sender{}, "the send step's sender cannot send: " + fail.MessageOf(err), nil
+	}
+	return s, "", nil
 }
 
 // varsOf are the values a run's content reads: its frozen payload and

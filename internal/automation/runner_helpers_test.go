@@ -32,6 +32,7 @@ type world struct {
 	wakeItems []time.Time
 	usage     int
 	allowance int
+	verified  []string // the workspace's verified domains
 }
 
 func newWorld(t *testing.T, env apikey.Environment, steps ...Step) *world {
@@ -42,7 +43,8 @@ func newWorld(t *testing.T, env apikey.Environment, steps ...Step) *world {
 		now: now, steps: steps, claims: map[string]email.Email{}, tags: map[string]bool{},
 		run: Run{ID: "run-1", WorkspaceID: "ws", AutomationID: "auto", Version: 1, ContactID: "c1", Environment: env,
 			Payload: map[string]string{"product_name": "<script>x</script>"}, Status: RunActive, DueAt: now, StartedAt: now},
-		contact: &contact.Contact{ID: "c1", Email: "ada@example.com", FirstName: &first, Subscribed: true},
+		contact:  &contact.Contact{ID: "c1", Email: "ada@example.com", FirstName: &first, Subscribed: true},
+		verified: []string{"example.com"},
 	}
 }
 
@@ -132,7 +134,7 @@ func (f fakeMail) MonthlyUsage(context.Context, string, string) (int, error) { r
 type fakeWorkspaces struct{ w *world }
 
 func (f fakeWorkspaces) GetWorkspace(context.Context, string) (workspace.Workspace, error) {
-	return workspace.Workspace{ID: "ws", PostalAddress: "1 Main St", MonthlyAllowance: f.w.allowance,
+	return workspace.Workspace{ID: "ws", PostalAddress: "1 Main St", MonthlyAllowance: f.w.allowance, VerifiedDomains: f.w.verified,
 		DefaultSender: &identity.Sender{ID: "s1", Email: "shop@example.com", Name: "Shop"}}, nil
 }
 

@@ -95,6 +95,9 @@ func TestRunnerStops(t *testing.T) {
 		"deleted":       {func(w *world) { w.contact = nil }, ReasonContactDeleted},
 		"allowance":     {func(w *world) { w.allowance, w.usage = 100, 100 }, "monthly allowance of 100"},
 		"test suppress": {func(w *world) { w.suppress, w.run.Environment = true, apikey.Test }, "do-not-send list"},
+		// Checked as POST /send checks it: a domain unverified since the
+		// activation does not send.
+		"sender's domain unverified": {func(w *world) { w.verified = nil }, "the default sender cannot send: shop@example.com is not on a verified domain"},
 	}
 	for name, tt := range tests {
 		w := newWorld(t, apikey.Live, sendStep, tagStep)
