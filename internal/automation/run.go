@@ -70,4 +70,14 @@ type WakeMessage struct {
 	WorkspaceID  string `json:"workspace_id"`
 	AutomationID string `json:"automation_id"`
 	RunID        string `json:"run_id"`
+	// Step is the step the message was sent to execute: one for another
+	// step (the start's safety net of a run already past its first step)
+	// does nothing. Nil: any step (messages from before the field).
+	Step *int `json:"step,omitempty"`
+}
+
+// ForStep is m for step n.
+func (m WakeMessage) ForStep(n int) WakeMessage {
+	m.Step = &n
+	return m
 }

@@ -149,7 +149,7 @@ func (r *Runner) Wake(ctx context.Context, m WakeMessage) error {
 	if err != nil {
 		return err
 	}
-	if run.Status != RunActive {
+	if run.Status != RunActive || m.Step != nil && *m.Step != run.Step {
 		return nil
 	}
 	if wait := run.DueAt.Sub(r.now()); wait > 0 {
@@ -175,7 +175,7 @@ func (r *Runner) Wake(ctx context.Context, m WakeMessage) error {
 		run = applied(run, a, r.now())
 	}
 	if run.Status == RunActive && !run.DueAt.After(r.now().Add(MaxQueueDelay)) {
-		return r.Queue.Wake(ctx, m, run.DueAt.Sub(r.now()))
+		return r.Queue.Wake(ctx, m.ForStep(run.Step), run.DueAt.Sub(r.now()))
 	}
 	return nil
 }

@@ -18,21 +18,23 @@ import (
 
 // world is an in-memory stand-in for the table, the queue and SES.
 type world struct {
-	mu        sync.Mutex
-	now       time.Time
-	run       Run
-	steps     []Step
-	contact   *contact.Contact
-	suppress  bool
-	claims    map[string]email.Email
-	sent      []sending.SendInput
-	captured  []sending.SendInput
-	tags      map[string]bool
-	wakes     []time.Duration
-	wakeItems []time.Time
-	usage     int
-	allowance int
-	verified  []string // the workspace's verified domains
+	mu       sync.Mutex
+	now      time.Time
+	run      Run
+	steps    []Step
+	contact  *contact.Contact
+	suppress bool
+	claims   map[string]email.Email
+	sent     []sending.SendInput
+	captured []sending.SendInput
+	tags     map[string]bool
+	wakes    []time.Duration
+	// wakeMessages are the messages queued, as wakes their delays.
+	wakeMessages []WakeMessage
+	wakeItems    []time.Time
+	usage        int
+	allowance    int
+	verified     []string // the workspace's verified domains
 }
 
 func newWorld(t *testing.T, env apikey.Environment, steps ...Step) *world {
@@ -144,8 +146,9 @@ func (f fakeWorkspaces) GetSender(context.Context, string, string) (identity.Sen
 
 type fakeQueue struct{ w *world }
 
-func (f fakeQueue) Wake(_ context.Context, _ WakeMessage, d time.Duration) error {
+func (f fakeQueue) Wake(_ context.Context, m WakeMessage, d time.Duration) error {
 	f.w.wakes = append(f.w.wakes, d)
+	f.w.wakeMessages = append(f.w.wakeMessages, m)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package automation
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,15 @@ func TestRunnerWaits(t *testing.T) {
 		}
 		if w.run.Step != 1 || len(w.tags) != 0 {
 			t.Errorf("%s: ran past the wait: step %d tags %v", name, w.run.Step, w.tags)
+		}
+		if len(tt.queued) > 0 && (w.wakeMessages[0].Step == nil || *w.wakeMessages[0].Step != 1) {
+			t.Errorf("%s: the delayed message is for step %v, want 1", name, w.wakeMessages[0].Step)
+		}
+		// The start's safety net (for step 0) finds the run past it: no
+		// second delayed message, which would run the next step twice.
+		queued := len(w.wakes)
+		if err := w.runner().Wake(context.Background(), WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"}.ForStep(0)); err != nil || len(w.wakes) != queued {
+			t.Errorf("%s: the safety net during the wait: %v, queued %v", name, err, w.wakes)
 		}
 		w.wake(t) // early: nothing, or a delayed message again
 		if len(w.tags) != 0 {

@@ -84,7 +84,7 @@ func (t *Trigger) Report(ctx context.Context, workspaceID string, env apikey.Env
 	for _, r := range res.Runs {
 		if r.Status == OutcomeStarted {
 			res.Started++
-			wake = append(wake, WakeMessage{WorkspaceID: workspaceID, AutomationID: r.AutomationID, RunID: r.RunID})
+			wake = append(wake, WakeMessage{WorkspaceID: workspaceID, AutomationID: r.AutomationID, RunID: r.RunID}.ForStep(0))
 		}
 	}
 	t.wake(ctx, wake)

@@ -167,6 +167,18 @@ type wakeItem struct {
 	WorkspaceID  string `dynamodbav:"workspace_id"`
 	AutomationID string `dynamodbav:"automation_id"`
 	RunID        string `dynamodbav:"run_id"`
+	Step         *int   `dynamodbav:"step,omitempty"`
+}
+
+// newWakeItem is the wake-up of m at at.
+func newWakeItem(at time.Time, m automation.WakeMessage) wakeItem {
+	pk, sk := wakeKey(at, m)
+	return wakeItem{PK: pk, SK: sk, WorkspaceID: m.WorkspaceID, AutomationID: m.AutomationID, RunID: m.RunID, Step: m.Step}
+}
+
+// message is the wake-up as the queue carries it.
+func (it wakeItem) message() automation.WakeMessage {
+	return automation.WakeMessage{WorkspaceID: it.WorkspaceID, AutomationID: it.AutomationID, RunID: it.RunID, Step: it.Step}
 }
 
 // wakeShards spread one minute's wake-ups so no partition runs hot.

@@ -100,9 +100,8 @@ func (s *AutomationRuns) Advance(ctx context.Context, r automation.Run, a automa
 		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(liveKey(r.WorkspaceID, r.AutomationID, r.ContactID))}})
 	}
 	if a.Wake {
-		m := automation.WakeMessage{WorkspaceID: r.WorkspaceID, AutomationID: r.AutomationID, RunID: r.ID}
-		pk, sk := wakeKey(a.DueAt, m)
-		p, err := s.putOf(wakeItem{PK: pk, SK: sk, WorkspaceID: m.WorkspaceID, AutomationID: m.AutomationID, RunID: m.RunID}, noCondition)
+		m := automation.WakeMessage{WorkspaceID: r.WorkspaceID, AutomationID: r.AutomationID, RunID: r.ID}.ForStep(a.Step)
+		p, err := s.putOf(newWakeItem(a.DueAt, m), noCondition)
 		if err != nil {
 			return err
 		}
@@ -159,7 +158,7 @@ func (s *AutomationRuns) DueWakes(ctx context.Context, minute time.Time) ([]auto
 			return nil, fmt.Errorf("read wake-ups: %w", err)
 		}
 		for _, it := range items {
-			out = append(out, automation.WakeMessage{WorkspaceID: it.WorkspaceID, AutomationID: it.AutomationID, RunID: it.RunID})
+			out = append(out, it.message())
 		}
 	}
 	return out, nil

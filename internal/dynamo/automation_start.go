@@ -102,9 +102,8 @@ func (s *AutomationRuns) startItems(r automation.Run) ([]ddbtypes.TransactWriteI
 	if err != nil {
 		return nil, err
 	}
-	msg := automation.WakeMessage{WorkspaceID: r.WorkspaceID, AutomationID: r.AutomationID, RunID: r.ID}
-	pk, sk = wakeKey(r.DueAt.Add(startWakeMargin), msg)
-	wake, err := s.putOf(wakeItem{PK: pk, SK: sk, WorkspaceID: msg.WorkspaceID, AutomationID: msg.AutomationID, RunID: msg.RunID}, noCondition)
+	msg := automation.WakeMessage{WorkspaceID: r.WorkspaceID, AutomationID: r.AutomationID, RunID: r.ID}.ForStep(0)
+	wake, err := s.putOf(newWakeItem(r.DueAt.Add(startWakeMargin), msg), noCondition)
 	if err != nil {
 		return nil, err
 	}
