@@ -115,7 +115,7 @@ func (a *App) automationPage(w http.ResponseWriter, r *http.Request, s *session)
 func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session, o automationOutcome) error {
 	au, err := a.svc.Owner.Automations.Show(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err != nil {
-		return notFoundIfNamed(err, "automation")
+		return err
 	}
 	d := automationData{View: au.View(), Notice: o.notice, Definition: o.definition, DefinitionVersion: au.Version}
 	if o.definition != "" {
@@ -265,7 +265,7 @@ func (a *App) outcome(w http.ResponseWriter, r *http.Request, s *session, err er
 	if err == nil {
 		return a.showAutomation(w, r, s, automationOutcome{status: http.StatusOK, notice: notice})
 	}
-	if err := notFoundIfNamed(err, "automation"); errors.Is(err, errNotFound) {
+	if owner.IsNotFound(err) {
 		return err
 	}
 	status := http.StatusBadRequest
@@ -285,11 +285,11 @@ type runData struct {
 func (a *App) automationRun(w http.ResponseWriter, r *http.Request, s *session) error {
 	au, err := a.svc.Owner.Automations.Show(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err != nil {
-		return notFoundIfNamed(err, "automation")
+		return err
 	}
 	run, err := a.svc.Owner.AutomationRuns.Run(r.Context(), s.WorkspaceID, r.PathValue("run"))
 	if err != nil {
-		return notFoundIfNamed(err, "run")
+		return err
 	}
 	if run.AutomationID != au.ID {
 		return errNotFound

@@ -57,7 +57,7 @@ func (a *App) contactOf(r *http.Request, s *session) (contact.Contact, error) {
 		return contact.Contact{}, errNotFound // an address is searched for, not a path
 	}
 	ct, err := a.svc.Owner.Contacts.Show(r.Context(), s.WorkspaceID, id)
-	return ct, notFoundIfNamed(err, "contact")
+	return ct, err
 }
 
 func (a *App) contactPage(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -91,19 +91,8 @@ func (a *App) deleteContact(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	return a.askThenDo(w, r, s, ask, owner.ActionContactDeleted, "/contacts", func(ctx context.Context) (string, error) {
 		deleted, err := a.svc.Owner.Contacts.Delete(ctx, s.WorkspaceID, ct.ID)
-		return deleted.ID, notFoundIfNamed(err, "contact")
+		return deleted.ID, err
 	})
-}
-
-// notFoundIfNamed is errNotFound for the owner service's refusal of an
-// id that names no field of the workspace (another workspace's id
-// included), err otherwise.
-func notFoundIfNamed(err error, field string) error {
-	var input *owner.InputError
-	if errors.As(err, &input) && input.Field == field {
-		return errNotFound
-	}
-	return err
 }
 
 type importData struct {

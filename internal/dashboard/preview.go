@@ -15,7 +15,7 @@ func (a *App) previewRoutes() []route {
 func (a *App) previewCampaign(w http.ResponseWriter, r *http.Request, s *session) error {
 	c, err := a.svc.Owner.Approvals.Show(r.Context(), s.WorkspaceID, r.PathValue("id"), 0)
 	if err != nil {
-		return notFoundIfNamed(err, "campaign")
+		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, err = w.Write([]byte(c.HTML))

@@ -38,7 +38,7 @@ type segmentData struct {
 func (a *App) segmentPage(w http.ResponseWriter, r *http.Request, s *session) error {
 	shown, err := a.svc.Owner.Segments.Show(r.Context(), s.WorkspaceID, r.PathValue("id"), segmentSample)
 	if err != nil {
-		return notFoundIfNamed(err, "segment")
+		return err
 	}
 	filter, err := json.MarshalIndent(shown.Segment.Filter, "", "  ")
 	if err != nil {
@@ -58,10 +58,10 @@ func (a *App) deleteSegment(w http.ResponseWriter, r *http.Request, s *session) 
 			Lost:   "A campaign can no longer be drafted to it. Its contacts are untouched.",
 			Action: "/segments/" + shown.ID + "/delete", Button: "Delete the segment",
 			Back: "/segments/" + shown.ID, Keep: "Keep the segment", nav: "/segments",
-		}, notFoundIfNamed(err, "segment")
+		}, err
 	}
 	return a.askThenDo(w, r, s, ask, owner.ActionSegmentDeleted, "/segments", func(ctx context.Context) (string, error) {
 		deleted, err := a.svc.Owner.Segments.Delete(ctx, s.WorkspaceID, r.PathValue("id"))
-		return deleted.ID, notFoundIfNamed(err, "segment")
+		return deleted.ID, err
 	})
 }

@@ -54,7 +54,7 @@ func (a *AutomationRuns) Runs(ctx context.Context, workspaceID, automationID str
 	}
 	id, err := uuid.Parse(automationID)
 	if err != nil {
-		return RunList{}, &InputError{Field: "automation", Value: automationID, Reason: "is not an automation id"}
+		return RunList{}, &InputError{Field: "automation", Value: automationID, Reason: "is not an automation id", missing: true}
 	}
 	limit := page.Limit
 	switch {
@@ -93,7 +93,7 @@ func (a *AutomationRuns) Run(ctx context.Context, workspaceID, runID string) (au
 	if err := requireWorkspace(workspaceID); err != nil {
 		return automation.Run{}, err
 	}
-	notFound := &InputError{Field: "run", Value: runID, Reason: "is not a run of the workspace"}
+	notFound := &InputError{Field: "run", Value: runID, Reason: "is not a run of the workspace", missing: true}
 	id, err := uuid.Parse(runID)
 	if err != nil {
 		return automation.Run{}, notFound

@@ -133,7 +133,7 @@ func (s *Automations) Show(ctx context.Context, workspaceID, id string) (automat
 	}
 	a, err := s.Store.GetAutomation(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
 	if errors.Is(err, automation.ErrNotFound) {
-		return automation.Automation{}, &InputError{Field: "automation", Value: id, Reason: "is not an automation of the workspace"}
+		return automation.Automation{}, &InputError{Field: "automation", Value: id, Reason: "is not an automation of the workspace", missing: true}
 	}
 	return a, err
 }
