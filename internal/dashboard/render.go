@@ -79,9 +79,7 @@ type view struct {
 	// Session is nil on the pages shown before signing in.
 	Session *session
 	CSRF    string
-	// Notice is a message shown above the content (a key shown once).
-	Notice string
-	Data   any
+	Data    any
 }
 
 // render writes page name with status, data in view.Data.

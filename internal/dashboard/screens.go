@@ -16,7 +16,6 @@ func (a *App) screens() []route {
 		a.approvalRoutes(),
 		a.heldRoutes(),
 		a.campaignRoutes(),
-		a.soonRoutes(),
 		a.suppressionRoutes(), a.contactRoutes(), a.segmentRoutes(),
 		a.domainRoutes(), a.senderRoutes(), a.workspaceRoutes(), a.rotateRoutes(),
 		a.automationRoutes(),

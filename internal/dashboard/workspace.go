@@ -12,6 +12,9 @@ import (
 
 func (a *App) workspaceRoutes() []route {
 	return []route{
+		{pattern: "GET /settings", handler: func(w http.ResponseWriter, _ *http.Request, s *session) error {
+			return a.render(w, s, http.StatusOK, "settings.html", "Settings", "/settings", nil)
+		}},
 		{pattern: "GET /settings/workspace", handler: a.workspaceSettings},
 		{pattern: "POST /settings/workspace", handler: a.changeWorkspace},
 	}

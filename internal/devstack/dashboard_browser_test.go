@@ -151,6 +151,9 @@ func TestDashboardPreviewRunsNoScript(t *testing.T) {
 	if p.status != http.StatusOK || p.header.Get("Content-Security-Policy") != "sandbox; default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; frame-ancestors 'self'" {
 		t.Fatalf("preview: %d, CSP %q", p.status, p.header.Get("Content-Security-Policy"))
 	}
+	if got := p.header.Get("X-Frame-Options"); got != "SAMEORIGIN" {
+		t.Errorf("preview: X-Frame-Options %q, want SAMEORIGIN (framed by the dashboard only)", got)
+	}
 
 	tab := newTab(t)
 	// The browser signs in as the owner would.

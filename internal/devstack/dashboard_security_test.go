@@ -11,6 +11,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/signin"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -190,6 +191,26 @@ func TestDashboardSessionIdleExpiry(t *testing.T) {
 	cookie := "sesame_session=" + signin.Signer{Secret: []byte("test-dashboard-secret")}.Cookie(id)
 	if p := d.dashDo(t, noRedirects(), "/dashboard/", nil, "Cookie", cookie); p.status != http.StatusSeeOther {
 		t.Errorf("an idle session: %d, want 303 to sign-in", p.status)
+	}
+}
+
+// An owner removed with `sesame owners remove` is signed out at their next
+// request: the session's cookie leads to sign-in again.
+func TestDashboardRemovedOwnerIsSignedOut(t *testing.T) {
+	d := startDashboard(t)
+	c, _ := d.signIn(t, d.owner)
+	if p := d.dashDo(t, c, "/dashboard/", nil); p.status != http.StatusOK {
+		t.Fatalf("signed in: %d", p.status)
+	}
+	if err := (&owner.Owners{Store: d.store.Owners}).Remove(t.Context(), d.ws, d.owner); err != nil {
+		t.Fatal(err)
+	}
+	p := d.dashDo(t, c, "/dashboard/", nil)
+	if p.status != http.StatusSeeOther || !strings.HasSuffix(p.header.Get("Location"), "/dashboard/sign-in") {
+		t.Errorf("after the owner was removed: %d to %q, want 303 to sign-in", p.status, p.header.Get("Location"))
+	}
+	if again := d.dashDo(t, c, "/dashboard/", nil); again.status != http.StatusSeeOther {
+		t.Errorf("the session still works: %d", again.status)
 	}
 }
 

@@ -35,7 +35,6 @@ const (
 	ActionSuppressionRemoved = "suppression.removed"
 	ActionContactsImported   = "contacts.imported"
 	ActionWebhookRotated     = "webhook.secret_rotated"
-	ActionDomainAdded        = "domain.added"
 	ActionSenderAdded        = "sender.added"
 	ActionWorkspaceChanged   = "workspace.changed"
 	ActionAutomationCreated  = "automation.created"
