@@ -69,18 +69,13 @@ type webhookData struct {
 // attemptsShown bounds the attempt log on an endpoint's page.
 const attemptsShown = 100
 
-// endpoint is the workspace's endpoint id; errNotFound when it has none.
+// endpoint is the workspace's endpoint id (one read; not found for
+// another workspace's), without its secret: a page shows the secret only
+// when the owner asks for it.
 func (a *App) endpoint(r *http.Request, s *session, id string) (webhook.Endpoint, error) {
-	eps, err := a.svc.Owner.Webhooks.List(r.Context(), s.WorkspaceID)
-	if err != nil {
-		return webhook.Endpoint{}, err
-	}
-	for _, ep := range eps {
-		if ep.ID == id {
-			return ep, nil
-		}
-	}
-	return webhook.Endpoint{}, errNotFound
+	ep, err := a.svc.Owner.Webhooks.Endpoint(r.Context(), s.WorkspaceID, id)
+	ep.Secret, ep.PreviousSecret = "", ""
+	return ep, err
 }
 
 func (a *App) webhookPage(w http.ResponseWriter, r *http.Request, s *session, secret string) error {
