@@ -70,8 +70,21 @@ type Audience interface {
 // Mail is the email store side of a send step (dynamo.CampaignSends).
 type Mail interface {
 	listmail.Claims
+	// ClaimedAt is when an email id was claimed; found is false when no
+	// claim holds it.
+	ClaimedAt(ctx context.Context, workspaceID, id string) (at time.Time, found bool, err error)
 	MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error)
 }
+
+// ClaimInFlight is how long a send step's claim may belong to a delivery
+// still sending: the automations queue's visibility timeout. A younger
+// claim's step is retried (its holder may yet release it); an older one
+// was sent by a delivery that died before it advanced the run.
+const ClaimInFlight = 2 * time.Minute
+
+// ErrStepInFlight is a send step whose email another delivery claimed a
+// moment ago: retried, so the step is logged by whoever sent it.
+var ErrStepInFlight = errors.New("the step's email is being sent by another delivery; retried")
 
 // Workspaces reads a workspace and its senders.
 type Workspaces interface {
@@ -333,6 +346,13 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		return err
 	}
 	if !claimed {
+		at, found, err := r.Mail.ClaimedAt(ctx, e.WorkspaceID, e.ID)
+		if err != nil {
+			return err
+		}
+		if !found || r.now().Sub(at) < ClaimInFlight {
+			return ErrStepInFlight
+		}
 		a.Log.Outcome = "sent" // by an earlier delivery of this step
 		return nil
 	}

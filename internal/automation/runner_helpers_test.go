@@ -126,6 +126,10 @@ func (f fakeMail) ClaimEmail(_ context.Context, e email.Email) (bool, error) {
 	f.w.claims[e.ID] = e
 	return true, nil
 }
+func (f fakeMail) ClaimedAt(_ context.Context, _, id string) (time.Time, bool, error) {
+	e, ok := f.w.claims[id]
+	return e.SentAt, ok, nil
+}
 func (f fakeMail) ReleaseEmail(_ context.Context, _, id string) error {
 	delete(f.w.claims, id)
 	return nil

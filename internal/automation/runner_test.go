@@ -2,6 +2,7 @@ package automation
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +22,10 @@ func TestRunnerSendsOnceOnRedelivery(t *testing.T) {
 	w := newWorld(t, apikey.Live, sendStep, wait(time.Hour), sendStep)
 	w.wake(t)
 	// A redelivery of the first step after its email went but before the
-	// run advanced: the claim is found, nothing goes twice.
+	// run advanced (it comes back after the queue's visibility timeout):
+	// the claim is found, nothing goes twice.
 	w.run.Step, w.run.Status, w.run.Log, w.run.DueAt = 0, RunActive, nil, w.now
+	w.now = w.now.Add(ClaimInFlight)
 	w.wake(t)
 	if len(w.sent) != 1 {
 		t.Fatalf("sent %d emails, want 1", len(w.sent))
@@ -139,5 +142,24 @@ func TestRunnerTestMode(t *testing.T) {
 		if w.run.Log[i].Detail != want {
 			t.Errorf("log %d = %+v, want %q", i, w.run.Log[i], want)
 		}
+	}
+}
+
+// A delivery that finds the step's email claimed a moment ago by another
+// delivery still sending does not log it sent: it is retried, and the
+// run stays at the step until the holder advances it or releases the
+// claim (a transient SES error), when the retry sends it.
+func TestRunnerStepInFlightIsRetried(t *testing.T) {
+	w := newWorld(t, apikey.Live, sendStep, tagStep)
+	holder := email.Email{ID: EmailID(w.run, 0), WorkspaceID: "ws", SentAt: w.now.Add(-time.Second)}
+	w.claims[holder.ID] = holder
+	err := w.runner().Wake(context.Background(), WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"})
+	if !errors.Is(err, ErrStepInFlight) || w.run.Step != 0 || len(w.run.Log) != 0 || len(w.sent) != 0 {
+		t.Fatalf("in flight: %v, run %+v, sent %d", err, w.run, len(w.sent))
+	}
+	delete(w.claims, holder.ID) // the holder met a transient error and released it
+	w.wake(t)
+	if len(w.sent) != 1 || w.run.Status != RunCompleted || w.run.Log[0].Outcome != "sent" {
+		t.Errorf("after the release: sent %d, run %+v", len(w.sent), w.run)
 	}
 }

@@ -88,6 +88,17 @@ func (s *CampaignSends) ClaimEmail(ctx context.Context, e email.Email) (bool, er
 	return true, nil
 }
 
+// ClaimedAt is when the email id was claimed; found is false when no claim
+// holds it (released, or never claimed).
+func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (at time.Time, found bool, err error) {
+	var it emailItem
+	found, err = s.getItem(ctx, key(emailPK(workspaceID), id), &it)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("read claimed email: %w", err)
+	}
+	return it.SentAt, found, nil
+}
+
 // ReleaseEmail deletes a claimed email SES did not take.
 func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
 	return (&Sends{s.Table}).DeleteEmail(ctx, workspaceID, id)
