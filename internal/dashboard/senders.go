@@ -34,12 +34,7 @@ func (a *App) senders(w http.ResponseWriter, r *http.Request, s *session) error 
 }
 
 func (a *App) addSender(w http.ResponseWriter, r *http.Request, s *session) error {
-	var replyTo []string
-	for _, addr := range strings.Split(r.PostFormValue("reply-to"), ",") {
-		if addr = strings.TrimSpace(addr); addr != "" {
-			replyTo = append(replyTo, addr)
-		}
-	}
+	replyTo := commaList(r.PostFormValue("reply-to"))
 	sender, err := a.svc.Owner.Senders.Add(r.Context(), owner.SenderRequest{
 		WorkspaceID: s.WorkspaceID, From: strings.TrimSpace(r.PostFormValue("from")), ReplyTo: replyTo,
 		Default: r.PostFormValue("default") == "yes",

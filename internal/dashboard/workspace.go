@@ -69,26 +69,18 @@ func (a *App) changeWorkspace(w http.ResponseWriter, r *http.Request, s *session
 	refuse := func(msg string) error {
 		return a.workspacePage(w, r, s, http.StatusBadRequest, workspaceData{Error: msg, Form: posted})
 	}
-	allowance, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("monthly-allowance")))
+	allowance, err := strconv.Atoi(strings.TrimSpace(posted.Allowance))
 	if err != nil {
 		return refuse("monthly-allowance must be a whole number (0: no cap)")
 	}
-	var brands []string
-	for _, b := range strings.Split(r.PostFormValue("brands"), ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			brands = append(brands, b)
-		}
-	}
-	postal := strings.TrimSpace(r.PostFormValue("postal-address"))
-	tracking := r.PostFormValue("default-tracking")
-	trackingOff := r.PostFormValue("tracking-off-provisioned") == "yes"
-	bulk := r.PostFormValue("bulk-approved") == "yes"
+	brands := commaList(posted.Brands)
+	postal := strings.TrimSpace(posted.PostalAddress)
 	change := workspace.Settings{
 		MonthlyAllowance: &allowance, Brands: &brands, PostalAddress: &postal,
-		TrackingOffProvisioned: &trackingOff, BulkApproved: &bulk,
+		TrackingOffProvisioned: &posted.TrackingOff, BulkApproved: &posted.Bulk,
 	}
-	if tracking != "" { // unset stays unset: full
-		change.DefaultTracking = &tracking
+	if posted.Tracking != "" { // unset stays unset: full
+		change.DefaultTracking = &posted.Tracking
 	}
 	if _, err := a.svc.Owner.Workspaces.Update(r.Context(), s.WorkspaceID, change); err != nil {
 		var input *owner.InputError
@@ -101,4 +93,15 @@ func (a *App) changeWorkspace(w http.ResponseWriter, r *http.Request, s *session
 		return err
 	}
 	return a.workspacePage(w, r, s, http.StatusOK, workspaceData{Notice: "The settings are saved."})
+}
+
+// commaList is the trimmed, non-empty items of a comma-separated field.
+func commaList(field string) []string {
+	var out []string
+	for _, item := range strings.Split(field, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
