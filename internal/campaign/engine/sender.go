@@ -150,7 +150,8 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 		if job.sentGroups > 0 {
 			// Read at the start, c may have been cancelled or paused since
 			// this job's last group; its html cannot have changed (a
-			// sending campaign is not editable), so the record alone is read.
+			// sending campaign is not editable), so the record alone is
+			// read and the html read at the start is kept.
 			now, err := s.Campaigns.GetCampaignRecord(ctx, m.WorkspaceID, m.CampaignID)
 			if err != nil {
 				return err
@@ -158,7 +159,8 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 			if now.Status != campaign.StatusSending {
 				return nil
 			}
-			now.HTML, c = c.HTML, now
+			now.HTML = c.HTML
+			c = now
 		}
 		stop, err := job.runGroup(ctx, c, group)
 		if err != nil || stop {

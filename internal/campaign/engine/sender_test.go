@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/mail"
 	"strings"
 	"testing"
@@ -320,5 +321,34 @@ func TestSenderHandsOverNearTheDeadline(t *testing.T) {
 	}
 	if len(w.enqueued) != 1 || string(w.enqueued[0]) != string(b) {
 		t.Errorf("enqueued %q, want the chunk's message %s", w.enqueued, b)
+	}
+}
+
+// Every recipient of a campaign larger than one group reads the
+// campaign's content, not only its footer: the html of later groups once
+// went out empty while the campaign reported sent.
+func TestSenderEveryGroupCarriesTheContent(t *testing.T) {
+	for _, n := range []int{1, 50, 51, 149} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := newWorld(n, 500)
+			s, _ := newSender(w, 1000)
+			if retry := deliver(t, s, w); len(retry) != 0 {
+				t.Fatalf("retry %v", retry)
+			}
+			wantExactlyOnce(t, w)
+			for _, in := range w.ses {
+				msg, err := mail.ReadMessage(strings.NewReader(string(in.Raw)))
+				if err != nil {
+					t.Fatalf("%s: %v", in.To, err)
+				}
+				body, err := io.ReadAll(msg.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(body), "Hello") {
+					t.Fatalf("%s got a message without the campaign's content", in.To)
+				}
+			}
+		})
 	}
 }
