@@ -62,7 +62,5 @@ func (a *App) previewHeld(w http.ResponseWriter, r *http.Request, s *session) er
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, err = w.Write([]byte(shown.HTML))
-	return err
+	return servePreview(w, r, shown.HTML)
 }

@@ -30,6 +30,10 @@ const (
 	// deliberately no status index: it would double the write cost of
 	// every status change; filters read within the Query, under a budget.
 	kindEmail = "EMAIL"
+	// The content a transactional email was sent with (BODY#<email id>,
+	// sk = CONTENT: a partition per email, so sending heats none), TTL
+	// email.ContentKept.
+	kindEmailContent = "BODY"
 	// Idempotency-Key records (sk = environment-scoped key), TTL 24 h.
 	kindIdempotency = "IDEM"
 	// Template verdicts of the security review (sk = fingerprint).
@@ -178,7 +182,7 @@ var (
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
 var WorkspaceKinds = []string{
-	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindIdempotency,
+	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindEmailContent, kindIdempotency,
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
 	kindContact, kindContactEmail, kindCampaignProgress, kindReputation,
@@ -248,8 +252,11 @@ func domainClaimPK(name string) string  { return domainClaimPrefix + name }
 func senderPK(ws string) string         { return wsPK(ws, kindSender) }
 func emailPK(ws string) string          { return wsPK(ws, kindEmail) }
 func idempotencyPK(ws string) string    { return wsPK(ws, kindIdempotency) }
-func templatePK(ws string) string       { return wsPK(ws, kindTemplate) }
-func heldPK(ws, emailID string) string  { return wsSubPK(ws, kindHeld, emailID) }
+func emailContentPK(ws, emailID string) string {
+	return wsSubPK(ws, kindEmailContent, emailID)
+}
+func templatePK(ws string) string      { return wsPK(ws, kindTemplate) }
+func heldPK(ws, emailID string) string { return wsSubPK(ws, kindHeld, emailID) }
 func heldByTemplatePK(ws, fingerprint string) string {
 	return wsSubPK(ws, kindHeldByTemplate, fingerprint)
 }

@@ -216,6 +216,11 @@ func (s *Sends) FailEmail(ctx context.Context, workspaceID, id, reason string) e
 	return nil
 }
 
+// PutContent keeps a transactional email's content (Emails.PutContent).
+func (s *Sends) PutContent(ctx context.Context, workspaceID, emailID string, c email.KeptContent) error {
+	return (&Emails{s.Table}).PutContent(ctx, workspaceID, emailID, c)
+}
+
 // DeleteEmail removes an email that was never sent.
 func (s *Sends) DeleteEmail(ctx context.Context, workspaceID, id string) error {
 	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID), id)})

@@ -156,9 +156,10 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 		if err != nil {
 			return rv.release(ctx, h, email.StatusFailed, "not sent after review: its sender address is invalid")
 		}
-		raw, _, err := rv.Service.build(ctx, compose.Message{
+		msg := compose.Message{
 			From: from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
-		}, h.Request.Attachments)
+		}
+		raw, _, err := rv.Service.build(ctx, &msg, h.Request.Attachments)
 		switch {
 		case fail.IsPermanent(err):
 			// An attachment URL gone for good (404), a message grown past

@@ -99,6 +99,8 @@ type Store interface {
 	HoldEmail(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord) (*IdempotencyRecord, error)
 	// DeleteHeld deletes a held email that could not be queued for review.
 	DeleteHeld(ctx context.Context, workspaceID, emailID string) error
+	// PutContent keeps what the owner is shown of a stored email.
+	PutContent(ctx context.Context, workspaceID, emailID string, c email.KeptContent) error
 }
 
 // HeldStore is what the review of held emails uses.

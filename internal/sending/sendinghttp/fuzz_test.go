@@ -71,6 +71,9 @@ func (store) HoldEmail(context.Context, sending.HeldEmail, bool, *sending.Idempo
 	return nil, nil
 }
 func (store) DeleteHeld(context.Context, string, string) error { return nil }
+func (store) PutContent(context.Context, string, string, email.KeptContent) error {
+	return nil
+}
 
 // transport keeps what was handed to SES, by email id.
 type transport struct {

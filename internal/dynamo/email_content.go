@@ -1,0 +1,79 @@
+package dynamo
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sesame-mail/sesame/internal/email"
+)
+
+// keptContentSK is the sort key of an email's kept content.
+const keptContentSK = "CONTENT"
+
+// maxKeptContentBytes keeps a content item under DynamoDB's 400 KB: past it
+// only the attachments' names and sizes are kept.
+const maxKeptContentBytes = 350 << 10
+
+type keptContentItem struct {
+	PK        string `dynamodbav:"pk"`
+	SK        string `dynamodbav:"sk"`
+	Data      []byte `dynamodbav:"data"` // gzip of the JSON of email.KeptContent
+	ExpiresAt int64  `dynamodbav:"expires_at"`
+}
+
+// PutContent keeps a transactional email's content (gzip'd JSON, one
+// item in a partition of its own, expiring after email.ContentKept).
+// HTML too large for one item is left out: the view says so.
+func (s *Emails) PutContent(ctx context.Context, workspaceID, emailID string, c email.KeptContent) error {
+	data, err := gzipJSON(c)
+	if err == nil && len(data) > maxKeptContentBytes {
+		c.HTML = ""
+		data, err = gzipJSON(c)
+	}
+	if err != nil {
+		return err
+	}
+	it := keptContentItem{PK: emailContentPK(workspaceID, emailID), SK: keptContentSK, Data: data, ExpiresAt: s.now().Add(email.ContentKept).Unix()}
+	if err := s.putItem(ctx, it, noCondition); err != nil {
+		return fmt.Errorf("put email content: %w", err)
+	}
+	return nil
+}
+
+// GetContent reads a transactional email's kept content.
+func (s *Emails) GetContent(ctx context.Context, workspaceID, emailID string) (email.KeptContent, error) {
+	var it keptContentItem
+	found, err := s.getItem(ctx, key(emailContentPK(workspaceID, emailID), keptContentSK), &it)
+	if err != nil {
+		return email.KeptContent{}, fmt.Errorf("get email content: %w", err)
+	}
+	if !found || time.Unix(it.ExpiresAt, 0).Before(s.now()) { // TTL deletes lazily
+		return email.KeptContent{}, email.ErrContentNotKept
+	}
+	var c email.KeptContent
+	zr, err := gzip.NewReader(bytes.NewReader(it.Data))
+	if err != nil {
+		return c, fmt.Errorf("read email content: %w", err)
+	}
+	if err := json.NewDecoder(io.LimitReader(zr, 64<<20)).Decode(&c); err != nil {
+		return c, fmt.Errorf("read email content: %w", err)
+	}
+	return c, nil
+}
+
+func gzipJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
