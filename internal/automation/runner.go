@@ -324,21 +324,16 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		stop(a, "stopped", refusal)
 		return nil
 	}
-	vars := varsOf(run, c)
-	subject, err := RenderText(step.Subject, vars)
+	subject, body, err := RenderSend(step, run, c)
 	if err != nil {
-		stop(a, "stopped", "the subject does not render: "+err.Error())
-		return nil
-	}
-	body, err := RenderHTML(step.HTML, vars)
-	if err != nil {
-		stop(a, "stopped", "the html does not render: "+err.Error())
+		stop(a, "stopped", err.Error())
 		return nil
 	}
 	mode := listmail.Tracking(ws)
 	e := email.Email{
 		ID: EmailID(run, run.Step), WorkspaceID: run.WorkspaceID, To: c.Email, Subject: subject,
 		Status: email.StatusSent, Type: email.TypeAutomation, Environment: run.Environment, SentAt: r.now(), TrackingMode: mode,
+		Source: email.Source{AutomationID: run.AutomationID, RunID: run.ID, Step: run.Step, ContactID: c.ID},
 	}
 	a.Log.EmailID = e.ID
 	claimed, err := r.Mail.ClaimEmail(ctx, e)
@@ -356,9 +351,7 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		a.Log.Outcome = "sent" // by an earlier delivery of this step
 		return nil
 	}
-	msg, err := listmail.WithUnsubscribe(r.Links, ws, from, compose.Message{
-		From: from.Address(), To: c.Email, ReplyTo: from.ReplyTo, Subject: subject, HTML: body, EmailID: e.ID,
-	}, unsubscribe.Token{WorkspaceID: run.WorkspaceID, ContactID: c.ID, Source: unsubscribe.Source{Kind: unsubscribe.SourceAutomation, ID: run.AutomationID}})
+	msg, err := Compose(r.Links, ws, from, run, c, subject, body, e.ID)
 	var raw []byte
 	if err == nil {
 		raw, err = r.Build(msg)
@@ -394,6 +387,30 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 	}
 	a.Log.Outcome = "sent"
 	return nil
+}
+
+// RenderSend is a send step's subject and html for run's contact c, as
+// the runner sends them (before the footer); an error says which does
+// not render.
+func RenderSend(step Step, run Run, c contact.Contact) (subject, html string, err error) {
+	vars := varsOf(run, c)
+	if subject, err = RenderText(step.Subject, vars); err != nil {
+		return "", "", fmt.Errorf("the subject does not render: %w", err)
+	}
+	if html, err = RenderHTML(step.HTML, vars); err != nil {
+		return "", "", fmt.Errorf("the html does not render: %w", err)
+	}
+	return subject, html, nil
+}
+
+// Compose is the message a send step of run sends c (its rendered subject
+// and html), with the footer and the one-click unsubscribe headers: the
+// runner's and the owner's view of an automation email
+// (owner.Emails.Content) are both this.
+func Compose(links listmail.Links, ws workspace.Workspace, from identity.Sender, run Run, c contact.Contact, subject, html, emailID string) (compose.Message, error) {
+	return listmail.WithUnsubscribe(links, ws, from, compose.Message{
+		From: from.Address(), To: c.Email, ReplyTo: from.ReplyTo, Subject: subject, HTML: html, EmailID: emailID,
+	}, unsubscribe.Token{WorkspaceID: run.WorkspaceID, ContactID: c.ID, Source: unsubscribe.Source{Kind: unsubscribe.SourceAutomation, ID: run.AutomationID}})
 }
 
 // capture logs a test key's email as it would have gone, and keeps its

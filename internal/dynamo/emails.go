@@ -36,6 +36,12 @@ type emailItem struct {
 	OptOutClicks int        `dynamodbav:"opt_out_clicks,omitempty"`
 	LastEventID  string     `dynamodbav:"last_event_id,omitempty"`
 	LastMetrics  []string   `dynamodbav:"last_event_metrics,omitempty"`
+	// What a campaign or automation email was rendered from.
+	CampaignID   string `dynamodbav:"campaign_id,omitempty"`
+	AutomationID string `dynamodbav:"automation_id,omitempty"`
+	RunID        string `dynamodbav:"run_id,omitempty"`
+	Step         int    `dynamodbav:"step,omitempty"`
+	ContactID    string `dynamodbav:"contact_id,omitempty"`
 }
 
 func newEmailItem(e email.Email) emailItem {
@@ -46,6 +52,8 @@ func newEmailItem(e email.Email) emailItem {
 		SentAt: e.SentAt.UTC(), DeliveredAt: e.DeliveredAt, OpenedAt: e.OpenedAt,
 		ClickedAt: e.ClickedAt, BouncedAt: e.BouncedAt, ComplainedAt: e.ComplainedAt,
 		TrackingMode: string(e.TrackingMode), Error: e.Error,
+		CampaignID: e.Source.CampaignID, AutomationID: e.Source.AutomationID, RunID: e.Source.RunID,
+		Step: e.Source.Step, ContactID: e.Source.ContactID,
 	}
 }
 
@@ -58,6 +66,7 @@ func (it emailItem) email() email.Email {
 		BouncedAt: it.BouncedAt, ComplainedAt: it.ComplainedAt,
 		TrackingMode: email.TrackingMode(it.TrackingMode), Error: it.Error, OptOutClicks: it.OptOutClicks,
 		LastEventID: it.LastEventID, LastEventMetrics: it.LastMetrics,
+		Source: email.Source{CampaignID: it.CampaignID, AutomationID: it.AutomationID, RunID: it.RunID, Step: it.Step, ContactID: it.ContactID},
 	}
 }
 

@@ -89,6 +89,21 @@ type Email struct {
 	// between its writes still counts them once.
 	LastEventID      string
 	LastEventMetrics []string
+	// Source is what a campaign or automation email was rendered from,
+	// so its content can be rendered again for its owner; zero on
+	// transactional emails (whose content is kept) and on rows stored
+	// before it.
+	Source Source
+}
+
+// Source names the campaign, or the automation run and step, an email was
+// rendered from, and its contact.
+type Source struct {
+	CampaignID   string
+	AutomationID string
+	RunID        string
+	Step         int
+	ContactID    string
 }
 
 // Click is one tracked click on a link of an email.

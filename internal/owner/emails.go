@@ -22,6 +22,8 @@ type Emails struct {
 	Store EmailStore
 	// Webhooks finds an email's webhook deliveries.
 	Webhooks DeliveryStore
+	// Sources read or render an email's content (Content).
+	Sources ContentSources
 }
 
 // EmailFilter is the list's filters as the owner gives them; "" does not

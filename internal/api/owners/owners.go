@@ -66,13 +66,16 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		}
 	}
 	return &owner.Service{
-		Workspaces:   &owner.Workspaces{Store: repos.Workspaces},
-		Keys:         &owner.Keys{Store: repos.Keys},
-		Domains:      &owner.Domains{Store: repos.Domains, Identities: identities},
-		Senders:      &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
-		Held:         &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
-		Captured:     &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
-		Emails:       &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}, Webhooks: repos.Webhooks},
+		Workspaces: &owner.Workspaces{Store: repos.Workspaces},
+		Keys:       &owner.Keys{Store: repos.Keys},
+		Domains:    &owner.Domains{Store: repos.Domains, Identities: identities},
+		Senders:    &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
+		Held:       &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
+		Captured:   &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
+		Emails: &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}, Webhooks: repos.Webhooks, Sources: owner.ContentSources{
+			Kept: repos.Emails, Campaigns: repos.Campaigns, Runs: repos.AutomationRuns, Versions: repos.Automations,
+			Contacts: repos.Contacts, Workspaces: repos.Workspaces,
+		}},
 		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
 		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 		Contacts:     &owner.Contacts{Store: repos.Contacts, Emails: repos.Emails},

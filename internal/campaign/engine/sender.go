@@ -358,6 +358,7 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 	e := email.Email{
 		ID: campaign.EmailID(c.ID, r.ContactID, *c.StartedAt), WorkspaceID: c.WorkspaceID, To: r.Email, Subject: c.Subject,
 		Status: email.StatusSent, Type: email.TypeCampaign, Environment: apikey.Live, SentAt: j.now(), TrackingMode: mode,
+		Source: email.Source{CampaignID: c.ID, ContactID: r.ContactID},
 	}
 	claimed, err := j.Store.ClaimEmail(ctx, e)
 	if err != nil {
@@ -411,16 +412,22 @@ func (j *chunkJob) refuse(ctx context.Context, e email.Email, reason string) out
 	return skipped
 }
 
-// build renders the recipient's message with the footer and the one-click
-// unsubscribe headers.
+// build renders the recipient's message (Compose) in its MIME form.
 func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]byte, error) {
-	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
-	out, err := listmail.WithUnsubscribe(j.Links, j.ws, c.Sender, msg, unsubscribe.Token{WorkspaceID: c.WorkspaceID, ContactID: r.ContactID,
-		Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: c.ID}})
+	msg, err := Compose(j.Links, j.ws, c, r, emailID)
 	if err != nil {
 		return nil, err
 	}
-	return j.Build(out)
+	return j.Build(msg)
+}
+
+// Compose is the message c sends r, with the footer and the one-click
+// unsubscribe headers: the sender's and the owner's view of a campaign
+// email (owner.Emails.Content) are both this.
+func Compose(links listmail.Links, ws workspace.Workspace, c campaign.Campaign, r Recipient, emailID string) (compose.Message, error) {
+	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
+	return listmail.WithUnsubscribe(links, ws, c.Sender, msg, unsubscribe.Token{WorkspaceID: c.WorkspaceID, ContactID: r.ContactID,
+		Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: c.ID}})
 }
 
 // commit marks the group's done recipients and adds their counts to the
