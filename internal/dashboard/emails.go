@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -13,6 +14,7 @@ func (a *App) emailRoutes() []route {
 	return []route{
 		{pattern: "GET /emails", handler: a.emails},
 		{pattern: "GET /emails/{id}", handler: a.email},
+		{pattern: "GET /preview/emails/{id}", handler: a.previewEmail},
 	}
 }
 
@@ -47,6 +49,19 @@ func (a *App) emails(w http.ResponseWriter, r *http.Request, s *session) error {
 	return a.render(w, s, http.StatusOK, "emails.html", "Emails", "/emails", d)
 }
 
+// previewEmail serves an email's html as it went, for the sandboxed frame
+// of its page (see previewRoutes).
+func (a *App) previewEmail(w http.ResponseWriter, r *http.Request, s *session) error {
+	c, err := a.svc.Owner.Emails.Content(r.Context(), s.WorkspaceID, r.PathValue("id"))
+	if errors.Is(err, email.ErrContentNotKept) {
+		return servePreview(w, r, "")
+	}
+	if err != nil {
+		return err
+	}
+	return servePreview(w, r, c.HTML)
+}
+
 // step is one status the email reached, in the timeline.
 type step struct {
 	Label string
@@ -63,6 +78,10 @@ type emailData struct {
 	DeliveriesFailed bool
 	// Examined and Endpoints are the search's bounds, said when it stopped.
 	Examined, Endpoints int
+	// Content is what the email carried; NoContent says why it is not
+	// shown instead.
+	Content   email.Content
+	NoContent string
 }
 
 func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -72,6 +91,14 @@ func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
 		return err
 	}
 	d := emailData{ShownEmail: shown, Timeline: timeline(shown.Email), Examined: owner.DeliveriesExamined, Endpoints: owner.DeliveriesEndpoints}
+	d.Content, err = a.svc.Owner.Emails.Content(ctx, s.WorkspaceID, shown.ID)
+	var missing *owner.ContentUnavailable
+	switch {
+	case errors.As(err, &missing):
+		d.NoContent = missing.Reason
+	case err != nil:
+		return err
+	}
 	if d.Deliveries, err = a.svc.Owner.Emails.DeliveriesOf(ctx, shown.Email); err != nil {
 		a.logger.ErrorContext(ctx, "dashboard: read an email's webhook deliveries", slog.String("email_id", shown.ID), slog.Any("err", err))
 		d.DeliveriesFailed = true

@@ -22,6 +22,7 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
 	"percent": func(f float64) string { return fmt.Sprintf("%.2f %%", f*100) },
+	"bytes":   byteSize,
 	// stepNumber is a run's 0-based step index as the editor numbers
 	// steps, from 1.
 	"stepNumber": func(i int) int { return i + 1 },
@@ -34,6 +35,17 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprint(v)
 	},
+}
+
+// byteSize is n bytes as a person reads it: 512 bytes, 12.3 KB, 4.5 MB.
+func byteSize(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
 
 func parsePages() (pages, error) {
