@@ -9,6 +9,8 @@ import (
 	"io"
 	"time"
 
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/sesame-mail/sesame/internal/email"
 )
 
@@ -26,23 +28,20 @@ type keptContentItem struct {
 	ExpiresAt int64  `dynamodbav:"expires_at"`
 }
 
-// PutContent keeps a transactional email's content (gzip'd JSON, one
-// item in a partition of its own, expiring after email.ContentKept).
-// HTML too large for one item is left out: the view says so.
-func (s *Emails) PutContent(ctx context.Context, workspaceID, emailID string, c email.KeptContent) error {
+// keptContentPut is the write of a transactional email's kept content
+// (gzip'd JSON, one item in a partition of its own, expiring after
+// email.ContentKept), made with the email's own write. HTML too large for
+// one item is left out: the view says so.
+func (s *Table) keptContentPut(workspaceID, emailID string, c email.KeptContent) (*ddbtypes.Put, error) {
 	data, err := gzipJSON(c)
 	if err == nil && len(data) > maxKeptContentBytes {
 		c.HTML = ""
 		data, err = gzipJSON(c)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	it := keptContentItem{PK: emailContentPK(workspaceID, emailID), SK: keptContentSK, Data: data, ExpiresAt: s.now().Add(email.ContentKept).Unix()}
-	if err := s.putItem(ctx, it, noCondition); err != nil {
-		return fmt.Errorf("put email content: %w", err)
-	}
-	return nil
+	return s.putOf(keptContentItem{PK: emailContentPK(workspaceID, emailID), SK: keptContentSK, Data: data, ExpiresAt: s.now().Add(email.ContentKept).Unix()}, noCondition)
 }
 
 // GetContent reads a transactional email's kept content.

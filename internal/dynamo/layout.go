@@ -166,6 +166,10 @@ var (
 	CampaignDueKeysPattern       = duePK
 	CampaignRecipientKeysPattern = wsPK("*", kindCampaignRecipients) + "#*"
 	IdempotencyKeysPattern       = wsPK("*", kindIdempotency)
+	// EmailKeysPattern matches every workspace's emails, and
+	// EmailContentKeysPattern the kept content of each.
+	EmailKeysPattern        = wsPK("*", kindEmail)
+	EmailContentKeysPattern = wsPK("*", kindEmailContent) + "#*"
 	// ContactEmailKeysPattern matches the contacts' email claims, every
 	// shard, and no other kind.
 	ContactEmailKeysPattern = wsPK("*", kindContactEmail) + "#*"

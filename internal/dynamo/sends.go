@@ -129,22 +129,34 @@ func takenBy(item map[string]ddbtypes.AttributeValue) (*sending.IdempotencyRecor
 	return old.record(), sending.ErrIdempotencyTaken
 }
 
-// CreateEmail stores a new email; with a claim, the Idempotency-Key record
-// and the email are written in one transaction, so of concurrent requests
-// with one key exactly one records (and sends) an email.
-func (s *Sends) CreateEmail(ctx context.Context, e email.Email, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+// CreateEmail stores a new email and its kept content in one round trip:
+// a BatchWriteItem without a claim (the id is this request's own UUIDv7,
+// so no condition is needed), else one transaction with the
+// Idempotency-Key record, so of concurrent requests with one key exactly
+// one records (and sends) an email.
+func (s *Sends) CreateEmail(ctx context.Context, e email.Email, kept email.KeptContent, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+	emailPut, err := s.putOf(newEmailItem(e), noCondition)
+	if err != nil {
+		return nil, err
+	}
+	contentPut, err := s.keptContentPut(e.WorkspaceID, e.ID, kept)
+	if err != nil {
+		return nil, err
+	}
 	if claim == nil {
-		return nil, (&Emails{s.Table}).PutEmail(ctx, e)
+		err := s.batchWrite(ctx, []ddbtypes.WriteRequest{
+			{PutRequest: &ddbtypes.PutRequest{Item: emailPut.Item}}, {PutRequest: &ddbtypes.PutRequest{Item: contentPut.Item}},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("put email: %w", err)
+		}
+		return nil, nil
 	}
 	put, err := s.claimPut(e.WorkspaceID, *claim)
 	if err != nil {
 		return nil, err
 	}
-	emailPut, err := s.putOf(newEmailItem(e), noCondition)
-	if err != nil {
-		return nil, err
-	}
-	return s.writeClaimed(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Put: emailPut}}, true, "create email")
+	return s.writeClaimed(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Put: emailPut}, {Put: contentPut}}, true, "create email")
 }
 
 // claimPut is the conditional write of a claimed Idempotency-Key.
@@ -216,14 +228,12 @@ func (s *Sends) FailEmail(ctx context.Context, workspaceID, id, reason string) e
 	return nil
 }
 
-// PutContent keeps a transactional email's content (Emails.PutContent).
-func (s *Sends) PutContent(ctx context.Context, workspaceID, emailID string, c email.KeptContent) error {
-	return (&Emails{s.Table}).PutContent(ctx, workspaceID, emailID, c)
-}
-
-// DeleteEmail removes an email that was never sent.
+// DeleteEmail removes an email that was never sent, and its kept content.
 func (s *Sends) DeleteEmail(ctx context.Context, workspaceID, id string) error {
-	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID), id)})
+	err := s.batchWrite(ctx, []ddbtypes.WriteRequest{
+		{DeleteRequest: &ddbtypes.DeleteRequest{Key: key(emailPK(workspaceID), id)}},
+		{DeleteRequest: &ddbtypes.DeleteRequest{Key: key(emailContentPK(workspaceID, id), keptContentSK)}},
+	})
 	if err != nil {
 		return fmt.Errorf("delete email: %w", err)
 	}
@@ -231,7 +241,7 @@ func (s *Sends) DeleteEmail(ctx context.Context, workspaceID, id string) error {
 }
 
 // HoldEmail stores a held email, its content (gzip, in chunks) indexed by
-// template, and a new template as pending.
+// template, its kept content, and a new template as pending.
 func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate bool, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	ws := h.Email.WorkspaceID
 	if newTemplate {
@@ -260,7 +270,11 @@ func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 		}
 		items = append(items, ddbtypes.TransactWriteItem{Put: put})
 	}
-	items = append(items, ddbtypes.TransactWriteItem{Put: emailPut})
+	contentPut, err := s.keptContentPut(ws, h.Email.ID, h.Kept)
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, ddbtypes.TransactWriteItem{Put: emailPut}, ddbtypes.TransactWriteItem{Put: contentPut})
 	data := buf.Bytes()
 	for i := 0; len(data) > 0 || i == 0; i++ {
 		n := min(len(data), heldChunkBytes)
@@ -278,14 +292,17 @@ func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 	return s.writeClaimed(ctx, items, claim != nil, "hold email")
 }
 
-// DeleteHeld removes a held email and its content, for a hold whose review
+// DeleteHeld removes a held email and its contents, for a hold whose review
 // could not be queued: the client is told nothing was accepted.
 func (s *Sends) DeleteHeld(ctx context.Context, workspaceID, emailID string) error {
 	chunks, err := (&Held{s.Table}).heldChunks(ctx, workspaceID, emailID)
 	if err != nil {
 		return err
 	}
-	items := []ddbtypes.TransactWriteItem{{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(emailPK(workspaceID), emailID)}}}
+	items := []ddbtypes.TransactWriteItem{
+		{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(emailPK(workspaceID), emailID)}},
+		{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(emailContentPK(workspaceID, emailID), keptContentSK)}},
+	}
 	for _, c := range chunks {
 		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(c.PK, c.SK)}})
 	}

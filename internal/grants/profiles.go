@@ -67,16 +67,19 @@ var readRoute = Profile{
 }
 
 // sendRoute is POST /send and /send/batch: the send context in one
-// BatchGetItem; puts of the email, the Idempotency-Key record and held
-// content (alone or in transactions); updates of the key's answer, of a
-// failed email and of the rate-limit count; deletes that undo a failed
-// accept. Held email goes to the review queue; the rest goes out through
-// SES. A send that fails before SES takes it is recorded like the status
-// pipeline records events: the feed item, the failed count, and the
-// webhook fan-out (the workspace's endpoints, a Query on the table).
+// BatchGetItem; puts of the email, its kept content, the Idempotency-Key
+// record and held content (in transactions, or the email and its kept
+// content in one BatchWriteItem, which an undo deletes alike); updates of
+// the key's answer, of a failed email and of the rate-limit count;
+// deletes that undo a failed accept. Held email goes to the review queue;
+// the rest goes out through SES. A send that fails before SES takes it is
+// recorded like the status pipeline records events: the feed item, the
+// failed count, and the webhook fan-out (the workspace's endpoints, a
+// Query on the table).
 var sendRoute = Profile{
 	Name:      "send-route",
 	Table:     []string{BatchGetItem, PutItem, UpdateItem, DeleteItem, Query},
+	Keyed:     []Keyed{{Action: BatchWriteItem, LeadingKeys: []string{dynamo.EmailKeysPattern, dynamo.EmailContentKeysPattern}}},
 	SendTo:    []queue.Def{queue.Review, queue.Webhooks},
 	SendEmail: true,
 }

@@ -206,14 +206,14 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 
 	if d.Action == ActionHold {
-		return s.hold(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo}, d.NewTemplate, claim, out, msg)
+		held := HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg)}
+		return s.hold(ctx, held, d.NewTemplate, claim, out)
 	}
-	if held, err := s.Store.CreateEmail(ctx, e, claim); errors.Is(err, ErrIdempotencyTaken) {
+	if held, err := s.Store.CreateEmail(ctx, e, keptOf(msg), claim); errors.Is(err, ErrIdempotencyTaken) {
 		return replay(*held, reqHash, now) // a concurrent twin won
 	} else if err != nil {
 		return Outcome{}, err
 	}
-	s.keep(ctx, e, msg)
 	switch d.Action {
 	case ActionFail:
 		s.recordFailure(ctx, e)
@@ -259,28 +259,24 @@ func NewIdempotencyRecord(key, reqHash string, status int, body any, pending boo
 	}, nil
 }
 
-// keep stores what the owner is shown of the email msg became (its html
-// and its attachments' names and sizes). A fault loses the view, not the
-// email: it is logged, and the send goes on.
-func (s *Service) keep(ctx context.Context, e email.Email, msg compose.Message) {
+// keptOf is what the owner is shown of the email msg became: its html and
+// its attachments' names and sizes.
+func keptOf(msg compose.Message) email.KeptContent {
 	kept := email.KeptContent{HTML: msg.HTML}
 	for _, a := range msg.Attachments {
 		kept.Attachments = append(kept.Attachments, email.AttachmentInfo{Filename: a.Filename, ContentType: a.ContentType, Size: len(a.Data)})
 	}
-	if err := s.Store.PutContent(ctx, e.WorkspaceID, e.ID, kept); err != nil {
-		s.logger().WarnContext(ctx, "email content not kept", slog.String("email_id", e.ID), slog.Any("err", err))
-	}
+	return kept
 }
 
-// hold stores a held email, keeps its content and queues its review.
-func (s *Service) hold(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord, out Outcome, msg compose.Message) (Outcome, error) {
+// hold stores a held email and queues its review.
+func (s *Service) hold(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord, out Outcome) (Outcome, error) {
 	ws := h.Email.WorkspaceID
 	if held, err := s.Store.HoldEmail(ctx, h, newTemplate, claim); errors.Is(err, ErrIdempotencyTaken) {
 		return replay(*held, claim.RequestHash, claim.CreatedAt)
 	} else if err != nil {
 		return Outcome{}, err
 	}
-	s.keep(ctx, h.Email, msg)
 	if err := s.Review.Enqueue(ctx, ReviewMessage{WorkspaceID: ws, EmailID: h.Email.ID, Fingerprint: h.Fingerprint}); err != nil {
 		// A held email nobody will review would wait for ever: undo it.
 		s.logger().ErrorContext(ctx, "review enqueue failed", slog.String("email_id", h.Email.ID), slog.Any("err", err))

@@ -70,6 +70,9 @@ type HeldEmail struct {
 	// SentMessageID is set once SES took the email (a release interrupted
 	// after the send): it is not sent again.
 	SentMessageID string `json:"-"`
+	// Kept is what its owner is shown of it, stored with it (and kept
+	// after its release).
+	Kept email.KeptContent `json:"-"`
 }
 
 // Errors of the store.
@@ -83,10 +86,11 @@ var (
 // Store is the persistence the send path uses.
 type Store interface {
 	LoadContext(ctx context.Context, q ContextQuery) (Context, error)
-	// CreateEmail stores a new email; with a claim, in one transaction
-	// with the Idempotency-Key record, failing with ErrIdempotencyTaken
-	// and the record that holds the key.
-	CreateEmail(ctx context.Context, e email.Email, claim *IdempotencyRecord) (*IdempotencyRecord, error)
+	// CreateEmail stores a new email with what its owner is shown of it
+	// (kept); with a claim, in one transaction with the Idempotency-Key
+	// record, failing with ErrIdempotencyTaken and the record that holds
+	// the key.
+	CreateEmail(ctx context.Context, e email.Email, kept email.KeptContent, claim *IdempotencyRecord) (*IdempotencyRecord, error)
 	// FinishIdempotency stores the final answer of a claimed key.
 	FinishIdempotency(ctx context.Context, workspaceID string, rec IdempotencyRecord) error
 	ReleaseIdempotency(ctx context.Context, workspaceID, key string) error
@@ -99,8 +103,6 @@ type Store interface {
 	HoldEmail(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord) (*IdempotencyRecord, error)
 	// DeleteHeld deletes a held email that could not be queued for review.
 	DeleteHeld(ctx context.Context, workspaceID, emailID string) error
-	// PutContent keeps what the owner is shown of a stored email.
-	PutContent(ctx context.Context, workspaceID, emailID string, c email.KeptContent) error
 }
 
 // HeldStore is what the review of held emails uses.

@@ -60,7 +60,7 @@ func (store) LoadContext(_ context.Context, q sending.ContextQuery) (sending.Con
 	return c, nil
 }
 
-func (store) CreateEmail(context.Context, email.Email, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+func (store) CreateEmail(context.Context, email.Email, email.KeptContent, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	return nil, nil
 }
 func (store) FinishIdempotency(context.Context, string, sending.IdempotencyRecord) error { return nil }
@@ -71,9 +71,6 @@ func (store) HoldEmail(context.Context, sending.HeldEmail, bool, *sending.Idempo
 	return nil, nil
 }
 func (store) DeleteHeld(context.Context, string, string) error { return nil }
-func (store) PutContent(context.Context, string, string, email.KeptContent) error {
-	return nil
-}
 
 // transport keeps what was handed to SES, by email id.
 type transport struct {
