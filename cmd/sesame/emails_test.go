@@ -71,3 +71,56 @@ func TestEmailsDeliveries(t *testing.T) {
 	out, err = c.run(args...)
 	checkFails(t, args, out, err, email.ErrNotFound, foreign.ID)
 }
+
+// `emails show` prints an email and its content as the send kept it: the
+// facts, each attachment's name, type and size, the text part derived
+// from the html, and the html; in JSON too. An email whose content is not
+// kept says why; another workspace's email is not found.
+func TestEmailsShow(t *testing.T) {
+	ctx := t.Context()
+	c := newConsoleTable(t)
+	ws, other := c.createWorkspace("Acme"), c.createWorkspace("Other")
+	put := func(ws string, typ email.Type, kept email.KeptContent) email.Email {
+		m := email.Email{ID: uuid.NewString(), WorkspaceID: ws, To: "ann@example.com", Subject: "Your receipt", Status: email.StatusSent,
+			Type: typ, Environment: apikey.Live, SentAt: time.Now().UTC(), TrackingMode: email.TrackingFull}
+		if _, err := c.store.Sends.CreateEmail(ctx, m, kept, nil); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	receipt := email.KeptContent{HTML: "<h1>Thanks</h1>\t<p>See <a href=\"https://example.com/o/7\">order 7</a></p>",
+		Attachments: []email.AttachmentInfo{{Filename: "Zürich receipt.pdf", ContentType: "application/pdf", Size: 1234}}}
+	m := put(ws, email.TypeTransactional, receipt)
+
+	out := c.must("emails", "show", m.ID, "--workspace", ws)
+	for _, want := range []string{
+		"subject      Your receipt", "type         transactional",
+		"ATTACHMENT          TYPE             BYTES\nZürich receipt.pdf  application/pdf  1234",
+		"--- text part ---\nThanks\n\nSee order 7 (https://example.com/o/7)\n--- html part ---\n" + receipt.HTML + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("emails show lacks %q:\n%s", want, out)
+		}
+	}
+	got, _ := mustJSON[struct {
+		Email   email.View `json:"email"`
+		Content struct {
+			Subject, Text, HTML string
+			Attachments         []email.AttachmentInfo
+		} `json:"content"`
+	}](c, "emails", "show", m.ID, "--workspace", ws)
+	if got.Email.ID != m.ID || got.Content.HTML != receipt.HTML || !strings.HasPrefix(got.Content.Text, "Thanks") ||
+		len(got.Content.Attachments) != 1 || got.Content.Attachments[0] != receipt.Attachments[0] {
+		t.Errorf("emails show --output json = %+v", got)
+	}
+
+	legacy := put(ws, email.TypeCampaign, email.KeptContent{})
+	if out := c.must("emails", "show", legacy.ID, "--workspace", ws); !strings.Contains(out, "The content is not shown: it was sent before Sesame recorded") ||
+		strings.Contains(out, "--- html part ---") {
+		t.Errorf("a campaign email without its source printed:\n%s", out)
+	}
+	foreign := put(other, email.TypeTransactional, receipt)
+	args := []string{"emails", "show", foreign.ID, "--workspace", ws}
+	out, err := c.run(args...)
+	checkFails(t, args, out, err, email.ErrNotFound, foreign.ID)
+}
