@@ -13,8 +13,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/api/owners"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -205,5 +208,48 @@ func readPart(t *testing.T, h map[string][]string, body io.Reader, out *wentMess
 		out.text = text
 	case "text/html":
 		out.html = text
+	}
+}
+
+// An automation email's content, rendered again for its owner from the
+// run's version, payload and contact, is what SES took: its html and text
+// parts, markup in the payload escaped alike, the footer included, the
+// recipient's unsubscribe link standing for its own.
+func TestAutomationEmailShownAsItWent(t *testing.T) {
+	t.Parallel()
+	p := startAutomationPipeline(t, pipelineStart)
+	ctx := t.Context()
+	b := newBulkWS(t, p.env)
+	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
+	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = p.automations().Activate(ctx, b.id, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantRuns(t, p.report(t, b.key, event("cart_abandoned", "order-1", c.ID, map[string]any{"product_name": "<b>Boots</b>"})), automation.OutcomeStarted)
+	drainAutomations(t, p.runner)
+	p.after(t, time.Hour)
+	list := p.automationEmails(t, b.key)
+	if len(list.Data) != 1 {
+		t.Fatalf("%d automation emails, want 1", len(list.Data))
+	}
+	msg, _ := p.raw(t, b.key, list.Data[0].ID)
+	link := unsubscribeURL(t, msg)
+	went := wentTo(t, p.env, c.Email)
+
+	got, err := owners.Service(owners.Queues{}, p.store, owners.Clients{}).Emails.Content(ctx, b.id, list.Data[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.ReplaceAll(went.html, link, owner.ShownUnsubscribeURL); got.HTML != want || !strings.Contains(got.HTML, "&lt;b&gt;Boots&lt;/b&gt;") {
+		t.Errorf("content html\n%s\nthe message's\n%s", got.HTML, want)
+	}
+	if want := strings.ReplaceAll(went.text, link, owner.ShownUnsubscribeURL); got.Text != want {
+		t.Errorf("content text\n%s\nthe message's\n%s", got.Text, want)
+	}
+	if got.Subject != msg.Header.Get("Subject") {
+		t.Errorf("subject %q, the message's %q", got.Subject, msg.Header.Get("Subject"))
 	}
 }
