@@ -76,9 +76,10 @@ func TestBatchItemFaultIsReportedPerItem(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
+	// Each item's email and kept content are one BatchWriteItem.
 	var puts atomic.Int32
 	e.rec.Fail = func(op string) error {
-		if op == "PutItem" && puts.Add(1) == 2 {
+		if op == "BatchWriteItem" && puts.Add(1) == 2 {
 			return errors.New("dynamodb: connection reset")
 		}
 		return nil

@@ -99,9 +99,15 @@ func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (
 	return it.SentAt, found, nil
 }
 
-// ReleaseEmail deletes a claimed email SES did not take.
+// ReleaseEmail deletes a claimed email SES did not take. A list email
+// keeps no content item (it is rendered again when viewed): the email
+// alone goes.
 func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
-	return (&Sends{s.Table}).DeleteEmail(ctx, workspaceID, id)
+	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID), id)})
+	if err != nil {
+		return fmt.Errorf("release email: %w", err)
+	}
+	return nil
 }
 
 // FailEmail marks a claimed email SES refused.
