@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/email"
@@ -33,7 +34,8 @@ const (
 // An email's page shows what its recipient got: the preview serves the
 // html part of the message SES took, the page the text part and each
 // attachment's name and size, for a transactional email and for a
-// campaign's (its unsubscribe link stands for the recipient's own).
+// campaign's (its unsubscribe link stands for the recipient's own); a
+// held email and a test key's capture show theirs.
 // Every preview blocks remote images unless asked to load them.
 func TestDashboardEmailShowsWhatWent(t *testing.T) {
 	e := startDev(t)
@@ -99,6 +101,19 @@ func TestDashboardEmailShowsWhatWent(t *testing.T) {
 	wantPreviewPolicies(t, e, o.c, "/dashboard/preview/campaigns/"+o.second)
 	if p := e.dashDo(t, o.c, "/dashboard/emails/"+held.ID, nil); !strings.Contains(p.body, `id="text-part">`) || !strings.Contains(p.body, "/dashboard/preview/emails/"+held.ID) {
 		t.Error("a held email's page does not show its content")
+	}
+
+	// A test key's capture keeps its content like a send.
+	testKey, _, err := e.store.Keys.CreateKey(t.Context(), o.id, apikey.Test, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	captured := e.post(testKey, "/api/v1/send", msg("captured", nil)).sent(t, http.StatusOK)
+	if p := e.dashDo(t, o.c, "/dashboard/emails/"+captured.ID, nil); between(p.body, `id="text-part">`, `</pre>`) != "Hello there" {
+		t.Errorf("a captured email's text part: %q", between(p.body, `id="text-part">`, `</pre>`))
+	}
+	if p := e.dashDo(t, o.c, "/dashboard/preview/emails/"+captured.ID, nil); p.body != plainHTML {
+		t.Errorf("a captured email's preview: %q", p.body)
 	}
 
 	other := newOwnedBulk(t, e, 1)
