@@ -136,7 +136,10 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 	if ws.PostalAddress == "" {
 		return s.pause(ctx, c, "the workspace has no postal address for the footer: set one with `sesame workspace set --postal-address`, then resume")
 	}
-	job := &chunkJob{Sender: s, msg: m, ids: ids, prog: prog, ws: ws}
+	job := &chunkJob{Sender: s, msg: m, ids: ids, prog: prog, ws: ws, gate: &statusGate{read: func(ctx context.Context) (campaign.Status, error) {
+		c, err := s.Campaigns.GetCampaignRecord(ctx, m.WorkspaceID, m.CampaignID)
+		return c.Status, err
+	}}}
 	for start := 0; start < len(ids); start += groupSize {
 		group := job.pending(start, min(start+groupSize, len(ids)))
 		if len(group) == 0 {
@@ -148,19 +151,12 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 			return s.continueLater(ctx, m)
 		}
 		if job.sentGroups > 0 {
-			// Read at the start, c may have been cancelled or paused since
-			// this job's last group; its html cannot have changed (a
-			// sending campaign is not editable), so the record alone is
-			// read and the html read at the start is kept.
-			now, err := s.Campaigns.GetCampaignRecord(ctx, m.WorkspaceID, m.CampaignID)
-			if err != nil {
+			// c may have been cancelled or paused since this job's last
+			// group; its content cannot have changed (a sending campaign
+			// is not editable), so c is kept.
+			if sending, err := job.gate.sending(ctx); err != nil || !sending {
 				return err
 			}
-			if now.Status != campaign.StatusSending {
-				return nil
-			}
-			now.HTML = c.HTML
-			c = now
 		}
 		stop, err := job.runGroup(ctx, c, group)
 		if err != nil || stop {
@@ -236,6 +232,10 @@ type chunkJob struct {
 	sentGroups int
 	// sent is how many emails SES took in this job.
 	sent atomic.Int64
+	// gate is asked before every SES call; halted is set when it said the
+	// campaign stopped sending (cancelled, paused or done).
+	gate   *statusGate
+	halted atomic.Bool
 }
 
 // pending lists the recipients of ids[from:to] not yet done.
@@ -297,6 +297,10 @@ func (j *chunkJob) runGroup(ctx context.Context, c campaign.Campaign, group []in
 		return false, err
 	}
 	j.sentGroups++
+	if j.halted.Load() {
+		// What is left is never sent: a resume sends it again.
+		return true, nil
+	}
 	if went := count(outcomes, wentOut); went > 0 {
 		if err := j.Reputation.CountSent(ctx, c.WorkspaceID, now, went); err != nil {
 			j.logger().WarnContext(ctx, "campaign sends not counted for the breaker", slog.Any("err", err))
@@ -349,7 +353,8 @@ func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int
 
 // sendOne claims the recipient's email, then hands it to SES: a claim
 // found taken means an earlier delivery has it, and it is never sent
-// again.
+// again. Each SES call starts only after the gate read the campaign as
+// still sending.
 func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient, pool *slotPool) outcome {
 	if err := pool.acquire(ctx); err != nil {
 		return pendingAgain
@@ -383,6 +388,10 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: c.Sender.Email, To: r.Email,
 	}
 	for try := 1; ; try++ {
+		if !j.stillSending(ctx) {
+			j.release(ctx, e)
+			return pendingAgain
+		}
 		_, err = j.Transport.Send(ctx, in)
 		switch {
 		case err == nil:
@@ -398,6 +407,20 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 	j.logger().WarnContext(ctx, "campaign email not taken by SES; will retry", slog.String("email_id", e.ID), slog.Any("err", err))
 	j.release(ctx, e)
 	return pendingAgain
+}
+
+// stillSending asks the gate whether an SES call may start; a fault
+// reading it leaves the recipient for a later delivery.
+func (j *chunkJob) stillSending(ctx context.Context) bool {
+	sending, err := j.gate.sending(ctx)
+	if err != nil {
+		j.logger().WarnContext(ctx, "campaign status not read; the recipient waits", slog.String("campaign_id", j.msg.CampaignID), slog.Any("err", err))
+		return false
+	}
+	if !sending {
+		j.halted.Store(true)
+	}
+	return sending
 }
 
 // release frees the claim of an email SES did not take (listmail.Release).

@@ -352,3 +352,48 @@ func TestSenderEveryGroupCarriesTheContent(t *testing.T) {
 		})
 	}
 }
+
+// Once a cancel or a pause is answered, no SES call starts for the
+// campaign: only the sends already under way finish (at most one per
+// worker), they are counted exactly, and the chunk is not retried. A
+// paused campaign resumed sends the rest, each recipient once.
+func TestSenderStopsMidGroup(t *testing.T) {
+	for _, stopped := range []campaign.Status{campaign.StatusCancelled, campaign.StatusPaused} {
+		t.Run(string(stopped), func(t *testing.T) {
+			w := newWorld(149, 149)
+			s, _ := newSender(w, 1000)
+			const stopAt = 10
+			w.sesFail = func(n int, _ sending.SendInput) error {
+				if n == stopAt-1 {
+					w.c.Status = stopped // answered while this send is under way
+				}
+				return nil
+			}
+			if retry := deliver(t, s, w); len(retry) != 0 {
+				t.Fatalf("retry %v after the campaign stopped", retry)
+			}
+			if len(w.ses) < stopAt || len(w.ses) > stopAt+Workers-1 {
+				t.Fatalf("%d sent; once stopped at the %dth only the %d sends under way may finish", len(w.ses), stopAt, Workers-1)
+			}
+			if w.c.SentCount != len(w.ses) || len(w.emails) != len(w.ses) {
+				t.Fatalf("%d sent, %d counted, %d emails", len(w.ses), w.c.SentCount, len(w.emails))
+			}
+			w.sesFail = nil
+			deliver(t, s, w) // redelivered: still stopped
+			if w.c.SentCount != len(w.ses) {
+				t.Fatalf("%d sent after a redelivery of a stopped campaign, %d counted", len(w.ses), w.c.SentCount)
+			}
+			if stopped == campaign.StatusPaused {
+				resumed, err := w.TransitionCampaign(t.Context(), wsID, w.c.ID, []campaign.Status{campaign.StatusPaused}, campaign.StatusSending, start, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := (&Starter{Campaigns: w, Queue: w}).Start(t.Context(), resumed); err != nil {
+					t.Fatal(err)
+				}
+				deliver(t, s, w)
+				wantExactlyOnce(t, w)
+			}
+		})
+	}
+}
