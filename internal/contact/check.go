@@ -21,6 +21,14 @@ const (
 	MaxPropertyValue = 1000
 )
 
+// A number property is one DynamoDB can store: 0, or a magnitude from
+// 1e-130 up to (not including) 1e126, with at most 38 significant digits.
+const (
+	MinNumber = 1e-130
+	MaxNumber = 1e126
+	MaxDigits = 38
+)
+
 // isKey reports whether s is 1 to max characters of a-z, 0-9, _ and the
 // extra characters (a tag also allows -).
 func isKey(s string, max int, extra string) bool {
@@ -104,6 +112,10 @@ func checkProperty(k string, v *Property) error {
 		return fail.Invalid(param, "a string property is at most %d characters", MaxPropertyValue)
 	case v.Kind == KindNumber && (math.IsNaN(v.Number) || math.IsInf(v.Number, 0)):
 		return fail.Invalid(param, "a number property must be finite")
+	case v.Kind == KindNumber && v.Number != 0 && (math.Abs(v.Number) < MinNumber || math.Abs(v.Number) >= MaxNumber):
+		return fail.Invalid(param, "a number property is 0 or between 1e-130 and 1e126 in magnitude")
+	case v.Kind == KindNumber && v.overPrecise:
+		return fail.Invalid(param, "a number property has at most %d significant digits", MaxDigits)
 	}
 	return nil
 }
