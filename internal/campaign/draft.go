@@ -15,6 +15,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -44,7 +45,7 @@ func (r *DraftRequest) Validate() error {
 	case r.HTML == nil:
 		return fail.Missing("html")
 	}
-	id, err := uuid.Parse(*r.SegmentID)
+	id, err := ident.Parse(*r.SegmentID)
 	if err != nil || len(*r.SegmentID) != 36 {
 		return fail.Invalid("segment_id", "segment_id must be a segment's id, a UUID")
 	}

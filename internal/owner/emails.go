@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // EmailStore reads a workspace's emails and an email's clicks.
@@ -99,7 +98,7 @@ func (e *Emails) get(ctx context.Context, workspaceID, emailID string) (email.Em
 	if err := requireWorkspace(workspaceID); err != nil {
 		return email.Email{}, err
 	}
-	id, err := uuid.Parse(emailID)
+	id, err := ident.Parse(emailID)
 	if err != nil {
 		return email.Email{}, fmt.Errorf("email %s: %w", emailID, email.ErrNotFound)
 	}
