@@ -87,8 +87,9 @@ synth: deps build
 	$(check_arch)
 	localstack/node_modules/.bin/cdk synth -q -c arch=$(ARCH)
 
-## lint: gofmt, go vet, go mod tidy must leave no diff; shellcheck on the scripts
-lint:
+## lint: gofmt, go vet, go mod tidy must leave no diff; shellcheck on the scripts;
+##   the OpenAPI document through Redocly (redocly.yaml) and Spectral (.spectral.yaml)
+lint: $(NODE_DEPS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
 	@command -v shellcheck >/dev/null || (apt-get update -qq && apt-get install -y -qq shellcheck)
 	shellcheck -x $$(git ls-files '*.sh') .ci/run
@@ -96,6 +97,8 @@ lint:
 	cp go.mod /tmp/sesame.go.mod; cp go.sum /tmp/sesame.go.sum
 	go mod tidy
 	@git diff --quiet go.mod go.sum || (echo "go mod tidy changed go.mod/go.sum"; cp /tmp/sesame.go.mod go.mod; cp /tmp/sesame.go.sum go.sum; exit 1)
+	localstack/node_modules/.bin/redocly lint sesame
+	localstack/node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
 
 clean:
 	rm -rf bin cdk.out .sesame/test
