@@ -114,8 +114,10 @@ type Runner struct {
 	// Build writes a message's raw MIME form (compose/raw.Build).
 	Build    func(compose.Message) ([]byte, error)
 	Failures sending.FailureRecorder
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Backoff brings a wake-up that met a fault back within seconds.
+	Backoff batch.Backoff
+	Logger  *slog.Logger
+	Now     func() time.Time
 
 	// versions caches kept versions: they never change.
 	versions sync.Map
@@ -146,6 +148,9 @@ func (r *Runner) Handle(ctx context.Context, msgs []batch.Message) (retry []stri
 		}
 		if err := r.Wake(ctx, m); err != nil {
 			r.logger().ErrorContext(ctx, "automation run failed; will retry", slog.String("run_id", m.RunID), slog.Any("err", err))
+			if err := r.Backoff.Retry(ctx, msg); err != nil {
+				r.logger().ErrorContext(ctx, "automation retry delay not set", slog.Any("err", err))
+			}
 			retry = append(retry, msg.ID)
 		}
 	}

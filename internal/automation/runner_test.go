@@ -2,13 +2,16 @@ package automation
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
 var (
@@ -161,5 +164,41 @@ func TestRunnerStepInFlightIsRetried(t *testing.T) {
 	w.wake(t)
 	if len(w.sent) != 1 || w.run.Status != RunCompleted || w.run.Log[0].Outcome != "sent" {
 		t.Errorf("after the release: sent %d, run %+v", len(w.sent), w.run)
+	}
+}
+
+// faultyRuns is the run store while the table does not answer.
+type faultyRuns struct{ fakeRuns }
+
+func (faultyRuns) GetRun(context.Context, string, string, string) (Run, error) {
+	return Run{}, errors.New("store paused")
+}
+
+// postponements records the waits set on messages.
+type postponements map[string]time.Duration
+
+func (p postponements) Postpone(_ context.Context, receipt string, d time.Duration) error {
+	p[receipt] = d
+	return nil
+}
+
+// A wake-up that meets a store fault comes back after a short wait
+// growing with its receives, not the queue's visibility timeout.
+func TestRunnerFaultRetriesWithinSeconds(t *testing.T) {
+	w := newWorld(t, apikey.Live, Step{Type: StepSend})
+	r := w.runner()
+	r.Runs = faultyRuns{fakeRuns{w}}
+	later := postponements{}
+	r.Backoff = batch.Backoff{Later: later, Ceiling: 2 * time.Minute}
+	body, _ := json.Marshal(WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"})
+	msgs := []batch.Message{{ID: "m1", Body: string(body), Receipt: "r1", ReceiveCount: 1}, {ID: "m2", Body: string(body), Receipt: "r2", ReceiveCount: 9}}
+	if retry := r.Handle(t.Context(), msgs); !slices.Equal(retry, []string{"m1", "m2"}) {
+		t.Fatalf("retry %v", retry)
+	}
+	if d := later["r1"]; d < time.Second || d > 2*time.Second {
+		t.Errorf("first receive waits %s, want 1-2 s", d)
+	}
+	if d := later["r2"]; d < time.Minute || d > 2*time.Minute {
+		t.Errorf("ninth receive waits %s, want the 1-2 min ceiling's range", d)
 	}
 }

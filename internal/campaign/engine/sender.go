@@ -58,7 +58,9 @@ type Sender struct {
 	Failures sending.FailureRecorder
 	// Queue takes a chunk's continuation when an invocation runs short
 	// of time.
-	Queue   Enqueuer
+	Queue Enqueuer
+	// Backoff brings a chunk that met a fault back within seconds.
+	Backoff batch.Backoff
 	Breaker Thresholds
 	Logger  *slog.Logger
 	Now     func() time.Time
@@ -100,6 +102,9 @@ func (s *Sender) Handle(ctx context.Context, msgs []batch.Message) (retry []stri
 		if err := s.SendChunk(ctx, m); err != nil {
 			s.logger().ErrorContext(ctx, "campaign chunk failed; will retry", slog.String("campaign_id", m.CampaignID),
 				slog.Int("chunk", m.Chunk), slog.Any("err", err))
+			if err := s.Backoff.Retry(ctx, msg); err != nil {
+				s.logger().ErrorContext(ctx, "campaign chunk retry delay not set", slog.Any("err", err))
+			}
 			retry = append(retry, msg.ID)
 		}
 	}
@@ -354,9 +359,11 @@ func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int
 // sendOne claims the recipient's email, then hands it to SES: a claim
 // found taken means an earlier delivery has it, and it is never sent
 // again. Each SES call starts only after the gate read the campaign as
-// still sending.
+// still sending (before the claim, and before each retry).
 func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient, pool *slotPool) outcome {
-	if err := pool.acquire(ctx); err != nil {
+	// The gate is asked before the claim: a claim that a store fault then
+	// kept from being released would count the email as sent, unsent.
+	if err := pool.acquire(ctx); err != nil || !j.stillSending(ctx) {
 		return pendingAgain
 	}
 	mode := listmail.Tracking(j.ws)
@@ -388,9 +395,8 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: c.Sender.Email, To: r.Email,
 	}
 	for try := 1; ; try++ {
-		if !j.stillSending(ctx) {
-			j.release(ctx, e)
-			return pendingAgain
+		if try > 1 && !j.stillSending(ctx) {
+			break
 		}
 		_, err = j.Transport.Send(ctx, in)
 		switch {
