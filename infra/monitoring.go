@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -70,16 +69,17 @@ var oldestMessageAlarm = map[string]time.Duration{
 // reason): JSON fields, a trailing * matching any rest of the value.
 var breakerTrip = logMatch{"msg": "campaign paused", "reason": "reputation circuit breaker*"}
 
-// logMatch is a CloudWatch Logs JSON filter: every field equal to its value.
+// logMatch is a CloudWatch Logs JSON filter: every field equal to its
+// value, where a * at the end of a value matches any rest.
 type logMatch map[string]string
 
-// pattern is m in CloudWatch Logs' filter syntax.
-func (m logMatch) pattern() string {
-	var terms []string
+// filterPattern is m as a metric filter's pattern.
+func (m logMatch) filterPattern() awslogs.IFilterPattern {
+	var terms []awslogs.JsonPattern
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		terms = append(terms, fmt.Sprintf("($.%s = %q)", k, m[k]))
+		terms = append(terms, awslogs.FilterPattern_StringValue(jsii.String("$."+k), jsii.String("="), jsii.String(m[k])))
 	}
-	return "{ " + strings.Join(terms, " && ") + " }"
+	return awslogs.FilterPattern_All(terms...)
 }
 
 // breakerMetricName is the custom metric counting breakerTrip lines, in
@@ -164,7 +164,7 @@ func newMonitoring(stack awscdk.Stack, opts deployOptions, m monitored) awssns.T
 	// logged anyway, and the metric costs no request.
 	awslogs.NewMetricFilter(stack, jsii.String("CampaignBreakerTrips"), &awslogs.MetricFilterProps{
 		LogGroup:        m.senderLogs,
-		FilterPattern:   awslogs.FilterPattern_Literal(jsii.String(breakerTrip.pattern())),
+		FilterPattern:   breakerTrip.filterPattern(),
 		MetricNamespace: jsii.String(metricNamespace(stack)),
 		MetricName:      jsii.String(breakerMetricName),
 		MetricValue:     jsii.String("1"),
