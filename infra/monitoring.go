@@ -102,61 +102,27 @@ type monitored struct {
 // LocalStack's community image has no metric filters or dashboards
 // (localStackModeRemoves): that mode leaves them out and keeps the rest.
 func newMonitoring(stack awscdk.Stack, opts deployOptions, m monitored) awssns.Topic {
-	topic := awssns.NewTopic(stack, jsii.String("AlarmsTopic"), &awssns.TopicProps{
-		TopicName:   jsii.String(*stack.StackName() + "-alarms"),
-		DisplayName: jsii.String("Sesame alarms"),
-		EnforceSSL:  jsii.Bool(true),
-	})
-	if opts.alertEmail != "" {
-		// SNS mails a confirmation link first; nothing arrives until the
-		// address confirms.
-		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(opts.alertEmail), nil))
-	}
-	awscdk.NewCfnOutput(stack, jsii.String("AlarmsTopicArn"), &awscdk.CfnOutputProps{
-		Value:       topic.TopicArn(),
-		Description: jsii.String("Every alarm notifies this topic: subscribe an address to it (README, Alarms)"),
-	})
+	topic := newAlarmsTopic(stack, opts)
 	a := alarms{stack: stack, action: awscloudwatchactions.NewSnsAction(topic)}
-
-	for _, d := range queue.All {
-		q := m.queues[d.Name]
-		a.add("DlqDepth-"+d.Name, q.DeadLetterQueue().Queue.MetricApproximateNumberOfMessagesVisible(maxOver(alarmPeriod)), 1, 1,
-			"A message of the "+d.Name+" queue failed "+fmt.Sprint(d.MaxReceives)+" times and waits in "+d.DLQName()+": inspect it, fix the cause, redrive it.")
-		age, ok := oldestMessageAlarm[d.Name]
-		if !ok {
-			panic("infra: queue " + d.Name + " has no entry in oldestMessageAlarm")
-		}
-		a.add("OldestMessage-"+d.Name, q.MetricApproximateAgeOfOldestMessage(maxOver(alarmPeriod)), age.Seconds(), 1,
-			"The oldest message of the "+d.Name+" queue is over "+age.String()+" old: its consumer is failing or far behind.")
-	}
-	for _, name := range slices.Sorted(maps.Keys(m.functions)) {
-		fn := m.functions[name]
-		failed := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-			Expression: jsii.String("errors + throttles"),
-			UsingMetrics: &map[string]awscloudwatch.IMetric{
-				"errors":    fn.MetricErrors(sumOver(alarmPeriod)),
-				"throttles": fn.MetricThrottles(sumOver(alarmPeriod)),
-			},
-			Period: period(alarmPeriod),
-		})
-		a.add("FunctionFailed-"+name, failed, 1, 1,
-			"Function "+name+" failed (an error, a timeout or a crash) or was throttled: see its log group.")
-	}
+	a.addQueues(m.queues)
+	a.addFunctions(m.functions)
 	a.add("Api5xxRate", m.api.MetricServerError(&awscloudwatch.MetricOptions{Period: period(alarmPeriod), Statistic: jsii.String("Average")}),
-		apiServerErrorRate, apiAlarmPeriods, "Over 5 % of API requests answered 5XX for 15 minutes.")
+		apiServerErrorRate, apiAlarmPeriods,
+		fmt.Sprintf("%g %% or more of API requests answered 5XX for %s.", 100*apiServerErrorRate, minutes(apiAlarmPeriods*alarmPeriod)))
 	a.add("ApiLatencyP99", m.api.MetricLatency(&awscloudwatch.MetricOptions{Period: period(alarmPeriod), Statistic: jsii.String("p99")}),
-		float64(apiLatencyP99.Milliseconds()), apiAlarmPeriods, "The API's p99 latency was over 3 seconds for 15 minutes.")
+		float64(apiLatencyP99.Milliseconds()), apiAlarmPeriods,
+		fmt.Sprintf("The API's p99 latency was %s or more for %s.", apiLatencyP99, minutes(apiAlarmPeriods*alarmPeriod)))
 	a.add("SesBounceRate", sesMetric("Reputation.BounceRate", "Maximum", sesReputationPeriod), sesBounceRateAlarm, 1,
-		"The account's SES bounce rate reached 4 %; SES reviews the account at 5 %. Find the list or campaign that bounces.")
+		fmt.Sprintf("The account's SES bounce rate reached %g %% (SES reviews an account at 5 %%): find the list or campaign that bounces.", 100*sesBounceRateAlarm))
 	a.add("SesComplaintRate", sesMetric("Reputation.ComplaintRate", "Maximum", sesReputationPeriod), sesComplaintRateAlarm, 1,
-		"The account's SES complaint rate reached 0.08 %; SES reviews the account at 0.1 %. Find the list or campaign recipients complain of.")
+		fmt.Sprintf("The account's SES complaint rate reached %g %% (SES reviews an account at 0.1 %%): find the list or campaign recipients complain of.", 100*sesComplaintRateAlarm))
 
 	trips := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
 		Namespace: jsii.String(metricNamespace(stack)), MetricName: jsii.String(breakerMetricName),
 		Statistic: jsii.String("Sum"), Period: period(alarmPeriod),
 	})
 	a.add("CampaignBreakerTripped", trips, 1, 1,
-		"The reputation breaker paused a campaign: its recipients bounce or complain. `sesame campaigns list` shows it, paused, with the reason.")
+		"The reputation breaker paused a campaign: its recipients bounce or complain. GET /api/v1/campaigns shows it paused, with the reason.")
 	if opts.localStack {
 		return topic
 	}
@@ -171,6 +137,61 @@ func newMonitoring(stack awscdk.Stack, opts deployOptions, m monitored) awssns.T
 	})
 	newDashboard(stack, m)
 	return topic
+}
+
+// newAlarmsTopic creates the topic every alarm notifies, with the
+// context's alertEmail subscribed if set.
+func newAlarmsTopic(stack awscdk.Stack, opts deployOptions) awssns.Topic {
+	topic := awssns.NewTopic(stack, jsii.String("AlarmsTopic"), &awssns.TopicProps{
+		TopicName:   jsii.String(*stack.StackName() + "-alarms"),
+		DisplayName: jsii.String("Sesame alarms"),
+		EnforceSSL:  jsii.Bool(true),
+	})
+	if opts.alertEmail != "" {
+		// SNS mails a confirmation link first; nothing arrives until the
+		// address confirms.
+		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(opts.alertEmail), nil))
+	}
+	awscdk.NewCfnOutput(stack, jsii.String("AlarmsTopicArn"), &awscdk.CfnOutputProps{
+		Value:       topic.TopicArn(),
+		Description: jsii.String("Every alarm notifies this topic: subscribe an address to it (README, Alarms)"),
+	})
+	return topic
+}
+
+// addQueues adds the alarms of each queue: its dead-letter queue's depth
+// and its oldest message's age.
+func (a alarms) addQueues(queues map[string]awssqs.Queue) {
+	for _, d := range queue.All {
+		q := queues[d.Name]
+		a.add("DlqDepth-"+d.Name, q.DeadLetterQueue().Queue.MetricApproximateNumberOfMessagesVisible(maxOver(alarmPeriod)), 1, 1,
+			fmt.Sprintf("A message of the %s queue failed %d times and waits in %s: inspect it, fix the cause, redrive it.", d.Name, d.MaxReceives, d.DLQName()))
+		age, ok := oldestMessageAlarm[d.Name]
+		if !ok {
+			panic("infra: queue " + d.Name + " has no entry in oldestMessageAlarm")
+		}
+		a.add("OldestMessage-"+d.Name, q.MetricApproximateAgeOfOldestMessage(maxOver(alarmPeriod)), age.Seconds(), 1,
+			fmt.Sprintf("The oldest message of the %s queue is %s old or more: its consumer is failing or far behind.", d.Name, minutes(age)))
+	}
+}
+
+// addFunctions adds one alarm per function on its errors and throttles
+// together: billed the same as two alarms (per metric), one resource
+// instead of two (TestTemplateResourceBudget).
+func (a alarms) addFunctions(functions map[string]awslambda.Function) {
+	for _, name := range slices.Sorted(maps.Keys(functions)) {
+		fn := functions[name]
+		failed := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression: jsii.String("errors + throttles"),
+			UsingMetrics: &map[string]awscloudwatch.IMetric{
+				"errors":    fn.MetricErrors(sumOver(alarmPeriod)),
+				"throttles": fn.MetricThrottles(sumOver(alarmPeriod)),
+			},
+			Period: period(alarmPeriod),
+		})
+		a.add("FunctionFailed-"+name, failed, 1, 1,
+			"Function "+name+" failed (an error, a timeout or a crash) or was throttled: see its log group.")
+	}
 }
 
 // alarms creates alarms that notify one action.
@@ -196,6 +217,9 @@ func (a alarms) add(id string, metric awscloudwatch.IMetric, threshold float64, 
 	alarm.AddAlarmAction(a.action)
 	alarm.AddOkAction(a.action)
 }
+
+// minutes is d as an alarm's description says it.
+func minutes(d time.Duration) string { return fmt.Sprintf("%.0f minutes", d.Minutes()) }
 
 func period(d time.Duration) awscdk.Duration {
 	return awscdk.Duration_Seconds(jsii.Number(d.Seconds()))
