@@ -171,6 +171,12 @@ func TestEveryQueueWithADLQIsWatched(t *testing.T) {
 	}
 }
 
+// synthAlertEmail is the stack deployed with -c alertEmail=ops@example.com.
+func synthAlertEmail(t *testing.T) *synthed {
+	t.Helper()
+	return synthWith(t, "alert-email", map[string]any{contextAlertEmail: "ops@example.com"})
+}
+
 // The alarms topic refuses publishing without TLS; -c alertEmail
 // subscribes the address by email, and without it nobody is subscribed.
 func TestAlarmsTopicSubscription(t *testing.T) {
@@ -179,7 +185,7 @@ func TestAlarmsTopicSubscription(t *testing.T) {
 		want []string
 	}{
 		"without alertEmail": {synth(t), nil},
-		"with alertEmail":    {synthWith(t, "alert-email", map[string]any{contextAlertEmail: "ops@example.com"}), []string{"email ops@example.com"}},
+		"with alertEmail":    {synthAlertEmail(t), []string{"email ops@example.com"}},
 	} {
 		topic := topicID(t, tc.s.doc, "alarms")
 		var got []string

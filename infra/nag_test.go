@@ -26,10 +26,15 @@ func nagErrors(s *synthed) []string {
 	return out
 }
 
-// AWS's own rule packs find no error in either mode of the stack: each
-// finding is fixed or suppressed beside its resource with its reason.
+// AWS's own rule packs find no error in either mode of the stack, nor
+// with an address subscribed to the alarms: each finding is fixed or
+// suppressed beside its resource with its reason.
 func TestNagPacks(t *testing.T) {
-	for name, s := range map[string]*synthed{"default": synth(t), "localstack": synthLocalStack(t)} {
+	for name, s := range map[string]*synthed{
+		"default":     synth(t),
+		"localstack":  synthLocalStack(t),
+		"alert email": synthAlertEmail(t),
+	} {
 		for _, e := range nagErrors(s) {
 			t.Errorf("%s: %s", name, e)
 		}
