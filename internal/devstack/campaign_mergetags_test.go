@@ -1,9 +1,12 @@
 package devstack_test
 
 import (
+	"html"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
@@ -157,5 +160,15 @@ func TestAutomationSendStepFailureFailsTheRun(t *testing.T) {
 	}
 	if ct, _ := p.store.Contacts.GetContact(t.Context(), b.id, c.ID); len(ct.Tags) != 0 {
 		t.Errorf("the step after the failure ran: tags %v", ct.Tags)
+	}
+	// The dashboard's run page says it too.
+	address := "owner-" + uuid.NewString()[:8] + "@example.com"
+	if _, err := (&owner.Owners{Store: p.store.Owners}).Add(t.Context(), b.id, address); err != nil {
+		t.Fatal(err)
+	}
+	client, _ := p.signIn(t, address)
+	page := p.dashDo(t, client, "/dashboard/automations/"+m.AutomationID+"/runs/"+m.RunID, nil)
+	if want := `id="run-status">failed (` + html.EscapeString(r.Reason) + `)`; page.status != http.StatusOK || !strings.Contains(page.body, want) {
+		t.Errorf("run page: %d, lacks %q:\n%s", page.status, want, page.body)
 	}
 }
