@@ -54,9 +54,9 @@ func (r *DraftRequest) Validate() error {
 }
 
 // CheckContent refuses a campaign's subject or html: the subject as /send
-// reads it, a blank html, or one over MaxHTMLBytes, and either with a
-// merge tag the language refuses (mergetag.Parse, contact variables
-// only). A draft and an edit read content by this one rule.
+// reads it, a blank html, or one over MaxHTMLBytes, either with a merge
+// tag the language refuses (mergetag.Parse, contact variables only), or
+// a subject that renders blank for a recipient lacking its values. A draft and an edit read content by this one rule.
 func CheckContent(subject, html string) error {
 	if strings.TrimSpace(subject) == "" {
 		return fail.Invalid("subject", "subject must not be blank")
@@ -64,8 +64,12 @@ func CheckContent(subject, html string) error {
 	if err := email.CheckSubject(subject); err != nil {
 		return fail.Invalid("subject", "%s", err)
 	}
-	if _, err := mergetag.Parse(subject, mergetag.Contact); err != nil {
+	tags, err := mergetag.Parse(subject, mergetag.Contact)
+	if err != nil {
 		return fail.Invalid("subject", "subject: %s", err)
+	}
+	if strings.TrimSpace(tags.Subject(mergetag.Vars{Email: "@"})) == "" {
+		return fail.Invalid("subject", "subject would be blank for a recipient without a name or properties: give its tags a fallback that is not empty, such as {{ contact.first_name | \"Hello\" }}")
 	}
 	if strings.TrimSpace(html) == "" {
 		return fail.Invalid("html", "html must not be blank")

@@ -52,6 +52,8 @@ func TestCheckContentMergeTags(t *testing.T) {
 	ok := []struct{ subject, html string }{
 		{`Hi {{ contact.first_name | "there" }}`, `<p>{{ contact.last_name }} {{ contact.email }} {{ contact.properties.plan | "free" }}</p>`},
 		{`No tags`, `<p>{{contact.first_name}}</p>`},
+		{`{{ contact.first_name | "Hello" }}`, `<p>x</p>`},
+		{`{{ contact.email }}`, `<p>x</p>`},
 	}
 	for _, c := range ok {
 		if err := campaign.CheckContent(c.subject, c.html); err != nil {
@@ -63,6 +65,8 @@ func TestCheckContentMergeTags(t *testing.T) {
 		{`Hi {{ event.total }}`, `<p>x</p>`, "subject", `unknown variable "event.total"`},
 		{`Hi`, "<p>\n  {{ contact.first_name | there }}</p>", "html", `html: line 2, column 3: {{ contact.first_name | there }}: a fallback is text in double quotes`},
 		{`Hi`, `<p>Hello {{ contact.first_name</p>`, "html", `html: line 1, column 10:`},
+		{` {{ contact.first_name }} {{ contact.last_name }}`, `<p>x</p>`, "subject", `subject would be blank for a recipient without a name`},
+		{`{{ contact.properties.plan | "" }}`, `<p>x</p>`, "subject", `subject would be blank`},
 	} {
 		err := campaign.CheckContent(c.subject, c.html)
 		e, isFail := fail.As(err)
