@@ -69,6 +69,18 @@ func TestDashboardApprovalPreviewsARecipientsEmail(t *testing.T) {
 	if strings.Contains(doc.body, "{{") || strings.Index(doc.body, "Springfield") > strings.Index(doc.body, "</body>") {
 		t.Errorf("preview has a tag left, or the footer after </body>:\n%s", doc.body)
 	}
+	// Another workspace's draft, or none, is not found; signed out, nothing.
+	other := newBulkWS(t, e)
+	other.vipContacts(t, e, 1)
+	foreign := other.draft(t, e, other.segment(t, e, nil)).ApprovalID
+	for _, id := range []string{foreign, uuid.NewString(), "not-an-id"} {
+		if p := e.dashDo(t, client, "/dashboard/preview/approvals/"+id, nil); p.status != http.StatusNotFound || strings.Contains(p.body, "What changed") {
+			t.Errorf("preview of %s: %d, want 404", id, p.status)
+		}
+	}
+	if p := e.dashDo(t, noRedirects(), "/dashboard/preview/approvals/"+d.ApprovalID, nil); p.status == http.StatusOK || strings.Contains(p.body, "Dear") {
+		t.Errorf("signed out, the preview answered %d", p.status)
+	}
 	// The preview's link unsubscribes nobody, whoever follows it.
 	e.page(http.MethodPost, link, "application/x-www-form-urlencoded", []byte(oneClick))
 	for id := range byID {
