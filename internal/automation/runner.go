@@ -16,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/mergetag"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
@@ -265,6 +266,13 @@ func stop(a *Advance, outcome, reason string) {
 	a.Step--
 }
 
+// failed ends the run at its send step, whose email could not go, with
+// reason.
+func failed(a *Advance, reason string) {
+	stop(a, "failed", reason)
+	a.Status = RunFailed
+}
+
 // ReasonContactDeleted is why a run whose contact was deleted stopped.
 const ReasonContactDeleted = "the contact was deleted"
 
@@ -326,18 +334,18 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		return err
 	}
 	if refusal != "" {
-		stop(a, "stopped", refusal)
+		failed(a, refusal)
 		return nil
 	}
 	vars := varsOf(run, c)
-	subject, err := RenderText(step.Subject, vars)
+	subject, err := mergetag.RenderSubject(step.Subject, vars)
 	if err != nil {
-		stop(a, "stopped", "the subject does not render: "+err.Error())
+		failed(a, "the subject does not render: "+err.Error())
 		return nil
 	}
-	body, err := RenderHTML(step.HTML, vars)
+	body, err := mergetag.RenderHTML(step.HTML, vars)
 	if err != nil {
-		stop(a, "stopped", "the html does not render: "+err.Error())
+		failed(a, "the html does not render: "+err.Error())
 		return nil
 	}
 	mode := listmail.Tracking(ws)
@@ -370,8 +378,7 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 	}
 	if errors.Is(err, compose.ErrInvalid) {
 		listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, "not sent: "+err.Error())
-		a.Log.Outcome = "failed"
-		a.Log.Detail = "not sent: " + err.Error()
+		failed(a, "not sent: "+err.Error())
 		return nil
 	}
 	if err != nil {
@@ -391,7 +398,7 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		if fail.IsPermanent(err) {
 			reason := "rejected by the email provider: " + fail.MessageOf(err)
 			listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, reason)
-			a.Log.Outcome, a.Log.Detail = "failed", reason
+			failed(a, reason)
 			return nil
 		}
 		listmail.Release(ctx, r.Mail, r.logger(), e)
@@ -445,24 +452,9 @@ func (r *Runner) sender(ctx context.Context, ws workspace.Workspace, id string) 
 
 // varsOf are the values a run's content reads: its frozen payload and
 // the contact now.
-func varsOf(run Run, c contact.Contact) Vars {
-	v := Vars{Event: run.Payload, Email: c.Email, Properties: map[string]string{}}
-	if c.FirstName != nil {
-		v.FirstName = *c.FirstName
-	}
-	if c.LastName != nil {
-		v.LastName = *c.LastName
-	}
-	for k, p := range c.Properties {
-		switch p.Kind {
-		case contact.KindString:
-			v.Properties[k] = p.String
-		case contact.KindNumber:
-			v.Properties[k] = strconv.FormatFloat(p.Number, 'f', -1, 64)
-		case contact.KindBool:
-			v.Properties[k] = strconv.FormatBool(p.Bool)
-		}
-	}
+func varsOf(run Run, c contact.Contact) mergetag.Vars {
+	v := mergetag.ContactVars(c)
+	v.Event = run.Payload
 	return v
 }
 

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
@@ -111,9 +114,6 @@ func TestRunnerStops(t *testing.T) {
 		"deleted":       {func(w *world) { w.contact = nil }, ReasonContactDeleted},
 		"allowance":     {func(w *world) { w.allowance, w.usage = 100, 100 }, "monthly allowance of 100"},
 		"test suppress": {func(w *world) { w.suppress, w.run.Environment = true, apikey.Test }, "do-not-send list"},
-		// Checked as POST /send checks it: a domain unverified since the
-		// activation does not send.
-		"sender's domain unverified": {func(w *world) { w.verified = nil }, "the default sender cannot send: shop@example.com is not on a verified domain"},
 	}
 	for name, tt := range tests {
 		w := newWorld(t, apikey.Live, sendStep, tagStep)
@@ -200,5 +200,54 @@ func TestRunnerFaultRetriesWithinSeconds(t *testing.T) {
 	}
 	if d := later["r2"]; d < time.Minute || d > 2*time.Minute {
 		t.Errorf("ninth receive waits %s, want the 1-2 min ceiling's range", d)
+	}
+}
+
+// A send step whose email cannot go ends the run as failed, at that
+// step, with the reason: never completed, and no later step runs.
+func TestRunnerSendStepFails(t *testing.T) {
+	tests := map[string]struct {
+		change func(w *world)
+		reason string
+		claim  bool // the email was claimed, and is recorded as failed
+	}{
+		// Checked as POST /send checks it: a domain unverified since the
+		// activation does not send.
+		"sender's domain unverified": {func(w *world) { w.verified = nil }, "the default sender cannot send: shop@example.com is not on a verified domain", false},
+		"provider refuses": {func(w *world) {
+			w.refuse = fail.Errorf(fail.KindInvalid, "", "", "Email address is not verified")
+		}, "rejected by the email provider: Email address is not verified", true},
+		"message does not build": {func(w *world) {
+			w.unbuildable = fmt.Errorf("%w: header line too long", compose.ErrInvalid)
+		}, "not sent: compose: invalid message: header line too long", true},
+	}
+	for name, tt := range tests {
+		w := newWorld(t, apikey.Live, sendStep, tagStep)
+		tt.change(w)
+		w.wake(t)
+		if w.run.Status != RunFailed || !strings.HasPrefix(w.run.Reason, tt.reason) || w.run.Step != 0 || w.run.EndedAt == nil || len(w.tags) != 0 {
+			t.Errorf("%s: run = %+v", name, w.run)
+		}
+		if l := w.run.Log; len(l) != 1 || l[0].Outcome != "failed" || l[0].Detail != w.run.Reason {
+			t.Errorf("%s: log = %+v", name, l)
+		}
+		if len(w.sent) != 0 || (len(w.claims) == 1) != tt.claim {
+			t.Errorf("%s: sent %v, claims %v", name, w.sent, w.claims)
+		}
+	}
+}
+
+// A contact's name with a line break in it reaches the subject as
+// spaces: the email goes, with one header line, and the run completes.
+func TestRunnerSubjectValueWithLineBreak(t *testing.T) {
+	w := newWorld(t, apikey.Live, Step{Type: StepSend, Subject: `Hi {{ contact.first_name | "there" }}`, HTML: `<p>Hi</p>`})
+	w.contact.FirstName = new("Ann\r\nBcc: all@example.com")
+	w.wake(t)
+	if w.run.Status != RunCompleted || len(w.sent) != 1 {
+		t.Fatalf("run = %+v, sent %d", w.run, len(w.sent))
+	}
+	subject, _, _ := strings.Cut(string(w.sent[0].Raw), "|")
+	if subject != "Hi Ann  Bcc: all@example.com" || w.claims[EmailID(w.run, 0)].Subject != subject {
+		t.Errorf("subject %q, stored %q", subject, w.claims[EmailID(w.run, 0)].Subject)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/mergetag"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -54,8 +55,9 @@ func (r *DraftRequest) Validate() error {
 }
 
 // CheckContent refuses a campaign's subject or html: the subject as /send
-// reads it, a blank html, or one over MaxHTMLBytes. A draft and an edit
-// read content by this one rule.
+// reads it, a blank html, or one over MaxHTMLBytes, either with a merge
+// tag the language refuses (mergetag.Parse, contact variables only), or
+// a subject that renders blank for a recipient lacking its values. A draft and an edit read content by this one rule.
 func CheckContent(subject, html string) error {
 	if strings.TrimSpace(subject) == "" {
 		return fail.Invalid("subject", "subject must not be blank")
@@ -63,11 +65,21 @@ func CheckContent(subject, html string) error {
 	if err := email.CheckSubject(subject); err != nil {
 		return fail.Invalid("subject", "%s", err)
 	}
+	tags, err := mergetag.Parse(subject, mergetag.Contact)
+	if err != nil {
+		return fail.Invalid("subject", "subject: %s", err)
+	}
+	if strings.TrimSpace(tags.Subject(mergetag.Vars{Email: "@"})) == "" {
+		return fail.Invalid("subject", "subject would be blank for a recipient without a name or properties: give its tags a fallback that is not empty, such as {{ contact.first_name | \"Hello\" }}")
+	}
 	if strings.TrimSpace(html) == "" {
 		return fail.Invalid("html", "html must not be blank")
 	}
 	if len(html) > MaxHTMLBytes {
 		return fail.Invalid("html", "html is %d bytes; a campaign's html takes at most %d (256 KB)", len(html), MaxHTMLBytes)
+	}
+	if _, err := mergetag.Parse(html, mergetag.Contact); err != nil {
+		return fail.Invalid("html", "html: %s", err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/compose"
@@ -55,8 +56,14 @@ func (p Patch) Check() (Patch, error) {
 		p.Email = &e
 	}
 	for param, v := range map[string]Nullable[string]{"first_name": p.FirstName, "last_name": p.LastName} {
-		if v.Value != nil && utf8.RuneCountInString(*v.Value) > MaxName {
+		switch {
+		case v.Value == nil:
+		case utf8.RuneCountInString(*v.Value) > MaxName:
 			return Patch{}, fail.Invalid(param, "%s is longer than %d characters", param, MaxName)
+		case !utf8.ValidString(*v.Value) || strings.ContainsFunc(*v.Value, unicode.IsControl):
+			// A name goes into subjects: one line of text, refused here
+			// rather than changed where it is rendered.
+			return Patch{}, fail.Invalid(param, "%s must be one line of text, without line breaks, tabs or other control characters", param)
 		}
 	}
 	if p.Tags != nil {

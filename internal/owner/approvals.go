@@ -50,6 +50,9 @@ type Approvals struct {
 	// Workspaces reads the campaign's workspace: its emails' footer needs
 	// a postal address, so approving without one is refused.
 	Workspaces WorkspaceReader
+	// PublicURL is the stack's public URL, which a preview's stand-in
+	// unsubscribe link starts with (PreviewLinks).
+	PublicURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -129,21 +132,8 @@ func (a *Approvals) Show(ctx context.Context, workspaceID, id string, sample int
 			s.Verdict = nil // shown as unavailable; the content is still shown
 		}
 	}
-	for n := 0; n < c.Chunks && len(s.Sample) < sample; n++ {
-		ids, err := a.Store.ReadChunk(ctx, workspaceID, c.ID, n)
-		if err != nil {
-			return Shown{}, err
-		}
-		for _, cid := range ids[:min(len(ids), sample-len(s.Sample))] {
-			ct, err := a.Contacts.GetContact(ctx, workspaceID, cid)
-			if errors.Is(err, contact.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return Shown{}, err
-			}
-			s.Sample = append(s.Sample, ct)
-		}
+	if s.Sample, err = a.sample(ctx, workspaceID, c, sample); err != nil {
+		return Shown{}, err
 	}
 	return s, nil
 }

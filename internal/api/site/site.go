@@ -55,6 +55,7 @@ type Settings struct {
 func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API, logger *slog.Logger, logLinks bool) (*dashboard.App, error) {
 	c.Approver = dashboard.Approver{}
 	svc := owners.Service(cfg.Queues, repos, c)
+	svc.Approvals.PublicURL = cfg.PublicURL.PublicURL // the approval preview's links
 	return dashboard.New(dashboard.Config{
 		PublicURL: cfg.PublicURL.PublicURL, Secret: []byte(cfg.DashboardSecret.DashboardSecret), LogLinks: logLinks, Logger: logger,
 	}, dashboard.Services{

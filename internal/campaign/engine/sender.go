@@ -18,7 +18,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
-	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -367,19 +366,28 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 		return pendingAgain
 	}
 	mode := listmail.Tracking(j.ws)
+	id := campaign.EmailID(c.ID, r.ContactID, *c.StartedAt)
+	msg, err := j.build(c, r, id)
+	subject := c.Subject // as drafted, when it does not render
+	if err == nil {
+		subject = msg.Subject
+	}
 	e := email.Email{
-		ID: campaign.EmailID(c.ID, r.ContactID, *c.StartedAt), WorkspaceID: c.WorkspaceID, To: r.Email, Subject: c.Subject,
+		ID: id, WorkspaceID: c.WorkspaceID, To: r.Email, Subject: subject,
 		Status: email.StatusSent, Type: email.TypeCampaign, Environment: apikey.Live, SentAt: j.now(), TrackingMode: mode,
 	}
-	claimed, err := j.Store.ClaimEmail(ctx, e)
-	if err != nil {
-		j.logger().ErrorContext(ctx, "campaign email not claimed", slog.String("email_id", e.ID), slog.Any("err", err))
+	claimed, claimErr := j.Store.ClaimEmail(ctx, e)
+	if claimErr != nil {
+		j.logger().ErrorContext(ctx, "campaign email not claimed", slog.String("email_id", e.ID), slog.Any("err", claimErr))
 		return pendingAgain
 	}
 	if !claimed {
 		return wentOut
 	}
-	raw, err := j.build(c, r, e.ID)
+	var raw []byte
+	if err == nil {
+		raw, err = j.Build(msg)
+	}
 	if errors.Is(err, compose.ErrInvalid) {
 		return j.refuse(ctx, e, "not sent: "+err.Error())
 	}
@@ -440,16 +448,10 @@ func (j *chunkJob) refuse(ctx context.Context, e email.Email, reason string) out
 	return skipped
 }
 
-// build renders the recipient's message with the footer and the one-click
-// unsubscribe headers.
-func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]byte, error) {
-	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
-	out, err := listmail.WithUnsubscribe(j.Links, j.ws, c.Sender, msg, unsubscribe.Token{WorkspaceID: c.WorkspaceID, ContactID: r.ContactID,
-		Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: c.ID}})
-	if err != nil {
-		return nil, err
-	}
-	return j.Build(out)
+// build renders the recipient's message (campaign.Message): merge tags
+// for r, the footer and the one-click unsubscribe headers.
+func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) (compose.Message, error) {
+	return campaign.Message(c, j.ws, j.Links, r.contact(), emailID)
 }
 
 // commit marks the group's done recipients and adds their counts to the
