@@ -1,0 +1,86 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sesame-mail/sesame/internal/ses"
+)
+
+// Box is what left the local stack for some recipients.
+type Box struct {
+	// Kept are the raw messages the local stack kept, sent or captured.
+	Kept []Message
+	// Stored are the messages the SES emulator took, as its own MIME
+	// parser (mailparser) read them.
+	Stored []ses.StoredEmail
+}
+
+// Read gathers the messages kept in dir (devstack.RawMessages keeps one
+// workspace's as dir/<email id>.eml; a missing dir holds none) and the SES
+// emulator's store at sesURL ("" reads no store).
+func Read(ctx context.Context, dir, sesURL string) (Box, error) {
+	var b Box
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return b, err
+	}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".eml")
+		if !ok {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return b, err
+		}
+		m := Parse(raw)
+		m.EmailID = id
+		b.Kept = append(b.Kept, m)
+	}
+	if sesURL != "" {
+		if b.Stored, err = ses.ReadEmulatorStore(ctx, sesURL); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// keptTo indexes the kept messages by recipient.
+func (b Box) keptTo() map[string][]Message {
+	out := map[string][]Message{}
+	for _, m := range b.Kept {
+		for _, to := range m.To {
+			out[to] = append(out[to], m)
+		}
+		if len(m.To) == 0 {
+			out[""] = append(out[""], m)
+		}
+	}
+	return out
+}
+
+// storedTo indexes the emulator's messages by recipient.
+func (b Box) storedTo() map[string][]ses.StoredEmail {
+	out := map[string][]ses.StoredEmail{}
+	for _, s := range b.Stored {
+		for _, to := range s.Destination.To {
+			addr := to
+			if a, err := mail.ParseAddress(to); err == nil {
+				addr = a.Address
+			}
+			out[strings.ToLower(addr)] = append(out[strings.ToLower(addr)], s)
+		}
+	}
+	return out
+}
+
+// String summarises the box for a failure message.
+func (b Box) String() string {
+	return fmt.Sprintf("%d kept messages, %d in the SES emulator", len(b.Kept), len(b.Stored))
+}
