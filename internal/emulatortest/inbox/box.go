@@ -84,3 +84,27 @@ func (b Box) storedTo() map[string][]ses.StoredEmail {
 func (b Box) String() string {
 	return fmt.Sprintf("%d kept messages, %d in the SES emulator", len(b.Kept), len(b.Stored))
 }
+
+// Since is what b holds that earlier did not: the messages of a later
+// step, when an earlier one went to the same recipients.
+func (b Box) Since(earlier Box) Box {
+	seenKept, seenStored := map[string]bool{}, map[string]bool{}
+	for _, m := range earlier.Kept {
+		seenKept[m.EmailID] = true
+	}
+	for _, s := range earlier.Stored {
+		seenStored[s.MessageID] = true
+	}
+	var out Box
+	for _, m := range b.Kept {
+		if !seenKept[m.EmailID] {
+			out.Kept = append(out.Kept, m)
+		}
+	}
+	for _, s := range b.Stored {
+		if !seenStored[s.MessageID] {
+			out.Stored = append(out.Stored, s)
+		}
+	}
+	return out
+}

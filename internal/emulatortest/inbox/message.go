@@ -27,7 +27,7 @@ type Message struct {
 	Header      mail.Header
 	To          []string // the addresses of To, lowercased
 	Subject     string   // decoded
-	HTML, Text  string   // the decoded text/html and text/plain parts
+	HTML, Text  string   // the decoded text/html and text/plain parts, LF line ends
 	Attachments []Attachment
 	// Defects is every way the message breaks the rules Parse enforces.
 	Defects []string
@@ -218,12 +218,15 @@ func (w *walker) part(h map[string][]string, body io.Reader, depth int) {
 		if !utf8.Valid(data) {
 			w.m.defect("%s part is not valid UTF-8", mt)
 		}
+		// Text travels with CRLF line ends (RFC 2046 §4.1.1); a reader
+		// shows it with the local ones.
+		text := strings.ReplaceAll(string(data), "\r\n", "\n")
 		if mt == "text/plain" {
 			w.texts++
-			w.m.Text = string(data)
+			w.m.Text = text
 		} else {
 			w.htmls++
-			w.m.HTML = string(data)
+			w.m.HTML = text
 		}
 	default:
 		if disp != "attachment" {
