@@ -1,6 +1,7 @@
 package inbox_test
 
 import (
+	"errors"
 	"net/mail"
 	"strings"
 	"testing"
@@ -59,5 +60,22 @@ func TestParse(t *testing.T) {
 				t.Errorf("defects %q, want one with %q", m.Defects, tc.defect)
 			}
 		})
+	}
+}
+
+// Python's email package, the second reader, finds no defect in what the
+// composer writes, and reports the encoded-word file names go-mail wrote.
+func TestPythonDefects(t *testing.T) {
+	good := built(t)
+	old := strings.Replace(good, "filename*=UTF-8''%C3%9Cberblick.csv", `filename="=?UTF-8?q?=C3=9Cberblick.csv?="`, 1)
+	got, err := inbox.PythonDefects(t.Context(), [][]byte{[]byte(good), []byte(old)})
+	if errors.Is(err, inbox.ErrNoPython) {
+		t.Skip("python3 is not installed")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0]) != 0 || !strings.Contains(strings.Join(got[1], "\n"), "encoded word inside quoted string") {
+		t.Errorf("defects %q, want none for the composed message and the encoded-word name reported", got)
 	}
 }
