@@ -44,6 +44,9 @@ type keptEnv struct {
 	tick   func(context.Context) error
 	// campaignSent counts the campaign emails handed to SES.
 	campaignSent atomic.Int64
+	// started is when the env started: the SES emulator's messages
+	// since then are read (its store is shared by every test).
+	started time.Time
 }
 
 // startKept starts a keptEnv. With breaker set, the campaign sender trips
@@ -51,7 +54,8 @@ type keptEnv struct {
 // soon as it goes (countingTransport).
 func startKept(t *testing.T, breaker *engine.Thresholds) *keptEnv {
 	t.Helper()
-	k := &keptEnv{dir: t.TempDir(), clock: &movingClock{}}
+	// The emulator stamps whole seconds; a second earlier is safe.
+	k := &keptEnv{dir: t.TempDir(), clock: &movingClock{}, started: time.Now().Add(-time.Second)}
 	counting := &countingTransport{t: t}
 	e := newEnv(t, func(deps api.Deps, queues *queuetest.Set) (api.Deps, []httpapi.Route) {
 		deps.Sending.Now = k.clock.Now
@@ -111,7 +115,7 @@ func (c *movingClock) Add(d time.Duration) { c.ahead.Add(int64(d)) }
 // emulator's store.
 func (k *keptEnv) box(t *testing.T, workspaceID string) inbox.Box {
 	t.Helper()
-	b, err := inbox.Read(t.Context(), filepath.Join(k.dir, workspaceID), os.Getenv("AWS_ENDPOINT_URL_SESV2"))
+	b, err := inbox.Read(t.Context(), filepath.Join(k.dir, workspaceID), os.Getenv("AWS_ENDPOINT_URL_SESV2"), k.started)
 	if err != nil {
 		t.Fatal(err)
 	}

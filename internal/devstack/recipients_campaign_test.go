@@ -17,9 +17,11 @@ import (
 // gets it: exactly one message with the campaign's content, the footer
 // with the postal address once, the recipient's own one-click unsubscribe
 // link and the campaign's List-Id. Every group after the first once went
-// out with the footer alone while the campaign reported sent.
+// out with the footer alone while the campaign reported sent. Not
+// parallel: its 1,251 messages hold the shared SES emulator (one Node
+// thread) for a while, and would slow other tests' sends past their
+// timeouts.
 func TestRecipientsOfCampaigns(t *testing.T) {
-	t.Parallel()
 	k := startKept(t, nil)
 	type run struct {
 		b  *bulkWS

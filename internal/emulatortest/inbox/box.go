@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/ses"
 )
@@ -22,9 +23,9 @@ type Box struct {
 }
 
 // Read gathers the messages kept in dir (devstack.RawMessages keeps one
-// workspace's as dir/<email id>.eml; a missing dir holds none) and the SES
-// emulator's store at sesURL ("" reads no store).
-func Read(ctx context.Context, dir, sesURL string) (Box, error) {
+// workspace's as dir/<email id>.eml; a missing dir holds none) and those
+// the SES emulator at sesURL took at or after since ("" reads no store).
+func Read(ctx context.Context, dir, sesURL string, since time.Time) (Box, error) {
 	var b Box
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -44,7 +45,7 @@ func Read(ctx context.Context, dir, sesURL string) (Box, error) {
 		b.Kept = append(b.Kept, m)
 	}
 	if sesURL != "" {
-		if b.Stored, err = ses.ReadEmulatorStore(ctx, sesURL); err != nil {
+		if b.Stored, err = ses.ReadEmulatorStoreSince(ctx, sesURL, since); err != nil {
 			return b, err
 		}
 	}
