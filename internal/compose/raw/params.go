@@ -54,8 +54,9 @@ func contentType(a compose.Attachment) string {
 const maxSegment = 60
 
 // nameParam is `; attr="value"` for a short printable ASCII value, else
-// RFC 2231 `; attr*=UTF-8”…` percent-encoded, split into numbered
-// segments (attr*0*=, attr*1*=, …) on lines of their own when long.
+// an RFC 2231 extended value (attr*= the charset UTF-8, two apostrophes,
+// then the percent-encoded octets), split into numbered segments (attr*0*=,
+// attr*1*=, …) on lines of their own when long.
 func nameParam(attr, value string) string {
 	if plainParam(value) && len(value) <= maxSegment {
 		return `; ` + attr + `="` + value + `"`
