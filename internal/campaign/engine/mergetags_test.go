@@ -1,68 +1,23 @@
 package engine
 
 import (
-	"encoding/base64"
-	"io"
-	"mime"
-	"mime/multipart"
-	"net/mail"
 	"strings"
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 )
 
 // received is what one recipient's mail client shows: the decoded
-// subject and html part of the raw message SES took.
+// subject and html part of the raw message SES took, read strictly.
 func received(t *testing.T, raw []byte) (subject, html string) {
 	t.Helper()
-	msg, err := mail.ReadMessage(strings.NewReader(string(raw)))
-	if err != nil {
-		t.Fatal(err)
+	m := inbox.Parse(raw)
+	for _, d := range m.Defects {
+		t.Errorf("message to %v: %s", m.To, d)
 	}
-	subject, err = new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return subject, htmlPart(t, msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body)
-}
-
-// htmlPart is the decoded text/html leaf of a MIME body.
-func htmlPart(t *testing.T, contentType, cte string, body io.Reader) string {
-	t.Helper()
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasPrefix(mt, "multipart/") {
-		r := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := r.NextPart() // undoes quoted-printable
-			if err == io.EOF {
-				return ""
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if h := htmlPart(t, p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p); h != "" {
-				return h
-			}
-		}
-	}
-	if mt != "text/html" {
-		return ""
-	}
-	data, err := io.ReadAll(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.EqualFold(cte, "base64") {
-		if data, err = base64.StdEncoding.DecodeString(strings.NewReplacer("\r", "", "\n", "").Replace(string(data))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return string(data)
+	return m.Subject, m.HTML
 }
 
 // Each recipient, in the first group and past it, gets the subject and
@@ -87,16 +42,12 @@ func TestSenderRendersMergeTagsPerRecipient(t *testing.T) {
 	wantExactlyOnce(t, w)
 	want := map[string][2]string{
 		ann.Email:  {"Hi Ann", "<p>Dear Ann Lee, plan pro, " + ann.Email + "</p>"},
-		last.Email: {"Hi <b>Bo</b>  Bcc: all@example.com", "<p>Dear &lt;b&gt;Bo&lt;/b&gt;\r\nBcc: all@example.com , plan 3, " + last.Email + "</p>"},
+		last.Email: {"Hi <b>Bo</b>  Bcc: all@example.com", "<p>Dear &lt;b&gt;Bo&lt;/b&gt;\nBcc: all@example.com , plan 3, " + last.Email + "</p>"},
 	}
 	other := w.contacts[ids[1]].Email
 	want[other] = [2]string{"Hi there", "<p>Dear there , plan free, " + other + "</p>"}
 	for _, in := range w.ses {
-		msg, err := mail.ReadMessage(strings.NewReader(string(in.Raw)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(msg.Header["Bcc"]) != 0 {
+		if m := inbox.Parse(in.Raw); len(m.Header["Bcc"]) != 0 {
 			t.Errorf("%s: a Bcc header went out", in.To)
 		}
 		subject, html := received(t, in.Raw)

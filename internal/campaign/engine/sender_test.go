@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/mail"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -337,16 +337,9 @@ func TestSenderEveryGroupCarriesTheContent(t *testing.T) {
 			}
 			wantExactlyOnce(t, w)
 			for _, in := range w.ses {
-				msg, err := mail.ReadMessage(strings.NewReader(string(in.Raw)))
-				if err != nil {
-					t.Fatalf("%s: %v", in.To, err)
-				}
-				body, err := io.ReadAll(msg.Body)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(string(body), "Hello") {
-					t.Fatalf("%s got a message without the campaign's content", in.To)
+				m := inbox.Parse(in.Raw)
+				if len(m.Defects) > 0 || !strings.Contains(m.HTML, "<p>Hello</p>") || !strings.Contains(m.Text, "Hello") {
+					t.Fatalf("%s got a message without the campaign's content (defects %v): html %q, text %q", in.To, m.Defects, m.HTML, m.Text)
 				}
 			}
 		})
