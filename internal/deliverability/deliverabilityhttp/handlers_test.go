@@ -19,7 +19,7 @@ func ptr(s string) *string { return &s }
 func TestRequestInput(t *testing.T) {
 	in, err := deliverabilityhttp.Request{Subject: ptr(""), HTML: ptr(""), From: `"News" <News@Mail.Example.COM>`, Bulk: true}.Input()
 	want := deliverability.Input{SenderDomain: "mail.example.com", Bulk: true}
-	if err != nil || in != want {
+	if err != nil || !reflect.DeepEqual(in, want) {
 		t.Errorf("Input() = %+v, %v; want %+v (empty subject and html are checked, not refused)", in, err, want)
 	}
 	for name, c := range map[string]struct {
