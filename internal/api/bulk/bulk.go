@@ -64,7 +64,7 @@ func Deliverability(subject, html string, sender identity.Sender, ws workspace.W
 		ws.PostalAddress = "(the workspace's postal address)"
 	}
 	m, err := listmail.WithUnsubscribe(standInLinks, ws, sender, msg, unsubscribe.Token{
-		WorkspaceID: ws.ID, ContactID: "sample", Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: "draft"},
+		WorkspaceID: ws.ID, ContactID: sampleID, Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: sampleID},
 	})
 	if err != nil {
 		return nil, err
@@ -78,6 +78,10 @@ func Deliverability(subject, html string, sender identity.Sender, ws workspace.W
 // tags, once campaigns have them, are rendered for a sample contact
 // before CheckMessage.
 const sampleRecipient = "recipient@example.com"
+
+// sampleID stands for the recipient's contact and the campaign in the
+// stand-in unsubscribe link (tokens carry UUIDs).
+const sampleID = "00000000-0000-7000-8000-000000000000"
 
 // standInLinks builds unsubscribe links as the sender does, on a stand-in
 // of the stack's public URL and secret: only their place in the email
