@@ -203,6 +203,15 @@ func scoreCorpus(t testing.TB) []scored {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+	// Every message of the corpus is scored: score.sh was run after the
+	// last one was added.
+	files, err := filepath.Glob("testdata/corpus/*.eml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(out) {
+		t.Fatalf("%d messages in testdata/corpus, %d scored in scores.tsv: run testdata/score.sh", len(files), len(out))
+	}
 	return out
 }
 
