@@ -186,7 +186,8 @@ type Stats struct {
 	Images    int `json:"images"`
 	// Links counts the <a> elements with a target.
 	Links int `json:"links"`
-	// LinkDomains counts the distinct hosts of the http(s) links.
+	// LinkDomains counts the distinct hosts of the http(s) links, Sesame's
+	// own left out.
 	LinkDomains int `json:"link_domains"`
 }
 
