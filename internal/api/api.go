@@ -193,7 +193,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
-	all = append(all, deliverabilityhttp.Handlers{}.Routes()...)
+	all = append(all, deliverabilityhttp.Handlers{Workspaces: d.Repos.Workspaces}.Routes()...)
 	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
 	all = append(all, d.AutomationEvents.Routes()...)
 	return all

@@ -119,8 +119,9 @@ type SegmentReader interface {
 type Verdict = json.RawMessage
 
 // Checker is the deliverability check of a campaign's content, read as
-// bulk mail whose footer and List-Unsubscribe Sesame adds.
-type Checker func(subject, html string, sender identity.Sender) (Verdict, error)
+// bulk mail whose footer and List-Unsubscribe Sesame adds, from the
+// workspace ws (its brands and postal address).
+type Checker func(subject, html string, sender identity.Sender, ws workspace.Workspace) (Verdict, error)
 
 // Drafts drafts bulk campaigns: it freezes a segment's recipients and
 // holds the campaign for the owner's approval. Nothing is queued or sent.
@@ -193,7 +194,7 @@ func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest
 		SegmentID: seg.ID, Status: StatusPendingApproval, RecipientCount: len(recipients),
 		ContentHash: ContentHash(*req.Subject, *req.HTML, sender), CreatedAt: now,
 	}
-	out := DraftResult{Status: StatusPendingApproval, ApprovalID: c.ID, RecipientCount: c.RecipientCount, Deliverability: d.verdict(ctx, c)}
+	out := DraftResult{Status: StatusPendingApproval, ApprovalID: c.ID, RecipientCount: c.RecipientCount, Deliverability: d.verdict(ctx, c, ws)}
 	var claim *sending.IdempotencyRecord
 	if idemKey != "" {
 		// The answer is whole before anything is written: the record is
@@ -214,7 +215,7 @@ func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest
 
 // verdict is the deliverability check of c's content, or nil when there
 // is no check or it failed: a failing check never blocks a draft.
-func (d *Drafts) verdict(ctx context.Context, c Campaign) (v Verdict) {
+func (d *Drafts) verdict(ctx context.Context, c Campaign, ws workspace.Workspace) (v Verdict) {
 	if d.Check == nil {
 		return nil
 	}
@@ -224,7 +225,7 @@ func (d *Drafts) verdict(ctx context.Context, c Campaign) (v Verdict) {
 			d.logger().ErrorContext(ctx, "deliverability check failed; the draft has no verdict", slog.String("campaign_id", c.ID), slog.Any("panic", r))
 		}
 	}()
-	v, err := d.Check(c.Subject, c.HTML, c.Sender)
+	v, err := d.Check(c.Subject, c.HTML, c.Sender, ws)
 	if err != nil {
 		d.logger().ErrorContext(ctx, "deliverability check failed; the draft has no verdict", slog.String("campaign_id", c.ID), slog.Any("err", err))
 		return nil

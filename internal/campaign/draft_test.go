@@ -9,6 +9,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // The draft's body rules, in the spec's order, each naming its field.
@@ -80,8 +81,10 @@ func TestCheckContentMergeTags(t *testing.T) {
 // verdict null and the draft standing.
 func TestVerdictOfAFailingCheck(t *testing.T) {
 	for name, check := range map[string]campaign.Checker{
-		"error": func(string, string, identity.Sender) (campaign.Verdict, error) { return nil, errors.New("down") },
-		"panic": func(string, string, identity.Sender) (campaign.Verdict, error) { panic("bug") },
+		"error": func(string, string, identity.Sender, workspace.Workspace) (campaign.Verdict, error) {
+			return nil, errors.New("down")
+		},
+		"panic": func(string, string, identity.Sender, workspace.Workspace) (campaign.Verdict, error) { panic("bug") },
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := &campaign.Drafts{Check: check}

@@ -128,7 +128,12 @@ func (a *Approvals) Show(ctx context.Context, workspaceID, id string, sample int
 	}
 	s := Shown{Campaign: c, Text: compose.HTMLToText(c.HTML)}
 	if a.Check != nil {
-		if s.Verdict, err = a.Check(c.Subject, c.HTML, c.Sender); err != nil {
+		// The check reads the workspace's brands and postal address.
+		ws, err := a.Workspaces.GetWorkspace(ctx, workspaceID)
+		if err == nil {
+			s.Verdict, err = a.Check(c.Subject, c.HTML, c.Sender, ws)
+		}
+		if err != nil {
 			s.Verdict = nil // shown as unavailable; the content is still shown
 		}
 	}

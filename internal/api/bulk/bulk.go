@@ -12,11 +12,15 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/campaign/campaignhttp"
+	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending/listmail"
+	"github.com/sesame-mail/sesame/internal/unsubscribe"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // The bulk routes' functions; the list signs its cursors.
@@ -44,10 +48,42 @@ func Handlers(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) campaignh
 	}
 }
 
-// Deliverability is the deliverability check of a campaign's content:
-// bulk mail to which Sesame adds its footer and List-Unsubscribe.
-func Deliverability(subject, html string, sender identity.Sender) (campaign.Verdict, error) {
-	return json.Marshal(deliverability.Check(deliverability.Input{
-		Subject: subject, HTML: html, SenderDomain: identity.DomainOf(sender.Email), Bulk: true, FooterAdded: true,
+// Deliverability is the deliverability check of a campaign's content as
+// its recipients will get it: composed as the campaign sender composes
+// each email (listmail.WithUnsubscribe: the footer with the workspace's
+// postal address and unsubscribe link, List-Unsubscribe and its one-click
+// header), and checked with the workspace's brands. The draft's function
+// cannot know the stack's public URL (the API's own address), so the
+// links are built on a stand-in of it, which the check counts as
+// Sesame's own, as it would the real one.
+func Deliverability(subject, html string, sender identity.Sender, ws workspace.Workspace) (campaign.Verdict, error) {
+	msg := compose.Message{From: sender.Address(), To: sampleRecipient, ReplyTo: sender.ReplyTo, Subject: subject, HTML: html}
+	if ws.PostalAddress == "" {
+		// Approval refuses such a campaign until the address is set;
+		// meanwhile the footer is checked with a stand-in.
+		ws.PostalAddress = "(the workspace's postal address)"
+	}
+	m, err := listmail.WithUnsubscribe(standInLinks, ws, sender, msg, unsubscribe.Token{
+		WorkspaceID: ws.ID, ContactID: sampleID, Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: sampleID},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(deliverability.CheckMessage(m, deliverability.Context{
+		Bulk: true, OwnBrands: ws.OwnBrands(), Own: []string{standInLinks.BaseURL},
 	}))
 }
+
+// sampleRecipient is the stand-in recipient of a draft's check; merge
+// tags, once campaigns have them, are rendered for a sample contact
+// before CheckMessage.
+const sampleRecipient = "recipient@example.com"
+
+// sampleID stands for the recipient's contact and the campaign in the
+// stand-in unsubscribe link (tokens carry UUIDs).
+const sampleID = "00000000-0000-7000-8000-000000000000"
+
+// standInLinks builds unsubscribe links as the sender does, on a stand-in
+// of the stack's public URL and secret: only their place in the email
+// matters to the check.
+var standInLinks = unsubscribe.Links{BaseURL: "https://sesame.invalid", Signer: unsubscribe.Signer{Secret: []byte("deliverability check")}}
