@@ -12,13 +12,12 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/campaign/campaignhttp"
-	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/routes"
-	"github.com/sesame-mail/sesame/internal/sending/listmail"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -57,15 +56,13 @@ func Handlers(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) campaignh
 // links are built on a stand-in of it, which the check counts as
 // Sesame's own, as it would the real one.
 func Deliverability(subject, html string, sender identity.Sender, ws workspace.Workspace) (campaign.Verdict, error) {
-	msg := compose.Message{From: sender.Address(), To: sampleRecipient, ReplyTo: sender.ReplyTo, Subject: subject, HTML: html}
 	if ws.PostalAddress == "" {
 		// Approval refuses such a campaign until the address is set;
 		// meanwhile the footer is checked with a stand-in.
 		ws.PostalAddress = "(the workspace's postal address)"
 	}
-	m, err := listmail.WithUnsubscribe(standInLinks, ws, sender, msg, unsubscribe.Token{
-		WorkspaceID: ws.ID, ContactID: sampleID, Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: sampleID},
-	})
+	c := campaign.Campaign{ID: sampleID, WorkspaceID: ws.ID, Subject: subject, HTML: html, Sender: sender}
+	m, err := campaign.Message(c, ws, standInLinks, sampleRecipient, "")
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +71,11 @@ func Deliverability(subject, html string, sender identity.Sender, ws workspace.W
 	}))
 }
 
-// sampleRecipient is the stand-in recipient of a draft's check; merge
-// tags, once campaigns have them, are rendered for a sample contact
-// before CheckMessage.
-const sampleRecipient = "recipient@example.com"
+// sampleRecipient is the contact a draft's check renders the merge tags
+// for, as the campaign sender renders them for each recipient.
+var sampleRecipient = contact.Contact{ID: sampleID, Email: "alex.sample@example.com", FirstName: ptr("Alex"), LastName: ptr("Sample")}
+
+func ptr(s string) *string { return &s }
 
 // sampleID stands for the recipient's contact and the campaign in the
 // stand-in unsubscribe link (tokens carry UUIDs).

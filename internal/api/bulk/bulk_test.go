@@ -50,3 +50,24 @@ Each of them came from your feedback, so thank you for writing to us. The detail
 		t.Errorf("naming its own brand PayPal: %s %+v; want pass", r.Verdict, r.Checks)
 	}
 }
+
+// Merge tags are rendered for a sample contact before the check, as the
+// sender renders them for each recipient: the check reads a name, never
+// the tag, and a subject made of a name alone is not empty.
+func TestDeliverabilityRendersMergeTags(t *testing.T) {
+	sender := identity.Sender{Name: "Acme", Email: "news@acme.example"}
+	ws := workspace.Workspace{ID: "0192f5a4-1c2b-7d3e-8f40-123456789abc", Name: "Acme", PostalAddress: "1 Main St, Springfield"}
+	html := `<p>Hi {{ contact.first_name | "there" }}, we shipped faster exports, a calendar view and a cleaner settings page this month.
+Each came from your feedback, so thank you for writing to us; the details are on our blog.</p>`
+	raw, err := bulk.Deliverability(`{{ contact.first_name }}`, html, sender, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r deliverability.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != deliverability.Pass {
+		t.Errorf("%s %+v; want pass for the rendered email", r.Verdict, r.Checks)
+	}
+}
