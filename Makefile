@@ -85,16 +85,18 @@ invoke: bin/sesame
 	set -a; . .sesame/dev.env; set +a; bin/sesame invoke $(FN) $(EVENT)
 
 ## build: every Lambda function to bin/<fn>/bootstrap (linux/$(ARCH); ARCH=amd64 for LocalStack on x86),
-##   each within BINARY_BUDGET_MB (docs/decisions.md, "Binary size budget")
-BINARY_BUDGET_MB := 15
+##   each within its architecture's size budget (docs/decisions.md, "Binary size budget"):
+##   15 MiB on arm64, what Lambda runs; the same code is 8-9 % larger on amd64
+BINARY_BUDGET_KIB_arm64 := 15360
+BINARY_BUDGET_KIB_amd64 := 16896
 build:
 	$(check_arch)
 	@for fn in $(FUNCTIONS); do \
 		echo "build $$fn ($(ARCH))"; \
 		CGO_ENABLED=0 GOOS=linux GOARCH=$(ARCH) go build $(GOFLAGS_LAMBDA) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
-	@big=$$(find $(addprefix bin/,$(addsuffix /bootstrap,$(FUNCTIONS))) -size +$(BINARY_BUDGET_MB)M -printf '%p (%s bytes)\n'); \
-		if [ -n "$$big" ]; then echo "over the $(BINARY_BUDGET_MB) MiB budget (docs/decisions.md, \"Binary size budget\"):"; echo "$$big"; exit 1; fi
+	@big=$$(find $(addprefix bin/,$(addsuffix /bootstrap,$(FUNCTIONS))) -size +$(BINARY_BUDGET_KIB_$(ARCH))k -printf '%p (%s bytes)\n'); \
+		if [ -n "$$big" ]; then echo "over the $(ARCH) budget of $(BINARY_BUDGET_KIB_$(ARCH)) KiB (docs/decisions.md, \"Binary size budget\"):"; echo "$$big"; exit 1; fi
 
 ## synth: the CDK CloudFormation template (builds the functions first);
 ##   CDK_CONTEXT adds context, e.g. CDK_CONTEXT="-c localstack=true"

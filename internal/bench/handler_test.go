@@ -131,6 +131,9 @@ const (
 	handlerBudgetBody = "newsletter-10k.html"
 	ownP99Ratio       = 1.4
 	minimalRatioGoal  = 1.5
+	// p99Samples is how many requests at least a p99 is held on: fewer,
+	// and it is the slowest of a handful (BENCHTIME=1x gives minSamples).
+	p99Samples = 100
 )
 
 // handlerResult is what BenchmarkHandler measured for one body.
@@ -266,7 +269,9 @@ func BenchmarkHandler(b *testing.B) {
 			handlerResults.all = append(handlerResults.all, res)
 			handlerResults.Unlock()
 			if bd.file == handlerBudgetBody {
-				if ratio := res.ownRatio(); ratio > ownP99Ratio {
+				if len(res.real) < p99Samples {
+					b.Logf("own CPU at p99 not held: %d requests, a p99 needs %d", len(res.real), p99Samples)
+				} else if ratio := res.ownRatio(); ratio > ownP99Ratio {
 					b.Errorf("the send handler's own CPU at p99 is %.2f× the minimal handler's p50 (%v against %v), over %.1f×",
 						ratio, percentile(res.own(), 0.99), percentile(res.minimal, 0.5), ownP99Ratio)
 				}
