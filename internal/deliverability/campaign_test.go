@@ -1,10 +1,9 @@
-package bulk_test
+package deliverability_test
 
 import (
 	"encoding/json"
 	"testing"
 
-	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -23,7 +22,7 @@ Each of them came from your feedback, so thank you for writing to us. The detail
 	ws := workspace.Workspace{ID: "0192f5a4-1c2b-7d3e-8f40-123456789abc", Name: "Acme", PostalAddress: "1 Main St, Springfield"}
 	verdict := func(html string, ws workspace.Workspace) deliverability.Report {
 		t.Helper()
-		raw, err := bulk.Deliverability("November at Acme", html, sender, ws)
+		raw, err := deliverability.Campaign("November at Acme", html, sender, ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +58,7 @@ func TestDeliverabilityRendersMergeTags(t *testing.T) {
 	ws := workspace.Workspace{ID: "0192f5a4-1c2b-7d3e-8f40-123456789abc", Name: "Acme", PostalAddress: "1 Main St, Springfield"}
 	html := `<p>Hi {{ contact.first_name | "there" }}, we shipped faster exports, a calendar view and a cleaner settings page this month.
 Each came from your feedback, so thank you for writing to us; the details are on our blog.</p>`
-	raw, err := bulk.Deliverability(`{{ contact.first_name }}`, html, sender, ws)
+	raw, err := deliverability.Campaign(`{{ contact.first_name }}`, html, sender, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
