@@ -10,7 +10,7 @@ ARCH ?= arm64
 check_arch = $(if $(filter $(ARCH),arm64 amd64),,$(error ARCH must be arm64 or amd64, not $(ARCH)))
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev dev-up dev-down dev-reset test build synth lint bench clean deps invoke fuzz chromium screenshots
+.PHONY: dev dev-up dev-down dev-reset test build synth lint bench bench-smoke ci clean deps invoke fuzz chromium screenshots
 
 deps: $(NODE_DEPS)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
@@ -67,28 +67,47 @@ fuzz:
 bench: deps
 	localstack/bench.sh
 
+## bench-smoke: every benchmark once (BENCHTIME=1x, a small automation
+##   run), as CI runs them: a benchmark that cannot run fails; its budgets,
+##   ratios measured side by side, still hold
+bench-smoke: deps
+	BENCHTIME=1x BENCH_AUTOMATION_RUNS=$${BENCH_AUTOMATION_RUNS:-200} localstack/bench.sh
+
+## ci: what CI runs (.ci/run): lint, build and synth for both architectures
+##   and modes, every test, every benchmark once, every fuzz target briefly
+ci:
+	.ci/run
+
 ## invoke: run FN's handler once on EVENT against the local stack, e.g.
 ##   make invoke FN=get-email EVENT=events/apigw/get-email.json EMAIL_ID=<id>
 invoke: bin/sesame
 	@test -f .sesame/dev.env || (echo "start the local stack first: make dev-up"; exit 1)
 	set -a; . .sesame/dev.env; set +a; bin/sesame invoke $(FN) $(EVENT)
 
-## build: every Lambda function to bin/<fn>/bootstrap (linux/$(ARCH); ARCH=amd64 for LocalStack on x86)
+## build: every Lambda function to bin/<fn>/bootstrap (linux/$(ARCH); ARCH=amd64 for LocalStack on x86),
+##   each within its architecture's size budget (docs/decisions.md, "Binary size budget"):
+##   15 MiB on arm64, what Lambda runs; the same code is 8-9 % larger on amd64
+BINARY_BUDGET_KIB_arm64 := 15360
+BINARY_BUDGET_KIB_amd64 := 16896
 build:
 	$(check_arch)
 	@for fn in $(FUNCTIONS); do \
 		echo "build $$fn ($(ARCH))"; \
 		CGO_ENABLED=0 GOOS=linux GOARCH=$(ARCH) go build $(GOFLAGS_LAMBDA) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
-	@big=$$(find bin -name bootstrap -size +15M); if [ -n "$$big" ]; then echo "over the 15 MB budget: $$big"; exit 1; fi
+	@big=$$(find $(addprefix bin/,$(addsuffix /bootstrap,$(FUNCTIONS))) -size +$(BINARY_BUDGET_KIB_$(ARCH))k -printf '%p (%s bytes)\n'); \
+		if [ -n "$$big" ]; then echo "over the $(ARCH) budget of $(BINARY_BUDGET_KIB_$(ARCH)) KiB (docs/decisions.md, \"Binary size budget\"):"; echo "$$big"; exit 1; fi
 
-## synth: the CDK CloudFormation template (builds the functions first)
+## synth: the CDK CloudFormation template (builds the functions first);
+##   CDK_CONTEXT adds context, e.g. CDK_CONTEXT="-c localstack=true"
+CDK_CONTEXT ?=
 synth: deps build
 	$(check_arch)
-	localstack/node_modules/.bin/cdk synth -q -c arch=$(ARCH)
+	localstack/node_modules/.bin/cdk synth -q -c arch=$(ARCH) $(CDK_CONTEXT)
 
-## lint: gofmt, go vet, go mod tidy must leave no diff; shellcheck on the scripts
-lint:
+## lint: gofmt, go vet, go mod tidy must leave no diff; shellcheck on the scripts;
+##   the OpenAPI document through Redocly (redocly.yaml) and Spectral (.spectral.yaml)
+lint: $(NODE_DEPS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
 	@command -v shellcheck >/dev/null || (apt-get update -qq && apt-get install -y -qq shellcheck)
 	shellcheck -x $$(git ls-files '*.sh') .ci/run
@@ -96,6 +115,8 @@ lint:
 	cp go.mod /tmp/sesame.go.mod; cp go.sum /tmp/sesame.go.sum
 	go mod tidy
 	@git diff --quiet go.mod go.sum || (echo "go mod tidy changed go.mod/go.sum"; cp /tmp/sesame.go.mod go.mod; cp /tmp/sesame.go.sum go.sum; exit 1)
+	localstack/node_modules/.bin/redocly lint sesame
+	localstack/node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
 
 clean:
 	rm -rf bin cdk.out .sesame/test

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/mail"
 	"net/url"
 	"strings"
 
@@ -35,6 +36,9 @@ const (
 	// emails (an address of a domain verified in SES); unset, the
 	// dashboard cannot send sign-in links until it is set.
 	contextDashboardFrom = "dashboardFrom"
+	// contextAlertEmail is an address subscribed to the alarms topic
+	// (newMonitoring); unset, the topic has no subscriber.
+	contextAlertEmail = "alertEmail"
 )
 
 // Function architectures, as `make build ARCH=…` and GOARCH name them.
@@ -64,6 +68,7 @@ type deployOptions struct {
 	sesv2Endpoint string
 	publicURL     string
 	dashboardFrom string
+	alertEmail    string
 }
 
 // deployOptionsOf reads the context of scope (the app or the stack).
@@ -100,6 +105,15 @@ func deployOptionsOf(scope constructs.Construct) (deployOptions, error) {
 		return opts, err
 	} else if ok {
 		opts.dashboardFrom = v
+	}
+	if v, ok, err := contextString(scope, contextAlertEmail); err != nil {
+		return opts, err
+	} else if ok {
+		// A bare address: SNS's email protocol takes nothing else.
+		if a, err := mail.ParseAddress(v); err != nil || a.Address != v {
+			return opts, fmt.Errorf("context %s=%q: want an email address such as ops@example.com", contextAlertEmail, v)
+		}
+		opts.alertEmail = v
 	}
 	v, ok, err := contextString(scope, contextSESv2Endpoint)
 	switch {

@@ -33,6 +33,9 @@ func TestDeployOptions(t *testing.T) {
 		"public URL of a custom domain":   {context: map[string]any{contextPublicURL: "https://mail.example.com/"}, want: deployOptions{arch: archARM64, publicURL: "https://mail.example.com"}},
 		"public URL over http":            {context: map[string]any{contextPublicURL: "http://mail.example.com"}, wantErr: "must be https"},
 		"public URL with a query":         {context: map[string]any{contextPublicURL: "https://mail.example.com/?a=b"}, wantErr: "without query"},
+		"alert email":                     {context: map[string]any{contextAlertEmail: "ops@example.com"}, want: deployOptions{arch: archARM64, alertEmail: "ops@example.com"}},
+		"alert email with a name":         {context: map[string]any{contextAlertEmail: "Ops <ops@example.com>"}, wantErr: "want an email address"},
+		"alert email not an address":      {context: map[string]any{contextAlertEmail: "ops"}, wantErr: "want an email address"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

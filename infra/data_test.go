@@ -144,3 +144,48 @@ func TestQueueRetention(t *testing.T) {
 		}
 	}
 }
+
+// isTLSDeny is a statement refusing every SQS request to its resources
+// made without TLS, from anyone.
+func isTLSDeny(st map[string]any) bool {
+	cond, _ := st["Condition"].(map[string]any)
+	tls, _ := cond["Bool"].(map[string]any)
+	anyone := st["Principal"] == "*" || reflect.DeepEqual(st["Principal"], map[string]any{"AWS": "*"})
+	return st["Effect"] == "Deny" && anyone && slices.Equal(actions(st), []string{"sqs:*"}) &&
+		tls["aws:SecureTransport"] == "false" && len(cond) == 1
+}
+
+// Every queue, dead-letter queues too, refuses requests made without TLS;
+// each is in one queue policy (SQS keeps one per queue: a second would
+// replace the first).
+func TestQueuesRequireTLS(t *testing.T) {
+	for mode, s := range map[string]*synthed{"default": synth(t), "localstack": synthLocalStack(t)} {
+		policyOf := map[string]string{} // queue logical id → policy
+		denied := map[string]bool{}     // queue ARN, rendered
+		for id, qp := range s.doc.ofType("AWS::SQS::QueuePolicy") {
+			for _, q := range qp.Properties["Queues"].([]any) {
+				if other, ok := policyOf[refTarget(q)]; ok {
+					t.Errorf("%s: queue %s is in policies %s and %s", mode, refTarget(q), other, id)
+				}
+				policyOf[refTarget(q)] = id
+			}
+			doc, _ := qp.Properties["PolicyDocument"].(map[string]any)
+			for _, st := range doc["Statement"].([]any) {
+				if st := st.(map[string]any); isTLSDeny(st) {
+					for _, r := range resources(st) {
+						denied[r] = true
+					}
+				}
+			}
+		}
+		queues := s.doc.ofType("AWS::SQS::Queue")
+		if len(queues) != 2*len(queue.All) {
+			t.Errorf("%s: %d queues, want %d (each work queue and its dead-letter queue)", mode, len(queues), 2*len(queue.All))
+		}
+		for id := range queues {
+			if policyOf[id] == "" || !denied["${"+id+".Arn}"] {
+				t.Errorf("%s: queue %s does not refuse requests without TLS (policy %q)", mode, id, policyOf[id])
+			}
+		}
+	}
+}

@@ -360,7 +360,10 @@ func TestFunctionEnvironmentStartsIt(t *testing.T) {
 					t.Errorf("%s is set, but the function's config does not read it", k)
 				}
 				env[k] = "resolved at deploy"
-				if k == "SESAME_PUBLIC_URL" { // a URL, built at deploy
+				if k == "SESAME_PUBLIC_URL" { // a URL, built at deploy: https, as RFC 8058 wants of unsubscribe links
+					if u := render(v); !strings.HasPrefix(u, "https://") {
+						t.Errorf("SESAME_PUBLIC_URL = %s, want an https URL", u)
+					}
 					env[k] = "https://resolved-at-deploy.example/prod"
 				}
 				if lit, ok := v.(string); ok {

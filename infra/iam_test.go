@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/grants"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -160,7 +161,10 @@ func TestCheckDeliverabilityGrants(t *testing.T) {
 	s := synth(t)
 	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
 	id := functionIDs(t, s.doc)[routes.CheckDeliverability.Function]
-	want := map[string]bool{"dynamodb:UpdateItem on " + tableArn + " (API keys only)": true}
+	want := map[string]bool{
+		"dynamodb:UpdateItem on " + tableArn + " (API keys only)":                         true,
+		"dynamodb:GetItem on " + tableArn + " (keys " + dynamo.WorkspaceKeysPattern + ")": true,
+	}
 	wantGrants(t, s.doc, id, want)
 }
 

@@ -85,6 +85,8 @@ var communityResourceTypes = []string{
 // localStackModeRemoves are the resource types of the AWS deployment that
 // LocalStack mode leaves out, because the community image lacks them.
 var localStackModeRemoves = []string{
+	"AWS::CloudWatch::Dashboard",
+	"AWS::Logs::MetricFilter",
 	"AWS::SES::ConfigurationSet",
 	"AWS::SES::ConfigurationSetEventDestination",
 }

@@ -1,7 +1,8 @@
 // Command infra is Sesame's CDK app: one stack holding the table, the queues,
 // the SES configuration sets and the SNS topic that brings their events to
 // the ses-events queue, one Lambda function per API route and per
-// queue consumer, and the REST API in front of the routes.
+// queue consumer, the REST API in front of the routes, and the alarms and
+// dashboard that watch them.
 //
 // cdk runs it from the repository root (cdk.json: "go run ./infra"), so the
 // function binaries are read from bin/<function>/bootstrap there.
@@ -78,7 +79,8 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 			// The From of sign-in links: a verified sender of the account.
 			"SESAME_DASHBOARD_FROM": jsii.String(opts.dashboardFrom),
 		},
-		profiles: map[string]*profileResources{},
+		profiles:  map[string]*profileResources{},
+		functions: map[string]awslambda.Function{},
 	}
 
 	api := newRestAPI(stack)
@@ -86,6 +88,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	var paths []string
 	for _, f := range routes.RouteFunctions() {
 		fn := fns.newFunction(f.Name, f.Description(), sizing.Route(f.Routes[0]), nil)
+		suppress(fn, "Serverless-LambdaDLQ", synchronousOnly)
 		for _, r := range f.Routes {
 			addRoute(api, r, fn)
 			if _, ok := byPath[r.Path]; !ok {
@@ -105,6 +108,7 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	fns.env["SESAME_PUBLIC_URL"] = publicURL
 	for _, site := range routes.Sites {
 		fn := fns.newFunction(site.Function, site.Description(), sizing.SiteSizing(site), nil)
+		suppress(fn, "Serverless-LambdaDLQ", synchronousOnly)
 		addRoute(api, routes.Route{Method: "ANY", Path: site.Prefix}, fn)
 		addRoute(api, routes.Route{Method: "ANY", Path: site.Prefix + "/{proxy+}"}, fn)
 	}
@@ -114,6 +118,13 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	for _, s := range routes.Schedules {
 		fns.newScheduled(s)
 	}
+	requireTLS(stack, queues)
+	newMonitoring(stack, opts, monitored{
+		api:        api,
+		queues:     queues,
+		functions:  fns.functions,
+		senderLogs: fns.profile(accessOf(routes.CampaignSender.Function)).logs,
+	})
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Value:       api.Url(),
@@ -136,6 +147,11 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 	})
 	return stack
 }
+
+// synchronousOnly is why a function behind the API has no dead-letter
+// queue: Lambda's holds failed asynchronous invocations only.
+const synchronousOnly = "API Gateway invokes the function synchronously and the client gets the error; " +
+	"Lambda's dead-letter queue holds failed asynchronous invocations only."
 
 // functionNames lists every function of the stack: one per
 // routes.RouteFunctions entry and one per routes.Consumers entry.

@@ -157,6 +157,9 @@ func newSESEventsTopic(stack awscdk.Stack, sesEvents awssqs.IQueue) (awssns.Topi
 	subscription := topic.AddSubscription(awssnssubscriptions.NewSqsSubscription(sesEvents, &awssnssubscriptions.SqsSubscriptionProps{
 		RawMessageDelivery: jsii.Bool(true),
 	}))
+	suppress(subscription, "Serverless-SNSRedrivePolicy", "SNS retries a delivery to SQS for days (AWS-managed endpoint policy); "+
+		"it fails for good only if the ses-events queue or its policy, both this stack's, refuse it. "+
+		"What the queue's consumer cannot apply goes to ses-events-dlq, which has a depth alarm.")
 	return topic, subscription
 }
 

@@ -77,6 +77,29 @@ func TestAutomationRunCommands(t *testing.T) {
 	}
 }
 
+// A run whose send step could not send (its sender's domain is no
+// longer verified) is listed failed, and `automations run` shows why.
+func TestAutomationRunCommandsShowAFailedRun(t *testing.T) {
+	c := newConsoleTable(t)
+	ws := c.createWorkspace("Acme")
+	a := newRunWorkspace(t, c, ws)
+	domain := "acme-" + strings.ToLower(ws[len(ws)-8:]) + ".example"
+	if _, err := c.store.Domains.SetDomainStatus(t.Context(), ws, domain, identity.DomainFailed, nil); err != nil {
+		t.Fatal(err)
+	}
+	run := a.runEnding([]automation.Step{{Type: automation.StepSend, Subject: "Hello", HTML: "<p>Hello</p>"}}, nil, automation.RunFailed)
+	list := c.automations("runs", a.automation, "--workspace", ws)
+	if !regexp.MustCompile(`(?m)^` + run.ID + `\s+` + run.ContactID + `\s+failed\s+0\s+-\s+\S+\s*$`).MatchString(list) {
+		t.Errorf("runs does not show the failed run:\n%s", list)
+	}
+	shown := c.automations("run", run.ID, "--workspace", ws)
+	for _, line := range []string{`status\s+failed`, `reason\s+the default sender cannot send: hello@` + regexp.QuoteMeta(domain) + ` is not on a verified domain`, `0\s+send\s+\S+\s+failed\s+-\s+the default sender cannot send`} {
+		if !regexp.MustCompile(`(?m)^` + line).MatchString(shown) {
+			t.Errorf("run does not show %q:\n%s", line, shown)
+		}
+	}
+}
+
 // automations runs a command of `sesame automations` that has to succeed.
 func (c *consoleTable) automations(args ...string) string {
 	c.t.Helper()
@@ -119,8 +142,13 @@ func newRunWorkspace(t *testing.T, c *consoleTable, ws string) *runWorkspace {
 
 // run keeps steps as the automation's version 1 (the items the
 // definitions write), starts a test key's run of it and has the runner
-// execute it; it returns the run as it ended.
+// execute it; it returns the run, which must have completed.
 func (w *runWorkspace) run(steps []automation.Step, payload map[string]string) automation.Run {
+	return w.runEnding(steps, payload, automation.RunCompleted)
+}
+
+// runEnding is run for a run that must end as want.
+func (w *runWorkspace) runEnding(steps []automation.Step, payload map[string]string, want automation.RunStatus) automation.Run {
 	t, ctx, store := w.t, w.t.Context(), w.c.store
 	t.Helper()
 	js, err := json.Marshal(steps)
@@ -159,8 +187,8 @@ func (w *runWorkspace) run(steps []automation.Step, payload map[string]string) a
 		t.Fatal("the runner asked for the run again")
 	}
 	ended, err := store.AutomationRuns.GetRun(ctx, w.ws, w.automation, r.ID)
-	if err != nil || ended.Status != automation.RunCompleted {
-		t.Fatalf("run = %+v, %v; want completed", ended, err)
+	if err != nil || ended.Status != want {
+		t.Fatalf("run = %+v, %v; want %s", ended, err, want)
 	}
 	return ended
 }

@@ -18,12 +18,13 @@ func TestContactsImportIsIdempotentByEmail(t *testing.T) {
 		"not an address,Bob,,,,,,\n" +
 		"ANN@example.org,Again,,,,,,\n" +
 		"carl@example.org,,,Bad Tag,,,,\n" +
-		" Dan@Example.org ,Dan,Doe,,free,,,\n"
+		" Dan@Example.org ,Dan,Doe,,free,,,\n" +
+		"eve@example.org,Eve,,,,,1e126,\n" // a number the store cannot keep: this line alone is refused
 	if err := os.WriteFile(file, []byte(csv), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := c.must("contacts", "import", file, "--workspace", ws)
-	for _, want := range []string{"rows     5", "created  2", "updated  0", "refused  3", "line 3: ", "line 4: ann@example.org is also on line 2", "line 5: "} {
+	for _, want := range []string{"rows     6", "created  2", "updated  0", "refused  4", "line 3: ", "line 4: ann@example.org is also on line 2", "line 5: ", "line 7: invalid properties.seats"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("first import printed %q, missing %q", out, want)
 		}

@@ -142,7 +142,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL, Pacing: cfg.Pacing, Breaker: cfg.Breaker,
 	}, sender.Deps{
 		Campaigns: repos.Campaigns, Transport: svc.Transport, Account: sender.Account(c.SES),
-		Sends: c.SQS, Webhooks: c.SQS, Logger: logger,
+		Sends: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger,
 	})
 	return Deps{
 		Repos:       repos,
@@ -161,7 +161,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		AutomationRunner: runs.NewRunner(repos.Table, config.AutomationRunner{
 			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
 			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
-		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Webhooks: c.SQS, Logger: logger}),
+		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger}),
 		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
@@ -193,7 +193,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
-	all = append(all, deliverabilityhttp.Handlers{}.Routes()...)
+	all = append(all, deliverabilityhttp.Handlers{Workspaces: d.Repos.Workspaces}.Routes()...)
 	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
 	all = append(all, d.AutomationEvents.Routes()...)
 	return all

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sesame-mail/sesame/internal/mergetag"
 )
 
 // Every blueprint activates as shipped, listens for its own name and
@@ -28,7 +30,7 @@ func TestBlueprintsActivateAsShipped(t *testing.T) {
 			if s.Type != StepSend {
 				continue
 			}
-			subject, err := RenderText(s.Subject, Vars{Email: "a@example.com"})
+			subject, err := mergetag.RenderSubject(s.Subject, mergetag.Vars{Email: "a@example.com"})
 			if err != nil || strings.TrimSpace(subject) == "" || strings.Contains(subject, "{{") {
 				t.Errorf("%s step %d renders subject %q, %v", name, i, subject, err)
 			}
@@ -45,7 +47,7 @@ func TestCartAbandonedBlueprint(t *testing.T) {
 	if got := strings.Join(kinds, ", "); got != "wait 1h, send 0m, wait 1d, send 0m" {
 		t.Errorf("cart_abandoned steps %s", got)
 	}
-	html, _ := RenderHTML(d.Steps[1].HTML, Vars{Event: map[string]string{}})
+	html, _ := mergetag.RenderHTML(d.Steps[1].HTML, mergetag.Vars{Event: map[string]string{}})
 	if !strings.Contains(d.Steps[1].HTML, `{{ event.product_name | "your items" }}`) || !strings.Contains(html, "your items") {
 		t.Errorf("the reminder does not name the product with its fallback: %s", html)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/mergetag"
 )
 
 // Limits of a definition.
@@ -119,7 +120,7 @@ func (d Definition) Check() Problems {
 }
 
 // CheckActivation reports what keeps d from receiving events beyond
-// Check: content some run could not render (CheckContent). The sender
+// Check: content some run could not render (checkContent). The sender
 // is the owner service's to check, as it reads the workspace.
 func (d Definition) CheckActivation() Problems {
 	p := d.Check()
@@ -127,10 +128,10 @@ func (d Definition) CheckActivation() Problems {
 		if s.Type != StepSend {
 			continue
 		}
-		if err := CheckContent(s.Subject); err != nil {
+		if err := checkContent(s.Subject); err != nil {
 			p.add(fmt.Sprintf("steps[%d].subject", i), "%s", err)
 		}
-		if err := CheckContent(s.HTML); err != nil {
+		if err := checkContent(s.HTML); err != nil {
 			p.add(fmt.Sprintf("steps[%d].html", i), "%s", err)
 		}
 	}
@@ -198,4 +199,18 @@ func checkTagName(path, tag string, p *Problems) {
 	if !contact.ValidTag(tag) {
 		p.add(path, "a tag is 1 to %d characters of a-z, 0-9, _ and -, not %q", contact.MaxTag, tag)
 	}
+}
+
+// checkContent reports why a text would not render for every run: a
+// variable it cannot read, or one that some run may lack and that has
+// no fallback.
+func checkContent(s string) error {
+	t, err := mergetag.Parse(s, mergetag.Contact|mergetag.Event)
+	if err != nil {
+		return err
+	}
+	if bare := t.Bare(); len(bare) > 0 {
+		return fmt.Errorf("{{ %s }} has no fallback, and a run may lack it: write {{ %s | \"…\" }}", bare[0], bare[0])
+	}
+	return nil
 }

@@ -20,6 +20,10 @@ const (
 	// RunStopped is a run ended early, Reason says why (the contact
 	// unsubscribed, was suppressed or deleted, the allowance ran out).
 	RunStopped RunStatus = "stopped"
+	// RunFailed is a run ended by a send step whose email could not go
+	// (its sender cannot send, its content does not build, the provider
+	// refused it); Reason says why.
+	RunFailed RunStatus = "failed"
 )
 
 // Run is one execution of an automation version for one contact, started

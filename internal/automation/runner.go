@@ -16,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/mergetag"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
@@ -114,8 +115,10 @@ type Runner struct {
 	// Build writes a message's raw MIME form (compose/raw.Build).
 	Build    func(compose.Message) ([]byte, error)
 	Failures sending.FailureRecorder
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Backoff brings a wake-up that met a fault back within seconds.
+	Backoff batch.Backoff
+	Logger  *slog.Logger
+	Now     func() time.Time
 
 	// versions caches kept versions: they never change.
 	versions sync.Map
@@ -146,6 +149,9 @@ func (r *Runner) Handle(ctx context.Context, msgs []batch.Message) (retry []stri
 		}
 		if err := r.Wake(ctx, m); err != nil {
 			r.logger().ErrorContext(ctx, "automation run failed; will retry", slog.String("run_id", m.RunID), slog.Any("err", err))
+			if err := r.Backoff.Retry(ctx, msg); err != nil {
+				r.logger().ErrorContext(ctx, "automation retry delay not set", slog.Any("err", err))
+			}
 			retry = append(retry, msg.ID)
 		}
 	}
@@ -260,6 +266,13 @@ func stop(a *Advance, outcome, reason string) {
 	a.Step--
 }
 
+// failed ends the run at its send step, whose email could not go, with
+// reason.
+func failed(a *Advance, reason string) {
+	stop(a, "failed", reason)
+	a.Status = RunFailed
+}
+
 // ReasonContactDeleted is why a run whose contact was deleted stopped.
 const ReasonContactDeleted = "the contact was deleted"
 
@@ -321,12 +334,12 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		return err
 	}
 	if refusal != "" {
-		stop(a, "stopped", refusal)
+		failed(a, refusal)
 		return nil
 	}
 	subject, body, err := RenderSend(step, run, c)
 	if err != nil {
-		stop(a, "stopped", err.Error())
+		failed(a, err.Error())
 		return nil
 	}
 	mode := listmail.Tracking(ws)
@@ -358,8 +371,7 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 	}
 	if errors.Is(err, compose.ErrInvalid) {
 		listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, "not sent: "+err.Error())
-		a.Log.Outcome = "failed"
-		a.Log.Detail = "not sent: " + err.Error()
+		failed(a, "not sent: "+err.Error())
 		return nil
 	}
 	if err != nil {
@@ -379,7 +391,7 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		if fail.IsPermanent(err) {
 			reason := "rejected by the email provider: " + fail.MessageOf(err)
 			listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, reason)
-			a.Log.Outcome, a.Log.Detail = "failed", reason
+			failed(a, reason)
 			return nil
 		}
 		listmail.Release(ctx, r.Mail, r.logger(), e)
@@ -394,10 +406,10 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 // not render.
 func RenderSend(step Step, run Run, c contact.Contact) (subject, html string, err error) {
 	vars := varsOf(run, c)
-	if subject, err = RenderText(step.Subject, vars); err != nil {
+	if subject, err = mergetag.RenderSubject(step.Subject, vars); err != nil {
 		return "", "", fmt.Errorf("the subject does not render: %w", err)
 	}
-	if html, err = RenderHTML(step.HTML, vars); err != nil {
+	if html, err = mergetag.RenderHTML(step.HTML, vars); err != nil {
 		return "", "", fmt.Errorf("the html does not render: %w", err)
 	}
 	return subject, html, nil
@@ -457,24 +469,9 @@ func (r *Runner) sender(ctx context.Context, ws workspace.Workspace, id string) 
 
 // varsOf are the values a run's content reads: its frozen payload and
 // the contact now.
-func varsOf(run Run, c contact.Contact) Vars {
-	v := Vars{Event: run.Payload, Email: c.Email, Properties: map[string]string{}}
-	if c.FirstName != nil {
-		v.FirstName = *c.FirstName
-	}
-	if c.LastName != nil {
-		v.LastName = *c.LastName
-	}
-	for k, p := range c.Properties {
-		switch p.Kind {
-		case contact.KindString:
-			v.Properties[k] = p.String
-		case contact.KindNumber:
-			v.Properties[k] = strconv.FormatFloat(p.Number, 'f', -1, 64)
-		case contact.KindBool:
-			v.Properties[k] = strconv.FormatBool(p.Bool)
-		}
-	}
+func varsOf(run Run, c contact.Contact) mergetag.Vars {
+	v := mergetag.ContactVars(c)
+	v.Event = run.Payload
 	return v
 }
 

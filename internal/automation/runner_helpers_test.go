@@ -35,6 +35,10 @@ type world struct {
 	usage        int
 	allowance    int
 	verified     []string // the workspace's verified domains
+	// refuse is SES's answer to every send (nil: taken); unbuildable is
+	// the MIME writer's refusal of every message (nil: written).
+	refuse      error
+	unbuildable error
 }
 
 func newWorld(t *testing.T, env apikey.Environment, steps ...Step) *world {
@@ -54,7 +58,12 @@ func (w *world) runner() *Runner {
 	return &Runner{
 		Runs: fakeRuns{w}, Audience: fakeAudience{w}, Mail: fakeMail{w}, Workspaces: fakeWorkspaces{w},
 		Queue: fakeQueue{w}, Transport: fakeTransport{w}, Captures: fakeCaptures{w},
-		Links: fakeLinks{}, Build: func(m compose.Message) ([]byte, error) { return []byte(m.Subject + "|" + m.HTML), nil },
+		Links: fakeLinks{}, Build: func(m compose.Message) ([]byte, error) {
+			if w.unbuildable != nil {
+				return nil, w.unbuildable
+			}
+			return []byte(m.Subject + "|" + m.HTML), nil
+		},
 		Now: func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.now },
 	}
 }
@@ -159,6 +168,9 @@ func (f fakeQueue) Wake(_ context.Context, m WakeMessage, d time.Duration) error
 type fakeTransport struct{ w *world }
 
 func (f fakeTransport) Send(_ context.Context, in sending.SendInput) (string, error) {
+	if f.w.refuse != nil {
+		return "", f.w.refuse
+	}
 	f.w.sent = append(f.w.sent, in)
 	return "ses-id", nil
 }

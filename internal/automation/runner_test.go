@@ -2,13 +2,19 @@ package automation
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
 var (
@@ -108,9 +114,6 @@ func TestRunnerStops(t *testing.T) {
 		"deleted":       {func(w *world) { w.contact = nil }, ReasonContactDeleted},
 		"allowance":     {func(w *world) { w.allowance, w.usage = 100, 100 }, "monthly allowance of 100"},
 		"test suppress": {func(w *world) { w.suppress, w.run.Environment = true, apikey.Test }, "do-not-send list"},
-		// Checked as POST /send checks it: a domain unverified since the
-		// activation does not send.
-		"sender's domain unverified": {func(w *world) { w.verified = nil }, "the default sender cannot send: shop@example.com is not on a verified domain"},
 	}
 	for name, tt := range tests {
 		w := newWorld(t, apikey.Live, sendStep, tagStep)
@@ -161,5 +164,90 @@ func TestRunnerStepInFlightIsRetried(t *testing.T) {
 	w.wake(t)
 	if len(w.sent) != 1 || w.run.Status != RunCompleted || w.run.Log[0].Outcome != "sent" {
 		t.Errorf("after the release: sent %d, run %+v", len(w.sent), w.run)
+	}
+}
+
+// faultyRuns is the run store while the table does not answer.
+type faultyRuns struct{ fakeRuns }
+
+func (faultyRuns) GetRun(context.Context, string, string, string) (Run, error) {
+	return Run{}, errors.New("store paused")
+}
+
+// postponements records the waits set on messages.
+type postponements map[string]time.Duration
+
+func (p postponements) Postpone(_ context.Context, receipt string, d time.Duration) error {
+	p[receipt] = d
+	return nil
+}
+
+// A wake-up that meets a store fault comes back after a short wait
+// growing with its receives, not the queue's visibility timeout.
+func TestRunnerFaultRetriesWithinSeconds(t *testing.T) {
+	w := newWorld(t, apikey.Live, Step{Type: StepSend})
+	r := w.runner()
+	r.Runs = faultyRuns{fakeRuns{w}}
+	later := postponements{}
+	r.Backoff = batch.Backoff{Later: later, Ceiling: 2 * time.Minute}
+	body, _ := json.Marshal(WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"})
+	msgs := []batch.Message{{ID: "m1", Body: string(body), Receipt: "r1", ReceiveCount: 1}, {ID: "m2", Body: string(body), Receipt: "r2", ReceiveCount: 9}}
+	if retry := r.Handle(t.Context(), msgs); !slices.Equal(retry, []string{"m1", "m2"}) {
+		t.Fatalf("retry %v", retry)
+	}
+	if d := later["r1"]; d < time.Second || d > 2*time.Second {
+		t.Errorf("first receive waits %s, want 1-2 s", d)
+	}
+	if d := later["r2"]; d < time.Minute || d > 2*time.Minute {
+		t.Errorf("ninth receive waits %s, want the 1-2 min ceiling's range", d)
+	}
+}
+
+// A send step whose email cannot go ends the run as failed, at that
+// step, with the reason: never completed, and no later step runs.
+func TestRunnerSendStepFails(t *testing.T) {
+	tests := map[string]struct {
+		change func(w *world)
+		reason string
+		claim  bool // the email was claimed, and is recorded as failed
+	}{
+		// Checked as POST /send checks it: a domain unverified since the
+		// activation does not send.
+		"sender's domain unverified": {func(w *world) { w.verified = nil }, "the default sender cannot send: shop@example.com is not on a verified domain", false},
+		"provider refuses": {func(w *world) {
+			w.refuse = fail.Errorf(fail.KindInvalid, "", "", "Email address is not verified")
+		}, "rejected by the email provider: Email address is not verified", true},
+		"message does not build": {func(w *world) {
+			w.unbuildable = fmt.Errorf("%w: header line too long", compose.ErrInvalid)
+		}, "not sent: compose: invalid message: header line too long", true},
+	}
+	for name, tt := range tests {
+		w := newWorld(t, apikey.Live, sendStep, tagStep)
+		tt.change(w)
+		w.wake(t)
+		if w.run.Status != RunFailed || !strings.HasPrefix(w.run.Reason, tt.reason) || w.run.Step != 0 || w.run.EndedAt == nil || len(w.tags) != 0 {
+			t.Errorf("%s: run = %+v", name, w.run)
+		}
+		if l := w.run.Log; len(l) != 1 || l[0].Outcome != "failed" || l[0].Detail != w.run.Reason {
+			t.Errorf("%s: log = %+v", name, l)
+		}
+		if len(w.sent) != 0 || (len(w.claims) == 1) != tt.claim {
+			t.Errorf("%s: sent %v, claims %v", name, w.sent, w.claims)
+		}
+	}
+}
+
+// A contact's name with a line break in it reaches the subject as
+// spaces: the email goes, with one header line, and the run completes.
+func TestRunnerSubjectValueWithLineBreak(t *testing.T) {
+	w := newWorld(t, apikey.Live, Step{Type: StepSend, Subject: `Hi {{ contact.first_name | "there" }}`, HTML: `<p>Hi</p>`})
+	w.contact.FirstName = new("Ann\r\nBcc: all@example.com")
+	w.wake(t)
+	if w.run.Status != RunCompleted || len(w.sent) != 1 {
+		t.Fatalf("run = %+v, sent %d", w.run, len(w.sent))
+	}
+	subject, _, _ := strings.Cut(string(w.sent[0].Raw), "|")
+	if subject != "Hi Ann  Bcc: all@example.com" || w.claims[EmailID(w.run, 0)].Subject != subject {
+		t.Errorf("subject %q, stored %q", subject, w.claims[EmailID(w.run, 0)].Subject)
 	}
 }

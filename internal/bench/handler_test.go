@@ -120,13 +120,21 @@ func swapID(item map[string]ddbtypes.AttributeValue, old, new string) map[string
 	return out
 }
 
-// DESIGN's handler budget, held for the 10 KB newsletter: Sesame's own
-// CPU per request (beyond the minimal handler's) p99 ≤ 2 ms, and the
-// handler's p50 ≤ 1.5× the minimal handler's.
+// DESIGN's handler budget, held for the 10 KB newsletter as ratios to
+// the minimal handler measured side by side, on at least handlerSamples
+// requests whatever BENCHTIME: the handler's p50 ≤ 1.5× the minimal
+// handler's, and its p99 ≤ 2× the minimal handler's p99. DESIGN says
+// "Sesame's own CPU ≤ 2 ms at p99", set when the minimal handler took
+// about 2 ms at p99: absolute milliseconds vary threefold with the load
+// of a shared machine, and the tails of two handlers that alternate see
+// the same disturbances.
 const (
 	handlerBudgetBody = "newsletter-10k.html"
-	ownCPUBudget      = 2 * time.Millisecond
 	minimalRatioGoal  = 1.5
+	tailRatioGoal     = 2.0
+	// handlerSamples: fewer, and a p99 is the slowest one or two and a
+	// p50 moves by more than the budget's margin.
+	handlerSamples = 200
 )
 
 // handlerResult is what BenchmarkHandler measured for one body.
@@ -149,6 +157,11 @@ func (r handlerResult) own() []time.Duration {
 // ratio is the handler's p50 over the minimal handler's.
 func (r handlerResult) ratio() float64 {
 	return float64(percentile(r.real, 0.5)) / float64(percentile(r.minimal, 0.5))
+}
+
+// tailRatio is the handler's p99 over the minimal handler's.
+func (r handlerResult) tailRatio() float64 {
+	return float64(percentile(r.real, 0.99)) / float64(percentile(r.minimal, 0.99))
 }
 
 var handlerResults struct {
@@ -219,7 +232,7 @@ func BenchmarkHandler(b *testing.B) {
 			}
 			logs.take()
 			res := handlerResult{body: bd}
-			for b.Loop() {
+			sample := func() {
 				// Each request starts on a collected heap, as in a function
 				// whose heap holds little but its clients: the collections a
 				// request's own garbage causes are in its CPU time, a
@@ -241,6 +254,12 @@ func BenchmarkHandler(b *testing.B) {
 					b.Fatalf("minimal: %d %v", resp.StatusCode, err)
 				}
 			}
+			for b.Loop() {
+				sample()
+			}
+			for len(res.real) < handlerSamples {
+				sample()
+			}
 			res.logBytes, _ = logs.take()
 			res.reqs = len(res.real)
 			b.ReportMetric(ms(percentile(res.real, 0.5)), "cpu-p50-ms")
@@ -251,8 +270,8 @@ func BenchmarkHandler(b *testing.B) {
 			handlerResults.all = append(handlerResults.all, res)
 			handlerResults.Unlock()
 			if bd.file == handlerBudgetBody {
-				if p99 := percentile(res.own(), 0.99); p99 > ownCPUBudget {
-					b.Errorf("the send handler's own CPU is %v at p99, over the %v budget", p99, ownCPUBudget)
+				if ratio := res.tailRatio(); ratio > tailRatioGoal {
+					b.Errorf("the send handler takes %.2f× the minimal handler's CPU at p99, over %.1f×", ratio, tailRatioGoal)
 				}
 				if ratio := res.ratio(); ratio > minimalRatioGoal {
 					b.Errorf("the send handler takes %.2f× the minimal handler's CPU at p50, over %.1f×", ratio, minimalRatioGoal)
@@ -270,16 +289,16 @@ func handlerReport(out io.Writer) {
 		return
 	}
 	fmt.Fprintf(out, "\nSend function handler CPU per request (process CPU time: waits on DynamoDB and SES left out; JSON logger on)\n")
-	fmt.Fprintf(out, "against a minimal handler making the same SDK calls; goals at 10 KB: own p99 ≤ %v, p50 ≤ %.1f× minimal\n", ownCPUBudget, minimalRatioGoal)
+	fmt.Fprintf(out, "against a minimal handler making the same SDK calls; goals at 10 KB: p50 ≤ %.1f× minimal, p99 ≤ %.1f× minimal\n", minimalRatioGoal, tailRatioGoal)
 	fmt.Fprintf(out, "(own: Sesame's CPU beyond the minimal handler's, request by request, the two alternating)\n")
-	fmt.Fprintf(out, "  %-30s %8s %20s %20s %18s %7s %10s\n", "body", "requests", "handler p50/p99 ms", "minimal p50/p99 ms", "own p50/p99 ms", "ratio", "log B/req")
+	fmt.Fprintf(out, "  %-30s %8s %20s %20s %18s %7s %9s %10s\n", "body", "requests", "handler p50/p99 ms", "minimal p50/p99 ms", "own p50/p99 ms", "ratio", "p99 ratio", "log B/req")
 	for _, r := range handlerResults.all {
 		p50, p99 := percentile(r.real, 0.5), percentile(r.real, 0.99)
 		m50, m99 := percentile(r.minimal, 0.5), percentile(r.minimal, 0.99)
 		own := r.own()
-		fmt.Fprintf(out, "  %-30s %8d %20s %20s %18s %6.2f× %10.0f\n", fmt.Sprintf("%s (%d B)", r.body.name, len(r.body.html)), r.reqs,
+		fmt.Fprintf(out, "  %-30s %8d %20s %20s %18s %6.2f× %8.2f× %10.0f\n", fmt.Sprintf("%s (%d B)", r.body.name, len(r.body.html)), r.reqs,
 			fmt.Sprintf("%.3f / %.3f", ms(p50), ms(p99)), fmt.Sprintf("%.3f / %.3f", ms(m50), ms(m99)),
 			fmt.Sprintf("%.3f / %.3f", ms(percentile(own, 0.5)), ms(percentile(own, 0.99))),
-			r.ratio(), float64(r.logBytes)/float64(r.reqs))
+			r.ratio(), r.tailRatio(), float64(r.logBytes)/float64(r.reqs))
 	}
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/mergetag"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -44,7 +46,7 @@ func (r *DraftRequest) Validate() error {
 	case r.HTML == nil:
 		return fail.Missing("html")
 	}
-	id, err := uuid.Parse(*r.SegmentID)
+	id, err := ident.Parse(*r.SegmentID)
 	if err != nil || len(*r.SegmentID) != 36 {
 		return fail.Invalid("segment_id", "segment_id must be a segment's id, a UUID")
 	}
@@ -53,8 +55,9 @@ func (r *DraftRequest) Validate() error {
 }
 
 // CheckContent refuses a campaign's subject or html: the subject as /send
-// reads it, a blank html, or one over MaxHTMLBytes. A draft and an edit
-// read content by this one rule.
+// reads it, a blank html, or one over MaxHTMLBytes, either with a merge
+// tag the language refuses (mergetag.Parse, contact variables only), or
+// a subject that renders blank for a recipient lacking its values. A draft and an edit read content by this one rule.
 func CheckContent(subject, html string) error {
 	if strings.TrimSpace(subject) == "" {
 		return fail.Invalid("subject", "subject must not be blank")
@@ -62,11 +65,21 @@ func CheckContent(subject, html string) error {
 	if err := email.CheckSubject(subject); err != nil {
 		return fail.Invalid("subject", "%s", err)
 	}
+	tags, err := mergetag.Parse(subject, mergetag.Contact)
+	if err != nil {
+		return fail.Invalid("subject", "subject: %s", err)
+	}
+	if strings.TrimSpace(tags.Subject(mergetag.Vars{Email: "@"})) == "" {
+		return fail.Invalid("subject", "subject would be blank for a recipient without a name or properties: give its tags a fallback that is not empty, such as {{ contact.first_name | \"Hello\" }}")
+	}
 	if strings.TrimSpace(html) == "" {
 		return fail.Invalid("html", "html must not be blank")
 	}
 	if len(html) > MaxHTMLBytes {
 		return fail.Invalid("html", "html is %d bytes; a campaign's html takes at most %d (256 KB)", len(html), MaxHTMLBytes)
+	}
+	if _, err := mergetag.Parse(html, mergetag.Contact); err != nil {
+		return fail.Invalid("html", "html: %s", err)
 	}
 	return nil
 }
@@ -106,8 +119,9 @@ type SegmentReader interface {
 type Verdict = json.RawMessage
 
 // Checker is the deliverability check of a campaign's content, read as
-// bulk mail whose footer and List-Unsubscribe Sesame adds.
-type Checker func(subject, html string, sender identity.Sender) (Verdict, error)
+// bulk mail whose footer and List-Unsubscribe Sesame adds, from the
+// workspace ws (its brands and postal address).
+type Checker func(subject, html string, sender identity.Sender, ws workspace.Workspace) (Verdict, error)
 
 // Drafts drafts bulk campaigns: it freezes a segment's recipients and
 // holds the campaign for the owner's approval. Nothing is queued or sent.
@@ -180,7 +194,7 @@ func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest
 		SegmentID: seg.ID, Status: StatusPendingApproval, RecipientCount: len(recipients),
 		ContentHash: ContentHash(*req.Subject, *req.HTML, sender), CreatedAt: now,
 	}
-	out := DraftResult{Status: StatusPendingApproval, ApprovalID: c.ID, RecipientCount: c.RecipientCount, Deliverability: d.verdict(ctx, c)}
+	out := DraftResult{Status: StatusPendingApproval, ApprovalID: c.ID, RecipientCount: c.RecipientCount, Deliverability: d.verdict(ctx, c, ws)}
 	var claim *sending.IdempotencyRecord
 	if idemKey != "" {
 		// The answer is whole before anything is written: the record is
@@ -201,7 +215,7 @@ func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest
 
 // verdict is the deliverability check of c's content, or nil when there
 // is no check or it failed: a failing check never blocks a draft.
-func (d *Drafts) verdict(ctx context.Context, c Campaign) (v Verdict) {
+func (d *Drafts) verdict(ctx context.Context, c Campaign, ws workspace.Workspace) (v Verdict) {
 	if d.Check == nil {
 		return nil
 	}
@@ -211,7 +225,7 @@ func (d *Drafts) verdict(ctx context.Context, c Campaign) (v Verdict) {
 			d.logger().ErrorContext(ctx, "deliverability check failed; the draft has no verdict", slog.String("campaign_id", c.ID), slog.Any("panic", r))
 		}
 	}()
-	v, err := d.Check(c.Subject, c.HTML, c.Sender)
+	v, err := d.Check(c.Subject, c.HTML, c.Sender, ws)
 	if err != nil {
 		d.logger().ErrorContext(ctx, "deliverability check failed; the draft has no verdict", slog.String("campaign_id", c.ID), slog.Any("err", err))
 		return nil

@@ -3,11 +3,13 @@ package campaign_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // The draft's body rules, in the spec's order, each naming its field.
@@ -45,12 +47,44 @@ func TestDraftRequestValidate(t *testing.T) {
 	}
 }
 
+// A merge tag the language refuses is refused at draft and at edit, on
+// the field that holds it, naming where; contact variables render.
+func TestCheckContentMergeTags(t *testing.T) {
+	ok := []struct{ subject, html string }{
+		{`Hi {{ contact.first_name | "there" }}`, `<p>{{ contact.last_name }} {{ contact.email }} {{ contact.properties.plan | "free" }}</p>`},
+		{`No tags`, `<p>{{contact.first_name}}</p>`},
+		{`{{ contact.first_name | "Hello" }}`, `<p>x</p>`},
+		{`{{ contact.email }}`, `<p>x</p>`},
+	}
+	for _, c := range ok {
+		if err := campaign.CheckContent(c.subject, c.html); err != nil {
+			t.Errorf("CheckContent(%q, %q) = %v", c.subject, c.html, err)
+		}
+	}
+	for _, c := range []struct{ subject, html, param, says string }{
+		{`Hi {{ contact.nickname }}`, `<p>x</p>`, "subject", `subject: line 1, column 4: unknown variable "contact.nickname"`},
+		{`Hi {{ event.total }}`, `<p>x</p>`, "subject", `unknown variable "event.total"`},
+		{`Hi`, "<p>\n  {{ contact.first_name | there }}</p>", "html", `html: line 2, column 3: {{ contact.first_name | there }}: a fallback is text in double quotes`},
+		{`Hi`, `<p>Hello {{ contact.first_name</p>`, "html", `html: line 1, column 10:`},
+		{` {{ contact.first_name }} {{ contact.last_name }}`, `<p>x</p>`, "subject", `subject would be blank for a recipient without a name`},
+		{`{{ contact.properties.plan | "" }}`, `<p>x</p>`, "subject", `subject would be blank`},
+	} {
+		err := campaign.CheckContent(c.subject, c.html)
+		e, isFail := fail.As(err)
+		if !isFail || e.Kind != fail.KindInvalid || e.Param != c.param || !strings.Contains(fail.MessageOf(err), c.says) {
+			t.Errorf("CheckContent(%q, %q) = %v, want invalid %s saying %q", c.subject, c.html, err, c.param, c.says)
+		}
+	}
+}
+
 // A deliverability check that fails, by error or by panic, leaves the
 // verdict null and the draft standing.
 func TestVerdictOfAFailingCheck(t *testing.T) {
 	for name, check := range map[string]campaign.Checker{
-		"error": func(string, string, identity.Sender) (campaign.Verdict, error) { return nil, errors.New("down") },
-		"panic": func(string, string, identity.Sender) (campaign.Verdict, error) { panic("bug") },
+		"error": func(string, string, identity.Sender, workspace.Workspace) (campaign.Verdict, error) {
+			return nil, errors.New("down")
+		},
+		"panic": func(string, string, identity.Sender, workspace.Workspace) (campaign.Verdict, error) { panic("bug") },
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := &campaign.Drafts{Check: check}

@@ -70,8 +70,8 @@ func (s *Service) Get(ctx context.Context, workspaceID, id string) (Campaign, er
 }
 
 // Cancel stops a campaign: one not yet started is never sent, one sending
-// or paused sends nobody more (the sender reads the status before each
-// batch). A campaign sent, cancelled or discarded is 409
+// or paused sends nobody more once this answers (the sender reads the
+// status before each SES call). A campaign sent, cancelled or discarded is 409
 // campaign_not_cancellable. Cancel never starts a send.
 func (s *Service) Cancel(ctx context.Context, workspaceID, id string) (Campaign, error) {
 	now := time.Now()

@@ -194,16 +194,19 @@ func TestBuildAttachments(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("parts %q, want %q", got, want)
 	}
-	dec := new(mime.WordDecoder)
 	for i, p := range parts[4:] {
 		a := m.Attachments[i]
+		// RFC 2231 parameters, which mime.ParseMediaType decodes; never an
+		// encoded-word in a quoted string (RFC 2047 §5).
 		disp, dparams, err := mime.ParseMediaType(p.header["Content-Disposition"][0])
 		if err != nil || disp != "attachment" {
 			t.Errorf("%s: disposition %q (%v)", a.Filename, disp, err)
 		}
-		name, err := dec.DecodeHeader(dparams["filename"])
-		if err != nil || name != a.Filename {
-			t.Errorf("filename = %q (%v), want %q", name, err, a.Filename)
+		if name := dparams["filename"]; name != a.Filename || strings.Contains(p.header["Content-Disposition"][0], "=?") {
+			t.Errorf("filename = %q in %q, want %q as an RFC 2231 parameter", name, p.header["Content-Disposition"][0], a.Filename)
+		}
+		if p.params["name"] != a.Filename {
+			t.Errorf("Content-Type name = %q, want %q", p.params["name"], a.Filename)
 		}
 		if !bytes.Equal(p.body, a.Data) {
 			t.Errorf("%s: bytes differ: %q vs %q", a.Filename, p.body, a.Data)

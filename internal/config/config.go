@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"reflect"
 	"strings"
 	"time"
@@ -208,6 +209,36 @@ type AutomationsQueue struct {
 type PublicURL struct {
 	PublicURL string `env:"SESAME_PUBLIC_URL, required"`
 }
+
+// checkPublicURL refuses a public URL that is not https: RFC 8058 wants
+// a one-click unsubscribe link over https. The local stack alone serves
+// http, and only ever on a loopback host, so that is what it may use; a
+// deployed function refuses to start rather than send links that mail
+// providers ignore.
+func (p PublicURL) checkPublicURL() error {
+	u, err := url.Parse(p.PublicURL)
+	switch {
+	case err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return errors.New("not an absolute URL without credentials, query or fragment")
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && loopbackHost(u.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("%s URL: must be https (http only on a loopback host, for the local stack)", u.Scheme)
+}
+
+// loopbackHost reports whether host is localhost or a loopback address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// publicURLChecked is a config with a PublicURL (promoted from it).
+type publicURLChecked interface{ checkPublicURL() error }
 
 // Pacing caps campaign sends per second across every sender. Zero reads
 // the SES account's maximum send rate (GetAccount); a value overrides it
@@ -458,6 +489,11 @@ func LoadFunction(ctx context.Context, function string, l envconfig.Lookuper, cf
 	}
 	err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: cfg, Lookuper: l})
 	if err == nil {
+		if c, ok := cfg.(publicURLChecked); ok {
+			if err := c.checkPublicURL(); err != nil {
+				return fmt.Errorf("config: SESAME_PUBLIC_URL of %s: %w", function, err)
+			}
+		}
 		return nil
 	}
 	// envconfig names the Go field; the operator sets the variable.

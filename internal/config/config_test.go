@@ -203,3 +203,51 @@ func TestSDKBounds(t *testing.T) {
 		t.Errorf("one field set: %+v", set)
 	}
 }
+
+// Every function that builds links on SESAME_PUBLIC_URL refuses to start
+// with an http URL, naming the variable, unless the host is loopback (the
+// local stack): RFC 8058 one-click links are https.
+func TestLoadFunctionPublicURLIsHTTPS(t *testing.T) {
+	env := map[string]string{
+		"SESAME_TABLE": "t", "SESAME_CONFIG_SET_FULL": "full", "SESAME_CONFIG_SET_ESSENTIAL": "essential", "SESAME_CONFIG_SET_OFF": "off",
+		"SESAME_WEBHOOKS_QUEUE_URL": "https://sqs/webhooks", "SESAME_SENDS_QUEUE_URL": "https://sqs/sends",
+		"SESAME_AUTOMATIONS_QUEUE_URL": "https://sqs/automations", "SESAME_REVIEW_QUEUE_URL": "https://sqs/review",
+		"SESAME_UNSUBSCRIBE_SECRET": "u", "SESAME_DASHBOARD_SECRET": "d",
+	}
+	configs := map[string]func() any{
+		"campaign-sender":   func() any { return &CampaignSender{} },
+		"automation-runner": func() any { return &AutomationRunner{} },
+		"dashboard":         func() any { return &Dashboard{} },
+	}
+	cases := map[string]struct {
+		url     string
+		refused bool
+	}{
+		"https API stage":           {url: "https://abc123.execute-api.eu-west-1.amazonaws.com/v1"},
+		"https custom domain":       {url: "https://mail.example.com"},
+		"http custom domain":        {url: "http://mail.example.com", refused: true},
+		"http API stage":            {url: "http://abc123.execute-api.eu-west-1.amazonaws.com/v1", refused: true},
+		"http loopback (local)":     {url: "http://127.0.0.1:8080"},
+		"http localhost (local)":    {url: "http://localhost:8080"},
+		"http IPv6 loopback":        {url: "http://[::1]:8080"},
+		"http private address":      {url: "http://10.0.0.5", refused: true},
+		"no scheme":                 {url: "mail.example.com", refused: true},
+		"ftp":                       {url: "ftp://mail.example.com", refused: true},
+		"https with a query":        {url: "https://mail.example.com/?a=b", refused: true},
+		"https with credentials":    {url: "https://u:p@mail.example.com", refused: true},
+		"loopback name in a domain": {url: "http://localhost.example.com", refused: true},
+	}
+	for fn, cfg := range configs {
+		for name, tc := range cases {
+			t.Run(fn+"/"+name, func(t *testing.T) {
+				err := LoadFunction(t.Context(), fn, envconfig.MapLookuper(with(env, "SESAME_PUBLIC_URL", tc.url)), cfg())
+				switch {
+				case tc.refused && (err == nil || !strings.HasPrefix(err.Error(), "config: SESAME_PUBLIC_URL of "+fn+": ")):
+					t.Errorf("%s: err = %v, want a refusal naming SESAME_PUBLIC_URL", tc.url, err)
+				case !tc.refused && err != nil:
+					t.Errorf("%s: %v", tc.url, err)
+				}
+			})
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/compose"
@@ -19,6 +20,14 @@ const (
 	MaxProperties    = 50
 	MaxPropertyKey   = 64 // characters
 	MaxPropertyValue = 1000
+)
+
+// A number property is one DynamoDB can store: 0, or a magnitude from
+// 1e-130 up to (not including) 1e126, with at most 38 significant digits.
+const (
+	MinNumber = 1e-130
+	MaxNumber = 1e126
+	MaxDigits = 38
 )
 
 // isKey reports whether s is 1 to max characters of a-z, 0-9, _ and the
@@ -47,8 +56,14 @@ func (p Patch) Check() (Patch, error) {
 		p.Email = &e
 	}
 	for param, v := range map[string]Nullable[string]{"first_name": p.FirstName, "last_name": p.LastName} {
-		if v.Value != nil && utf8.RuneCountInString(*v.Value) > MaxName {
+		switch {
+		case v.Value == nil:
+		case utf8.RuneCountInString(*v.Value) > MaxName:
 			return Patch{}, fail.Invalid(param, "%s is longer than %d characters", param, MaxName)
+		case !utf8.ValidString(*v.Value) || strings.ContainsFunc(*v.Value, unicode.IsControl):
+			// A name goes into subjects: one line of text, refused here
+			// rather than changed where it is rendered.
+			return Patch{}, fail.Invalid(param, "%s must be one line of text, without line breaks, tabs or other control characters", param)
 		}
 	}
 	if p.Tags != nil {
@@ -104,6 +119,10 @@ func checkProperty(k string, v *Property) error {
 		return fail.Invalid(param, "a string property is at most %d characters", MaxPropertyValue)
 	case v.Kind == KindNumber && (math.IsNaN(v.Number) || math.IsInf(v.Number, 0)):
 		return fail.Invalid(param, "a number property must be finite")
+	case v.Kind == KindNumber && v.Number != 0 && (math.Abs(v.Number) < MinNumber || math.Abs(v.Number) >= MaxNumber):
+		return fail.Invalid(param, "a number property is 0 or between 1e-130 and 1e126 in magnitude")
+	case v.Kind == KindNumber && v.overPrecise:
+		return fail.Invalid(param, "a number property has at most %d significant digits", MaxDigits)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/suppression"
+	"strings"
 )
 
 // Contact is one person of a workspace's audience. Email is stored
@@ -56,6 +57,10 @@ type Property struct {
 	String string
 	Number float64
 	Bool   bool
+	// overPrecise marks a number written with more significant digits
+	// than the store keeps (Check refuses it); false for any other value,
+	// so values compare as they are built.
+	overPrecise bool
 }
 
 // StringProperty, NumberProperty and BoolProperty build a value.
@@ -89,10 +94,19 @@ func (p *Property) UnmarshalJSON(b []byte) error {
 		*p = StringProperty(v)
 	case float64:
 		*p = NumberProperty(v)
+		p.overPrecise = significantDigits(string(b)) > MaxDigits
 	case bool:
 		*p = BoolProperty(v)
 	default:
 		return ErrPropertyType
 	}
 	return nil
+}
+
+// significantDigits counts the significant digits of a JSON number
+// literal: its mantissa's digits without leading or trailing zeros.
+func significantDigits(literal string) int {
+	mantissa, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(literal)), "e")
+	digits := strings.Trim(strings.Replace(strings.TrimPrefix(mantissa, "-"), ".", "", 1), "0")
+	return len(digits)
 }

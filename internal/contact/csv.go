@@ -138,9 +138,9 @@ func cellProperty(v string) Property {
 	case "false":
 		return BoolProperty(false)
 	}
-	var n float64 // JSON's number grammar: no leading zeros, no +, no hex
-	if json.Unmarshal([]byte(v), &n) == nil {
-		return NumberProperty(n)
+	var n Property // JSON's number grammar: no leading zeros, no +, no hex
+	if json.Unmarshal([]byte(v), &n) == nil && n.Kind == KindNumber {
+		return n
 	}
 	return StringProperty(v)
 }

@@ -37,6 +37,13 @@ type Prices struct {
 	LogsIngestGB, LogsStorageGBMonth float64
 	// SESPer1000 is SES's own price per 1,000 emails, the yardstick.
 	SESPer1000 float64
+
+	// What a stack pays each month whatever it sends (Standing):
+	// AlarmMetricMonth is a standard-resolution alarm per metric it reads
+	// (a metric-math alarm bills each metric of its expression);
+	// DashboardMonth a dashboard; CustomMetricMonth a custom metric (a
+	// log metric filter's); SecretMonth a Secrets Manager secret.
+	AlarmMetricMonth, DashboardMonth, CustomMetricMonth, SecretMonth float64
 }
 
 // USEast1 are the us-east-1 on-demand list prices, as of 2026.
@@ -53,6 +60,10 @@ var USEast1 = Prices{
 	LogsIngestGB:         0.50,
 	LogsStorageGBMonth:   0.03,
 	SESPer1000:           0.10,
+	AlarmMetricMonth:     0.10,
+	DashboardMonth:       3.00,
+	CustomMetricMonth:    0.30,
+	SecretMonth:          0.40,
 }
 
 // DynamoDB's units: a read unit covers 4 KB read strongly consistently
@@ -232,3 +243,31 @@ func (p Prices) Price(w Work) Bill {
 // ShareOfSES is what bill, for 1,000 emails, adds to SES's own price, as
 // a fraction.
 func (p Prices) ShareOfSES(per1000 Bill) float64 { return per1000.Total() / p.SESPer1000 }
+
+// Standing is what a deployed stack holds that bills by the month, sent
+// mail or not, as counted in its template. CloudWatch's free tier (10
+// alarm metrics, 3 dashboards, 10 custom metrics) is the account's, shared
+// with whatever else it runs: not subtracted.
+type Standing struct {
+	AlarmMetrics, Dashboards, CustomMetrics, Secrets int
+}
+
+// StandingBill is the monthly price of a Standing, by item, in dollars.
+type StandingBill struct {
+	Alarms, Dashboards, CustomMetrics, Secrets float64
+}
+
+// Total is the bill's sum.
+func (b StandingBill) Total() float64 {
+	return b.Alarms + b.Dashboards + b.CustomMetrics + b.Secrets
+}
+
+// Standing is the monthly bill of s at prices p.
+func (p Prices) Standing(s Standing) StandingBill {
+	return StandingBill{
+		Alarms:        float64(s.AlarmMetrics) * p.AlarmMetricMonth,
+		Dashboards:    float64(s.Dashboards) * p.DashboardMonth,
+		CustomMetrics: float64(s.CustomMetrics) * p.CustomMetricMonth,
+		Secrets:       float64(s.Secrets) * p.SecretMonth,
+	}
+}

@@ -96,3 +96,23 @@ func TestItemSize(t *testing.T) {
 		t.Errorf("ItemSize = %d, want %d", got, want)
 	}
 }
+
+// A stack's monthly standing charges, against a figure worked out by hand
+// from CloudWatch's and Secrets Manager's pricing pages: 81 alarm metrics
+// at $0.10, a dashboard at $3, a custom metric at $0.30, 3 secrets at
+// $0.40.
+func TestStanding(t *testing.T) {
+	b := USEast1.Standing(Standing{AlarmMetrics: 81, Dashboards: 1, CustomMetrics: 1, Secrets: 3})
+	cases := map[string]struct{ got, want float64 }{
+		"alarms":         {b.Alarms, 8.10},
+		"dashboard":      {b.Dashboards, 3.00},
+		"custom metric":  {b.CustomMetrics, 0.30},
+		"secrets":        {b.Secrets, 1.20},
+		"a month in all": {b.Total(), 12.60},
+	}
+	for name, tc := range cases {
+		if !near(tc.got, tc.want) {
+			t.Errorf("%s: $%v, want $%v", name, tc.got, tc.want)
+		}
+	}
+}

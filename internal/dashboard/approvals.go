@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
@@ -19,7 +20,20 @@ func (a *App) approvalRoutes() []route {
 		{pattern: "POST /approvals/{id}/approve", handler: a.approve},
 		{pattern: "POST /approvals/{id}/edit", handler: a.editApproval},
 		{pattern: "POST /approvals/{id}/discard", handler: a.discard},
+		// Under /preview/: framed in <iframe sandbox>, sent with the
+		// sandbox CSP (previewRoutes).
+		{pattern: "GET /preview/approvals/{id}", handler: a.previewApproval},
 	}
+}
+
+// previewApproval is the campaign's email as its first frozen recipient
+// gets it (owner.Approvals.Preview).
+func (a *App) previewApproval(w http.ResponseWriter, r *http.Request, s *session) error {
+	p, err := a.svc.Owner.Approvals.Preview(r.Context(), s.WorkspaceID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return servePreview(w, r, p.HTML)
 }
 
 func (a *App) approvals(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -35,6 +49,10 @@ const approvalSample = 10
 
 type approvalData struct {
 	owner.Shown
+	// Preview is the email as its first frozen recipient gets it, and
+	// ShownAs names them ("" when none is left).
+	Preview owner.Preview
+	ShownAs string
 	// Report is the deliverability verdict, nil when unavailable.
 	Report *deliverability.Report
 	// Editable: pending approval or scheduled (approve, edit, discard).
@@ -47,7 +65,11 @@ func (a *App) approvalPage(w http.ResponseWriter, r *http.Request, s *session, s
 	if err != nil {
 		return err
 	}
-	d := approvalData{Shown: shown, Error: msg}
+	preview, err := a.svc.Owner.Approvals.Preview(r.Context(), s.WorkspaceID, shown.ID)
+	if err != nil {
+		return err
+	}
+	d := approvalData{Shown: shown, Preview: preview, ShownAs: shownAs(preview.Recipient), Error: msg}
 	if shown.Verdict != nil {
 		d.Report = new(deliverability.Report)
 		if json.Unmarshal(shown.Verdict, d.Report) != nil {
@@ -58,6 +80,24 @@ func (a *App) approvalPage(w http.ResponseWriter, r *http.Request, s *session, s
 		d.Editable = d.Editable || shown.Status == st
 	}
 	return a.render(w, s, status, "approval.html", "Approve a campaign", "/approvals", d)
+}
+
+// shownAs names a recipient as a mail client does: "Ann Lee <ann@…>",
+// or the address alone.
+func shownAs(c contact.Contact) string {
+	if c.Email == "" {
+		return ""
+	}
+	var name []string
+	for _, n := range []*string{c.FirstName, c.LastName} {
+		if n != nil && strings.TrimSpace(*n) != "" {
+			name = append(name, strings.TrimSpace(*n))
+		}
+	}
+	if len(name) == 0 {
+		return "<" + c.Email + ">"
+	}
+	return strings.Join(name, " ") + " <" + c.Email + ">"
 }
 
 func (a *App) approval(w http.ResponseWriter, r *http.Request, s *session) error {

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -78,9 +80,18 @@ func (a *App) wrap(rt route) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		post := r.Method == http.MethodPost
 		if post {
-			r.Body = http.MaxBytesReader(w, r.Body, cmp.Or(rt.maxBody, maxForm))
+			limit := cmp.Or(rt.maxBody, maxForm)
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 			if !a.sameOrigin(r) {
 				a.errorPage(w, r, nil, http.StatusForbidden, "Refused", "This form was not sent from the dashboard.")
+				return
+			}
+			// Read now: a form cut at its limit would otherwise lose its
+			// CSRF token and be refused as expired.
+			var tooLarge *http.MaxBytesError
+			if err := parseForm(r, limit); errors.As(err, &tooLarge) {
+				a.errorPage(w, r, nil, http.StatusRequestEntityTooLarge, "Too large",
+					fmt.Sprintf("This form is larger than the dashboard takes here (%d KB). Nothing was changed: go back, shorten it and send it again.", limit>>10))
 				return
 			}
 		}
@@ -116,6 +127,15 @@ func (a *App) wrap(rt route) http.Handler {
 			a.fail(w, r, s, err)
 		}
 	})
+}
+
+// parseForm reads r's form, a multipart one (a file upload) included,
+// keeping up to limit bytes in memory.
+func parseForm(r *http.Request, limit int64) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		return r.ParseMultipartForm(limit)
+	}
+	return r.ParseForm()
 }
 
 // sameOrigin reports whether a POST may come from the dashboard's own

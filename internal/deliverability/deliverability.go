@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/review"
 )
 
 // Input is what is checked.
@@ -26,10 +28,18 @@ type Input struct {
 	// Bulk is marketing to many recipients: it must offer a way to
 	// unsubscribe.
 	Bulk bool
-	// FooterAdded says Sesame adds its unsubscribe footer and
-	// List-Unsubscribe headers when it sends (campaigns): the HTML itself
-	// then needs no unsubscribe link.
-	FooterAdded bool
+	// Headers are the message's own headers as it will be sent
+	// (List-Unsubscribe, List-Unsubscribe-Post); nil when unknown (HTML
+	// alone), and then the one-click rule is not applied.
+	Headers map[string]string
+	// OwnBrands are the workspace's name, brands and verified domains
+	// (workspace.OwnBrands): the security review holds email naming an
+	// impersonated brand not among them, and so the check fails it.
+	OwnBrands []string
+	// Own are the stack's base URLs (its public URL, the address the check
+	// was asked at): links under them are Sesame's own (unsubscribe,
+	// tracking, dashboard) and never findings.
+	Own []string
 }
 
 // Severity is how much a finding weighs.
@@ -43,14 +53,9 @@ const (
 	Critical Severity = "critical"
 )
 
-// Deductions from the score of 100 per finding, by severity.
-const (
-	warningCost  = 10
-	criticalCost = 30
-	// failBelow: warnings alone fail the check when they take the score
-	// below this (six or more).
-	failBelow = 50
-)
+// failBelow: warnings alone fail the check when their costs take the
+// score below this.
+const failBelow = 50
 
 // Verdict is the outcome of the check.
 type Verdict string
@@ -68,6 +73,7 @@ type ID string
 const (
 	NoText              ID = "no_text"
 	ImageHeavy          ID = "image_heavy"
+	LittleText          ID = "little_text_with_images"
 	HTMLClipped         ID = "html_clipped"
 	DeceptiveLink       ID = "deceptive_link"
 	IPLink              ID = "ip_link"
@@ -81,36 +87,59 @@ const (
 	PasswordField       ID = "password_field"
 	JavascriptURL       ID = "javascript_url"
 	SpamPhrases         ID = "spam_phrases"
+	TextAllCaps         ID = "text_all_caps"
+	LargeSums           ID = "large_sums"
+	ForeignBrand        ID = "foreign_brand"
+	NoOneClick          ID = "no_one_click_unsubscribe"
 	// SecurityReview is a problem the security review (internal/review)
 	// finds that no rule above names.
 	SecurityReview ID = "security_review"
 )
 
-// Rule is a rule's id and severity.
+// Rule is a rule's id, severity and cost: what a finding of it takes
+// from the score of 100. The costs are calibrated on a corpus scored by
+// SpamAssassin (calibration_test.go); spam_phrases costs phraseCost per
+// occurrence, up to phraseCap occurrences.
 type Rule struct {
 	ID       ID
 	Severity Severity
+	Cost     int
 }
 
 // Rules lists every rule, in the order a report lists its findings.
 var Rules = []Rule{
-	{SubjectEmpty, Critical},
-	{SubjectAllCaps, Warning},
-	{NoText, Critical},
-	{ImageHeavy, Warning},
-	{HTMLClipped, Warning},
-	{Script, Critical},
-	{Form, Critical},
-	{PasswordField, Critical},
-	{JavascriptURL, Critical},
-	{DeceptiveLink, Critical},
-	{IPLink, Critical},
-	{URLShortener, Warning},
-	{UnrelatedLinkDomain, Warning},
-	{NoUnsubscribe, Critical},
-	{SpamPhrases, Warning},
-	{SecurityReview, Critical},
+	{SubjectEmpty, Critical, criticalCost},
+	{SubjectAllCaps, Warning, 15},
+	{TextAllCaps, Warning, 15},
+	{NoText, Critical, criticalCost},
+	{ImageHeavy, Warning, 15},
+	{LittleText, Warning, 8},
+	{HTMLClipped, Warning, 10},
+	{Script, Critical, criticalCost},
+	{Form, Critical, criticalCost},
+	{PasswordField, Critical, criticalCost},
+	{JavascriptURL, Critical, criticalCost},
+	{ForeignBrand, Critical, criticalCost},
+	{DeceptiveLink, Critical, criticalCost},
+	{IPLink, Critical, criticalCost},
+	{URLShortener, Warning, 10},
+	{UnrelatedLinkDomain, Warning, 5},
+	{NoUnsubscribe, Critical, criticalCost},
+	{NoOneClick, Warning, 10},
+	{SpamPhrases, Warning, phraseCost},
+	{LargeSums, Warning, 20},
+	{SecurityReview, Critical, criticalCost},
 }
+
+// criticalCost is what a critical finding costs: it fails the check
+// anyway, and ranks it among the worst.
+const criticalCost = 60
+
+// Spam phrases cost by occurrence: repeated evidence counts, up to a cap.
+const (
+	phraseCost = 8
+	phraseCap  = 8
+)
 
 // Thresholds of the size rules.
 const (
@@ -120,18 +149,32 @@ const (
 	// textPerImage is the least visible text per image below which an
 	// email reads as image-heavy.
 	textPerImage = 200
+	// imageText is the least visible text an email with images has
+	// before filters stop counting it as mostly pictures (SpamAssassin's
+	// HTML_IMAGE_ONLY rules look for under 3,200 bytes of words).
+	imageText = 2500
+	// bareText is the text under which an image-heavy email is pictures
+	// with a caption, and costs imageBareCost instead of its rule's.
+	bareText      = 100
+	imageBareCost = 25
 	// capsLetters is the fewest cased letters an all-caps subject has
 	// before it counts ("OK" or "FAQ" do not shout).
 	capsLetters = 4
 	// listed bounds how many domains or phrases a message names.
 	listed = 5
+	// capsText is the fewest cased letters of visible text, and capsShare
+	// the share of them in capitals, from which the text shouts.
+	capsText  = 40
+	capsShare = 0.7
 )
 
 // Finding is one rule that fired.
 type Finding struct {
 	ID       ID       `json:"id"`
 	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
+	// Cost is what the finding takes from the score.
+	Cost    int    `json:"cost"`
+	Message string `json:"message"`
 }
 
 // Stats describe the HTML checked.
@@ -143,7 +186,8 @@ type Stats struct {
 	Images    int `json:"images"`
 	// Links counts the <a> elements with a target.
 	Links int `json:"links"`
-	// LinkDomains counts the distinct hosts of the http(s) links.
+	// LinkDomains counts the distinct hosts of the http(s) links, Sesame's
+	// own left out.
 	LinkDomains int `json:"link_domains"`
 }
 
@@ -158,26 +202,63 @@ type Report struct {
 // Check applies every rule to in. It reads the HTML a bounded number of
 // times, each linear in its length.
 func Check(in Input) Report {
-	p := readPage(in.HTML)
+	p := readPage(in.HTML, in.Own)
 	found := map[ID]string{}
+	costs := map[ID]int{}
 	checkSubject(in.Subject, found)
-	checkBody(in, p, found)
-	checkMarkup(in.HTML, found)
+	checkBody(in, p, found, costs)
+	checkReview(in, found)
 	checkLinkDomains(in.SenderDomain, p.hosts, found)
-	if in.Bulk && !in.FooterAdded && !p.unsubscribe {
+	if in.Bulk && !p.unsubscribe {
 		found[NoUnsubscribe] = "Bulk email must let its recipients unsubscribe: add a link whose text or address says unsubscribe (Sesame's campaigns add their footer and one-click List-Unsubscribe themselves)."
 	}
-	if phrases := spamPhrasesIn(in.Subject, compose.HTMLToText(in.HTML)); len(phrases) > 0 {
-		found[SpamPhrases] = "Phrases spam filters score: " + quoteList(phrases) + "."
+	if in.Bulk && in.Headers != nil && !oneClick(in.Headers) {
+		found[NoOneClick] = "Bulk email needs List-Unsubscribe with an https link and List-Unsubscribe-Post (RFC 8058): Gmail and Yahoo require one-click unsubscribing from bulk senders."
 	}
-	return report(found, Stats{
+	text := compose.HTMLToText(in.HTML)
+	if shouts(text) {
+		found[TextAllCaps] = "Most of the text is in capitals: filters score shouting bodies as spam."
+	}
+	if phrases, n := spamPhrasesIn(in.Subject, text); n > 0 {
+		found[SpamPhrases] = fmt.Sprintf("Phrases spam filters score, %d time(s): %s.", n, quoteList(phrases))
+		costs[SpamPhrases] = phraseCost * min(n, phraseCap)
+	}
+	if sum, ok := largeSum(in.Subject, text); ok {
+		found[LargeSums] = fmt.Sprintf("The email names a sum of a million or more (%q): lottery and advance-fee fraud name such sums, and filters score them.", sum)
+	}
+	return report(found, costs, Stats{
 		HTMLBytes: len(in.HTML), TextChars: p.visible, Images: p.images,
 		Links: p.links, LinkDomains: len(p.hosts),
 	})
 }
 
-// report orders the findings by Rules and scores them.
-func report(found map[ID]string, stats Stats) Report {
+// Context is what the check of a message as it will be sent knows besides
+// the message: whether it is bulk, the workspace's brands and the stack's
+// base URLs (Input's fields of the same names).
+type Context struct {
+	Bulk      bool
+	OwnBrands []string
+	Own       []string
+}
+
+// CheckMessage checks m as it will be sent: rendered for one recipient
+// (merge tags filled in) and, for list mail, with the footer and headers
+// Sesame adds (listmail.WithUnsubscribe). Its headers are read, so bulk
+// mail is held to one-click unsubscribing too.
+func CheckMessage(m compose.Message, c Context) Report {
+	headers := m.Headers
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	return Check(Input{
+		Subject: m.Subject, HTML: m.HTML, SenderDomain: identity.DomainOf(m.From.Address), Bulk: c.Bulk,
+		Headers: headers, OwnBrands: c.OwnBrands, Own: c.Own,
+	})
+}
+
+// report orders the findings by Rules and scores them: each costs its
+// rule's cost, or costs' own for the rules that count occurrences.
+func report(found map[ID]string, costs map[ID]int, stats Stats) Report {
 	r := Report{Verdict: Pass, Score: 100, Checks: []Finding{}, Stats: stats}
 	critical := false
 	for _, rule := range Rules {
@@ -185,13 +266,13 @@ func report(found map[ID]string, stats Stats) Report {
 		if !ok {
 			continue
 		}
-		r.Checks = append(r.Checks, Finding{ID: rule.ID, Severity: rule.Severity, Message: msg})
-		if rule.Severity == Critical {
-			critical = true
-			r.Score -= criticalCost
-		} else {
-			r.Score -= warningCost
+		cost, ok := costs[rule.ID]
+		if !ok {
+			cost = rule.Cost
 		}
+		r.Checks = append(r.Checks, Finding{ID: rule.ID, Severity: rule.Severity, Cost: cost, Message: msg})
+		critical = critical || rule.Severity == Critical
+		r.Score -= cost
 	}
 	r.Score = max(r.Score, 0)
 	switch {
@@ -201,6 +282,38 @@ func report(found map[ID]string, stats Stats) Report {
 		r.Verdict = Warn
 	}
 	return r
+}
+
+// shouts reports whether text is mostly capitals: at least capsText cased
+// letters, capsShare of them upper case.
+func shouts(text string) bool {
+	upper, cased := 0, 0
+	for _, r := range text {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+			cased++
+		case unicode.IsLower(r):
+			cased++
+		}
+	}
+	return cased >= capsText && float64(upper) >= capsShare*float64(cased)
+}
+
+// oneClick reports whether headers offer RFC 8058 one-click unsubscribing:
+// List-Unsubscribe with an https (or, locally, http) link, and
+// List-Unsubscribe-Post.
+func oneClick(headers map[string]string) bool {
+	var list, post string
+	for k, v := range headers {
+		switch {
+		case strings.EqualFold(k, compose.HeaderListUnsubscribe):
+			list = v
+		case strings.EqualFold(k, compose.HeaderListUnsubscribePost):
+			post = v
+		}
+	}
+	return strings.Contains(list, "<http") && strings.EqualFold(strings.TrimSpace(post), "List-Unsubscribe=One-Click")
 }
 
 func checkSubject(s string, found map[ID]string) {
@@ -222,12 +335,18 @@ func checkSubject(s string, found map[ID]string) {
 	}
 }
 
-func checkBody(in Input, p page, found map[ID]string) {
+func checkBody(in Input, p page, found map[ID]string, costs map[ID]int) {
 	if p.visible == 0 {
 		found[NoText] = "The HTML has no visible text, so the plain-text part Sesame derives from it is empty: filters score image-only or empty mail as spam, and text-only readers see nothing."
 	}
-	if p.images > 0 && p.visible < textPerImage*p.images {
+	switch {
+	case p.images > 0 && p.visible < textPerImage*p.images:
+		if p.visible < bareText {
+			costs[ImageHeavy] = imageBareCost
+		}
 		found[ImageHeavy] = fmt.Sprintf("%d image(s) and %d characters of text: with less than %d characters of text per image, filters read the email as image-heavy, and many readers see it with images off.", p.images, p.visible, textPerImage)
+	case p.images > 0 && p.visible < imageText:
+		found[LittleText] = fmt.Sprintf("%d image(s) and %d characters of text: filters score email with images and less than about %d characters of text a little (SpamAssassin's HTML_IMAGE_ONLY rules).", p.images, p.visible, imageText)
 	}
 	if len(in.HTML) > GmailClipBytes {
 		found[HTMLClipped] = fmt.Sprintf("The HTML is %d bytes; Gmail clips a message past %d (102 KB) and hides the rest, the footer and its unsubscribe link included.", len(in.HTML), GmailClipBytes)
@@ -242,8 +361,8 @@ func checkLinkDomains(sender string, hosts []string, found map[ID]string) {
 	own := organization(sender)
 	var foreign []string
 	for _, h := range hosts {
-		if _, err := netip.ParseAddr(h); err == nil {
-			continue // ip_link's finding
+		if _, err := netip.ParseAddr(h); err == nil || review.IsShortener(h) {
+			continue // ip_link's or url_shortener's finding
 		}
 		if organization(h) != own {
 			foreign = append(foreign, h)

@@ -31,11 +31,11 @@ func FuzzCheck(f *testing.F) {
 			if !ok || c.Severity != want || c.Message == "" {
 				t.Fatalf("finding %+v: unknown rule, wrong severity or no message", c)
 			}
-			if c.Severity == deliverability.Critical {
-				score, critical = score-30, true
-			} else {
-				score -= 10
+			if c.Cost <= 0 || c.Cost > 100 {
+				t.Fatalf("finding %+v: cost out of range", c)
 			}
+			score -= c.Cost
+			critical = critical || c.Severity == deliverability.Critical
 		}
 		score = max(score, 0)
 		verdict := deliverability.Pass

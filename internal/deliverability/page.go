@@ -15,17 +15,18 @@ type page struct {
 	images int
 	links  int
 	// hosts are the distinct hosts of the http(s) links, lower case, in
-	// the order they first appear.
+	// the order they first appear, Sesame's own links left out.
 	hosts       []string
 	visible     int
 	unsubscribe bool
+	own         []string
 }
 
 // hidden are the elements whose text does not show in the body.
 var hidden = map[string]bool{"script": true, "style": true, "title": true, "template": true}
 
-func readPage(body string) page {
-	var p page
+func readPage(body string, own []string) page {
+	p := page{own: own}
 	seen := map[string]bool{}
 	var linkText []byte
 	inLink := false
@@ -94,7 +95,7 @@ func (p *page) link(href string, seen map[string]bool) {
 		p.unsubscribe = true
 	}
 	u, err := url.Parse(href)
-	if err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) {
+	if err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || ownLink(href, p.own) {
 		return
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")

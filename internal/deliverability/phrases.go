@@ -14,11 +14,14 @@ import (
 // "risk free" alike). Kept short on purpose: each is listed in
 // docs/api.md.
 var spamPhrases = []string{
-	"100% free", "act now", "apply now", "buy now", "cash bonus", "click below",
-	"dear friend", "double your money", "earn extra cash", "free gift",
-	"guaranteed income", "limited time offer", "lose weight fast", "make money fast",
-	"million dollars", "no credit check", "no strings attached", "once in a lifetime",
-	"risk-free", "this is not spam", "work from home", "you have been selected",
+	"100% free", "100% guaranteed", "act now", "apply now", "bad credit", "bank account details",
+	"business proposal", "buy now", "cash bonus", "cialis", "claim your prize", "click below",
+	"dear friend", "double your money", "earn extra cash", "free gift", "guaranteed income",
+	"levitra", "limited time offer", "lose weight fast", "make money fast", "million dollars",
+	"next of kin", "no credit check", "no prescription", "no strings attached",
+	"once in a lifetime", "online pharmacy", "risk-free", "strictly confidential",
+	"this is not spam", "viagra", "weird trick", "wire transfer", "work from home",
+	"you have been selected",
 }
 
 // phraseIndex maps a first word to the phrases (by index in spamPhrases,
@@ -42,17 +45,20 @@ type indexedPhrase struct {
 }
 
 // spamPhrasesIn returns the spam phrases the texts name, each matched
-// within one text, in the list's order.
-func spamPhrasesIn(texts ...string) []string {
+// within one text, in the list's order, and how many times they occur in
+// all.
+func spamPhrasesIn(texts ...string) ([]string, int) {
 	named := make([]bool, len(spamPhrases))
 	var lower []byte
+	n := 0
 	for _, text := range texts {
 		words := wordsOf(text)
 		for i, w := range words {
 			lower = appendLower(lower[:0], text[w[0]:w[1]])
 			for _, p := range phraseIndex()[string(lower)] {
-				if !named[p.n] && phraseAt(text, words[i:], p.words) {
+				if phraseAt(text, words[i:], p.words) {
 					named[p.n] = true
+					n++
 				}
 			}
 		}
@@ -63,7 +69,7 @@ func spamPhrasesIn(texts ...string) []string {
 			out = append(out, spamPhrases[i])
 		}
 	}
-	return out
+	return out, n
 }
 
 // phraseAt reports whether words (offsets into text) start with want,

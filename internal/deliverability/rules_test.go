@@ -58,9 +58,10 @@ func TestRuleImageHeavy(t *testing.T) {
 		"three images, 500 characters": withHTML(`<img src=a><img src=b><img src=c><p>` + strings.Repeat("word ", 100) + `</p>`),
 		"images only":                  withHTML(`<img src=a><img src=b>`),
 	}, map[string]deliverability.Input{
-		"good (one image, 300 characters)": good(),
-		"no image, little text":            withHTML(`<p>Your code is 123456.</p>`),
-		"two images, 400 characters":       withHTML(`<img src=a><img src=b><p>` + strings.Repeat("abcde ", 80) + `</p>`),
+		"good":                       good(),
+		"one image, 300 characters":  withHTML(`<img src=a><p>` + strings.Repeat("abcde ", 60) + `</p>`),
+		"no image, little text":      withHTML(`<p>Your code is 123456.</p>`),
+		"two images, 400 characters": withHTML(`<img src=a><img src=b><p>` + strings.Repeat("abcde ", 80) + `</p>`),
 	})
 }
 
@@ -159,7 +160,6 @@ func TestRuleNoUnsubscribe(t *testing.T) {
 	}, map[string]deliverability.Input{
 		"good":                           good(),
 		"not bulk":                       with(func(in *deliverability.Input) { in.HTML, in.Bulk = without, false }),
-		"Sesame adds its footer":         with(func(in *deliverability.Input) { in.HTML, in.FooterAdded = without, true }),
 		"link text says opt out":         withHTML(without + `<a href="https://example.com/p?id=1">Opt out of these emails</a>`),
 		"mailto unsubscribe":             withHTML(without + `<a href="mailto:list@example.com?subject=Unsubscribe">leave</a>`),
 		"text in an element of the link": withHTML(without + `<a href="https://example.com/p"><span>UNSUBSCRIBE</span></a>`),
@@ -197,4 +197,91 @@ func TestRuleSecurityReviewIsTheFallback(t *testing.T) {
 	if f, ok := findings(worst)[deliverability.SecurityReview]; ok {
 		t.Errorf("security_review fired: %s (a review reason without its own rule)", f.Message)
 	}
+}
+
+func TestRuleTextAllCaps(t *testing.T) {
+	ruleCases(t, deliverability.TextAllCaps, map[string]deliverability.Input{
+		"shouting body":   withHTML(`<p>CONGRATULATIONS, YOU HAVE BEEN CHOSEN TO RECEIVE A GIFT CARD. CLAIM IT TODAY!</p>`),
+		"mostly capitals": withHTML(`<p>DOCTORS ARE STUNNED BY THIS NATURAL FORMULA. ORDER TODAY and save.</p>`),
+	}, map[string]deliverability.Input{
+		"good":                 good(),
+		"a few acronyms":       withHTML(`<p>The NASA and ESA teams met at the UN in NYC to plan the next launch window together.</p>`),
+		"short capital notice": withHTML(`<p>SALE ENDS SOON</p>`),
+	})
+}
+
+func TestRuleLittleTextWithImages(t *testing.T) {
+	ruleCases(t, deliverability.LittleText, map[string]deliverability.Input{
+		"a receipt with a logo": withHTML(`<img src=logo><p>` + strings.Repeat("Thanks for your order. ", 20) + `</p>`),
+		"two images, 600 chars": withHTML(`<img src=a><img src=b><p>` + strings.Repeat("abcde ", 120) + `</p>`),
+	}, map[string]deliverability.Input{
+		"good (no image)":         good(),
+		"image heavy instead":     withHTML(`<img src=a><p>A caption.</p>`),
+		"one image, long article": withHTML(`<img src=a><p>` + strings.Repeat("abcdefghi ", 300) + `</p>`),
+	})
+}
+
+func TestRuleLargeSums(t *testing.T) {
+	ruleCases(t, deliverability.LargeSums, map[string]deliverability.Input{
+		"grouped dollars":      withinGood(`<p>You won $2,500,000.00 in our draw.</p>`),
+		"millions in words":    withinGood(`<p>a deposit of US$10.5 million with our bank</p>`),
+		"currency word after":  withinGood(`<p>the sum of 4,000,000 (Four Million) United States Dollars</p>`),
+		"euros in the subject": with(func(in *deliverability.Input) { in.Subject = "Claim 1.2 million euros today" }),
+	}, map[string]deliverability.Input{
+		"good":                       good(),
+		"a tracking number near EUR": withinGood(`<p>Shipment 8823491120 waits for a fee of 2.99 EUR.</p>`),
+		"a price":                    withinGood(`<p>Your total is $1,250.00.</p>`),
+		"millions without money":     withinGood(`<p>Our app passed 3 million downloads.</p>`),
+		"a phone number":             withinGood(`<p>Call us on 0044 20 7946 0958, or pay $12.</p>`),
+	})
+}
+
+// Spam phrases count by occurrence: the message says how many, and the
+// cost grows with them up to its cap.
+func TestRuleSpamPhrasesCountOccurrences(t *testing.T) {
+	cost := func(snippet string) int {
+		return findings(withinGood(snippet))[deliverability.SpamPhrases].Cost
+	}
+	if one, eight := cost(`<p>Act now.</p>`), cost(strings.Repeat(`<p>Act now.</p>`, 8)); eight != 8*one {
+		t.Errorf("eight occurrences cost %d, one %d: want eight times as much", eight, one)
+	}
+	if eight, twenty := cost(strings.Repeat(`<p>Act now.</p>`, 8)), cost(strings.Repeat(`<p>Act now.</p>`, 20)); twenty != eight {
+		t.Errorf("twenty occurrences cost %d, eight %d: want the cap", twenty, eight)
+	}
+	if f := findings(withinGood(strings.Repeat(`<p>Buy now!</p>`, 3)))[deliverability.SpamPhrases]; !strings.Contains(f.Message, "3 time(s)") {
+		t.Errorf("message %q: want the count", f.Message)
+	}
+}
+
+func TestRuleForeignBrand(t *testing.T) {
+	paypal := withinGood(`<p>Pay with PayPal at checkout.</p>`)
+	owned := paypal
+	owned.OwnBrands = []string{"PayPal Holdings"}
+	ruleCases(t, deliverability.ForeignBrand, map[string]deliverability.Input{
+		"in the text":    paypal,
+		"in the subject": with(func(in *deliverability.Input) { in.Subject = "Your Netflix account" }),
+	}, map[string]deliverability.Input{
+		"good":              good(),
+		"the workspace's":   owned,
+		"a word containing": withinGood(`<p>Pineapple season is here.</p>`),
+	})
+	if f := findings(paypal)[deliverability.ForeignBrand]; f.Severity != deliverability.Critical || !strings.Contains(f.Message, `"paypal"`) {
+		t.Errorf("finding %+v: want critical, naming the brand", f)
+	}
+}
+
+func TestRuleNoOneClick(t *testing.T) {
+	oneClick := map[string]string{"List-Unsubscribe": "<https://example.com/u/1>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+	headers := func(h map[string]string) deliverability.Input {
+		return with(func(in *deliverability.Input) { in.Headers = h })
+	}
+	ruleCases(t, deliverability.NoOneClick, map[string]deliverability.Input{
+		"no headers":  headers(map[string]string{}),
+		"mailto only": headers(map[string]string{"List-Unsubscribe": "<mailto:u@example.com>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}),
+		"no post":     headers(map[string]string{"List-Unsubscribe": "<https://example.com/u/1>"}),
+	}, map[string]deliverability.Input{
+		"headers unknown (HTML alone)": good(),
+		"one-click":                    headers(oneClick),
+		"not bulk":                     with(func(in *deliverability.Input) { in.Headers, in.Bulk = map[string]string{}, false }),
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -155,8 +156,10 @@ func TestCampaignSendsEachRecipientOnce(t *testing.T) {
 	}
 }
 
-// A cancel while the campaign is sending stops it: the group under way
-// finishes, no later one starts.
+// A cancel while the campaign is sending stops it mid-group: once the
+// cancel is answered no send starts but those already past the status
+// check (at most one per other worker), and the campaign counts exactly
+// what went.
 func TestCampaignCancelStopsTheSend(t *testing.T) {
 	t.Parallel()
 	e, sends := startCampaigns(t)
@@ -165,9 +168,14 @@ func TestCampaignCancelStopsTheSend(t *testing.T) {
 	if _, err := e.approvals(e.deps.CampaignStarter).Approve(t.Context(), b.id, d.ApprovalID, nil); err != nil {
 		t.Fatal(err)
 	}
-	// The first email handed to SES cancels the campaign over the API.
-	var cancelled atomic.Int32
+	// The first email handed to SES cancels the campaign over the API;
+	// the sends that start once the cancel is answered are counted.
+	var cancelled, afterAnswer atomic.Int32
+	var answered atomic.Bool
 	e.ses.setFail(func(sending.SendInput) error {
+		if answered.Load() {
+			afterAnswer.Add(1)
+		}
 		if cancelled.CompareAndSwap(0, 1) {
 			req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, e.url+"/api/v1/campaigns/"+d.ApprovalID+"/cancel", nil)
 			req.Header.Set("Authorization", bearer(b.bulkKey))
@@ -175,6 +183,7 @@ func TestCampaignCancelStopsTheSend(t *testing.T) {
 				cancelled.Store(2)
 			} else {
 				res.Body.Close()
+				answered.Store(true)
 			}
 		}
 		return nil
@@ -186,6 +195,11 @@ func TestCampaignCancelStopsTheSend(t *testing.T) {
 	}
 	c := e.getCampaign(t, b.bulkKey, d.ApprovalID)
 	n := len(e.ses.Sends())
+	// Each other worker may have passed the status check before the
+	// answer; none starts a send after it.
+	if late := int(afterAnswer.Load()); late > engine.Workers-1 {
+		t.Errorf("%d sends started after the cancel was answered, want at most the %d under way", late, engine.Workers-1)
+	}
 	if c.Status != string(campaign.StatusCancelled) || n == 0 || n >= 60 || c.SentCount != n {
 		t.Errorf("campaign = %+v after %d sends, want cancelled with fewer than 60 sent, each counted", c, n)
 	}

@@ -139,6 +139,15 @@ func TestContactBadInputWritesNothing(t *testing.T) {
 		"subscribed null":     {map[string]any{"email": "a@example.com", "subscribed": nil}, "invalid_field", "subscribed"},
 		"unknown field":       {map[string]any{"email": "a@example.com", "name": "x"}, "invalid_field", "name"},
 		"not an object":       {"[1]", "invalid_field", "body"},
+		// Numbers DynamoDB cannot store are the client's to fix, not a fault to retry.
+		"number over 1e126": {`{"email":"a@example.com","properties":{"n":1e126}}`, "invalid_field", "properties.n"},
+		"number 1e308":      {`{"email":"a@example.com","properties":{"n":1e308}}`, "invalid_field", "properties.n"},
+		"number -1e200":     {`{"email":"a@example.com","properties":{"n":-1e200}}`, "invalid_field", "properties.n"},
+		"number 1e-131":     {`{"email":"a@example.com","properties":{"n":1e-131}}`, "invalid_field", "properties.n"},
+		"number 5e-324":     {`{"email":"a@example.com","properties":{"n":5e-324}}`, "invalid_field", "properties.n"},
+		"39 digits":         {`{"email":"a@example.com","properties":{"n":1.23456789012345678901234567890123456789}}`, "invalid_field", "properties.n"},
+		"EMAIL in capitals": {`{"email":"a@example.com","EMAIL":"b@example.com"}`, "invalid_field", "EMAIL"},
+		"email named twice": {`{"email":"a@example.com","email":"b@example.com"}`, "invalid_field", "email"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e.bad().call(key, http.MethodPost, "/api/v1/contacts", tc.body).wantError(t, http.StatusBadRequest, tc.code, tc.param)

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/api"
-	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/api/owners"
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -34,9 +34,11 @@ const (
 // An email's page shows what its recipient got: the preview serves the
 // html part of the message SES took, the page the text part and each
 // attachment's name and size, for a transactional email and for a
-// campaign's (its unsubscribe link stands for the recipient's own); a
-// held email and a test key's capture show theirs.
-// Every preview blocks remote images unless asked to load them.
+// campaign's (its unsubscribe link the approval preview's stand-in,
+// `<public URL>/unsubscribe/preview`, for the recipient's own); a held
+// email and a test key's capture show theirs.
+// Every preview (an email's, a held email's, a campaign's, a draft's
+// approval preview) blocks remote images unless asked to load them.
 func TestDashboardEmailShowsWhatWent(t *testing.T) {
 	e := startDev(t)
 	o := newOwnedBulk(t, e, 1)
@@ -87,11 +89,12 @@ func TestDashboardEmailShowsWhatWent(t *testing.T) {
 	if !strings.Contains(went.html, "What changed this month.") || !strings.Contains(link, "/unsubscribe/") {
 		t.Fatalf("campaign message html %q", went.html)
 	}
+	shown := e.url + "/unsubscribe/preview"
 	cp := e.dashDo(t, o.c, "/dashboard/emails/"+list[0].ID, nil)
-	if text := html.UnescapeString(between(cp.body, `id="text-part">`, `</pre>`)); text != strings.ReplaceAll(went.text, link, owner.ShownUnsubscribeURL) {
+	if text := html.UnescapeString(between(cp.body, `id="text-part">`, `</pre>`)); text != strings.ReplaceAll(went.text, link, shown) {
 		t.Errorf("campaign email's text part %q, the message's %q", text, went.text)
 	}
-	if p := e.dashDo(t, o.c, "/dashboard/preview/emails/"+list[0].ID, nil); p.body != strings.ReplaceAll(went.html, link, owner.ShownUnsubscribeURL) {
+	if p := e.dashDo(t, o.c, "/dashboard/preview/emails/"+list[0].ID, nil); p.body != strings.ReplaceAll(went.html, link, shown) {
 		t.Errorf("campaign email's preview %q, the message's html %q", p.body, went.html)
 	}
 
@@ -99,6 +102,7 @@ func TestDashboardEmailShowsWhatWent(t *testing.T) {
 	held := e.post(o.key, "/api/v1/send", msg("held", map[string]any{"html": `<aside><img src="https://tracker.example.com/h.gif"></aside>`})).sent(t, http.StatusAccepted)
 	wantPreviewPolicies(t, e, o.c, "/dashboard/preview/held/"+held.ID)
 	wantPreviewPolicies(t, e, o.c, "/dashboard/preview/campaigns/"+o.second)
+	wantPreviewPolicies(t, e, o.c, "/dashboard/preview/approvals/"+o.second)
 	if p := e.dashDo(t, o.c, "/dashboard/emails/"+held.ID, nil); !strings.Contains(p.body, `id="text-part">`) || !strings.Contains(p.body, "/dashboard/preview/emails/"+held.ID) {
 		t.Error("a held email's page does not show its content")
 	}
@@ -229,7 +233,8 @@ func readPart(t *testing.T, h map[string][]string, body io.Reader, out *wentMess
 // An automation email's content, rendered again for its owner from the
 // run's version, payload and contact, is what SES took: its html and text
 // parts, markup in the payload escaped alike, the footer included, the
-// recipient's unsubscribe link standing for its own.
+// recipient's unsubscribe link shown as the approval preview's stand-in
+// (owner.PreviewLinks on the public URL).
 func TestAutomationEmailShownAsItWent(t *testing.T) {
 	t.Parallel()
 	p := startAutomationPipeline(t, pipelineStart)
@@ -254,14 +259,17 @@ func TestAutomationEmailShownAsItWent(t *testing.T) {
 	link := unsubscribeURL(t, msg)
 	went := wentTo(t, p.env, c.Email)
 
-	got, err := owners.Service(owners.Queues{}, p.store, owners.Clients{}).Emails.Content(ctx, b.id, list.Data[0].ID)
+	svc := owners.Service(owners.Queues{}, p.store, owners.Clients{})
+	svc.Emails.PublicURL = "https://mail.example"
+	got, err := svc.Emails.Content(ctx, b.id, list.Data[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.ReplaceAll(went.html, link, owner.ShownUnsubscribeURL); got.HTML != want || !strings.Contains(got.HTML, "&lt;b&gt;Boots&lt;/b&gt;") {
+	shown := "https://mail.example/unsubscribe/preview"
+	if want := strings.ReplaceAll(went.html, link, shown); got.HTML != want || !strings.Contains(got.HTML, "&lt;b&gt;Boots&lt;/b&gt;") {
 		t.Errorf("content html\n%s\nthe message's\n%s", got.HTML, want)
 	}
-	if want := strings.ReplaceAll(went.text, link, owner.ShownUnsubscribeURL); got.Text != want {
+	if want := strings.ReplaceAll(went.text, link, shown); got.Text != want {
 		t.Errorf("content text\n%s\nthe message's\n%s", got.Text, want)
 	}
 	if got.Subject != msg.Header.Get("Subject") {

@@ -56,7 +56,7 @@ func TestDashboardApprovalsOverHTTP(t *testing.T) {
 		t.Fatalf("approvals: %d %s", list.status, list.body)
 	}
 	page := e.dashDo(t, o.c, "/dashboard/approvals/"+o.first, nil)
-	for _, want := range []string{`id="recipients">3 `, `id="verdict"`, `<iframe class="preview" sandbox="" title="Email preview" src="/dashboard/preview/campaigns/` + o.first, "@example.com</li>"} {
+	for _, want := range []string{`id="recipients">3 `, `id="verdict"`, `<iframe class="preview" sandbox="" title="Email preview" src="/dashboard/preview/approvals/` + o.first, "@example.com</li>"} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("approval page lacks %q", want)
 		}

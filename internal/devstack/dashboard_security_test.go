@@ -289,3 +289,18 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// A form over its size limit is 413 with a page that says so, not a
+// refusal as expired (its CSRF token was past the cut); nothing changes.
+func TestDashboardFormTooLarge(t *testing.T) {
+	d := startDashboard(t)
+	c, csrf := d.signIn(t, d.owner)
+	form := url.Values{"csrf": {csrf}, "name": {strings.Repeat("k", 80<<10)}, "env": {"live"}, "preset": {"full"}}
+	p := d.dashDo(t, c, "/dashboard/settings/keys", form)
+	if p.status != http.StatusRequestEntityTooLarge || !strings.Contains(p.body, "larger than the dashboard takes") || strings.Contains(p.body, "expired") {
+		t.Errorf("%d %.300s, want 413 saying the form is too large", p.status, p.body)
+	}
+	if keys, _ := d.store.Keys.ListKeys(t.Context(), d.ws); len(keys) != 1 {
+		t.Errorf("a refused form created keys: %d", len(keys))
+	}
+}

@@ -8,10 +8,12 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/deliverability"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// A good email passes with 100 and no finding; the check reads nothing
-// but the key: one DynamoDB call, the key lookup and rate limit.
+// A good email passes with 100 and no finding; the check reads the key
+// (lookup and rate limit) and the workspace (its brands): two DynamoDB
+// calls.
 func TestDeliverabilityGoodEmailPasses(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
@@ -21,12 +23,12 @@ func TestDeliverabilityGoodEmailPasses(t *testing.T) {
 	if r.Verdict != deliverability.Pass || r.Score != 100 || len(r.Checks) != 0 {
 		t.Errorf("report %+v, want pass, 100, no finding", r)
 	}
-	want := deliverability.Stats{HTMLBytes: len(checkedHTML), TextChars: r.Stats.TextChars, Images: 1, Links: 2, LinkDomains: 2}
+	want := deliverability.Stats{HTMLBytes: len(checkedHTML), TextChars: r.Stats.TextChars, Images: 0, Links: 2, LinkDomains: 2}
 	if r.Stats != want || r.Stats.TextChars < 200 {
 		t.Errorf("stats %+v, want %+v with at least 200 characters of text", r.Stats, want)
 	}
-	if n, w := e.rec.Total(), e.rec.Calls("UpdateItem"); n != 1 || w != 1 {
-		t.Errorf("%d DynamoDB calls (%d UpdateItem), want the key lookup alone", n, w)
+	if n, w, g := e.rec.Total(), e.rec.Calls("UpdateItem"), e.rec.Calls("GetItem"); n != 2 || w != 1 || g != 1 {
+		t.Errorf("%d DynamoDB calls (%d UpdateItem, %d GetItem), want the key lookup and the workspace", n, w, g)
 	}
 	// The same body, the same answer.
 	if again := e.check(t, key, checkBody(nil)); !slices.Equal(findingIDs(again), findingIDs(r)) || again.Stats != r.Stats {
@@ -47,8 +49,12 @@ func TestDeliverabilityEachRuleFires(t *testing.T) {
 	cases := map[deliverability.ID]func(map[string]any){
 		deliverability.SubjectEmpty:   func(b map[string]any) { b["subject"] = "" },
 		deliverability.SubjectAllCaps: func(b map[string]any) { b["subject"] = "WHAT IS NEW IN NOVEMBER" },
+		deliverability.TextAllCaps:    func(b map[string]any) { b["html"] = strings.ToUpper(checkedHTML) },
+		deliverability.LittleText:     add(`<img src="https://cdn.acme.example/logo.png" alt="Acme">`),
+		deliverability.ForeignBrand:   add(`<p>Pay with PayPal.</p>`),
+		deliverability.LargeSums:      add(`<p>Our fund passed $2,000,000.</p>`),
 		deliverability.NoText:         func(b map[string]any) { b["html"] = `<a href="https://acme.example/unsubscribe"></a>` },
-		deliverability.ImageHeavy:     add(`<img src="a.png"><img src="b.png">`),
+		deliverability.ImageHeavy:     add(`<img src="a.png"><img src="b.png"><img src="c.png">`),
 		deliverability.HTMLClipped:    add(strings.Repeat("<!-- padding -->", deliverability.GmailClipBytes/16)),
 		deliverability.Script:         add(`<script>track()</script>`),
 		deliverability.Form:           add(`<form action="https://acme.example/s"></form>`),
@@ -85,6 +91,34 @@ func TestDeliverabilityEachRuleFires(t *testing.T) {
 	// Without bulk, a missing unsubscribe link is no finding.
 	if r := e.check(t, key, checkBody(func(b map[string]any) { b["html"], b["bulk"] = noUnsub, false })); r.Verdict != deliverability.Pass {
 		t.Errorf("not bulk, no unsubscribe link: %+v", r)
+	}
+}
+
+// The check agrees with /send's review about brands, through the
+// workspace's own, and Sesame's own links (the unsubscribe link on the
+// local stack's 127.0.0.1) are never findings.
+func TestDeliverabilityOwnBrandsAndLinks(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	ws, key := e.workspace(apikey.Live)
+	own := checkBody(func(b map[string]any) {
+		b["html"] = strings.Replace(checkedHTML, "https://acme.example/unsubscribe?u=1", e.url+"/unsubscribe/abc", 1)
+	})
+	if !strings.HasPrefix(e.url, "http://127.0.0.1:") {
+		t.Fatalf("dev server at %s, want a loopback IP (the case of the issue)", e.url)
+	}
+	if r := e.check(t, key, own); r.Verdict != deliverability.Pass {
+		t.Errorf("an unsubscribe link on the stack's own address: %+v, want pass", r)
+	}
+	paypal := checkBody(func(b map[string]any) { b["subject"] = "Your PayPal receipt" })
+	if r := e.check(t, key, paypal); !slices.Equal(findingIDs(r), []deliverability.ID{deliverability.ForeignBrand}) {
+		t.Errorf("a brand the workspace does not own: %v, want foreign_brand", findingIDs(r))
+	}
+	if _, err := e.store.Workspaces.UpdateWorkspace(t.Context(), ws, workspace.Settings{Brands: &[]string{"PayPal"}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.check(t, key, paypal); r.Verdict != deliverability.Pass {
+		t.Errorf("the workspace's own brand: %+v, want pass", r)
 	}
 }
 

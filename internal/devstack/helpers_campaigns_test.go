@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/deliverability"
@@ -155,6 +154,6 @@ func (a approver) Identity(context.Context) (string, error) { return string(a), 
 func (e *env) approvals(starter campaign.Starter) *owner.Approvals {
 	return &owner.Approvals{
 		Store: e.store.Campaigns, Contacts: e.store.Contacts, Approver: approver("arn:aws:iam::123456789012:user/owner"),
-		Starter: starter, Check: bulk.Deliverability, Workspaces: e.store.Workspaces,
+		Starter: starter, Check: deliverability.Campaign, Workspaces: e.store.Workspaces,
 	}
 }

@@ -13,7 +13,6 @@ const checkPath = "/api/v1/deliverability/check"
 // checkedHTML passes every rule: text enough for its image, links on the
 // sender's domain, an unsubscribe link.
 const checkedHTML = `<html><head><title>November</title></head><body>
-<img src="https://cdn.acme.example/logo.png" alt="Acme">
 <h1>What is new in November</h1>
 <p>We shipped faster exports, a calendar view and a cleaner settings page. Each came from your feedback,
 so thank you for writing to us. The details are on our blog, with screenshots and a short video.</p>

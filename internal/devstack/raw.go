@@ -9,12 +9,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 )
@@ -83,8 +82,8 @@ func (m *RawMessages) Raw(workspaceID, emailID string) ([]byte, error) {
 // path is the file of an email; ids are UUIDs, read in their canonical
 // lowercase form, and anything else is refused before it names a file.
 func (m *RawMessages) path(workspaceID, emailID string) (string, error) {
-	ws, errWS := uuid.Parse(workspaceID)
-	id, errID := uuid.Parse(emailID)
+	ws, errWS := ident.Parse(workspaceID)
+	id, errID := ident.Parse(emailID)
 	if errWS != nil || errID != nil {
 		return "", fmt.Errorf("workspace %q, email %q: not ids", workspaceID, emailID)
 	}
@@ -112,7 +111,7 @@ func (m *RawMessages) Routes() []httpapi.Route {
 // not have, or one whose message was never sent nor captured here.
 func (m *RawMessages) Serve(w http.ResponseWriter, r *http.Request) error {
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
-	id, err := uuid.Parse(r.PathValue("id")) // ids are case-insensitive, as in the API
+	id, err := ident.Parse(r.PathValue("id")) // ids are case-insensitive, as in the API
 	if err != nil {
 		return fail.NotFound("email")
 	}

@@ -8,10 +8,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // The start of automation runs by an event (automation.TriggerStore).
@@ -42,7 +42,7 @@ func (s *AutomationRuns) EventContact(ctx context.Context, workspaceID string, r
 		}
 		return id, err
 	}
-	if _, err := uuid.Parse(ref.ID); err != nil {
+	if _, err := ident.Parse(ref.ID); err != nil {
 		return "", automation.ErrContactNotFound
 	}
 	it, err := contacts.getContact(ctx, workspaceID, ref.ID)

@@ -34,8 +34,9 @@ func campaignRecordKey(ws, id string) map[string]ddbtypes.AttributeValue {
 	return key(campaignPK(ws), id)
 }
 
-// Recipients reads the contacts of ids and the do-not-send entries of
-// their addresses: two BatchGetItems for up to 100 recipients.
+// Recipients reads the contacts of ids (address, subscription, names and
+// properties) and the do-not-send entries of their addresses: two
+// BatchGetItems for up to 100 recipients.
 func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids []string) ([]engine.Recipient, error) {
 	out := make([]engine.Recipient, len(ids))
 	byID := map[string]int{}
@@ -57,7 +58,11 @@ func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids 
 			return nil, err
 		}
 		i := byID[it.SK]
-		out[i].Email, out[i].Subscribed = it.Email, it.Subscribed
+		// The whole item is read anyway (a read unit per 4 KB of it): its
+		// names and properties, for the merge tags, cost nothing more.
+		c := it.contact(workspaceID)
+		out[i].Email, out[i].Subscribed = c.Email, c.Subscribed
+		out[i].FirstName, out[i].LastName, out[i].Properties = c.FirstName, c.LastName, c.Properties
 		k := suppression.Key(it.Email)
 		if len(byAddress[k]) == 0 {
 			keys = append(keys, key(suppressionPK(workspaceID), k))

@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -60,6 +61,9 @@ func TestCampaignSendsRecipients(t *testing.T) {
 	for i, addr := range []string{"ok@example.com", "gone@example.com", "unsub@example.com", "Supp@example.com"} {
 		c := contact.Contact{ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: ws, Email: contact.NormalizeEmail(addr),
 			Subscribed: i != 2, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		if i == 0 {
+			c.FirstName, c.LastName, c.Properties = new("Ann"), new("Lee"), map[string]contact.Property{"plan": contact.StringProperty("pro"), "seats": contact.NumberProperty(3)}
+		}
 		if err := store.Contacts.CreateContact(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -75,14 +79,16 @@ func TestCampaignSendsRecipients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	none := map[string]contact.Property{}
 	want := []engine.Recipient{
-		{ContactID: ids[0], Email: "ok@example.com", Subscribed: true},
+		{ContactID: ids[0], Email: "ok@example.com", Subscribed: true, FirstName: new("Ann"), LastName: new("Lee"),
+			Properties: map[string]contact.Property{"plan": contact.StringProperty("pro"), "seats": contact.NumberProperty(3)}},
 		{ContactID: ids[1]},
-		{ContactID: ids[2], Email: "unsub@example.com"},
-		{ContactID: ids[3], Email: "supp@example.com", Subscribed: true, Suppressed: true},
+		{ContactID: ids[2], Email: "unsub@example.com", Properties: none},
+		{ContactID: ids[3], Email: "supp@example.com", Subscribed: true, Suppressed: true, Properties: none},
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("recipient %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}

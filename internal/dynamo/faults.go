@@ -2,9 +2,11 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 
 	"github.com/sesame-mail/sesame/internal/fail"
 )
@@ -26,17 +28,26 @@ func NewTable(db DB, name string) *Table {
 type faultsUnavailable struct{ db DB }
 
 // storeFault is err made transient unless it is an answer: a failed
-// condition, or a transaction cancelled by one (isTransactionConditionFailed).
+// condition, or a transaction cancelled by one (isTransactionConditionFailed),
+// or a refusal of the request (isRequestRefused).
 // A transaction cancelled only by throttling or a concurrent transaction is
 // a fault; it still unwraps to the cancellation, so a caller can read its
 // reasons.
 func storeFault(err error) error {
-	if err == nil || isConditionFailed(err) || isTransactionConditionFailed(err) {
+	if err == nil || isConditionFailed(err) || isTransactionConditionFailed(err) || isRequestRefused(err) {
 		return err
 	}
 	e := fail.Unavailable(faultRetryAfter, "the data store did not answer; retry shortly (with the same Idempotency-Key if you sent one)")
 	e.Err = err
 	return e
+}
+
+// isRequestRefused reports whether DynamoDB refused the request itself
+// (ValidationException: a number it cannot store, an item too large): a
+// defect to log, which a retry would only repeat.
+func isRequestRefused(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException"
 }
 
 // call runs one DynamoDB call and makes its fault transient.

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -47,6 +48,7 @@ func TestStoreFaults(t *testing.T) {
 		"transaction without reasons":  {cancelled(), true},
 		"throttled":                    {&ddbtypes.ProvisionedThroughputExceededException{}, true},
 		"unreachable":                  {errors.New("dial tcp: connection refused"), true},
+		"request refused":              {&smithy.GenericAPIError{Code: "ValidationException", Message: "Number overflow"}, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			table := dynamo.NewTable(transactDB{err: tc.err}, "t")

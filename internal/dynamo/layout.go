@@ -152,6 +152,9 @@ const (
 // is any run of characters): a function limited to them reaches only
 // those items (infra's permission table).
 var (
+	// WorkspaceKeysPattern matches every workspace's own record (its
+	// name, brands and settings), and no other kind.
+	WorkspaceKeysPattern = wsPK("*", kindWorkspace)
 	// ContactKeysPattern matches the contacts of every workspace, every
 	// shard, and no other kind (not the email claims).
 	ContactKeysPattern = wsPK("*", kindContact) + "#*"

@@ -44,7 +44,7 @@ type Table struct {
 // Open is the table name over a DynamoDB client built from cfg, as a
 // function uses it. No call is made until the first request.
 func Open(cfg aws.Config, name string) *Table {
-	return NewTable(dynamodb.NewFromConfig(cfg), name)
+	return NewTable(newClientDB(dynamodb.NewFromConfig(cfg)), name)
 }
 
 // Time is the table's clock now: a method value of it follows a Now set

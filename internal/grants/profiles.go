@@ -40,7 +40,7 @@ var ByFunction = map[string]Profile{
 	routes.AddSuppressions.Function:   suppressionWriteRoute,
 	routes.DeleteSuppression.Function: suppressionWriteRoute,
 
-	routes.CheckDeliverability.Function: keyOnlyRoute,
+	routes.CheckDeliverability.Function: checkRoute,
 
 	routes.AutomationEvents.Function: automationEventsRoute,
 
@@ -113,10 +113,14 @@ var segmentRoute = Profile{
 	APIKeys: true,
 }
 
-// keyOnlyRoute is a route that reads and writes nothing of a workspace
-// (POST /deliverability/check computes its answer from the body): the key
-// lookup and rate limit (APIKeys), nothing else of the table.
-var keyOnlyRoute = Profile{Name: "key-only-route", APIKeys: true}
+// checkRoute is POST /deliverability/check: besides the key lookup and
+// rate limit (APIKeys), it reads the workspace's record (GetItem) for the
+// brands it owns, as /send's review does; it writes nothing.
+var checkRoute = Profile{
+	Name:    "check-route",
+	APIKeys: true,
+	Keyed:   []Keyed{{Action: GetItem, LeadingKeys: []string{dynamo.WorkspaceKeysPattern}}},
+}
 
 // sendBulkRoute is POST /send/bulk: it reads the Idempotency-Key record,
 // the workspace and the segment (GetItem), the do-not-send list and every

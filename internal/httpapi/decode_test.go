@@ -119,6 +119,18 @@ func TestDecodeJSON(t *testing.T) {
 			contentType: "application/json", body: `{"to":"a@example.com","cc":"b@example.com"}`,
 			wantStatus: 400, wantCode: "invalid_field", wantParam: "cc",
 		},
+		"a field named in capitals": {
+			contentType: "application/json", body: `{"to":"first@example.com","TO":"second@example.com"}`,
+			wantStatus: 400, wantCode: "invalid_field", wantParam: "TO",
+		},
+		"a field in another case alone": {
+			contentType: "application/json", body: `{"To":"a@example.com"}`,
+			wantStatus: 400, wantCode: "invalid_field", wantParam: "To",
+		},
+		"a field named twice": {
+			contentType: "application/json", body: `{"to":"first@example.com","count":1,"to":"second@example.com"}`,
+			wantStatus: 400, wantCode: "invalid_field", wantParam: "to",
+		},
 		"two objects": {
 			contentType: "application/json", body: `{}{}`,
 			wantStatus: 400, wantCode: "invalid_field", wantParam: "body",

@@ -13,7 +13,7 @@ type ItemError struct {
 // to the item, e.g. "emails[3]": a field becomes "emails[3].to", the item
 // as a whole ("body", as DecodeValue names a value that is not an object)
 // becomes "emails[3]", and a problem of no field, or of a header
-// (Idempotency-Key: body fields are lower case), has no param.
+// (Idempotency-Key), has no param.
 func NewItemError(p Problem, item string) *ItemError {
 	out := &ItemError{Code: p.Code, Message: p.Message}
 	param := p.Param
@@ -29,8 +29,12 @@ func NewItemError(p Problem, item string) *ItemError {
 	return out
 }
 
-// isHeader reports whether param names a header: the API's body fields
-// and query parameters are lower case, headers are not.
+// itemHeaders are the headers an item's problem can name: the request's,
+// shared by every item.
+var itemHeaders = map[string]bool{"Idempotency-Key": true, "Content-Type": true}
+
+// isHeader reports whether param names a header rather than a field of
+// the item (an unknown field may be spelled like a header: "Foo").
 func isHeader(param string) bool {
-	return param[0] >= 'A' && param[0] <= 'Z'
+	return itemHeaders[param]
 }

@@ -15,6 +15,8 @@ func TestNewItemError(t *testing.T) {
 		"body":               "emails[3]",
 		"to":                 "emails[3].to",
 		"attachments[0].url": "emails[3].attachments[0].url",
+		"Foo":                "emails[3].Foo", // an unknown field spelled like a header
+		"TO":                 "emails[3].TO",
 	} {
 		got := httpapi.NewItemError(httpapi.Problem{Code: "invalid_field", Message: "m", Param: param}, "emails[3]")
 		if got.Code != "invalid_field" || got.Message != "m" {

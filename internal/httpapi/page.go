@@ -7,12 +7,12 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/tokentext"
 )
 
 // Page sizes of every list endpoint.
@@ -42,7 +42,7 @@ func (c Cursors) Encode(binding, position string) string {
 	aead := c.cipher()
 	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(position)+aead.Overhead())
 	rand.Read(nonce) // never returns an error since Go 1.24
-	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(position), []byte(binding)))
+	return tokentext.Encode(aead.Seal(nonce, nonce, []byte(position), []byte(binding)))
 }
 
 // Decode returns the position a cursor holds, or an invalid_field error.
@@ -50,7 +50,7 @@ func (c Cursors) Decode(binding, cursor string) (string, error) {
 	bad := fail.Invalid("cursor", "cursor is malformed; pass next_cursor of a previous page unchanged with the same filters")
 	aead := c.cipher()
 	// Strict: a cursor whose unused trailing bits were edited is refused too.
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(cursor)
+	raw, err := tokentext.Decode(cursor)
 	if err != nil || len(raw) < aead.NonceSize()+aead.Overhead() {
 		return "", bad
 	}

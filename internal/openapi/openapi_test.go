@@ -205,3 +205,11 @@ func stringsIn(t *testing.T, path string, pick func(ast.Node) (ast.Expr, bool)) 
 	})
 	return out
 }
+
+// No object of the document names a key twice: parsers keep one copy or the
+// other (Go's the last), and Redocly and openapi-typescript refuse it.
+func TestDocumentHasNoDuplicateKeys(t *testing.T) {
+	if err := openapitest.DuplicateKeys(openapi.Document); err != nil {
+		t.Fatal(err)
+	}
+}

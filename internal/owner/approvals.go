@@ -50,6 +50,9 @@ type Approvals struct {
 	// Workspaces reads the campaign's workspace: its emails' footer needs
 	// a postal address, so approving without one is refused.
 	Workspaces WorkspaceReader
+	// PublicURL is the stack's public URL, which a preview's stand-in
+	// unsubscribe link starts with (PreviewLinks).
+	PublicURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -125,25 +128,17 @@ func (a *Approvals) Show(ctx context.Context, workspaceID, id string, sample int
 	}
 	s := Shown{Campaign: c, Text: compose.HTMLToText(c.HTML)}
 	if a.Check != nil {
-		if s.Verdict, err = a.Check(c.Subject, c.HTML, c.Sender); err != nil {
+		// The check reads the workspace's brands and postal address.
+		ws, err := a.Workspaces.GetWorkspace(ctx, workspaceID)
+		if err == nil {
+			s.Verdict, err = a.Check(c.Subject, c.HTML, c.Sender, ws)
+		}
+		if err != nil {
 			s.Verdict = nil // shown as unavailable; the content is still shown
 		}
 	}
-	for n := 0; n < c.Chunks && len(s.Sample) < sample; n++ {
-		ids, err := a.Store.ReadChunk(ctx, workspaceID, c.ID, n)
-		if err != nil {
-			return Shown{}, err
-		}
-		for _, cid := range ids[:min(len(ids), sample-len(s.Sample))] {
-			ct, err := a.Contacts.GetContact(ctx, workspaceID, cid)
-			if errors.Is(err, contact.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return Shown{}, err
-			}
-			s.Sample = append(s.Sample, ct)
-		}
+	if s.Sample, err = a.sample(ctx, workspaceID, c, sample); err != nil {
+		return Shown{}, err
 	}
 	return s, nil
 }

@@ -3,9 +3,8 @@ package owner
 import (
 	"context"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // RunStore reads automation runs (dynamo.AutomationRuns).
@@ -52,7 +51,7 @@ func (a *AutomationRuns) Runs(ctx context.Context, workspaceID, automationID str
 	if err := requireWorkspace(workspaceID); err != nil {
 		return RunList{}, err
 	}
-	id, err := uuid.Parse(automationID)
+	id, err := ident.Parse(automationID)
 	if err != nil {
 		return RunList{}, &InputError{Field: "automation", Value: automationID, Reason: "is not an automation id", missing: true}
 	}
@@ -65,7 +64,7 @@ func (a *AutomationRuns) Runs(ctx context.Context, workspaceID, automationID str
 	}
 	after := ""
 	if page.After != "" {
-		p, err := uuid.Parse(page.After)
+		p, err := ident.Parse(page.After)
 		if err != nil {
 			return RunList{}, &InputError{Field: "after", Value: page.After, Reason: "is not a run id"}
 		}
@@ -94,7 +93,7 @@ func (a *AutomationRuns) Run(ctx context.Context, workspaceID, runID string) (au
 		return automation.Run{}, err
 	}
 	notFound := &InputError{Field: "run", Value: runID, Reason: "is not a run of the workspace", missing: true}
-	id, err := uuid.Parse(runID)
+	id, err := ident.Parse(runID)
 	if err != nil {
 		return automation.Run{}, notFound
 	}

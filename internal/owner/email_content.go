@@ -7,12 +7,10 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign"
-	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/unsubscribe"
 )
 
 // ContentSources are where an email's content is read or rendered from:
@@ -44,23 +42,15 @@ func (e *ContentUnavailable) Error() string { return "content not shown: " + e.R
 // Is makes it email.ErrContentNotKept.
 func (e *ContentUnavailable) Is(target error) bool { return target == email.ErrContentNotKept }
 
-// ShownUnsubscribeURL stands for the recipient's own unsubscribe link in
-// a shown campaign or automation email: the link is a bearer token that
-// would unsubscribe the contact, and the owner's surfaces hold no
-// unsubscribe secret. A reserved name (RFC 2606) that resolves nowhere.
-const ShownUnsubscribeURL = "https://unsubscribe.invalid/the-recipients-own-link"
-
-type shownLinks struct{}
-
-func (shownLinks) URL(unsubscribe.Token) (string, error) { return ShownUnsubscribeURL, nil }
-
 // Content is an email's content as it went: its subject, html, text part
 // (derived from the html by compose.HTMLToText, as the sender writes it)
 // and attachments. A transactional email's is what its send kept; a
 // campaign's or an automation's is rendered again by the sender's own
-// composition (engine.Compose, automation.Compose) from the campaign or
-// the run's version and the contact as they are now, with the footer and
-// ShownUnsubscribeURL. What cannot be shown is a *ContentUnavailable.
+// composition (campaign.Message, automation.Compose) from the campaign or
+// the run's version and the contact as they are now, with the footer; its
+// unsubscribe link is the approval preview's stand-in (PreviewLinks over
+// PublicURL), shaped as the recipient's but unsubscribing no one. What
+// cannot be shown is a *ContentUnavailable.
 func (e *Emails) Content(ctx context.Context, workspaceID, emailID string) (email.Content, error) {
 	m, err := e.get(ctx, workspaceID, emailID)
 	if err != nil {
@@ -92,7 +82,14 @@ func (e *Emails) Content(ctx context.Context, workspaceID, emailID string) (emai
 	return out, nil
 }
 
-// campaignHTML renders a campaign email's html again, as the sender did.
+// links are the unsubscribe links of a shown campaign or automation
+// email: the recipient's own link is a bearer token that would unsubscribe
+// the contact for whoever follows it, and the owner's surfaces hold no
+// unsubscribe secret, so the approval preview's stand-in is shown.
+func (e *Emails) links() PreviewLinks { return PreviewLinks{BaseURL: e.PublicURL} }
+
+// campaignHTML renders a campaign email's html again for its contact as
+// the contact is now (merge tags included), as the sender did.
 func (e *Emails) campaignHTML(ctx context.Context, m email.Email) (string, error) {
 	c, err := e.Sources.Campaigns.GetCampaign(ctx, m.WorkspaceID, m.Source.CampaignID)
 	if errors.Is(err, campaign.ErrNotFound) {
@@ -101,11 +98,18 @@ func (e *Emails) campaignHTML(ctx context.Context, m email.Email) (string, error
 	if err != nil {
 		return "", err
 	}
+	to, err := e.Sources.Contacts.GetContact(ctx, m.WorkspaceID, m.Source.ContactID)
+	if errors.Is(err, contact.ErrNotFound) {
+		return "", &ContentUnavailable{Reason: "its contact was deleted, and the content is rendered for the contact"}
+	}
+	if err != nil {
+		return "", err
+	}
 	ws, err := e.Sources.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
 	if err != nil {
 		return "", err
 	}
-	msg, err := engine.Compose(shownLinks{}, ws, c, engine.Recipient{ContactID: m.Source.ContactID, Email: m.To}, m.ID)
+	msg, err := campaign.Message(c, ws, e.links(), to, m.ID)
 	return rendered(msg, err)
 }
 
@@ -142,7 +146,7 @@ func (e *Emails) automationHTML(ctx context.Context, m email.Email) (string, err
 	if err != nil {
 		return "", &ContentUnavailable{Reason: err.Error()}
 	}
-	msg, err := automation.Compose(shownLinks{}, ws, identity.Sender{}, run, c, m.Subject, html, m.ID)
+	msg, err := automation.Compose(e.links(), ws, identity.Sender{}, run, c, m.Subject, html, m.ID)
 	return rendered(msg, err)
 }
 

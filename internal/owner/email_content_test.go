@@ -70,10 +70,13 @@ func (contentFakes) GetWorkspace(_ context.Context, id string) (workspace.Worksp
 
 // An email's content: a transactional email's as kept, with its text part
 // derived from the html; a campaign's and an automation's rendered again
-// for the contact, footer included and the unsubscribe link standing for
-// the recipient's own; what cannot be shown says why; a store fault is a
-// fault, not "not shown".
+// for the contact (merge tags included), footer included and the
+// unsubscribe link the approval preview's stand-in (owner.PreviewLinks on
+// the public URL) for the recipient's own; what cannot be shown says why;
+// a store fault is a fault, not "not shown".
 func TestEmailContent(t *testing.T) {
+	const shownLink = "https://mail.example/unsubscribe/preview"
+	const shownUnsubscribe = `href="` + shownLink + `"`
 	const id = "01a21bea-1efb-7468-9b4d-96cc7a65d3ec"
 	ann := "Ann"
 	fault := errors.New("connection reset")
@@ -116,17 +119,21 @@ func TestEmailContent(t *testing.T) {
 		},
 		"transactional, store fault": {fakes: contentFakes{email: transactional, kept: func() (email.KeptContent, error) { return email.KeptContent{}, fault }}, fault: true},
 		"campaign": {
-			fakes: contentFakes{email: fromCampaign, campaign: func() (campaign.Campaign, error) {
-				return campaign.Campaign{ID: "c1", WorkspaceID: "ws", Subject: "November news", HTML: "<html><body><p>What changed.</p></body></html>"}, nil
+			fakes: contentFakes{email: fromCampaign, contact: annContact, campaign: func() (campaign.Campaign, error) {
+				return campaign.Campaign{ID: "c1", WorkspaceID: "ws", Subject: "November news",
+					HTML: `<html><body><p>What changed, {{ contact.first_name | "friend" }}.</p></body></html>`}, nil
 			}},
-			html: []string{"<p>What changed.</p>", "1 Quay Street, Leeds", owner.ShownUnsubscribeURL, "</body>"},
-			text: []string{"What changed.", "1 Quay Street, Leeds", owner.ShownUnsubscribeURL},
+			html: []string{"<p>What changed, Ann.</p>", "1 Quay Street, Leeds", shownUnsubscribe, "</body>"},
+			text: []string{"What changed, Ann.", "1 Quay Street, Leeds", shownLink},
 		},
-		"campaign deleted": {fakes: contentFakes{email: fromCampaign}, notShown: "campaign no longer exists"},
+		"campaign deleted": {fakes: contentFakes{email: fromCampaign, contact: annContact}, notShown: "campaign no longer exists"},
+		"campaign, contact deleted": {fakes: contentFakes{email: fromCampaign, campaign: func() (campaign.Campaign, error) {
+			return campaign.Campaign{ID: "c1", WorkspaceID: "ws", Subject: "November news", HTML: "<p>What changed.</p>"}, nil
+		}}, notShown: "contact was deleted"},
 		"campaign sent before its source was recorded": {fakes: contentFakes{email: email.Email{ID: id, WorkspaceID: "ws", Type: email.TypeCampaign}}, notShown: "sent before"},
 		"automation": {
 			fakes: contentFakes{email: fromAutomation, run: run, steps: steps, contact: annContact},
-			html:  []string{"<p>Hello Ann, order &lt;b&gt;7&lt;/b&gt;</p>", "1 Quay Street, Leeds", owner.ShownUnsubscribeURL},
+			html:  []string{"<p>Hello Ann, order &lt;b&gt;7&lt;/b&gt;</p>", "1 Quay Street, Leeds", shownUnsubscribe},
 			text:  []string{"Hello Ann, order <b>7</b>", "Unsubscribe"},
 		},
 		"automation, contact deleted": {fakes: contentFakes{email: fromAutomation, run: run, steps: steps}, notShown: "contact was deleted"},
@@ -137,7 +144,8 @@ func TestEmailContent(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			f := tc.fakes
-			emails := &owner.Emails{Store: f, Sources: owner.ContentSources{Kept: f, Campaigns: f, Runs: f, Versions: f, Contacts: f, Workspaces: f}}
+			emails := &owner.Emails{Store: f, Sources: owner.ContentSources{Kept: f, Campaigns: f, Runs: f, Versions: f, Contacts: f, Workspaces: f},
+				PublicURL: "https://mail.example/"}
 			got, err := emails.Content(t.Context(), "ws", id)
 			var missing *owner.ContentUnavailable
 			switch {

@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // EmailStore reads a workspace's emails and an email's clicks.
@@ -24,6 +23,10 @@ type Emails struct {
 	Webhooks DeliveryStore
 	// Sources read or render an email's content (Content).
 	Sources ContentSources
+	// PublicURL is the stack's public URL, which a shown campaign or
+	// automation email's stand-in unsubscribe link starts with
+	// (PreviewLinks, as the approval preview's).
+	PublicURL string
 }
 
 // EmailFilter is the list's filters as the owner gives them; "" does not
@@ -101,7 +104,7 @@ func (e *Emails) get(ctx context.Context, workspaceID, emailID string) (email.Em
 	if err := requireWorkspace(workspaceID); err != nil {
 		return email.Email{}, err
 	}
-	id, err := uuid.Parse(emailID)
+	id, err := ident.Parse(emailID)
 	if err != nil {
 		return email.Email{}, fmt.Errorf("email %s: %w", emailID, email.ErrNotFound)
 	}

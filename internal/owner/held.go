@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -244,7 +243,7 @@ func (c *Captured) Get(ctx context.Context, workspaceID, emailID string) (email.
 	if err := requireWorkspace(workspaceID); err != nil {
 		return email.Email{}, err
 	}
-	id, err := uuid.Parse(emailID)
+	id, err := ident.Parse(emailID)
 	if err != nil {
 		return email.Email{}, fmt.Errorf("email %s: %w", emailID, email.ErrNotFound)
 	}

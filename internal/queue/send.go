@@ -42,6 +42,32 @@ type BatchSendAPI interface {
 	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
 }
 
+// Sender is SendAPI and BatchSendAPI.
+type Sender interface {
+	SendAPI
+	BatchSendAPI
+}
+
+// SendCalls is Sender made of c's method values, so that a binary that
+// executes templates (the dashboard) links only these two of SQS's
+// operations (see dynamo.clientDB).
+func SendCalls(c *sqs.Client) Sender {
+	return sendCalls{sendMessage: c.SendMessage, sendMessageBatch: c.SendMessageBatch}
+}
+
+type sendCalls struct {
+	sendMessage      func(context.Context, *sqs.SendMessageInput, ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+	sendMessageBatch func(context.Context, *sqs.SendMessageBatchInput, ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
+}
+
+func (s sendCalls) SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	return s.sendMessage(ctx, in, opts...)
+}
+
+func (s sendCalls) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	return s.sendMessageBatch(ctx, in, opts...)
+}
+
 // SQS batch limits: 10 entries and 256 KiB of bodies per SendMessageBatch.
 const (
 	batchEntries = 10

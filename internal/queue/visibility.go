@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
 // VisibilityAPI is the part of the SQS API a Visibility uses.
@@ -32,4 +34,15 @@ func (v *Visibility) Postpone(ctx context.Context, receipt string, delay time.Du
 		return fmt.Errorf("change message visibility: %w", err)
 	}
 	return nil
+}
+
+// Backoff brings back the failed messages of queue d, received through
+// api at queueURL, after batch.Backoff's growing waits, each at most the
+// queue's visibility timeout (which applies when api is nil).
+func Backoff(api VisibilityAPI, queueURL string, d Def) batch.Backoff {
+	b := batch.Backoff{Ceiling: d.VisibilityTimeout}
+	if api != nil {
+		b.Later = &Visibility{SQS: api, QueueURL: queueURL}
+	}
+	return b
 }

@@ -79,7 +79,7 @@ func (p *page) foreignBrands(subject string, own []string) []string {
 // p name, or "" for none.
 func (p *page) brandReason(subject string, own []string) string {
 	if brands := p.foreignBrands(subject, own); len(brands) > 0 {
-		return "names a brand the workspace does not own: " + strings.Join(brands, ", ")
+		return ReasonForeignBrand + ": " + strings.Join(brands, ", ")
 	}
 	return ""
 }

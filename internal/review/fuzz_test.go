@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzCheck: the review of any subject and body never panics, its verdict
-// agrees with its reasons and with foreignBrands, an owned brand is never
+// agrees with its reasons, with Findings and with foreignBrands, an owned brand is never
 // foreign, and a brand a reader sees cannot be hidden from it: not by an
 // empty element or an invisible character inside it, nor by white space
 // that HTML (or a reader's eye) collapses.
@@ -23,6 +23,9 @@ func FuzzCheck(f *testing.F) {
 		v := Check(subject, body, owns)
 		if v.Cleared != (len(v.Reasons) == 0) {
 			t.Fatalf("verdict %+v", v)
+		}
+		if got := reasonsOf(Findings(subject, body, owns)); !slices.Equal(got, v.Reasons) {
+			t.Fatalf("Findings give the reasons %q, Check %q", got, v.Reasons)
 		}
 		foreign := readPage(body, true).foreignBrands(subject, owns)
 		namesBrand := slices.ContainsFunc(v.Reasons, func(r string) bool { return strings.HasPrefix(r, "names a brand") })

@@ -20,7 +20,13 @@ type page struct {
 	// break. A brand named either way is shown.
 	text          shownText
 	layout, links []string
+	// linkFindings are the link problems one by one, each with its link.
+	linkFindings []Finding
 }
+
+// IsShortener reports whether host (lower case) is a public URL
+// shortener the review holds links to.
+func IsShortener(host string) bool { return slices.Contains(shorteners, host) }
 
 var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly"}
 
@@ -54,7 +60,7 @@ func readPage(body string, withText bool) *page {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
 				if javascriptURL(v) {
-					p.addLayout("contains a javascript: URL")
+					p.addLayout(ReasonJavascriptURL)
 				}
 				switch {
 				case isLink && string(k) == "href":
@@ -65,18 +71,18 @@ func readPage(body string, withText bool) *page {
 			}
 			switch tag {
 			case "form":
-				p.addLayout("contains a form")
+				p.addLayout(ReasonForm)
 			case "script":
-				p.addLayout("contains script")
+				p.addLayout(ReasonScript)
 			case "input":
 				if inputType == "password" {
-					p.addLayout("asks for a password")
+					p.addLayout(ReasonPassword)
 				}
 			case "a":
 				href, inLink = linkHref, true
 				linkText = linkText[:0]
 				if reason := linkProblem(href); reason != "" {
-					p.addLink(reason)
+					p.addLink(reason, href)
 				}
 			}
 		case html.EndTagToken:
@@ -86,7 +92,7 @@ func readPage(body string, withText bool) *page {
 				skip = max(0, skip-1)
 			case "a":
 				if inLink && deceptive(string(linkText), href) {
-					p.addLink("a link shows one address and goes to another")
+					p.addLink(ReasonDeceptiveLink, href)
 				}
 				inLink = false
 			}
@@ -114,7 +120,8 @@ func (p *page) addLayout(r string) {
 	}
 }
 
-func (p *page) addLink(r string) {
+func (p *page) addLink(r, href string) {
+	p.linkFindings = append(p.linkFindings, Finding{Reason: r, Link: strings.TrimSpace(href)})
 	if !slices.Contains(p.links, r) {
 		p.links = append(p.links, r)
 	}
@@ -134,10 +141,10 @@ func linkProblem(href string) string {
 	}
 	host := strings.ToLower(u.Hostname())
 	if _, err := netip.ParseAddr(host); err == nil {
-		return "links to a bare IP address"
+		return ReasonIPLink
 	}
 	if slices.Contains(shorteners, host) {
-		return "uses a URL shortener"
+		return ReasonShortener
 	}
 	return ""
 }

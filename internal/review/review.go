@@ -83,12 +83,41 @@ func CheckLayout(body string) Verdict {
 	return Verdict{Cleared: len(layout) == 0, Reasons: layout}
 }
 
-// CheckMarkup is the review of an email's markup and links without its
-// brands, from one read of its HTML: CheckLayout's reasons, then those of
-// its links (a link's visible text showing another domain than its
-// target, a bare IP address, a URL shortener).
-func CheckMarkup(body string) Verdict {
-	p := readPage(body, false)
-	reasons := append(p.layout, p.links...)
-	return Verdict{Cleared: len(reasons) == 0, Reasons: reasons}
+// The reasons the review gives, as Verdict.Reasons and Finding.Reason
+// say them (a brand reason is followed by ": " and the brands).
+const (
+	ReasonForeignBrand  = "names a brand the workspace does not own"
+	ReasonScript        = "contains script"
+	ReasonForm          = "contains a form"
+	ReasonPassword      = "asks for a password"
+	ReasonJavascriptURL = "contains a javascript: URL"
+	ReasonDeceptiveLink = "a link shows one address and goes to another"
+	ReasonIPLink        = "links to a bare IP address"
+	ReasonShortener     = "uses a URL shortener"
+)
+
+// Finding is one problem the review finds: its reason (one of the Reason
+// constants), the link it is about for a link problem, and the brands for
+// ReasonForeignBrand.
+type Finding struct {
+	Reason string
+	Link   string
+	Brands []string
+}
+
+// Findings is Check's review finding by finding, from the same one read
+// of the HTML: the foreign brands, each layout problem once, then every
+// link problem with its link, so that a caller can tell which link each
+// is about (the deliverability check leaves out Sesame's own links). The
+// reasons of Check are exactly the distinct reasons of Findings.
+func Findings(subject, body string, own []string) []Finding {
+	p := readPage(body, true)
+	var out []Finding
+	if brands := p.foreignBrands(subject, own); len(brands) > 0 {
+		out = append(out, Finding{Reason: ReasonForeignBrand, Brands: brands})
+	}
+	for _, r := range p.layout {
+		out = append(out, Finding{Reason: r})
+	}
+	return append(out, p.linkFindings...)
 }

@@ -2,7 +2,9 @@ package review
 
 import (
 	"os"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -161,4 +163,41 @@ func TestIsWordByte(t *testing.T) {
 			t.Errorf("isWordByte(%q) = %v", rune(c), got)
 		}
 	}
+}
+
+// Findings are Check's reasons one by one: each link problem with its
+// link, the brands named, and the same distinct reasons as Check.
+func TestFindings(t *testing.T) {
+	body := `<p>Your Netflix plan</p><a href="https://bit.ly/a">one</a><a href="https://bit.ly/b">two</a>` +
+		`<a href="http://192.0.2.7/x">www.bank.example</a><script></script>`
+	got := Findings("PayPal receipt", body, []string{"Acme"})
+	want := []Finding{
+		{Reason: ReasonForeignBrand, Brands: []string{"paypal", "netflix"}},
+		{Reason: ReasonScript},
+		{Reason: ReasonShortener, Link: "https://bit.ly/a"},
+		{Reason: ReasonShortener, Link: "https://bit.ly/b"},
+		{Reason: ReasonIPLink, Link: "http://192.0.2.7/x"},
+		{Reason: ReasonDeceptiveLink, Link: "http://192.0.2.7/x"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Findings = %+v\nwant %+v", got, want)
+	}
+	if r, v := reasonsOf(got), Check("PayPal receipt", body, []string{"Acme"}).Reasons; !reflect.DeepEqual(r, v) {
+		t.Errorf("distinct reasons %q, Check's %q", r, v)
+	}
+}
+
+// reasonsOf is the distinct reasons of fs, in order, as Check words them.
+func reasonsOf(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		r := f.Reason
+		if r == ReasonForeignBrand {
+			r += ": " + strings.Join(f.Brands, ", ")
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -64,7 +65,18 @@ type StoredHeader struct {
 // http://127.0.0.1:18002) has captured, oldest first. It is for tests and
 // the dev stack, which has no SES to emit events.
 func ReadEmulatorStore(ctx context.Context, baseURL string) ([]StoredEmail, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/store", nil)
+	return ReadEmulatorStoreSince(ctx, baseURL, time.Time{})
+}
+
+// ReadEmulatorStoreSince is ReadEmulatorStore of the messages captured
+// at or after since (whole seconds), all when since is zero: the store
+// is shared by every test of a run, and its JSON holds every attachment.
+func ReadEmulatorStoreSince(ctx context.Context, baseURL string, since time.Time) ([]StoredEmail, error) {
+	u := strings.TrimSuffix(baseURL, "/") + "/store"
+	if !since.IsZero() {
+		u += "?since=" + strconv.FormatInt(since.Unix(), 10)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ses emulator: %w", err)
 	}

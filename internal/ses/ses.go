@@ -310,3 +310,29 @@ func (a Account) MaxSendRate(ctx context.Context) (float64, error) {
 	}
 	return out.SendQuota.MaxSendRate, nil
 }
+
+// Calls is API made of c's method values. A binary that executes
+// templates (the dashboard) keeps every exported method of a type that
+// reaches an interface: passing c itself would link all of SES's
+// operations (see dynamo.clientDB).
+func Calls(c *sesv2.Client) API {
+	return apiCalls{sendEmail: c.SendEmail, createEmailIdentity: c.CreateEmailIdentity, getEmailIdentity: c.GetEmailIdentity}
+}
+
+type apiCalls struct {
+	sendEmail           func(context.Context, *sesv2.SendEmailInput, ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error)
+	createEmailIdentity func(context.Context, *sesv2.CreateEmailIdentityInput, ...func(*sesv2.Options)) (*sesv2.CreateEmailIdentityOutput, error)
+	getEmailIdentity    func(context.Context, *sesv2.GetEmailIdentityInput, ...func(*sesv2.Options)) (*sesv2.GetEmailIdentityOutput, error)
+}
+
+func (a apiCalls) SendEmail(ctx context.Context, in *sesv2.SendEmailInput, optFns ...func(*sesv2.Options)) (*sesv2.SendEmailOutput, error) {
+	return a.sendEmail(ctx, in, optFns...)
+}
+
+func (a apiCalls) CreateEmailIdentity(ctx context.Context, in *sesv2.CreateEmailIdentityInput, optFns ...func(*sesv2.Options)) (*sesv2.CreateEmailIdentityOutput, error) {
+	return a.createEmailIdentity(ctx, in, optFns...)
+}
+
+func (a apiCalls) GetEmailIdentity(ctx context.Context, in *sesv2.GetEmailIdentityInput, optFns ...func(*sesv2.Options)) (*sesv2.GetEmailIdentityOutput, error) {
+	return a.getEmailIdentity(ctx, in, optFns...)
+}

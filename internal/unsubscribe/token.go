@@ -13,6 +13,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
+	"github.com/sesame-mail/sesame/internal/tokentext"
 )
 
 // SourceKind is what sent the email a link is in.
@@ -117,7 +119,7 @@ func (s Signer) Sign(t Token) (string, error) {
 	default:
 		return "", fmt.Errorf("unsubscribe: source kind %d", t.Source.Kind)
 	}
-	return base64.RawURLEncoding.EncodeToString(append(b, s.mac(b)...)), nil
+	return tokentext.Encode(append(b, s.mac(b)...)), nil
 }
 
 // Verify returns the token's content, or ErrInvalidToken: the signature
@@ -127,7 +129,7 @@ func (s Signer) Verify(token string) (Token, error) {
 	if len(s.Secret) == 0 || len(token) > base64.RawURLEncoding.EncodedLen(2+16+3+MaxAddress+16+macSize) {
 		return Token{}, ErrInvalidToken
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
+	raw, err := tokentext.Decode(token)
 	if err != nil || len(raw) < min {
 		return Token{}, ErrInvalidToken
 	}

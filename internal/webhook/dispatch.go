@@ -26,9 +26,11 @@ type Poster interface {
 
 // Postponer delays the next delivery of a received message: how a retry
 // is scheduled on the queue's clock (queue.Visibility in production).
-type Postponer interface {
-	Postpone(ctx context.Context, receipt string, delay time.Duration) error
-}
+type Postponer = batch.Postponer
+
+// faultCeiling bounds the wait after a store fault: the webhooks queue's
+// own visibility timeout, which applied before.
+const faultCeiling = time.Minute
 
 // MaxRetryDelay caps one retry delay: SQS refuses a visibility timeout
 // that ends more than 12 hours after the message was received, and a
@@ -161,7 +163,7 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 	}
 	if err != nil {
 		log.ErrorContext(ctx, "webhook job: read endpoint", slog.Any("err", err))
-		return true
+		return d.afterFault(ctx, log, m)
 	}
 	if !ep.Enabled {
 		log.InfoContext(ctx, "webhook job dropped: endpoint disabled")
@@ -171,7 +173,7 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 		delivered, err := d.store.DeliveredSince(ctx, job.WorkspaceID, job.EndpointID, job.EventID, since)
 		if err != nil {
 			log.ErrorContext(ctx, "webhook job: read attempts", slog.Any("err", err))
-			return true
+			return d.afterFault(ctx, log, m)
 		}
 		if delivered {
 			log.InfoContext(ctx, "webhook job dropped: already delivered")
@@ -274,6 +276,16 @@ func (d *Dispatcher) delay(ctx context.Context, log *slog.Logger, m batch.Messag
 	if err := d.later.Postpone(ctx, m.Receipt, delay); err != nil {
 		log.ErrorContext(ctx, "webhook retry delay not set", slog.Any("err", err))
 	}
+}
+
+// afterFault brings back a message whose job met a store fault after a
+// short, growing wait (a pause of seconds costs seconds), and reports
+// that it must come back.
+func (d *Dispatcher) afterFault(ctx context.Context, log *slog.Logger, m batch.Message) bool {
+	if err := (batch.Backoff{Later: d.later, Ceiling: faultCeiling}).Retry(ctx, m); err != nil {
+		log.ErrorContext(ctx, "webhook retry delay not set", slog.Any("err", err))
+	}
+	return true
 }
 
 // post sends one attempt and describes its outcome.

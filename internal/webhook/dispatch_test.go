@@ -465,3 +465,34 @@ func TestSuccessWrittenWhenNews(t *testing.T) {
 		})
 	}
 }
+
+// A job that meets a store fault comes back after a short wait growing
+// with its receives (seconds, not the queue's minute), and nothing is
+// POSTed.
+func TestStoreFaultRetriesWithinSeconds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rcv := newReceiver(t, "127.0.0.2:0", status(http.StatusOK))
+	ep := f.endpoint(rcv.URL)
+	f.rec.Fail = func(op string) error {
+		if op == "GetItem" {
+			return errors.New("store paused")
+		}
+		return nil
+	}
+	sqsAPI := &fakeSQS{}
+	d := dispatcher(t, f, sqsAPI, webhook.DispatcherOptions{}, testPrefixes...)
+	for _, receive := range []int{1, 4} {
+		msg := message(t, job(t, ep, testEvent(f.ws, event.Delivered)), receive, time.Now())
+		if failed := handle(t, d, msg); !slices.Equal(failed, []string{msg.ID}) {
+			t.Fatalf("receive %d: failures %v, want the job back", receive, failed)
+		}
+	}
+	got := sqsAPI.visibility()
+	if len(got) != 2 || got[0] < 1 || got[0] > 2 || got[1] < 8 || got[1] > 16 {
+		t.Errorf("visibility set %v, want 1-2 s after the first receive and 8-16 s after the fourth", got)
+	}
+	if n := len(rcv.requests()); n != 0 {
+		t.Errorf("%d POSTs while the store was down", n)
+	}
+}

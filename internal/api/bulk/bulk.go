@@ -5,7 +5,6 @@
 package bulk
 
 import (
-	"encoding/json"
 	"log/slog"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
@@ -15,7 +14,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
 
@@ -37,17 +35,9 @@ func Handlers(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) campaignh
 	return campaignhttp.Handlers{
 		Drafts: &campaign.Drafts{
 			Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Segments: &dynamo.Segments{Table: t},
-			Resolver: audience.Resolver(t), Check: Deliverability, Logger: logger,
+			Resolver: audience.Resolver(t), Check: deliverability.Campaign, Logger: logger,
 		},
 		Campaigns: &campaign.Service{Store: store},
 		Cursors:   c,
 	}
-}
-
-// Deliverability is the deliverability check of a campaign's content:
-// bulk mail to which Sesame adds its footer and List-Unsubscribe.
-func Deliverability(subject, html string, sender identity.Sender) (campaign.Verdict, error) {
-	return json.Marshal(deliverability.Check(deliverability.Input{
-		Subject: subject, HTML: html, SenderDomain: identity.DomainOf(sender.Email), Bulk: true, FooterAdded: true,
-	}))
 }

@@ -1,6 +1,6 @@
 // Package checks declares the function of the deliverability check: it
-// reads nothing of a workspace, so it builds the DynamoDB client for the
-// key lookup alone, and links no repository besides the keys'.
+// builds the DynamoDB client for the key lookup and the workspace's
+// record (its brands), and links no other repository.
 package checks
 
 import (
@@ -17,7 +17,7 @@ import (
 var CheckDeliverability = tableroutes.Read(routes.CheckDeliverability, deliverability)
 
 // deliverability is the check's handler; the table serves the key lookup
-// only.
-func deliverability(*dynamo.Table, httpapi.Cursors, *slog.Logger) []httpapi.Route {
-	return deliverabilityhttp.Handlers{}.Routes()
+// and the workspace's brands.
+func deliverability(t *dynamo.Table, _ httpapi.Cursors, _ *slog.Logger) []httpapi.Route {
+	return deliverabilityhttp.Handlers{Workspaces: &dynamo.Workspaces{Table: t}}.Routes()
 }

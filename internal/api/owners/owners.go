@@ -9,10 +9,10 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/starts"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -83,7 +83,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
 		Approvals: &owner.Approvals{
-			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: bulk.Deliverability,
+			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: deliverability.Campaign,
 			Workspaces: repos.Workspaces,
 		},
 		Owners:         &owner.Owners{Store: repos.Owners},

@@ -31,7 +31,7 @@ var AutomationRunner = wire.Function[config.AutomationRunner]{
 		t := dynamo.Open(env.AWS, cfg.Table)
 		client := sesv2.NewFromConfig(env.AWS, sends.SESBound(cfg.SDK))
 		q := sqs.NewFromConfig(env.AWS)
-		r := NewRunner(t, cfg, Deps{Transport: &ses.Client{API: client}, Queue: q, Webhooks: q, Logger: env.Logger})
+		r := NewRunner(t, cfg, Deps{Transport: &ses.Client{API: client}, Queue: q, Visibility: q, Webhooks: q, Logger: env.Logger})
 		return queue.NewConsumer(r.Handle), nil
 	},
 }
@@ -40,8 +40,11 @@ var AutomationRunner = wire.Function[config.AutomationRunner]{
 type Deps struct {
 	Transport sending.Transport
 	Queue     queue.SendAPI
-	Webhooks  queue.BatchSendAPI
-	Logger    *slog.Logger
+	// Visibility postpones a failed wake-up (queue.Backoff on the
+	// automations queue).
+	Visibility queue.VisibilityAPI
+	Webhooks   queue.BatchSendAPI
+	Logger     *slog.Logger
 }
 
 // NewRunner is the runner over t: automation emails through d.Transport
@@ -60,6 +63,7 @@ func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *automation
 		Links:      sends.UnsubscribeLinks(cfg.Unsubscribing, cfg.PublicURL),
 		Build:      raw.Build,
 		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
+		Backoff:    queue.Backoff(d.Visibility, cfg.AutomationsQueueURL, queue.Automations),
 		Logger:     d.Logger,
 		Now:        t.Time,
 	}

@@ -32,7 +32,7 @@ var CampaignSender = wire.Function[config.CampaignSender]{
 		q := sqs.NewFromConfig(env.AWS)
 		s := NewSender(t, cfg, Deps{
 			Campaigns: &dynamo.Campaigns{Table: t}, Transport: &ses.Client{API: client}, Account: ses.Account{API: client},
-			Sends: q, Webhooks: q, Logger: env.Logger,
+			Sends: q, Visibility: q, Webhooks: q, Logger: env.Logger,
 		})
 		return queue.NewConsumer(s.Handle), nil
 	},
@@ -84,8 +84,10 @@ type Deps struct {
 	Transport sending.Transport
 	Account   engine.RateSource
 	Sends     queue.BatchSendAPI
-	Webhooks  queue.BatchSendAPI
-	Logger    *slog.Logger
+	// Visibility postpones a failed chunk (queue.Backoff on the sends queue).
+	Visibility queue.VisibilityAPI
+	Webhooks   queue.BatchSendAPI
+	Logger     *slog.Logger
 }
 
 // NewSender is the campaign sender over t: campaign emails through
@@ -103,6 +105,7 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 		Links:      sends.UnsubscribeLinks(cfg.Unsubscribing, cfg.PublicURL),
 		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
 		Queue:      &queue.BatchPublisher{SQS: d.Sends, QueueURL: cfg.SendsQueueURL},
+		Backoff:    queue.Backoff(d.Visibility, cfg.SendsQueueURL, queue.Sends),
 		Breaker:    Thresholds(cfg.Breaker),
 		Logger:     d.Logger,
 		Now:        t.Time,

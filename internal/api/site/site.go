@@ -15,6 +15,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dashboard"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/signin"
@@ -29,11 +30,11 @@ var Dashboard = wire.Function[config.Dashboard]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.Dashboard, env wire.Env) (any, error) {
 		repos := dynamo.NewRepositories(dynamo.Open(env.AWS, cfg.Table))
-		sesClient := sesv2.NewFromConfig(env.AWS)
+		sesClient := ses.Calls(sesv2.NewFromConfig(env.AWS))
 		app, err := New(Settings{
 			PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
 			Queues: owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL},
-		}, repos, owners.Clients{SES: sesClient, SQS: sqs.NewFromConfig(env.AWS)}, sesClient, env.Logger, false)
+		}, repos, owners.Clients{SES: sesClient, SQS: queue.SendCalls(sqs.NewFromConfig(env.AWS))}, sesClient, env.Logger, false)
 		if err != nil {
 			return nil, err
 		}
@@ -55,6 +56,8 @@ type Settings struct {
 func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API, logger *slog.Logger, logLinks bool) (*dashboard.App, error) {
 	c.Approver = dashboard.Approver{}
 	svc := owners.Service(cfg.Queues, repos, c)
+	svc.Approvals.PublicURL = cfg.PublicURL.PublicURL // the approval preview's links
+	svc.Emails.PublicURL = cfg.PublicURL.PublicURL    // a shown email's links
 	return dashboard.New(dashboard.Config{
 		PublicURL: cfg.PublicURL.PublicURL, Secret: []byte(cfg.DashboardSecret.DashboardSecret), LogLinks: logLinks, Logger: logger,
 	}, dashboard.Services{

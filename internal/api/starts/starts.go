@@ -25,7 +25,7 @@ var CampaignTick = wire.Function[config.CampaignTick]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.CampaignTick, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
-		s := NewStarter(t, &dynamo.Campaigns{Table: t}, cfg.SendsQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		s := NewStarter(t, &dynamo.Campaigns{Table: t}, cfg.SendsQueue, queue.SendCalls(sqs.NewFromConfig(env.AWS)), env.Logger)
 		return Tick(s, env.Logger), nil
 	},
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -34,13 +35,23 @@ type Campaigns interface {
 	TransitionCampaign(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status, at time.Time, reason string) (campaign.Campaign, error)
 }
 
-// Recipient is a frozen contact as it is at send time.
+// Recipient is a frozen contact as it is at send time, with what its
+// merge tags read.
 type Recipient struct {
 	ContactID string
 	// Email is "" for a contact deleted since the draft.
 	Email      string
+	FirstName  *string
+	LastName   *string
+	Properties map[string]contact.Property
 	Subscribed bool
 	Suppressed bool
+}
+
+// contact is r as the contact its email is rendered for.
+func (r Recipient) contact() contact.Contact {
+	return contact.Contact{ID: r.ContactID, Email: r.Email, FirstName: r.FirstName, LastName: r.LastName,
+		Properties: r.Properties, Subscribed: r.Subscribed}
 }
 
 // Progress is which recipients of a chunk are done (sent, found claimed

@@ -18,7 +18,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
-	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -58,7 +57,9 @@ type Sender struct {
 	Failures sending.FailureRecorder
 	// Queue takes a chunk's continuation when an invocation runs short
 	// of time.
-	Queue   Enqueuer
+	Queue Enqueuer
+	// Backoff brings a chunk that met a fault back within seconds.
+	Backoff batch.Backoff
 	Breaker Thresholds
 	Logger  *slog.Logger
 	Now     func() time.Time
@@ -100,6 +101,9 @@ func (s *Sender) Handle(ctx context.Context, msgs []batch.Message) (retry []stri
 		if err := s.SendChunk(ctx, m); err != nil {
 			s.logger().ErrorContext(ctx, "campaign chunk failed; will retry", slog.String("campaign_id", m.CampaignID),
 				slog.Int("chunk", m.Chunk), slog.Any("err", err))
+			if err := s.Backoff.Retry(ctx, msg); err != nil {
+				s.logger().ErrorContext(ctx, "campaign chunk retry delay not set", slog.Any("err", err))
+			}
 			retry = append(retry, msg.ID)
 		}
 	}
@@ -136,7 +140,10 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 	if ws.PostalAddress == "" {
 		return s.pause(ctx, c, "the workspace has no postal address for the footer: set one with `sesame workspace set --postal-address`, then resume")
 	}
-	job := &chunkJob{Sender: s, msg: m, ids: ids, prog: prog, ws: ws}
+	job := &chunkJob{Sender: s, msg: m, ids: ids, prog: prog, ws: ws, gate: &statusGate{read: func(ctx context.Context) (campaign.Status, error) {
+		c, err := s.Campaigns.GetCampaignRecord(ctx, m.WorkspaceID, m.CampaignID)
+		return c.Status, err
+	}}}
 	for start := 0; start < len(ids); start += groupSize {
 		group := job.pending(start, min(start+groupSize, len(ids)))
 		if len(group) == 0 {
@@ -148,19 +155,12 @@ func (s *Sender) SendChunk(ctx context.Context, m ChunkMessage) error {
 			return s.continueLater(ctx, m)
 		}
 		if job.sentGroups > 0 {
-			// Read at the start, c may have been cancelled or paused since
-			// this job's last group; its html cannot have changed (a
-			// sending campaign is not editable), so the record alone is
-			// read and the html read at the start is kept.
-			now, err := s.Campaigns.GetCampaignRecord(ctx, m.WorkspaceID, m.CampaignID)
-			if err != nil {
+			// c may have been cancelled or paused since this job's last
+			// group; its content cannot have changed (a sending campaign
+			// is not editable), so c is kept.
+			if sending, err := job.gate.sending(ctx); err != nil || !sending {
 				return err
 			}
-			if now.Status != campaign.StatusSending {
-				return nil
-			}
-			now.HTML = c.HTML
-			c = now
 		}
 		stop, err := job.runGroup(ctx, c, group)
 		if err != nil || stop {
@@ -236,6 +236,10 @@ type chunkJob struct {
 	sentGroups int
 	// sent is how many emails SES took in this job.
 	sent atomic.Int64
+	// gate is asked before every SES call; halted is set when it said the
+	// campaign stopped sending (cancelled, paused or done).
+	gate   *statusGate
+	halted atomic.Bool
 }
 
 // pending lists the recipients of ids[from:to] not yet done.
@@ -297,6 +301,10 @@ func (j *chunkJob) runGroup(ctx context.Context, c campaign.Campaign, group []in
 		return false, err
 	}
 	j.sentGroups++
+	if j.halted.Load() {
+		// What is left is never sent: a resume sends it again.
+		return true, nil
+	}
 	if went := count(outcomes, wentOut); went > 0 {
 		if err := j.Reputation.CountSent(ctx, c.WorkspaceID, now, went); err != nil {
 			j.logger().WarnContext(ctx, "campaign sends not counted for the breaker", slog.Any("err", err))
@@ -349,26 +357,38 @@ func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int
 
 // sendOne claims the recipient's email, then hands it to SES: a claim
 // found taken means an earlier delivery has it, and it is never sent
-// again.
+// again. Each SES call starts only after the gate read the campaign as
+// still sending (before the claim, and before each retry).
 func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient, pool *slotPool) outcome {
-	if err := pool.acquire(ctx); err != nil {
+	// The gate is asked before the claim: a claim that a store fault then
+	// kept from being released would count the email as sent, unsent.
+	if err := pool.acquire(ctx); err != nil || !j.stillSending(ctx) {
 		return pendingAgain
 	}
 	mode := listmail.Tracking(j.ws)
+	id := campaign.EmailID(c.ID, r.ContactID, *c.StartedAt)
+	msg, err := j.build(c, r, id)
+	subject := c.Subject // as drafted, when it does not render
+	if err == nil {
+		subject = msg.Subject
+	}
 	e := email.Email{
-		ID: campaign.EmailID(c.ID, r.ContactID, *c.StartedAt), WorkspaceID: c.WorkspaceID, To: r.Email, Subject: c.Subject,
+		ID: id, WorkspaceID: c.WorkspaceID, To: r.Email, Subject: subject,
 		Status: email.StatusSent, Type: email.TypeCampaign, Environment: apikey.Live, SentAt: j.now(), TrackingMode: mode,
 		Source: email.Source{CampaignID: c.ID, ContactID: r.ContactID},
 	}
-	claimed, err := j.Store.ClaimEmail(ctx, e)
-	if err != nil {
-		j.logger().ErrorContext(ctx, "campaign email not claimed", slog.String("email_id", e.ID), slog.Any("err", err))
+	claimed, claimErr := j.Store.ClaimEmail(ctx, e)
+	if claimErr != nil {
+		j.logger().ErrorContext(ctx, "campaign email not claimed", slog.String("email_id", e.ID), slog.Any("err", claimErr))
 		return pendingAgain
 	}
 	if !claimed {
 		return wentOut
 	}
-	raw, err := j.build(c, r, e.ID)
+	var raw []byte
+	if err == nil {
+		raw, err = j.Build(msg)
+	}
 	if errors.Is(err, compose.ErrInvalid) {
 		return j.refuse(ctx, e, "not sent: "+err.Error())
 	}
@@ -384,6 +404,9 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: c.Sender.Email, To: r.Email,
 	}
 	for try := 1; ; try++ {
+		if try > 1 && !j.stillSending(ctx) {
+			break
+		}
 		_, err = j.Transport.Send(ctx, in)
 		switch {
 		case err == nil:
@@ -401,6 +424,20 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 	return pendingAgain
 }
 
+// stillSending asks the gate whether an SES call may start; a fault
+// reading it leaves the recipient for a later delivery.
+func (j *chunkJob) stillSending(ctx context.Context) bool {
+	sending, err := j.gate.sending(ctx)
+	if err != nil {
+		j.logger().WarnContext(ctx, "campaign status not read; the recipient waits", slog.String("campaign_id", j.msg.CampaignID), slog.Any("err", err))
+		return false
+	}
+	if !sending {
+		j.halted.Store(true)
+	}
+	return sending
+}
+
 // release frees the claim of an email SES did not take (listmail.Release).
 func (j *chunkJob) release(ctx context.Context, e email.Email) {
 	listmail.Release(ctx, j.Store, j.logger(), e)
@@ -412,22 +449,10 @@ func (j *chunkJob) refuse(ctx context.Context, e email.Email, reason string) out
 	return skipped
 }
 
-// build renders the recipient's message (Compose) in its MIME form.
-func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) ([]byte, error) {
-	msg, err := Compose(j.Links, j.ws, c, r, emailID)
-	if err != nil {
-		return nil, err
-	}
-	return j.Build(msg)
-}
-
-// Compose is the message c sends r, with the footer and the one-click
-// unsubscribe headers: the sender's and the owner's view of a campaign
-// email (owner.Emails.Content) are both this.
-func Compose(links listmail.Links, ws workspace.Workspace, c campaign.Campaign, r Recipient, emailID string) (compose.Message, error) {
-	msg := compose.Message{From: c.Sender.Address(), To: r.Email, ReplyTo: c.Sender.ReplyTo, Subject: c.Subject, HTML: c.HTML, EmailID: emailID}
-	return listmail.WithUnsubscribe(links, ws, c.Sender, msg, unsubscribe.Token{WorkspaceID: c.WorkspaceID, ContactID: r.ContactID,
-		Source: unsubscribe.Source{Kind: unsubscribe.SourceCampaign, ID: c.ID}})
+// build renders the recipient's message (campaign.Message): merge tags
+// for r, the footer and the one-click unsubscribe headers.
+func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) (compose.Message, error) {
+	return campaign.Message(c, j.ws, j.Links, r.contact(), emailID)
 }
 
 // commit marks the group's done recipients and adds their counts to the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/mail"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -337,17 +337,55 @@ func TestSenderEveryGroupCarriesTheContent(t *testing.T) {
 			}
 			wantExactlyOnce(t, w)
 			for _, in := range w.ses {
-				msg, err := mail.ReadMessage(strings.NewReader(string(in.Raw)))
-				if err != nil {
-					t.Fatalf("%s: %v", in.To, err)
+				m := inbox.Parse(in.Raw)
+				if len(m.Defects) > 0 || !strings.Contains(m.HTML, "<p>Hello</p>") || !strings.Contains(m.Text, "Hello") {
+					t.Fatalf("%s got a message without the campaign's content (defects %v): html %q, text %q", in.To, m.Defects, m.HTML, m.Text)
 				}
-				body, err := io.ReadAll(msg.Body)
+			}
+		})
+	}
+}
+
+// Once a cancel or a pause is answered, no SES call starts for the
+// campaign: only the sends already under way finish (at most one per
+// worker), they are counted exactly, and the chunk is not retried. A
+// paused campaign resumed sends the rest, each recipient once.
+func TestSenderStopsMidGroup(t *testing.T) {
+	for _, stopped := range []campaign.Status{campaign.StatusCancelled, campaign.StatusPaused} {
+		t.Run(string(stopped), func(t *testing.T) {
+			w := newWorld(149, 149)
+			s, _ := newSender(w, 1000)
+			const stopAt = 10
+			w.sesFail = func(n int, _ sending.SendInput) error {
+				if n == stopAt-1 {
+					w.c.Status = stopped // answered while this send is under way
+				}
+				return nil
+			}
+			if retry := deliver(t, s, w); len(retry) != 0 {
+				t.Fatalf("retry %v after the campaign stopped", retry)
+			}
+			if len(w.ses) < stopAt || len(w.ses) > stopAt+Workers-1 {
+				t.Fatalf("%d sent; once stopped at the %dth only the %d sends under way may finish", len(w.ses), stopAt, Workers-1)
+			}
+			if w.c.SentCount != len(w.ses) || len(w.emails) != len(w.ses) {
+				t.Fatalf("%d sent, %d counted, %d emails", len(w.ses), w.c.SentCount, len(w.emails))
+			}
+			w.sesFail = nil
+			deliver(t, s, w) // redelivered: still stopped
+			if w.c.SentCount != len(w.ses) {
+				t.Fatalf("%d sent after a redelivery of a stopped campaign, %d counted", len(w.ses), w.c.SentCount)
+			}
+			if stopped == campaign.StatusPaused {
+				resumed, err := w.TransitionCampaign(t.Context(), wsID, w.c.ID, []campaign.Status{campaign.StatusPaused}, campaign.StatusSending, start, "")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !strings.Contains(string(body), "Hello") {
-					t.Fatalf("%s got a message without the campaign's content", in.To)
+				if err := (&Starter{Campaigns: w, Queue: w}).Start(t.Context(), resumed); err != nil {
+					t.Fatal(err)
 				}
+				deliver(t, s, w)
+				wantExactlyOnce(t, w)
 			}
 		})
 	}

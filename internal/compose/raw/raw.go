@@ -47,11 +47,7 @@ func Build(m compose.Message) ([]byte, error) {
 
 	size := 2*len(m.HTML) + 2048
 	for _, a := range m.Attachments {
-		var opts []gomail.FileOption
-		if a.ContentType != "" {
-			opts = append(opts, gomail.WithFileContentType(gomail.ContentType(a.ContentType)))
-		}
-		msg.AttachReadSeeker(a.Filename, bytes.NewReader(a.Data), opts...)
+		msg.AttachReadSeeker(a.Filename, bytes.NewReader(a.Data), attachmentHeaders(a))
 		size += len(a.Data)*4/3 + len(a.Data)/38 + 512 // base64 + CRLF per 76 chars
 	}
 

@@ -3,6 +3,7 @@
 package deliverabilityhttp
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -13,11 +14,21 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// Handlers serves the deliverability check. It reads and writes nothing
-// besides the API key the core checks.
-type Handlers struct{}
+// Handlers serves the deliverability check. It writes nothing, and reads
+// only the key's workspace, for the brands it owns.
+type Handlers struct {
+	// Workspaces reads the workspace; nil reads none, and then every
+	// impersonated brand an email names is foreign.
+	Workspaces WorkspaceReader
+}
+
+// WorkspaceReader reads a workspace (dynamo.Workspaces).
+type WorkspaceReader interface {
+	GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error)
+}
 
 // Routes returns the routes served by h.
 func (h Handlers) Routes() []httpapi.Route {
@@ -68,6 +79,18 @@ func (h Handlers) Check(w http.ResponseWriter, r *http.Request) error {
 	in, err := req.Input()
 	if err != nil {
 		return err
+	}
+	if r.Host != "" {
+		// The caller reached the stack at this address: its links there
+		// (unsubscribe, dashboard) are Sesame's own.
+		in.Own = []string{"//" + r.Host}
+	}
+	if h.Workspaces != nil {
+		ws, err := h.Workspaces.GetWorkspace(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID)
+		if err != nil && !errors.Is(err, workspace.ErrNotFound) {
+			return err
+		}
+		in.OwnBrands = ws.OwnBrands()
 	}
 	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[deliverability.Report]{Data: deliverability.Check(in)})
 	return nil

@@ -28,13 +28,19 @@ var (
 	errLoad  error
 )
 
-// Document is the parsed document, checked valid once per process. Callers
+// Document is the parsed document, checked valid (and free of duplicated
+// keys) once per process. Callers
 // must not change it.
 func Document() (*openapi3.T, error) {
 	loadOnce.Do(func() {
 		ctx := context.Background()
 		// The unsubscribe pages answer HTML, checked as text.
 		openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+		// A duplicated key would lose one of its copies here unnoticed.
+		if err := DuplicateKeys(openapi.Document); err != nil {
+			errLoad = fmt.Errorf("the OpenAPI document is invalid: %w", err)
+			return
+		}
 		loader := openapi3.NewLoader()
 		doc, err := loader.LoadFromData(openapi.Document)
 		if err != nil {

@@ -24,12 +24,15 @@ var (
 	// Sends carries campaign chunks, one message per chunk of up to 1,000
 	// recipients: at a 14/s account rate a chunk takes over a minute, so
 	// its sender runs up to 5 minutes (half the visibility) and carries on
-	// in a new message when time runs short.
-	Sends = Def{Name: "sends", VisibilityTimeout: 10 * time.Minute, MaxReceives: 10}
+	// in a new message when time runs short. A chunk that met a fault
+	// comes back after batch.Backoff's waits (2 s doubling up to the
+	// visibility timeout): 20 receives ride out an outage of about an
+	// hour or more before the dead-letter queue, as 10 whole timeouts did.
+	Sends = Def{Name: "sends", VisibilityTimeout: 10 * time.Minute, MaxReceives: 20}
 	// Automations carries automation runs' wake-ups (automation.WakeMessage):
 	// a run executes what is due, at most a send, a tag and a wait at a
-	// time, well inside a minute.
-	Automations = Def{Name: "automations", VisibilityTimeout: 2 * time.Minute, MaxReceives: 10}
+	// time, well inside a minute; faults back off as the sends' do.
+	Automations = Def{Name: "automations", VisibilityTimeout: 2 * time.Minute, MaxReceives: 20}
 )
 
 // All lists every queue. Each has a consumer (internal/routes); the bulk

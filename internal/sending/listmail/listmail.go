@@ -10,6 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
@@ -39,7 +43,56 @@ func WithUnsubscribe(links Links, ws workspace.Workspace, from identity.Sender, 
 		u.Mailto = ""
 		out, err = compose.WithUnsubscribe(msg, u)
 	}
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	for k := range out.Headers {
+		if strings.EqualFold(k, HeaderListID) {
+			delete(out.Headers, k) // the list's own id wins
+		}
+	}
+	out.Headers[HeaderListID] = ListID(ws, from, tok.Source)
+	return out, nil
+}
+
+// HeaderListID names the list a message comes from (RFC 2919).
+const HeaderListID = "List-Id"
+
+// maxListID is RFC 2919's limit on the <label.namespace> part.
+const maxListID = 255
+
+// ListID is the List-Id of the campaign or automation src sending from
+// from: `"Workspace name" <source id.sender domain>`. The source's id is
+// the list (each campaign, each automation); the namespace is the
+// sender's domain, which the workspace owns. An id too long for RFC 2919
+// falls back to its unmanaged namespace, localhost. The phrase is the
+// workspace's name when it is printable text (encoded-words when not
+// ASCII), else left out.
+func ListID(ws workspace.Workspace, from identity.Sender, src unsubscribe.Source) string {
+	_, domain, _ := strings.Cut(from.Email, "@")
+	id := src.ID + "." + strings.ToLower(domain)
+	if domain == "" || len(id) > maxListID {
+		id = src.ID + ".localhost"
+	}
+	if phrase := listPhrase(ws.Name); phrase != "" {
+		return phrase + " <" + id + ">"
+	}
+	return "<" + id + ">"
+}
+
+// listPhrase is name as a display phrase: a quoted string when ASCII, Q
+// encoded-words otherwise; "" for an empty, long or unprintable name.
+func listPhrase(name string) string {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > 64 || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return ""
+	}
+	for _, r := range name {
+		if r > unicode.MaxASCII {
+			return mime.QEncoding.Encode("UTF-8", name)
+		}
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(name) + `"`
 }
 
 // unsubscribeMailbox is where a mailto unsubscribe request goes: Sesame

@@ -272,6 +272,8 @@ func FuzzSendBody(f *testing.F) {
 // a fault, every refusal names its item.
 func FuzzBatchBody(f *testing.F) {
 	f.Add([]byte(`{"emails":[{"to":"ann@example.org","subject":"Hello","html":"<p>Hi</p>"},{"to":"x"}]}`))
+	f.Add([]byte(`{"emails":[{"to":"ann@example.org","subject":"Hello","html":"<p>Hi</p>","Foo":1}]}`))
+	f.Add([]byte(`{"emails":[{"to":"ann@example.org","TO":"bob@example.org","subject":"Hello","html":"<p>Hi</p>"}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		w, sent := serve(t, "/api/v1/send/batch", body)
 		if w == nil {
