@@ -56,20 +56,6 @@ func DecodeValue(body []byte, dst any) error {
 	return exactNames(body, reflect.TypeOf(dst))
 }
 
-// exactNames refuses what encoding/json accepts silently: a field named
-// twice (it keeps the last) or spelled in another case ("TO" for "to").
-func exactNames(body []byte, t reflect.Type) error {
-	param, found, duplicate := find(misnamed, body, t)
-	if !found {
-		return nil
-	}
-	field := param[strings.LastIndexAny(param, ".]")+1:]
-	if duplicate {
-		return fail.Invalid(param, "field %q appears more than once", field)
-	}
-	return fail.Invalid(param, "unknown field %q: field names match exactly", field)
-}
-
 // decodeError turns err, from decoding body into dst of type t, into the
 // API's answer, naming the offending field by its full path.
 func decodeError(err error, body []byte, t reflect.Type) error {

@@ -131,6 +131,14 @@ func TestDecodeJSON(t *testing.T) {
 			contentType: "application/json", body: `{"to":"first@example.com","count":1,"to":"second@example.com"}`,
 			wantStatus: 400, wantCode: "invalid_field", wantParam: "to",
 		},
+		"an array field named twice": {
+			contentType: "application/json", body: `{"to":"a@example.com","tags":["x"],"tags":["y"]}`,
+			wantStatus: 400, wantCode: "invalid_field", wantParam: "tags",
+		},
+		"a name written with an escape": {
+			contentType: "application/json", body: `{"t\u006f":"a@example.com","tags":["x,\"y\"]}"]}`,
+			wantStatus: 201, want: thingInput{To: "a@example.com", Tags: []string{`x,"y"]}`}},
+		},
 		"two objects": {
 			contentType: "application/json", body: `{}{}`,
 			wantStatus: 400, wantCode: "invalid_field", wantParam: "body",

@@ -21,10 +21,6 @@ type finding int
 const (
 	unknownField finding = iota // a key the object's struct has no field for
 	wrongKind                   // a value its field cannot hold
-	// misnamed is a key an object holds twice, or one its struct has a
-	// field for only ignoring case: encoding/json would take the last
-	// copy, or the other spelling, where the API names fields exactly.
-	misnamed
 )
 
 var (
@@ -35,28 +31,14 @@ var (
 // pathOf is the param of the first f in body, decoded into a value of
 // type t; ok is false when the walk finds none.
 func pathOf(f finding, body []byte, t reflect.Type) (string, bool) {
-	path, found, _ := find(f, body, t)
-	return path, found
-}
-
-// find is pathOf that also tells, for misnamed, whether the key found is
-// a duplicate (else it is spelled in another case).
-func find(f finding, body []byte, t reflect.Type) (path string, found, duplicate bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	w := &walker{f: f}
-	path, found, err := w.walk(dec, t, "")
-	return path, found && err == nil, w.duplicate
-}
-
-// walker is one walk for f.
-type walker struct {
-	f         finding
-	duplicate bool
+	path, found, err := f.walk(dec, t, "")
+	return path, found && err == nil
 }
 
 // walk reads one value at path whose Go type is t (nil: not looked into).
-func (w *walker) walk(dec *json.Decoder, t reflect.Type, path string) (string, bool, error) {
+func (f finding) walk(dec *json.Decoder, t reflect.Type, path string) (string, bool, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return "", false, err
@@ -66,7 +48,7 @@ func (w *walker) walk(dec *json.Decoder, t reflect.Type, path string) (string, b
 	if t != nil {
 		kind = t.Kind()
 	}
-	wrong := func(ok bool) bool { return w.f == wrongKind && t != nil && !ok }
+	wrong := func(ok bool) bool { return f == wrongKind && t != nil && !ok }
 	switch tok := tok.(type) {
 	case json.Delim:
 		if tok == '[' {
@@ -78,17 +60,13 @@ func (w *walker) walk(dec *json.Decoder, t reflect.Type, path string) (string, b
 				elem = t.Elem()
 			}
 			for i := 0; dec.More(); i++ {
-				if p, found, err := w.walk(dec, elem, path+"["+strconv.Itoa(i)+"]"); found || err != nil {
+				if p, found, err := f.walk(dec, elem, path+"["+strconv.Itoa(i)+"]"); found || err != nil {
 					return p, found, err
 				}
 			}
 		} else {
 			if wrong(kind == reflect.Struct || kind == reflect.Map) {
 				return path, true, nil
-			}
-			var seen map[string]bool
-			if w.f == misnamed {
-				seen = map[string]bool{}
 			}
 			for dec.More() {
 				key, err := dec.Token()
@@ -100,25 +78,18 @@ func (w *walker) walk(dec *json.Decoder, t reflect.Type, path string) (string, b
 				if path != "" {
 					at = path + "." + name
 				}
-				if w.f == misnamed {
-					if seen[name] {
-						w.duplicate = true
-						return at, true, nil
-					}
-					seen[name] = true
-				}
 				var ft reflect.Type
 				switch kind {
 				case reflect.Map:
 					ft = t.Elem()
 				case reflect.Struct:
-					field, exact, ok := fieldByJSONName(t, name)
-					if !ok && w.f == unknownField || ok && !exact && w.f == misnamed {
+					field, _, ok := fieldByJSONName(t, name)
+					if !ok && f == unknownField {
 						return at, true, nil
 					}
 					ft = field
 				}
-				if p, found, err := w.walk(dec, ft, at); found || err != nil {
+				if p, found, err := f.walk(dec, ft, at); found || err != nil {
 					return p, found, err
 				}
 			}
