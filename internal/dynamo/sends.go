@@ -1,10 +1,7 @@
 package dynamo
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -250,12 +247,8 @@ func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 			return nil, fmt.Errorf("put template: %w", err)
 		}
 	}
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if err := json.NewEncoder(zw).Encode(h); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
+	held, err := gzipJSON(h)
+	if err != nil {
 		return nil, err
 	}
 	emailPut, err := s.putOf(newEmailItem(h.Email), noCondition)
@@ -275,7 +268,7 @@ func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 		return nil, err
 	}
 	items = append(items, ddbtypes.TransactWriteItem{Put: emailPut}, ddbtypes.TransactWriteItem{Put: contentPut})
-	data := buf.Bytes()
+	data := held
 	for i := 0; len(data) > 0 || i == 0; i++ {
 		n := min(len(data), heldChunkBytes)
 		chunk := heldChunk{PK: heldPK(ws, h.Email.ID), SK: heldChunkKey(i), Data: data[:n]}
