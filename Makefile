@@ -56,12 +56,7 @@ screenshots: deps chromium
 ##   input is written to that corpus: fix the code, keep the input.
 FUZZTIME ?= 30s
 fuzz:
-	@for file in $$(grep -rl --include='*_test.go' '^func Fuzz' cmd internal infra | sort); do \
-		for fn in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
-			echo "fuzz $$fn in ./$$(dirname $$file) for $(FUZZTIME)"; \
-			go test ./$$(dirname $$file) -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; \
-		done; \
-	done
+	FUZZTIME=$(FUZZTIME) localstack/fuzz.sh
 
 ## bench: speed, DynamoDB calls and capacity per request, cost per 1,000 emails
 bench: deps
