@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/sesame-mail/sesame/internal/fail"
 )
@@ -108,7 +106,7 @@ func (s *nameScan) object(t reflect.Type, path string) {
 				ft = t.Elem()
 			case reflect.Struct:
 				var exact bool
-				if ft, exact = fieldsOf(t)[name]; !exact {
+				if ft, exact = fieldsOf(t).byName[name]; !exact {
 					if _, _, found := fieldByJSONName(t, name); found {
 						s.folded, s.field = at, name
 						return
@@ -155,36 +153,4 @@ func (s *nameScan) key() string {
 	var name string
 	_ = json.Unmarshal(raw, &name) // well formed: it decoded before
 	return name
-}
-
-// fieldIndex caches each struct type's fields by their exact JSON name.
-var fieldIndex sync.Map // reflect.Type → map[string]reflect.Type
-
-// fieldsOf is t's fields by the names encoding/json decodes exactly.
-func fieldsOf(t reflect.Type) map[string]reflect.Type {
-	if m, ok := fieldIndex.Load(t); ok {
-		return m.(map[string]reflect.Type)
-	}
-	m := map[string]reflect.Type{}
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "" {
-			if f.Anonymous && lookInto(f.Type) != nil && lookInto(f.Type).Kind() == reflect.Struct {
-				continue // promoted: VisibleFields lists its fields
-			}
-			name = f.Name
-		}
-		if _, taken := m[name]; !taken {
-			m[name] = f.Type
-		}
-	}
-	fieldIndex.Store(t, m)
-	return m
 }

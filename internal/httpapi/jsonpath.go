@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // encoding/json names an unknown field by its key alone and a field of the
@@ -128,7 +129,39 @@ func lookInto(t reflect.Type) reflect.Type {
 // decodes key into: by its tag name or Go name, exactly or else ignoring
 // case (exact is false), through embedded structs.
 func fieldByJSONName(t reflect.Type, key string) (field reflect.Type, exact, ok bool) {
-	var folded reflect.Type
+	fields := fieldsOf(t)
+	if ft, ok := fields.byName[key]; ok {
+		return ft, true, true
+	}
+	for _, f := range fields.inOrder {
+		if strings.EqualFold(f.name, key) {
+			return f.typ, false, true
+		}
+	}
+	return nil, false, false
+}
+
+// jsonFields are a struct type's fields as encoding/json names them.
+type jsonFields struct {
+	byName  map[string]reflect.Type
+	inOrder []jsonField
+}
+
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// fieldIndex caches each struct type's jsonFields.
+var fieldIndex sync.Map // reflect.Type → jsonFields
+
+// fieldsOf is t's fields by their JSON names (tag name or Go name),
+// promoted ones included, the first of a name kept.
+func fieldsOf(t reflect.Type) jsonFields {
+	if f, ok := fieldIndex.Load(t); ok {
+		return f.(jsonFields)
+	}
+	out := jsonFields{byName: map[string]reflect.Type{}}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() {
 			continue
@@ -144,12 +177,11 @@ func fieldByJSONName(t reflect.Type, key string) (field reflect.Type, exact, ok 
 			}
 			name = f.Name
 		}
-		switch {
-		case name == key:
-			return f.Type, true, true
-		case folded == nil && strings.EqualFold(name, key):
-			folded = f.Type
+		if _, taken := out.byName[name]; !taken {
+			out.byName[name] = f.Type
+			out.inOrder = append(out.inOrder, jsonField{name, f.Type})
 		}
 	}
-	return folded, false, folded != nil
+	fieldIndex.Store(t, out)
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // ContentSources are where an email's content is read or rendered from:
@@ -98,19 +99,26 @@ func (e *Emails) campaignHTML(ctx context.Context, m email.Email) (string, error
 	if err != nil {
 		return "", err
 	}
-	to, err := e.Sources.Contacts.GetContact(ctx, m.WorkspaceID, m.Source.ContactID)
-	if errors.Is(err, contact.ErrNotFound) {
-		return "", &ContentUnavailable{Reason: "its contact was deleted, and the content is rendered for the contact"}
-	}
-	if err != nil {
-		return "", err
-	}
-	ws, err := e.Sources.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
+	to, ws, err := e.renderedFor(ctx, m)
 	if err != nil {
 		return "", err
 	}
 	msg, err := campaign.Message(c, ws, e.links(), to, m.ID)
 	return rendered(msg, err)
+}
+
+// renderedFor reads the contact m was rendered for (its source's) and
+// its workspace, as the sender and the runner read them.
+func (e *Emails) renderedFor(ctx context.Context, m email.Email) (contact.Contact, workspace.Workspace, error) {
+	to, err := e.Sources.Contacts.GetContact(ctx, m.WorkspaceID, m.Source.ContactID)
+	if errors.Is(err, contact.ErrNotFound) {
+		return contact.Contact{}, workspace.Workspace{}, &ContentUnavailable{Reason: "its contact was deleted, and the content is rendered for the contact"}
+	}
+	if err != nil {
+		return contact.Contact{}, workspace.Workspace{}, err
+	}
+	ws, err := e.Sources.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
+	return to, ws, err
 }
 
 // automationHTML renders an automation email's html again from its run's
@@ -131,14 +139,7 @@ func (e *Emails) automationHTML(ctx context.Context, m email.Email) (string, err
 	if err != nil {
 		return "", err
 	}
-	c, err := e.Sources.Contacts.GetContact(ctx, m.WorkspaceID, src.ContactID)
-	if errors.Is(err, contact.ErrNotFound) {
-		return "", &ContentUnavailable{Reason: "its contact was deleted, and the content is rendered for the contact"}
-	}
-	if err != nil {
-		return "", err
-	}
-	ws, err := e.Sources.Workspaces.GetWorkspace(ctx, m.WorkspaceID)
+	c, ws, err := e.renderedFor(ctx, m)
 	if err != nil {
 		return "", err
 	}
