@@ -22,21 +22,7 @@ import (
 func TestAutomationCartAbandonedEndToEnd(t *testing.T) {
 	t.Parallel()
 	p := startAutomationPipeline(t, pipelineStart)
-	ctx := t.Context()
-	b := newBulkWS(t, p.env)
-	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
-	rcv := startReceiver(t)
-	hooks := &owner.Webhooks{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
-	if _, err := hooks.Add(ctx, owner.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
-		t.Fatal(err)
-	}
-	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, err = p.automations().Activate(ctx, b.id, a.ID); err != nil || a.Status != automation.StatusActive {
-		t.Fatalf("activate: %+v, %v", a, err)
-	}
+	b, c, rcv, a := p.cartAbandoned(t)
 
 	script := map[string]any{"product_name": "<script>x</script>"}
 	res := p.report(t, b.key, event("cart_abandoned", "order-1", c.ID, script))

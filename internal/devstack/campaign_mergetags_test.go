@@ -10,6 +10,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
@@ -76,7 +77,8 @@ func TestCampaignMergeTagsReachEachRecipient(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("%s: %d messages, want 1", want.to, len(got))
 		}
-		subject, html := receivedHTML(t, got[0].Raw)
+		m := inbox.ParseStrict(t, got[0].Raw)
+		subject, html := m.Subject, m.HTML
 		if subject != want.subject || !strings.Contains(html, want.html) || strings.Contains(html, "{{") {
 			t.Errorf("%s got subject %q and html %q; want %q and %q", want.to, subject, html, want.subject, want.html)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -130,4 +131,27 @@ func (p *autoPipeline) monthlySent(t *testing.T, workspaceID string) int {
 		t.Fatal(err)
 	}
 	return c.MonthlySent
+}
+
+// cartAbandoned is a bulk workspace with the contact Ada, a webhook
+// endpoint for email.delivered at a receiver, and the active
+// cart_abandoned automation (an hour's wait, then a send).
+func (p *autoPipeline) cartAbandoned(t *testing.T) (*bulkWS, contactBody, *receiver, automation.Automation) {
+	t.Helper()
+	ctx := t.Context()
+	b := newBulkWS(t, p.env)
+	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
+	rcv := startReceiver(t)
+	hooks := &owner.Webhooks{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
+	if _, err := hooks.Add(ctx, owner.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err = p.automations().Activate(ctx, b.id, a.ID); err != nil || a.Status != automation.StatusActive {
+		t.Fatalf("activate: %+v, %v", a, err)
+	}
+	return b, c, rcv, a
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/emulatortest"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/sending"
 )
@@ -128,20 +127,7 @@ func TestAutomationAndWebhookStoreOutageCostsSeconds(t *testing.T) {
 	productionVisibility(t, p.env, queue.Automations)
 	productionVisibility(t, p.env, queue.Webhooks)
 	ctx := t.Context()
-	b := newBulkWS(t, p.env)
-	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
-	rcv := startReceiver(t)
-	hooks := &owner.Webhooks{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
-	if _, err := hooks.Add(ctx, owner.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
-		t.Fatal(err)
-	}
-	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.automations().Activate(ctx, b.id, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	b, c, rcv, _ := p.cartAbandoned(t)
 	wantRuns(t, p.report(t, b.key, event("cart_abandoned", "order-1", c.ID, map[string]any{"product_name": "a lamp"})), automation.OutcomeStarted)
 	drainAutomations(t, p.runner) // the run waits an hour
 

@@ -9,17 +9,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 )
 
-// received is what one recipient's mail client shows: the decoded
-// subject and html part of the raw message SES took, read strictly.
-func received(t *testing.T, raw []byte) (subject, html string) {
-	t.Helper()
-	m := inbox.Parse(raw)
-	for _, d := range m.Defects {
-		t.Errorf("message to %v: %s", m.To, d)
-	}
-	return m.Subject, m.HTML
-}
-
 // Each recipient, in the first group and past it, gets the subject and
 // html rendered for them: their name or the fallback, their properties,
 // their address; a value is text (escaped in the html), and a line break
@@ -50,7 +39,8 @@ func TestSenderRendersMergeTagsPerRecipient(t *testing.T) {
 		if m := inbox.Parse(in.Raw); len(m.Header["Bcc"]) != 0 {
 			t.Errorf("%s: a Bcc header went out", in.To)
 		}
-		subject, html := received(t, in.Raw)
+		m := inbox.ParseStrict(t, in.Raw)
+		subject, html := m.Subject, m.HTML
 		if strings.Contains(subject+html, "{{") {
 			t.Errorf("%s got a merge tag literally: %q %q", in.To, subject, html)
 		}

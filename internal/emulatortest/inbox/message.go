@@ -16,6 +16,7 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"testing"
 	"unicode/utf8"
 )
 
@@ -300,4 +301,14 @@ func decode(cte string, body io.Reader) ([]byte, error) {
 		return base64.StdEncoding.Strict().DecodeString(string(clean))
 	}
 	return nil, fmt.Errorf("transfer encoding %q", cte)
+}
+
+// ParseStrict is Parse for a test: each defect of raw fails t.
+func ParseStrict(t testing.TB, raw []byte) Message {
+	t.Helper()
+	m := Parse(raw)
+	for _, d := range m.Defects {
+		t.Errorf("message to %v: %s", m.To, d)
+	}
+	return m
 }
