@@ -67,6 +67,11 @@ func addresses(m Message) (from, to mail.Address, replyTo []string, err error) {
 	if from, err = ParseSender(m.From.String()); err != nil {
 		return from, to, nil, fmt.Errorf("%w: from %q: %v", ErrInvalid, m.From.Address, err)
 	}
+	if from.Address != m.From.Address {
+		// net/mail drops what it cannot quote (control characters), so the
+		// message would go out from another address than the one given.
+		return from, to, nil, fmt.Errorf("%w: from %q does not read back as itself", ErrInvalid, m.From.Address)
+	}
 	if to, err = ParseAddress(m.To); err != nil {
 		return from, to, nil, fmt.Errorf("%w: to: %v", ErrInvalid, err)
 	}
