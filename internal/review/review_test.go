@@ -1,6 +1,7 @@
 package review
 
 import (
+	"math/bits"
 	"os"
 	"reflect"
 	"regexp"
@@ -112,6 +113,19 @@ func TestForeignBrands(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Every mentioned brand is one of the impersonated list: one that is not
+// would never be named, claimed or not.
+func TestMentionedAreImpersonated(t *testing.T) {
+	for _, b := range mentioned {
+		if !slices.Contains(impersonated, b) {
+			t.Errorf("mentioned brand %q is not in impersonated", b)
+		}
+	}
+	if got := bits.OnesCount64(uint64(brands().mentioned)); got != len(mentioned) {
+		t.Errorf("%d brands in the mentioned set, want %d", got, len(mentioned))
 	}
 }
 
