@@ -47,6 +47,12 @@ func TestMain(m *testing.M) {
 type synthed struct {
 	template assertions.Template
 	doc      cfnTemplate
+	// monitoring is the monitoring nested stack's template, each of its
+	// parameters replaced by what the main stack passes it (resolved), so
+	// that it names the main stack's resources as doc does.
+	monitoring cfnTemplate
+	// monitoringParams are the nested stack's parameters.
+	monitoringParams int
 	// annotations are the stack's messages, cdk-nag's findings among them.
 	annotations assertions.Annotations
 }
@@ -120,7 +126,66 @@ func doSynth(outDir string, context map[string]any) (s *synthed, err error) {
 	if err := json.Unmarshal(b, &s.doc); err != nil {
 		return nil, err
 	}
+	nested, ok := stack.Node().FindChild(jsii.String(monitoringID)).(awscdk.NestedStack)
+	if !ok {
+		return nil, fmt.Errorf("no nested stack %s", monitoringID)
+	}
+	if b, err = json.Marshal(assertions.Template_FromStack(nested, nil).ToJSON()); err != nil {
+		return nil, err
+	}
+	var raw struct{ Parameters map[string]any }
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &s.monitoring); err != nil {
+		return nil, err
+	}
+	s.monitoringParams = len(raw.Parameters)
+	stacks := s.doc.ofType("AWS::CloudFormation::Stack")
+	if len(stacks) != 1 {
+		return nil, fmt.Errorf("%d nested stacks, want the monitoring one", len(stacks))
+	}
+	for _, st := range stacks {
+		passed, _ := st.Properties["Parameters"].(map[string]any)
+		if len(passed) != len(raw.Parameters) {
+			return nil, fmt.Errorf("the main stack passes %d parameters, the monitoring stack has %d", len(passed), len(raw.Parameters))
+		}
+		for _, r := range s.monitoring.Resources {
+			resolveParameters(r.Properties, passed)
+		}
+	}
 	return s, nil
+}
+
+// resolveParameters replaces, in place, each Ref in v to one of params
+// by its value.
+func resolveParameters(v any, params map[string]any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if p, ok := params[refTarget(v)]; ok && len(v) == 1 {
+			return p
+		}
+		for k, e := range v {
+			v[k] = resolveParameters(e, params)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = resolveParameters(e, params)
+		}
+	}
+	return v
+}
+
+// deployment is the main template and the monitoring one as one (the
+// latter's logical ids prefixed with monitoringID), for what counts over
+// everything deployed.
+func (s *synthed) deployment() cfnTemplate {
+	all := cfnTemplate{Resources: map[string]cfnResource{}, Outputs: s.doc.Outputs}
+	maps.Copy(all.Resources, s.doc.Resources)
+	for id, r := range s.monitoring.Resources {
+		all.Resources[monitoringID+"/"+id] = r
+	}
+	return all
 }
 
 // writeDummyBinaries stands in for `make build`: assets only need to exist.

@@ -105,7 +105,7 @@ func resourceTypes(doc cfnTemplate) []string {
 
 func TestLocalStackTemplateUsesOnlyCommunityResources(t *testing.T) {
 	ls := synthLocalStack(t)
-	for _, typ := range resourceTypes(ls.doc) {
+	for _, typ := range resourceTypes(ls.deployment()) {
 		if !slices.Contains(communityResourceTypes, typ) {
 			t.Errorf("LocalStack mode: %s is not deployed by LocalStack's community image", typ)
 		}
@@ -114,7 +114,7 @@ func TestLocalStackTemplateUsesOnlyCommunityResources(t *testing.T) {
 	// what LocalStack mode removes: a new resource type LocalStack lacks
 	// fails here, so LocalStack mode decides what to do with it.
 	var lacking []string
-	for _, typ := range resourceTypes(synth(t).doc) {
+	for _, typ := range resourceTypes(synth(t).deployment()) {
 		if !slices.Contains(communityResourceTypes, typ) {
 			lacking = append(lacking, typ)
 		}

@@ -1,8 +1,8 @@
 // Command infra is Sesame's CDK app: one stack holding the table, the queues,
 // the SES configuration sets and the SNS topic that brings their events to
 // the ses-events queue, one Lambda function per API route and per
-// queue consumer, the REST API in front of the routes, and the alarms and
-// dashboard that watch them.
+// queue consumer, the REST API in front of the routes; and a nested stack
+// holding the alarms and dashboard that watch them (infra/monitoring.go).
 //
 // cdk runs it from the repository root (cdk.json: "go run ./infra"), so the
 // function binaries are read from bin/<function>/bootstrap there.

@@ -15,13 +15,21 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sesame-mail/sesame/internal/queue"
 )
 
 // What tells the operator that something is wrong: standard-resolution
-// CloudWatch alarms, all sending to one SNS topic, and one dashboard.
+// CloudWatch alarms, all sending to one SNS topic, and one dashboard, in a
+// nested stack of their own (monitoringID): the main stack's resources
+// are left to the routes (TestTemplateResourceBudget). What they watch in
+// the main stack reaches the nested stack as its parameters, which CDK
+// adds for each reference.
+
+// monitoringID is the construct id of the monitoring nested stack.
+const monitoringID = "Monitoring"
 
 // alarmPeriod is the period of every alarm on a per-request or per-queue
 // metric: standard resolution (high resolution costs three times more).
@@ -86,7 +94,7 @@ func (m logMatch) filterPattern() awslogs.IFilterPattern {
 // the stack's own namespace (metricNamespace).
 const breakerMetricName = "CampaignBreakerTrips"
 
-func metricNamespace(stack awscdk.Stack) string { return "Sesame/" + *stack.StackName() }
+func metricNamespace(stackName string) string { return "Sesame/" + stackName }
 
 // monitored are the resources the alarms and the dashboard watch.
 type monitored struct {
@@ -98,12 +106,23 @@ type monitored struct {
 	senderLogs awslogs.ILogGroup
 }
 
-// newMonitoring creates the alarms topic, the alarms and the dashboard.
-// LocalStack's community image has no metric filters or dashboards
+// newMonitoring creates the monitoring nested stack in stack: the alarms
+// topic, the alarms and the dashboard. Their names are the main stack's
+// (a nested stack's own name is CloudFormation's choice). LocalStack's
+// community image has no metric filters or dashboards
 // (localStackModeRemoves): that mode leaves them out and keeps the rest.
-func newMonitoring(stack awscdk.Stack, opts deployOptions, m monitored) awssns.Topic {
-	topic := newAlarmsTopic(stack, opts)
-	a := alarms{stack: stack, action: awscloudwatchactions.NewSnsAction(topic)}
+func newMonitoring(stack awscdk.Stack, opts deployOptions, m monitored) awscdk.NestedStack {
+	nested := awscdk.NewNestedStack(stack, jsii.String(monitoringID), &awscdk.NestedStackProps{
+		Description: jsii.String("Sesame monitoring: the alarms, their topic and the dashboard of stack " + *stack.StackName()),
+	})
+	name := *stack.StackName()
+	topic := newAlarmsTopic(nested, name, opts)
+	// The operator finds the topic among the main stack's outputs.
+	awscdk.NewCfnOutput(stack, jsii.String("AlarmsTopicArn"), &awscdk.CfnOutputProps{
+		Value:       topic.TopicArn(),
+		Description: jsii.String("Every alarm notifies this topic: subscribe an address to it (README, Alarms)"),
+	})
+	a := alarms{scope: nested, stackName: name, action: awscloudwatchactions.NewSnsAction(topic)}
 	a.addQueues(m.queues)
 	a.addFunctions(m.functions)
 	a.add("Api5xxRate", m.api.MetricServerError(&awscloudwatch.MetricOptions{Period: period(alarmPeriod), Statistic: jsii.String("Average")}),
@@ -118,32 +137,32 @@ func newMonitoring(stack awscdk.Stack, opts deployOptions, m monitored) awssns.T
 		fmt.Sprintf("The account's SES complaint rate reached %g %% (SES reviews an account at 0.1 %%): find the list or campaign recipients complain of.", 100*sesComplaintRateAlarm))
 
 	trips := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
-		Namespace: jsii.String(metricNamespace(stack)), MetricName: jsii.String(breakerMetricName),
+		Namespace: jsii.String(metricNamespace(name)), MetricName: jsii.String(breakerMetricName),
 		Statistic: jsii.String("Sum"), Period: period(alarmPeriod),
 	})
 	a.add("CampaignBreakerTripped", trips, 1, 1,
 		"The reputation breaker paused a campaign: its recipients bounce or complain. GET /api/v1/campaigns shows it paused, with the reason.")
 	if opts.localStack {
-		return topic
+		return nested
 	}
 	// A metric filter rather than a PutMetricData call: the line is
 	// logged anyway, and the metric costs no request.
-	awslogs.NewMetricFilter(stack, jsii.String("CampaignBreakerTrips"), &awslogs.MetricFilterProps{
+	awslogs.NewMetricFilter(nested, jsii.String("CampaignBreakerTrips"), &awslogs.MetricFilterProps{
 		LogGroup:        m.senderLogs,
 		FilterPattern:   breakerTrip.filterPattern(),
-		MetricNamespace: jsii.String(metricNamespace(stack)),
+		MetricNamespace: jsii.String(metricNamespace(name)),
 		MetricName:      jsii.String(breakerMetricName),
 		MetricValue:     jsii.String("1"),
 	})
-	newDashboard(stack, m)
-	return topic
+	newDashboard(nested, name, m)
+	return nested
 }
 
-// newAlarmsTopic creates the topic every alarm notifies, with the
-// context's alertEmail subscribed if set.
-func newAlarmsTopic(stack awscdk.Stack, opts deployOptions) awssns.Topic {
-	topic := awssns.NewTopic(stack, jsii.String("AlarmsTopic"), &awssns.TopicProps{
-		TopicName:   jsii.String(*stack.StackName() + "-alarms"),
+// newAlarmsTopic creates in scope the topic every alarm notifies, named
+// after the main stack, with the context's alertEmail subscribed if set.
+func newAlarmsTopic(scope constructs.Construct, stackName string, opts deployOptions) awssns.Topic {
+	topic := awssns.NewTopic(scope, jsii.String("AlarmsTopic"), &awssns.TopicProps{
+		TopicName:   jsii.String(stackName + "-alarms"),
 		DisplayName: jsii.String("Sesame alarms"),
 		EnforceSSL:  jsii.Bool(true),
 	})
@@ -154,10 +173,6 @@ func newAlarmsTopic(stack awscdk.Stack, opts deployOptions) awssns.Topic {
 		suppress(sub, "Serverless-SNSRedrivePolicy", "A notification SNS could not email would wait in a queue nobody reads; "+
 			"the alarm itself stays in its state in CloudWatch, and the topic's other subscribers still hear it.")
 	}
-	awscdk.NewCfnOutput(stack, jsii.String("AlarmsTopicArn"), &awscdk.CfnOutputProps{
-		Value:       topic.TopicArn(),
-		Description: jsii.String("Every alarm notifies this topic: subscribe an address to it (README, Alarms)"),
-	})
 	return topic
 }
 
@@ -196,10 +211,12 @@ func (a alarms) addFunctions(functions map[string]awslambda.Function) {
 	}
 }
 
-// alarms creates alarms that notify one action.
+// alarms creates alarms in scope, named after the main stack, that
+// notify one action.
 type alarms struct {
-	stack  awscdk.Stack
-	action awscloudwatch.IAlarmAction
+	scope     constructs.Construct
+	stackName string
+	action    awscloudwatch.IAlarmAction
 }
 
 // add creates an alarm when metric is at or over threshold for periods
@@ -207,9 +224,9 @@ type alarms struct {
 // function publishes nothing). The topic hears when it fires and when it
 // clears.
 func (a alarms) add(id string, metric awscloudwatch.IMetric, threshold float64, periods int, description string) {
-	alarm := awscloudwatch.NewAlarm(a.stack, jsii.String("Alarm-"+id), &awscloudwatch.AlarmProps{
+	alarm := awscloudwatch.NewAlarm(a.scope, jsii.String("Alarm-"+id), &awscloudwatch.AlarmProps{
 		Metric:             metric,
-		AlarmName:          jsii.String(*a.stack.StackName() + "-" + id),
+		AlarmName:          jsii.String(a.stackName + "-" + id),
 		AlarmDescription:   jsii.String(description),
 		Threshold:          jsii.Number(threshold),
 		EvaluationPeriods:  jsii.Number(periods),
@@ -248,7 +265,7 @@ const dashboardPeriod = 5 * time.Minute
 
 // newDashboard creates the operator's one dashboard: the account's email
 // (SES), the queues, the functions' errors and the API.
-func newDashboard(stack awscdk.Stack, m monitored) {
+func newDashboard(scope constructs.Construct, stackName string, m monitored) {
 	var email []awscloudwatch.IMetric
 	for _, name := range []string{"Send", "Delivery", "Bounce", "Complaint"} {
 		email = append(email, sesMetric(name, "Sum", dashboardPeriod))
@@ -273,8 +290,8 @@ func newDashboard(stack awscdk.Stack, m monitored) {
 			Title: jsii.String(title), Left: &left, Width: jsii.Number(12), Height: jsii.Number(6),
 		})
 	}
-	awscloudwatch.NewDashboard(stack, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
-		DashboardName: jsii.String(*stack.StackName() + "-operations"),
+	awscloudwatch.NewDashboard(scope, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
+		DashboardName: jsii.String(stackName + "-operations"),
 		Widgets: &[]*[]awscloudwatch.IWidget{
 			{graph("Email (SES, whole account): sends, deliveries, bounces, complaints", email), graph("Queue depths (visible messages)", depths)},
 			{graph("Function errors", errors), graph("API latency (ms)", latency)},

@@ -99,10 +99,13 @@ func wantAlarms(t *testing.T, doc cfnTemplate) map[string]bool {
 // clears; there is no other alarm. Both modes.
 func TestAlarms(t *testing.T) {
 	for mode, s := range map[string]*synthed{"default": synth(t), "localstack": synthLocalStack(t)} {
-		topic := topicID(t, s.doc, "alarms")
+		topic := topicID(t, s.monitoring, "alarms")
 		want := wantAlarms(t, s.doc)
 		got := map[string]bool{}
-		for id, a := range s.doc.ofType("AWS::CloudWatch::Alarm") {
+		if n := len(s.doc.ofType("AWS::CloudWatch::Alarm")); n != 0 {
+			t.Errorf("%s: %d alarms in the main stack, want all in the monitoring stack", mode, n)
+		}
+		for id, a := range s.monitoring.ofType("AWS::CloudWatch::Alarm") {
 			p := a.Properties
 			text := alarmText(p)
 			if got[text] {
@@ -138,7 +141,7 @@ func TestAlarms(t *testing.T) {
 func TestEveryQueueWithADLQIsWatched(t *testing.T) {
 	s := synth(t)
 	watched := map[string]map[string]bool{} // queue logical id → metric names
-	for _, a := range s.doc.ofType("AWS::CloudWatch::Alarm") {
+	for _, a := range s.monitoring.ofType("AWS::CloudWatch::Alarm") {
 		p := a.Properties
 		ds, _ := p["Dimensions"].([]any)
 		for _, d := range ds {
@@ -187,16 +190,16 @@ func TestAlarmsTopicSubscription(t *testing.T) {
 		"without alertEmail": {synth(t), nil},
 		"with alertEmail":    {synthAlertEmail(t), []string{"email ops@example.com"}},
 	} {
-		topic := topicID(t, tc.s.doc, "alarms")
+		topic := topicID(t, tc.s.monitoring, "alarms")
 		var got []string
-		for _, sub := range onTopic(tc.s.doc, "AWS::SNS::Subscription", topic) {
+		for _, sub := range onTopic(tc.s.monitoring, "AWS::SNS::Subscription", topic) {
 			got = append(got, fmt.Sprintf("%v %v", sub.Properties["Protocol"], sub.Properties["Endpoint"]))
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: subscriptions %v, want %v", name, got, tc.want)
 		}
 		tls := false
-		for _, tp := range onTopic(tc.s.doc, "AWS::SNS::TopicPolicy", topic) {
+		for _, tp := range onTopic(tc.s.monitoring, "AWS::SNS::TopicPolicy", topic) {
 			doc, _ := tp.Properties["PolicyDocument"].(map[string]any)
 			for _, st := range doc["Statement"].([]any) {
 				st := st.(map[string]any)
@@ -211,12 +214,30 @@ func TestAlarmsTopicSubscription(t *testing.T) {
 	}
 }
 
+// The main stack's AlarmsTopicArn output, where the operator finds the
+// topic to subscribe to (README, Alarms), is the monitoring stack's topic.
+func TestAlarmsTopicOutput(t *testing.T) {
+	for mode, s := range map[string]*synthed{"default": synth(t), "localstack": synthLocalStack(t)} {
+		topic := topicID(t, s.monitoring, "alarms")
+		out, _ := s.doc.Outputs["AlarmsTopicArn"].(map[string]any)
+		ga, _ := out["Value"].(map[string]any)["Fn::GetAtt"].([]any)
+		if len(ga) != 2 || s.doc.Resources[fmt.Sprint(ga[0])].Type != "AWS::CloudFormation::Stack" {
+			t.Fatalf("%s: output AlarmsTopicArn = %v, want an output of the monitoring stack", mode, s.doc.Outputs["AlarmsTopicArn"])
+		}
+		name, _ := strings.CutPrefix(fmt.Sprint(ga[1]), "Outputs.")
+		nestedOut, _ := s.monitoring.Outputs[name].(map[string]any)
+		if refTarget(nestedOut["Value"]) != topic {
+			t.Errorf("%s: output AlarmsTopicArn is the monitoring stack's %s = %v, want the alarms topic's Ref", mode, name, s.monitoring.Outputs[name])
+		}
+	}
+}
+
 // The dashboard shows sends, deliveries, bounces and complaints, the depth
 // of every queue, every function's errors and the API's latency.
 func TestDashboard(t *testing.T) {
 	s := synth(t)
-	id := onlyID(t, s.doc, "AWS::CloudWatch::Dashboard")
-	body := render(s.doc.Resources[id].Properties["DashboardBody"])
+	id := onlyID(t, s.monitoring, "AWS::CloudWatch::Dashboard")
+	body := render(s.monitoring.Resources[id].Properties["DashboardBody"])
 	for _, want := range []string{
 		`"AWS/SES","Send"`, `"AWS/SES","Delivery"`, `"AWS/SES","Bounce"`, `"AWS/SES","Complaint"`,
 		`"AWS/ApiGateway","Latency"`,
@@ -235,7 +256,7 @@ func TestDashboard(t *testing.T) {
 			t.Errorf("dashboard: no errors of function %s", name)
 		}
 	}
-	if n := len(synthLocalStack(t).doc.ofType("AWS::CloudWatch::Dashboard")); n != 0 {
+	if n := len(synthLocalStack(t).deployment().ofType("AWS::CloudWatch::Dashboard")); n != 0 {
 		t.Errorf("LocalStack mode: %d dashboards, want none (the community image has none)", n)
 	}
 }
@@ -275,8 +296,8 @@ func TestBreakerTripMetricFilter(t *testing.T) {
 	}
 
 	s := synth(t)
-	id := onlyID(t, s.doc, "AWS::Logs::MetricFilter")
-	p := s.doc.Resources[id].Properties
+	id := onlyID(t, s.monitoring, "AWS::Logs::MetricFilter")
+	p := s.monitoring.Resources[id].Properties
 	sender := functionIDs(t, s.doc)[routes.CampaignSender.Function]
 	if refTarget(p["LogGroupName"]) != logGroupOf(s.doc, sender) {
 		t.Errorf("metric filter on %v, want the campaign sender's log group %s", p["LogGroupName"], logGroupOf(s.doc, sender))

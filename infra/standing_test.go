@@ -41,7 +41,7 @@ func standingOf(doc cfnTemplate) cost.Standing {
 // says the same figures.
 func TestStandingCost(t *testing.T) {
 	s := synth(t)
-	got := standingOf(s.doc)
+	got := standingOf(s.deployment())
 	functions := len(functionIDs(t, s.doc))
 	// Errors and throttles of each function; DLQ depth and oldest message
 	// of each queue; the API's 5XX rate and latency; SES's bounce and

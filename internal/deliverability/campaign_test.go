@@ -2,6 +2,7 @@ package deliverability_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/deliverability"
@@ -51,14 +52,28 @@ Each of them came from your feedback, so thank you for writing to us. The detail
 }
 
 // Merge tags are rendered for a sample contact before the check, as the
-// sender renders them for each recipient: the check reads a name, never
-// the tag, and a subject made of a name alone is not empty.
+// sender renders them for each recipient. Each tag's fallback is a spam
+// phrase: the check finds it in the tag's own text, and in the email
+// rendered for a contact without a name, so a pass proves it read the
+// sample contact's name in both the subject and the body.
 func TestDeliverabilityRendersMergeTags(t *testing.T) {
 	sender := identity.Sender{Name: "Acme", Email: "news@acme.example"}
 	ws := workspace.Workspace{ID: "0192f5a4-1c2b-7d3e-8f40-123456789abc", Name: "Acme", PostalAddress: "1 Main St, Springfield"}
-	html := `<p>Hi {{ contact.first_name | "there" }}, we shipped faster exports, a calendar view and a cleaner settings page this month.
+	const subject = `{{ contact.first_name | "act now" }}`
+	const rest = `, we shipped faster exports, a calendar view and a cleaner settings page this month.
 Each came from your feedback, so thank you for writing to us; the details are on our blog.</p>`
-	raw, err := deliverability.Campaign(`{{ contact.first_name }}`, html, sender, ws)
+	const html = `<p>Hi {{ contact.first_name | "dear friend" }}` + rest
+	for name, in := range map[string]deliverability.Input{
+		"subject unrendered": {Subject: subject, HTML: "<p>Hi Alex" + rest},
+		"body unrendered":    {Subject: "Alex", HTML: html},
+		"fallbacks rendered": {Subject: "act now", HTML: "<p>Hi dear friend" + rest},
+	} {
+		in.SenderDomain, in.OwnBrands = "acme.example", []string{"Acme"}
+		if r := deliverability.Check(in); r.Verdict != deliverability.Warn || !slices.Contains(ids(r), deliverability.SpamPhrases) {
+			t.Fatalf("%s: %s %v; the test needs spam_phrases there", name, r.Verdict, ids(r))
+		}
+	}
+	raw, err := deliverability.Campaign(subject, html, sender, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +82,6 @@ Each came from your feedback, so thank you for writing to us; the details are on
 		t.Fatal(err)
 	}
 	if r.Verdict != deliverability.Pass {
-		t.Errorf("%s %+v; want pass for the rendered email", r.Verdict, r.Checks)
+		t.Errorf("%s %+v; want pass for the email rendered for the sample contact", r.Verdict, r.Checks)
 	}
 }

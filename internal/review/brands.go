@@ -19,6 +19,18 @@ var impersonated = []string{
 	"steam", "yahoo", "norton", "mcafee", "stripe", "venmo", "zelle",
 }
 
+// mentioned are the brands of impersonated that honest mail names as a
+// thing rather than as its sender: ordinary words ("a red apple", "steam"),
+// the carriers a shop ships with ("shipped by USPS") and the products and
+// platforms it mentions ("controller support on the Steam Deck", "follow
+// us on Instagram"). One of these is a foreign brand only where the email
+// speaks as the brand or for the reader's account with it (claims).
+var mentioned = []string{
+	"apple", "amazon", "chase", "steam", "outlook", "stripe", "norton",
+	"dhl", "fedex", "ups", "usps",
+	"google", "facebook", "instagram", "linkedin", "whatsapp",
+}
+
 // brandSet is a set of brands, bit i standing for impersonated[i].
 type brandSet uint64
 
@@ -35,6 +47,8 @@ type brandWords struct {
 // text's words finds every brand it names.
 type brandIndex struct {
 	byFirstWord map[string][]brandWords
+	// mentioned is the set of the mentioned brands.
+	mentioned brandSet
 	// lengths holds, by the first two letters of a brand's first word
 	// (lower case), the lengths that word may have (bit n: n letters): a
 	// word that cannot start a brand is passed over without hashing it.
@@ -50,6 +64,9 @@ var brands = sync.OnceValue(func() *brandIndex {
 		first := words[0]
 		ix.byFirstWord[first] = append(ix.byFirstWord[first], brandWords{index: i, rest: words[1:]})
 		ix.lengths[first[0]][first[1]] |= 1 << len(first)
+		if slices.Contains(mentioned, b) {
+			ix.mentioned |= 1 << i
+		}
 	}
 	return ix
 })
@@ -57,15 +74,16 @@ var brands = sync.OnceValue(func() *brandIndex {
 // foreignBrands returns the impersonation-prone brands that subject or
 // the visible text of the page p name and that are not among own (the
 // workspace's name, brands and domains), in the order of the impersonated
-// list. Text is read as it shows: invisible characters dropped, white
-// space runs one space, and a brand split by markup ("Pay<b></b>Pal")
-// still named. The subject and the page's text are scanned apart, as
-// separate lines; the text once joined at its tags, and again around each
-// tag that joins two words, with a word break there.
+// list; a mentioned brand only where the text claims it. Text is read as
+// it shows: invisible characters dropped, white space runs one space, and
+// a brand split by markup ("Pay<b></b>Pal") still named. The subject and
+// the page's text are scanned apart, as separate lines; the text once
+// joined at its tags, and again around each tag that joins two words,
+// with a word break there.
 func (p *page) foreignBrands(subject string, own []string) []string {
 	var t shownText
 	t.writeString(subject)
-	named := namedBrands(t.b) | namedBrands(p.text.b) | splitBrands(p.text.b, p.text.glued)
+	named := claimedBrands(t.b, nil) | claimedBrands(p.text.b, p.text.glued)
 	var found []string
 	for i, b := range impersonated {
 		if named.has(i) && !ownsBrand(own, b) {

@@ -38,9 +38,9 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 
-		// The subject as a reader sees it: brands it names must be found
+		// The subject as a reader sees it: brands it claims must be found
 		// in it, and in a body showing it, however it is disguised.
-		seen := namedBrands([]byte(strings.Join(strings.Fields(strings.Map(invisible, subject)), " ")))
+		seen := claimedBrands([]byte(strings.Join(strings.Fields(strings.Map(invisible, subject)), " ")), nil)
 		if seen == 0 || !utf8.ValidString(subject) {
 			return
 		}
@@ -97,7 +97,8 @@ func TestBrandReach(t *testing.T) {
 func FuzzSplitBrands(f *testing.F) {
 	for _, seed := range []string{"<p>Hello</p><p>PayPal</p>", "Bank of<b></b>America", "Wells<br>Fargo x", "Micro<b>soft</b>",
 		"aaaaaaaaaaaaaaaaaaaaaaaa<i></i>paypal", "paypal<i></i>bbbbbbbbbbbbbbbbbbbbbbbbbb", "Bank <i>of</i>America<i></i>x",
-		"<p>office</p><p>365</p>", "x<b></b>y<b></b>z<b></b>ups<b></b>1", "Pay&shy;<b></b>Pal"} {
+		"<p>office</p><p>365</p>", "x<b></b>y<b></b>z<b></b>ups<b></b>1", "Pay&shy;<b></b>Pal",
+		"your<b></b>Apple<i></i>ID", "<p>Steam</p><p>Deck</p>", "UPS<b>:</b> x", "Apple-<b></b>-ID"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
@@ -107,6 +108,10 @@ func FuzzSplitBrands(f *testing.F) {
 		want := namedBrands([]byte(spaced)) | namedBrands([]byte(joined))
 		if got != want {
 			t.Errorf("%q: brands %b, the two full texts name %b (text %q, glued %v)", body, got, want, p.text.b, p.text.glued)
+		}
+		got = claimedBrands(p.text.b, p.text.glued)
+		if want := claimedBrands([]byte(spaced), nil) | claimedBrands([]byte(joined), nil); got != want {
+			t.Errorf("%q: claimed brands %b, the two full texts claim %b (text %q, glued %v)", body, got, want, p.text.b, p.text.glued)
 		}
 	})
 }

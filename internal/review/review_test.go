@@ -1,6 +1,7 @@
 package review
 
 import (
+	"math/bits"
 	"os"
 	"reflect"
 	"regexp"
@@ -80,6 +81,30 @@ func TestForeignBrands(t *testing.T) {
 		"line break in HTML":   {"Hi", "<p>Wells\n  Fargo</p>", nil, []string{"wells fargo"}},
 		"non-breaking space":   {"Hi", "<p>Wells&nbsp;Fargo</p>", nil, []string{"wells fargo"}},
 		"brands in two blocks": {"Hi", "<p>Hello</p><p>PayPal</p>", nil, []string{"paypal"}},
+		// A mentioned brand (a word, a carrier, a product) is foreign only
+		// where the email claims it.
+		"apple id, apple-security":  {"Apple ID locked", "<p>Verify at apple-security.example now</p>", nil, []string{"apple"}},
+		"lower-case apple id":       {"Hi", "<p>your apple id was used</p>", nil, []string{"apple"}},
+		"your amazon order":         {"Your Amazon order is on hold", "<p>x</p>", nil, []string{"amazon"}},
+		"sign in to steam":          {"Hi", "<p>Sign in to Steam to keep your games</p>", nil, []string{"steam"}},
+		"log into outlook":          {"Hi", "<p>Log into Outlook today</p>", nil, []string{"outlook"}},
+		"carrier speaking":          {"USPS: delivery failed", "<p>x</p>", nil, []string{"usps"}},
+		"carrier colon after space": {"Hi", "<p>DHL : pay the customs fee</p>", nil, []string{"dhl"}},
+		"dear customer":             {"Hi", "<p>Dear Chase customer,</p>", nil, []string{"chase"}},
+		"security team":             {"Hi", "<p>The Amazon Security Team</p>", nil, []string{"amazon"}},
+		"claim split by a tag":      {"Hi", "<p>your<b></b>Apple<i></i>ID</p>", nil, []string{"apple"}},
+		"claim split inside brand":  {"Hi", "<p>Ste<b></b>am account</p>", nil, []string{"steam"}},
+		"subject opens with it":     {"Amazon order 1234", "<p>x</p>", nil, []string{"amazon"}},
+		"text opens with it":        {"Hi", "<section><p>DHL parcel waiting</p></section>", nil, []string{"dhl"}},
+		"a red apple":               {"Decaf", "<p>It tastes of red apple and brown sugar.</p>", nil, nil},
+		"shipped by usps":           {"Your order has shipped", "<p>Carrier: USPS Ground Advantage. Shipped by USPS.</p>", nil, nil},
+		"steam deck":                {"New sign-in to your account", "<p>A new device: <b>Steam Deck, Helsinki</b></p>", nil, nil},
+		"steam deck support":        {"Patch 2.4", "<p>Adds controller support on the Steam Deck.</p>", nil, nil},
+		"follow us":                 {"Hi", "<p>Follow us on Instagram and LinkedIn. Find us on Google Maps.</p>", nil, nil},
+		"sign in with google":       {"Hi", "<p>Sign in with Google or Apple</p>", nil, nil},
+		"word then sentence":        {"Hi", "<p>We ship with UPS. Account settings are below.</p>", nil, nil},
+		"brand in next block":       {"Hi", "<p>Your order</p><p>FedEx</p>", nil, nil},
+		"strict brand still bare":   {"Hi", "<p>Pay with PayPal or Apple Pay</p>", nil, []string{"paypal"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -88,6 +113,19 @@ func TestForeignBrands(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Every mentioned brand is one of the impersonated list: one that is not
+// would never be named, claimed or not.
+func TestMentionedAreImpersonated(t *testing.T) {
+	for _, b := range mentioned {
+		if !slices.Contains(impersonated, b) {
+			t.Errorf("mentioned brand %q is not in impersonated", b)
+		}
+	}
+	if got := bits.OnesCount64(uint64(brands().mentioned)); got != len(mentioned) {
+		t.Errorf("%d brands in the mentioned set, want %d", got, len(mentioned))
 	}
 }
 
