@@ -154,6 +154,7 @@ func (t Template) apply(in Input) (out Template, changed bool) {
 // Variables lists the data variables t reads, sorted, each once.
 func (t Template) Variables() []string {
 	seen := map[string]bool{}
+	out := []string{} // never null in an answer
 	for _, s := range []string{t.Subject, t.HTML} {
 		parsed, err := mergetag.Parse(s, scope)
 		if err != nil {
@@ -163,7 +164,7 @@ func (t Template) Variables() []string {
 			seen[v] = true
 		}
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return append(out, slices.Sorted(maps.Keys(seen))...)
 }
 
 // CheckVariables checks a send's variables: keys as the template
