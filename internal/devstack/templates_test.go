@@ -34,7 +34,6 @@ func (r response) template(t *testing.T, status int) templateView {
 	return b.Data
 }
 
-
 // A stored template's version is reviewed when it is saved, so its first
 // send goes out at once (a new layout sent as html is held), and its
 // recipients get the variables as text and their contact's name: read in
