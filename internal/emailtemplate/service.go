@@ -201,3 +201,17 @@ func (s *Service) Render(ctx context.Context, workspaceID, id, to string, vars m
 	}
 	return out, nil
 }
+
+// Sample is a version rendered for the owner to look at: each data
+// variable shows as its name in brackets ([order]), the contact variables
+// as contact.Sample's.
+func (t Template) Sample() (subject, html string) {
+	v := mergetag.ContactVars(contact.Sample)
+	v.Data = map[string]string{}
+	for _, k := range t.Variables() {
+		v.Data[k] = "[" + k + "]"
+	}
+	subj, _ := mergetag.Parse(t.Subject, scope) // parsed when saved
+	body, _ := mergetag.Parse(t.HTML, scope)
+	return subj.Subject(v), body.HTML(v)
+}
