@@ -79,6 +79,12 @@ var functionConfigs = map[string]config.Function{
 
 	routes.CheckDeliverability.Function: config.Read{},
 
+	routes.ListTemplates.Function:  config.List{},
+	routes.GetTemplate.Function:    config.Read{},
+	routes.CreateTemplate.Function: config.Read{},
+	routes.UpdateTemplate.Function: config.Read{},
+	routes.DeleteTemplate.Function: config.Read{},
+
 	routes.AutomationEvents.Function: config.AutomationEvents{},
 
 	routes.Review.Function:          config.Review{},

@@ -29,6 +29,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/sends"
 	"github.com/sesame-mail/sesame/internal/api/site"
 	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/api/templates"
 	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation"
@@ -65,6 +66,7 @@ var Functions = []wire.Starter{
 	sender.CampaignSender, starts.CampaignTick,
 	runs.AutomationRunner, wakes.AutomationTick,
 	automations.AutomationEvents,
+	templates.CreateTemplate, templates.ListTemplates, templates.GetTemplate, templates.UpdateTemplate, templates.DeleteTemplate,
 	site.Dashboard,
 }
 
@@ -193,6 +195,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
+	all = append(all, templates.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	all = append(all, deliverabilityhttp.Handlers{Workspaces: d.Repos.Workspaces}.Routes()...)
 	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
 	all = append(all, d.AutomationEvents.Routes()...)

@@ -26,14 +26,18 @@ const (
 	CampaignsCancel     Scope = "campaigns:cancel"
 	SegmentsWrite       Scope = "segments:write"
 	AutomationsTrigger  Scope = "automations:trigger"
+	// Sesame's own, beyond the spec's: stored templates.
+	TemplatesRead  Scope = "templates:read"
+	TemplatesWrite Scope = "templates:write"
 )
 
-// AllScopes lists every scope in the spec's order.
+// AllScopes lists every scope in the spec's order, then Sesame's own.
 var AllScopes = []Scope{
 	EmailSend, EmailSendBulk, ContactsRead, ContactsWrite, EmailsRead,
 	DomainsRead, EventsRead, SuppressionsRead, SuppressionsWrite,
 	DeliverabilityCheck, MetricsRead, CampaignsRead, CampaignsCancel,
 	SegmentsWrite, AutomationsTrigger,
+	TemplatesRead, TemplatesWrite,
 }
 
 // Deliberate reports whether s is granted only when named on purpose at key
@@ -68,7 +72,7 @@ var presets = map[Preset][]Scope{
 	PresetSend: {EmailSend},
 	PresetRead: {
 		EmailsRead, ContactsRead, DomainsRead, EventsRead,
-		SuppressionsRead, MetricsRead, CampaignsRead,
+		SuppressionsRead, MetricsRead, CampaignsRead, TemplatesRead,
 	},
 }
 

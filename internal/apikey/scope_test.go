@@ -8,13 +8,14 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 )
 
-// The scope table of the spec, in its order.
+// The scope table of the spec, in its order, then Sesame's own.
 var specScopes = []apikey.Scope{
 	"email:send", "email:send_bulk", "contacts:read", "contacts:write",
 	"emails:read", "domains:read", "events:read", "suppressions:read",
 	"suppressions:write", "deliverability:check", "metrics:read",
 	"campaigns:read", "campaigns:cancel", "segments:write",
 	"automations:trigger",
+	"templates:read", "templates:write",
 }
 
 // The spec's scopes less the deliberate-only email:send_bulk and segments:write.
@@ -22,7 +23,7 @@ var fullAccess = []apikey.Scope{
 	"email:send", "contacts:read", "contacts:write", "emails:read",
 	"domains:read", "events:read", "suppressions:read", "suppressions:write",
 	"deliverability:check", "metrics:read", "campaigns:read",
-	"campaigns:cancel", "automations:trigger",
+	"campaigns:cancel", "automations:trigger", "templates:read", "templates:write",
 }
 
 func TestAllScopesMatchSpec(t *testing.T) {
@@ -43,7 +44,7 @@ func TestDeliberate(t *testing.T) {
 func TestResolve(t *testing.T) {
 	readScopes := []apikey.Scope{
 		"emails:read", "contacts:read", "domains:read", "events:read",
-		"suppressions:read", "metrics:read", "campaigns:read",
+		"suppressions:read", "metrics:read", "campaigns:read", "templates:read",
 	}
 	cases := map[string]struct {
 		preset  apikey.Preset

@@ -110,3 +110,9 @@ func significantDigits(literal string) int {
 	digits := strings.Trim(strings.Replace(strings.TrimPrefix(mantissa, "-"), ".", "", 1), "0")
 	return len(digits)
 }
+
+// Sample is the contact a preview or a check renders merge tags for when
+// no real recipient is at hand.
+var Sample = Contact{ID: "00000000-0000-7000-8000-000000000000", Email: "alex.sample@example.com", FirstName: samplePtr("Alex"), LastName: samplePtr("Sample")}
+
+func samplePtr(s string) *string { return &s }

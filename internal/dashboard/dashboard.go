@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/emailtemplate"
 	"github.com/sesame-mail/sesame/internal/metrics"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/signin"
@@ -41,9 +42,10 @@ type Config struct {
 
 // Services are what the dashboard calls.
 type Services struct {
-	Owner   *owner.Service
-	SignIn  *signin.Service
-	Metrics metrics.Store
+	Owner     *owner.Service
+	SignIn    *signin.Service
+	Metrics   metrics.Store
+	Templates *emailtemplate.Service
 }
 
 // App serves the dashboard.

@@ -76,7 +76,7 @@ type navItem struct {
 // nav is the layout's navigation, in order.
 var nav = []navItem{
 	{"Overview", "/"}, {"Emails", "/emails"}, {"Approvals", "/approvals"}, {"Held", "/held"},
-	{"Campaigns", "/campaigns"}, {"Contacts", "/contacts"}, {"Segments", "/segments"},
+	{"Campaigns", "/campaigns"}, {"Contacts", "/contacts"}, {"Segments", "/segments"}, {"Templates", "/templates"},
 	{"Suppressions", "/suppressions"}, {"Automations", "/automations"}, {"Settings", "/settings"},
 }
 

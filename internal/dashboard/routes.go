@@ -209,7 +209,7 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, s *session, err error
 		return
 	}
 	switch {
-	case errors.Is(err, errNotFound) || owner.IsNotFound(err):
+	case errors.Is(err, errNotFound) || owner.IsNotFound(err) || fail.KindOf(err) == fail.KindNotFound:
 		a.errorPage(w, r, s, http.StatusNotFound, "Not found", "There is nothing here in this workspace.")
 	case errors.As(err, &input):
 		a.errorPage(w, r, s, http.StatusBadRequest, "Not done", input.Error())

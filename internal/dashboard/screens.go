@@ -16,7 +16,7 @@ func (a *App) screens() []route {
 		a.approvalRoutes(),
 		a.heldRoutes(),
 		a.campaignRoutes(),
-		a.suppressionRoutes(), a.contactRoutes(), a.segmentRoutes(),
+		a.suppressionRoutes(), a.contactRoutes(), a.segmentRoutes(), a.templateRoutes(),
 		a.domainRoutes(), a.senderRoutes(), a.workspaceRoutes(), a.rotateRoutes(),
 		a.automationRoutes(),
 	)

@@ -35,13 +35,11 @@ func Campaign(subject, html string, sender identity.Sender, ws workspace.Workspa
 
 // sampleRecipient is the contact a draft's check renders the merge tags
 // for, as the campaign sender renders them for each recipient.
-var sampleRecipient = contact.Contact{ID: sampleID, Email: "alex.sample@example.com", FirstName: ptr("Alex"), LastName: ptr("Sample")}
-
-func ptr(s string) *string { return &s }
+var sampleRecipient = contact.Sample
 
 // sampleID stands for the recipient's contact and the campaign in the
 // stand-in unsubscribe link (tokens carry UUIDs).
-const sampleID = "00000000-0000-7000-8000-000000000000"
+const sampleID = "00000000-0000-7000-8000-000000000000" // contact.Sample's
 
 // standInLinks builds unsubscribe links as the sender does, on a stand-in
 // of the stack's public URL and secret: only their place in the email

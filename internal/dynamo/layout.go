@@ -79,6 +79,11 @@ const (
 	kindReputation       = "REPUTATION"
 	// Segments (sk = UUIDv7 id): a name and a filter, never members.
 	kindSegment = "SEGMENT"
+	// Stored templates at their latest version (sk = UUIDv7 id, so a
+	// reverse Query is newest first), and each version kept unchanged
+	// (STPLVER#<template id>, sk = zero-padded version).
+	kindStoredTemplate        = "STPL"
+	kindStoredTemplateVersion = "STPLVER"
 	// Campaigns (sk = UUIDv7 id, so a reverse Query is newest first), and
 	// the parts each froze at draft time (CAMPAIGNRCPT#<campaign id>): its
 	// recipients (sk = zero-padded chunk number, campaign.ChunkSize ids per
@@ -185,6 +190,12 @@ var (
 	AutomationRateKeysPattern     = wsPK("*", kindAutomationRate) + "#*"
 	AutomationRunKeysPattern      = wsPK("*", kindAutomationRun) + "#*"
 	AutomationDueKeysPattern      = autoDuePrefix + "*"
+	// StoredTemplateKeysPattern matches every workspace's stored
+	// templates, StoredTemplateVersionKeysPattern their kept versions, and
+	// LayoutKeysPattern the security review's verdicts on layouts.
+	StoredTemplateKeysPattern        = wsPK("*", kindStoredTemplate)
+	StoredTemplateVersionKeysPattern = wsPK("*", kindStoredTemplateVersion) + "#*"
+	LayoutKeysPattern                = wsPK("*", kindTemplate)
 )
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
@@ -193,7 +204,7 @@ var WorkspaceKinds = []string{
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
 	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
 	kindContact, kindContactEmail, kindCampaignProgress, kindReputation,
-	kindSegment,
+	kindSegment, kindStoredTemplate, kindStoredTemplateVersion,
 	kindCampaign, kindCampaignRecipients,
 	kindAutomation, kindAutomationVersion, kindAutomationListener, kindAutomationListenerCount,
 	kindAutomationKey, kindAutomationLive, kindAutomationRate, kindAutomationRun,
@@ -299,7 +310,11 @@ func shardOf(s string, n int) int {
 	h.Write([]byte(s))
 	return int(h.Sum32() % uint32(n))
 }
-func segmentPK(ws string) string  { return wsPK(ws, kindSegment) }
+func segmentPK(ws string) string        { return wsPK(ws, kindSegment) }
+func storedTemplatePK(ws string) string { return wsPK(ws, kindStoredTemplate) }
+func storedTemplateVersionPK(ws, id string) string {
+	return wsSubPK(ws, kindStoredTemplateVersion, id)
+}
 func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }
 func campaignRecipientsPK(ws, campaignID string) string {
 	return wsSubPK(ws, kindCampaignRecipients, campaignID)

@@ -41,6 +41,8 @@ type (
 	Contacts struct{ *Table }
 	// Segments are a workspace's named filters.
 	Segments struct{ *Table }
+	// Templates are a workspace's stored templates and their versions.
+	Templates struct{ *Table }
 	// Campaigns are bulk sends: drafts, their frozen recipients in chunks,
 	// approvals and status changes.
 	Campaigns struct{ *Table }
@@ -78,6 +80,7 @@ type Repositories struct {
 	Webhooks     *Webhooks
 	Contacts     *Contacts
 	Segments     *Segments
+	Templates    *Templates
 	Campaigns    *Campaigns
 	// CampaignSends is the send engine's side of the table.
 	CampaignSends  *CampaignSends
@@ -93,7 +96,7 @@ func NewRepositories(t *Table) Repositories {
 		Table: t, Workspaces: &Workspaces{t}, Keys: &Keys{t}, Domains: &Domains{t}, Senders: &Senders{t},
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
-		Contacts: &Contacts{t}, Segments: &Segments{t}, Campaigns: &Campaigns{t}, CampaignSends: &CampaignSends{t},
+		Contacts: &Contacts{t}, Segments: &Segments{t}, Templates: &Templates{t}, Campaigns: &Campaigns{t}, CampaignSends: &CampaignSends{t},
 		Automations: &Automations{t}, AutomationRuns: &AutomationRuns{t},
 		Owners: &Owners{t}, SignIns: &SignIns{t},
 	}

@@ -44,6 +44,12 @@ var ByFunction = map[string]Profile{
 
 	routes.AutomationEvents.Function: automationEventsRoute,
 
+	routes.ListTemplates.Function:  readRoute,
+	routes.GetTemplate.Function:    readRoute,
+	routes.CreateTemplate.Function: templateWriteRoute,
+	routes.UpdateTemplate.Function: templateWriteRoute,
+	routes.DeleteTemplate.Function: templateWriteRoute,
+
 	routes.Review.Function:          reviewConsumer,
 	routes.Status.Function:          statusConsumer,
 	routes.WebhookDispatch.Function: webhookDispatchConsumer,
@@ -75,10 +81,11 @@ var readRoute = Profile{
 // the rest goes out through SES. A send that fails before SES takes it is
 // recorded like the status pipeline records events: the feed item, the
 // failed count, and the webhook fan-out (the workspace's endpoints, a
-// Query on the table).
+// Query on the table). A send of a stored template reads it, and the
+// recipient's contact when it reads contact variables (GetItem).
 var sendRoute = Profile{
 	Name:      "send-route",
-	Table:     []string{BatchGetItem, PutItem, UpdateItem, DeleteItem, Query},
+	Table:     []string{GetItem, BatchGetItem, PutItem, UpdateItem, DeleteItem, Query},
 	Keyed:     []Keyed{{Action: BatchWriteItem, LeadingKeys: []string{dynamo.EmailKeysPattern, dynamo.EmailContentKeysPattern}}},
 	SendTo:    []queue.Def{queue.Review, queue.Webhooks},
 	SendEmail: true,
@@ -92,6 +99,24 @@ var contactWriteRoute = Profile{
 	Name:    "contact-write-route",
 	Table:   []string{GetItem, PutItem, DeleteItem},
 	APIKeys: true,
+}
+
+// templateWriteRoute is a stored template's create, update and delete:
+// it reads the template and its layout's verdict (GetItem), writes the
+// template and its kept version in one transaction (PutItem), records the
+// layout's verdict (UpdateItem), and deletes the template (DeleteItem)
+// and its versions (a Query, then BatchWriteItem), besides its API key's
+// count. Writes reach those kinds only.
+var templateWriteRoute = Profile{
+	Name:    "template-write-route",
+	Table:   []string{GetItem, Query},
+	APIKeys: true,
+	Keyed: []Keyed{
+		{Action: PutItem, LeadingKeys: []string{dynamo.StoredTemplateKeysPattern, dynamo.StoredTemplateVersionKeysPattern}},
+		{Action: UpdateItem, LeadingKeys: []string{dynamo.LayoutKeysPattern}},
+		{Action: DeleteItem, LeadingKeys: []string{dynamo.StoredTemplateKeysPattern}},
+		{Action: BatchWriteItem, LeadingKeys: []string{dynamo.StoredTemplateVersionKeysPattern}},
+	},
 }
 
 // suppressionWriteRoute is POST and DELETE /suppressions: the key lookup

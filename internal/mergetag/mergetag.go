@@ -2,7 +2,8 @@
 // campaigns and stored templates alike: {{ path }} or
 // {{ path | "fallback" }} in a subject or an html, where path is
 // contact.first_name, contact.last_name, contact.email,
-// contact.properties.<key> or, in an automation, event.<key>. Values are
+// contact.properties.<key>, in an automation event.<key>, and in a stored
+// template data.<key> (the variables of the send). Values are
 // text, never markup: escaped in html, and a subject's never carry a
 // control character into the header.
 package mergetag
@@ -22,6 +23,7 @@ import (
 // and the contact as it is when the email is built.
 type Vars struct {
 	Event      map[string]string
+	Data       map[string]string // a send's variables
 	FirstName  string
 	LastName   string
 	Email      string
@@ -59,6 +61,8 @@ const (
 	Contact Scope = 1 << iota
 	// Event: event.<key>, an automation's event payload.
 	Event
+	// Data: data.<key>, the variables a send of a stored template gives.
+	Data
 )
 
 // Error is a text the language refuses, at the byte Offset of the {{
@@ -102,6 +106,8 @@ func (x variable) lookup(v Vars) string {
 		return v.Properties[strings.TrimPrefix(x.path, "contact.properties.")]
 	case strings.HasPrefix(x.path, "event."):
 		return v.Event[strings.TrimPrefix(x.path, "event.")]
+	case strings.HasPrefix(x.path, "data."):
+		return v.Data[strings.TrimPrefix(x.path, "data.")]
 	}
 	return ""
 }
@@ -181,12 +187,18 @@ func known(p string, scope Scope) bool {
 	if key, ok := strings.CutPrefix(p, "event."); ok && scope&Event != 0 {
 		return isKey(key)
 	}
+	if key, ok := strings.CutPrefix(p, "data."); ok && scope&Data != 0 {
+		return isKey(key)
+	}
 	return false
 }
 
 // names lists the variables of scope, for a refusal.
 func (s Scope) names() string {
 	var n []string
+	if s&Data != 0 {
+		n = append(n, "data.<key>")
+	}
 	if s&Event != 0 {
 		n = append(n, "event.<key>")
 	}
@@ -289,3 +301,41 @@ func RenderSubject(s string, v Vars) (string, error) {
 	t, err := Parse(s, Contact|Event)
 	return t.Subject(v), err
 }
+
+// Missing lists the data variables of t that have no fallback and no
+// value in data: a send of a stored template must give them.
+func (t Text) Missing(data map[string]string) []string {
+	var out []string
+	for _, p := range t.parts {
+		if key, ok := strings.CutPrefix(p.v.path, "data."); ok && p.isVar && !p.v.hasFallback && data[key] == "" {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// Contacts reports whether t reads any contact variable.
+func (t Text) Contacts() bool {
+	for _, p := range t.parts {
+		if p.isVar && strings.HasPrefix(p.v.path, "contact.") {
+			return true
+		}
+	}
+	return false
+}
+
+// DataKeys lists the keys of the data variables t reads, in order, with
+// repeats.
+func (t Text) DataKeys() []string {
+	var out []string
+	for _, p := range t.parts {
+		if key, ok := strings.CutPrefix(p.v.path, "data."); ok && p.isVar {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// IsKey reports whether s may name a variable's key: 1 to 100 letters,
+// digits, _ and -.
+func IsKey(s string) bool { return isKey(s) }

@@ -54,6 +54,12 @@ var (
 	CancelCampaign = Route{Function: "cancel-campaign", Method: "POST", Path: "/api/v1/campaigns/{id}/cancel", Scope: apikey.CampaignsCancel}
 
 	AutomationEvents = Route{Function: "automation-events", Method: "POST", Path: "/api/v1/automations/events", Scope: apikey.AutomationsTrigger}
+
+	CreateTemplate = Route{Function: "create-template", Method: "POST", Path: "/api/v1/templates", Scope: apikey.TemplatesWrite}
+	ListTemplates  = Route{Function: "list-templates", Method: "GET", Path: "/api/v1/templates", Scope: apikey.TemplatesRead}
+	GetTemplate    = Route{Function: "get-template", Method: "GET", Path: "/api/v1/templates/{id}", Scope: apikey.TemplatesRead}
+	UpdateTemplate = Route{Function: "update-template", Method: "PATCH", Path: "/api/v1/templates/{id}", Scope: apikey.TemplatesWrite}
+	DeleteTemplate = Route{Function: "delete-template", Method: "DELETE", Path: "/api/v1/templates/{id}", Scope: apikey.TemplatesWrite}
 )
 
 // API is every implemented /api/v1 route.
@@ -65,6 +71,7 @@ var API = []Route{
 	CheckDeliverability,
 	SendBulk, ListCampaigns, GetCampaign, CancelCampaign,
 	AutomationEvents,
+	CreateTemplate, ListTemplates, GetTemplate, UpdateTemplate, DeleteTemplate,
 }
 
 // Pages are the routes outside /api/v1 that answer an email's recipient

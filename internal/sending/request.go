@@ -13,7 +13,9 @@ import (
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/emailtemplate"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // Request is the body of POST /api/v1/send (and one item of a batch).
@@ -26,6 +28,10 @@ type Request struct {
 	ReplyTo     ReplyTo            `json:"reply_to,omitempty"`
 	Attachments []attachment.Input `json:"attachments,omitempty"`
 	Tracking    string             `json:"tracking,omitempty"`
+	// TemplateID sends a stored template's latest version, rendered with
+	// Variables, instead of a subject and an html.
+	TemplateID string            `json:"template_id,omitempty"`
+	Variables  map[string]string `json:"variables,omitempty"`
 }
 
 // ReplyTo is reply_to, given as one address or an array of them.
@@ -57,9 +63,13 @@ func (r *ReplyTo) UnmarshalJSON(b []byte) error {
 // Validate checks everything that needs no I/O. Errors carry the field as
 // param (a batch scopes it to its item: httpapi.NewItemError).
 func (r *Request) Validate() error {
+	if err := r.checkTemplate(); err != nil {
+		return err
+	}
 	switch {
 	case strings.TrimSpace(r.To) == "":
 		return fail.Missing("to")
+	case r.TemplateID != "":
 	case r.Subject == "":
 		return fail.Missing("subject")
 	case strings.TrimSpace(r.HTML) == "":
@@ -70,7 +80,7 @@ func (r *Request) Validate() error {
 		return fail.Invalid("to", "to must be one email address: %s", err)
 	}
 	r.To = to.Address
-	if err := email.CheckSubject(r.Subject); err != nil {
+	if err := email.CheckSubject(r.Subject); r.TemplateID == "" && err != nil {
 		return fail.Invalid("subject", "%s", err)
 	}
 	if r.From != "" && r.SenderID == "" {
@@ -87,6 +97,27 @@ func (r *Request) Validate() error {
 		return fail.Invalid("tracking", "tracking must be full, essential or off")
 	}
 	return attachment.Validate(r.Attachments)
+}
+
+// checkTemplate checks template_id and variables: a template gives the
+// subject and the html, so neither may be sent with it.
+func (r *Request) checkTemplate() error {
+	switch {
+	case r.TemplateID == "" && r.Variables != nil:
+		return fail.Invalid("variables", "variables are for a stored template: give template_id, or put the values in subject and html")
+	case r.TemplateID == "":
+		return nil
+	case r.Subject != "":
+		return fail.Invalid("subject", "a template gives the subject: send template_id or subject and html, not both")
+	case r.HTML != "":
+		return fail.Invalid("html", "a template gives the html: send template_id or subject and html, not both")
+	}
+	id, err := ident.Parse(r.TemplateID)
+	if err != nil {
+		return fail.Invalid("template_id", "template_id must be a template's id (a UUID)")
+	}
+	r.TemplateID = id.String()
+	return emailtemplate.CheckVariables(r.Variables)
 }
 
 // checkReplyTo checks reply-to addresses (the request's or a sender's

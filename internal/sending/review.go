@@ -13,7 +13,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
-	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -96,23 +95,8 @@ func (rv *Reviewer) Review(ctx context.Context, m ReviewMessage) error {
 	if err != nil {
 		return err
 	}
-	if tpl.State == TemplatePending {
-		v := review.CheckLayout(h.Request.HTML)
-		state := TemplateDenied
-		if v.Cleared {
-			state = TemplateCleared
-		}
-		decided, err := rv.Held.DecideTemplate(ctx, m.WorkspaceID, h.Fingerprint, state, v.Reasons, true)
-		if err != nil {
-			return err
-		}
-		if !decided { // another review decided it first: follow that verdict
-			if tpl, err = rv.Held.GetTemplate(ctx, m.WorkspaceID, h.Fingerprint); err != nil {
-				return err
-			}
-		} else {
-			tpl = Template{Fingerprint: h.Fingerprint, State: state, Reasons: v.Reasons}
-		}
+	if tpl, err = decideLayout(ctx, rv.Held, m.WorkspaceID, tpl, h.Request.HTML); err != nil {
+		return err
 	}
 	switch {
 	case m.Denied:

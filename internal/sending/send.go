@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/emailtemplate"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/review"
 )
@@ -96,8 +97,16 @@ type Service struct {
 	// not link the MIME writer.
 	Build      func(compose.Message) ([]byte, error)
 	ConfigSets ConfigSets
-	Logger     *slog.Logger
-	Now        func() time.Time
+	// Templates renders a send's stored template (emailtemplate.Service).
+	Templates TemplateRenderer
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// TemplateRenderer renders the latest version of a stored template for a
+// send to one recipient (emailtemplate.Service).
+type TemplateRenderer interface {
+	Render(ctx context.Context, workspaceID, id, to string, vars map[string]string) (emailtemplate.Rendered, error)
 }
 
 func (s *Service) now() time.Time {
@@ -171,6 +180,13 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	if idemKey != "" {
 		// A test key and a live key never share an answer.
 		idemKey = string(p.Environment) + ":" + idemKey
+	}
+	if req.TemplateID != "" {
+		r, err := s.Templates.Render(ctx, p.WorkspaceID, req.TemplateID, req.To, req.Variables)
+		if err != nil {
+			return Outcome{}, err
+		}
+		req.Subject, req.HTML = r.Subject, r.HTML
 	}
 	fp := review.Fingerprint(req.HTML)
 	c, err := s.Store.LoadContext(ctx, ContextQuery{

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/templates"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/compose/raw"
@@ -86,6 +87,7 @@ func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, revi
 		Review:      review,
 		Failures:    failures,
 		ConfigSets:  ConfigSets(sets),
+		Templates:   templates.Service(t),
 		Logger:      logger,
 	}
 }

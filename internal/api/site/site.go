@@ -11,6 +11,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/templates"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dashboard"
@@ -61,8 +62,9 @@ func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API
 	return dashboard.New(dashboard.Config{
 		PublicURL: cfg.PublicURL.PublicURL, Secret: []byte(cfg.DashboardSecret.DashboardSecret), LogLinks: logLinks, Logger: logger,
 	}, dashboard.Services{
-		Owner:   svc,
-		SignIn:  &signin.Service{Store: repos.SignIns, Owners: svc.Owners, Mailer: dashboard.Mailer{SES: mail, From: cfg.DashboardFrom}},
-		Metrics: repos.Metrics,
+		Owner:     svc,
+		SignIn:    &signin.Service{Store: repos.SignIns, Owners: svc.Owners, Mailer: dashboard.Mailer{SES: mail, From: cfg.DashboardFrom}},
+		Metrics:   repos.Metrics,
+		Templates: templates.Service(repos.Table),
 	})
 }
