@@ -124,7 +124,7 @@ func TestSendRoutesPolicy(t *testing.T) {
 	sets := configSetIDs(s.doc)
 	webhooksQueue := "${" + queueIDs(s.doc)[queue.Webhooks.Name] + ".Arn}"
 	want := map[string]bool{"sqs:SendMessage on " + reviewQueue: true, "sqs:SendMessage on " + webhooksQueue: true}
-	for _, act := range []string{"BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "Query"} {
+	for _, act := range []string{"GetItem", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem", "Query"} {
 		want["dynamodb:"+act+" on "+tableArn] = true
 	}
 	// An email and its kept content go in one BatchWriteItem: those items only.
