@@ -253,6 +253,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	var out strings.Builder
 	costReport(&out)
+	hotKeyReport(&out)
 	handlerReport(&out)
 	reviewReport(&out)
 	initReport(&out)

@@ -38,6 +38,19 @@ func (s sample) add(o sample) sample {
 	s.db.Calls += o.db.Calls
 	s.db.Read += o.db.Read
 	s.db.Write += o.db.Write
+	if len(o.db.Heat) > 0 {
+		heat := maps.Clone(s.db.Heat)
+		if heat == nil {
+			heat = map[string]units{}
+		}
+		for pk, u := range o.db.Heat {
+			h := heat[pk]
+			h.read += u.read
+			h.write += u.write
+			heat[pk] = h
+		}
+		s.db.Heat = heat
+	}
 	s.sqsRequests += o.sqsRequests
 	s.sqsCalls += o.sqsCalls
 	s.sesCalls += o.sesCalls
