@@ -97,7 +97,11 @@ func hotKeyReport(out io.Writer) {
 			verdict = "BELOW"
 		}
 		lines = append(lines, fmt.Sprintf("  %-44s %9.0f emails/s (%s the %.0f goal); limited by %s", s.name, keys[0].ceiling(), verdict, hotKeyGoal, keys[0].class))
-		for _, k := range keys[:min(4, len(keys))] {
+		shown := 3 // and every key below the goal
+		for shown < len(keys) && keys[shown].ceiling() < hotKeyGoal {
+			shown++
+		}
+		for _, k := range keys[:min(shown, len(keys))] {
 			lines = append(lines, fmt.Sprintf("      %-52s x%-4d %6.3f RRU %6.3f WRU an email each: %9.0f emails/s", k.class, k.partitions, k.read, k.write, k.ceiling()))
 		}
 	}

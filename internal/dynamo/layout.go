@@ -66,7 +66,8 @@ const (
 	// Clicks of one email (CLICK#<email id>, sk = click time, then id).
 	kindClick = "CLICK"
 	// Webhook endpoints (sk = id); per endpoint the attempt log, sharded
-	// by event id (WHATTEMPT#<endpoint>#<shard>, sk = time, then event id;
+	// by email id, so an email's attempts are in one shard
+	// (WHATTEMPT#<endpoint>#<shard>, sk = time, then event id;
 	// before, WHATTEMPT#<endpoint> alone) with a TTL.
 	// WHDELIVERY#<endpoint> (sk = event id) held final-failure records,
 	// no longer written or read; kept so the old items, which expire by
@@ -305,10 +306,10 @@ func dedupePK(ws, dedupeID string) string {
 func metricsShardPKs(ws string) []string {
 	return shardPKs(wsPK(ws, kindMetrics), counterShards)
 }
-func clickPK(ws, emailID string) string  { return wsSubPK(ws, kindClick, emailID) }
-func webhookPK(ws string) string         { return wsPK(ws, kindWebhook) }
-func webhookAttemptPK(ws, endpointID, eventID string) string {
-	return wsSubPK(ws, kindWebhookAttempt, endpointID+"#"+strconv.Itoa(shardOf(eventID, attemptShards)))
+func clickPK(ws, emailID string) string { return wsSubPK(ws, kindClick, emailID) }
+func webhookPK(ws string) string        { return wsPK(ws, kindWebhook) }
+func webhookAttemptPK(ws, endpointID, emailID string) string {
+	return wsSubPK(ws, kindWebhookAttempt, endpointID+"#"+strconv.Itoa(shardOf(emailID, attemptShards)))
 }
 func webhookAttemptShardPKs(ws, endpointID string) []string {
 	return shardPKs(wsSubPK(ws, kindWebhookAttempt, endpointID), attemptShards)

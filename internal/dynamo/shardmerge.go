@@ -18,8 +18,8 @@ type sortKeyed interface{ sortKey() string }
 // shardReader is the reverse Query of one shard, read a page at a time.
 type shardReader[T sortKeyed] struct {
 	in   *dynamodb.QueryInput
-	buf  []T // read, not yet taken, newest first
-	more bool          // DynamoDB has more after lastKey
+	buf  []T  // read, not yet taken, newest first
+	more bool // DynamoDB has more after lastKey
 	// lastKey is the sort key the Query stopped at: every item of the
 	// shard above it has been examined.
 	lastKey string

@@ -2,11 +2,11 @@ package dynamo
 
 import (
 	"cmp"
-	"math/rand/v2"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"time"
 

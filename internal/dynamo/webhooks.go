@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/event"
@@ -233,10 +232,10 @@ const deliveredScan = 5000
 
 // DeliveredSince reports whether the endpoint's attempt log has a 2xx
 // attempt of the event at or after since, read consistently in the
-// event's shard (a job of an event delivered before the shards may be
+// email's shard (a job of an event delivered before the shards may be
 // delivered again, as at-least-once allows).
-func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, eventID string, since time.Time) (bool, error) {
-	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID, eventID))).
+func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, emailID, eventID string, since time.Time) (bool, error) {
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID, emailID))).
 		And(expression.Key(schema.AttrSK).GreaterThanEqual(expression.Value(timeKey(since))))
 	filter := expression.Name("event_id").Equal(expression.Value(eventID)).
 		And(expression.Name("status_code").Between(expression.Value(200), expression.Value(299))).
@@ -267,7 +266,7 @@ func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, 
 func (s *Webhooks) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	at := a.At.UTC()
 	err := s.putItem(ctx, webhookAttemptItem{
-		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID, a.EventID), SK: timeKey(at) + "#" + a.EventID,
+		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID, a.EmailID), SK: timeKey(at) + "#" + a.EventID,
 		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), EmailID: a.EmailID, Number: a.Number,
 		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,
 		ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
@@ -303,33 +302,27 @@ func (it webhookAttemptItem) attempt(workspaceID string) webhook.Attempt {
 }
 
 // EmailAttempts returns the endpoint's attempts of the email's events
-// made at or after since (the email's sending), oldest first. It examines
-// at most examine attempts of the endpoint (any email's), shared by the
-// log's shards read in parallel, and reports whether it read them all
-// (complete): the attempts of an email follow its sending closely, so
-// the first ones examined are where they are.
+// made at or after since (the email's sending), oldest first: those in
+// the email's shard of the log, then those the layout before the shards
+// kept. It examines at most examine attempts of each (any email's) and
+// reports whether it read them all (complete): the attempts of an email
+// follow its sending closely, so the first ones examined are where they
+// are.
 func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, emailID string, since time.Time, examine int) (attempts []webhook.Attempt, complete bool, err error) {
-	pks := webhookAttemptShardPKs(workspaceID, endpointID)
-	share := max(examine/len(pks), 1)
-	found := make([][]webhookAttemptItem, len(pks))
-	done := make([]bool, len(pks))
-	g, gctx := errgroup.WithContext(ctx)
-	for i, pk := range pks {
-		g.Go(func() error {
-			var err error
-			found[i], done[i], err = s.emailAttempts(gctx, pk, emailID, since, share)
-			return err
-		})
+	complete = true
+	var items []webhookAttemptItem
+	for _, pk := range []string{webhookAttemptPK(workspaceID, endpointID, emailID), wsSubPK(workspaceID, kindWebhookAttempt, endpointID)} {
+		found, done, err := s.emailAttempts(ctx, pk, emailID, since, examine)
+		if err != nil {
+			return nil, false, err
+		}
+		items, complete = append(items, found...), complete && done
 	}
-	if err := g.Wait(); err != nil {
-		return nil, false, err
-	}
-	items := slices.Concat(found...)
 	slices.SortFunc(items, func(a, b webhookAttemptItem) int { return strings.Compare(a.SK, b.SK) })
 	for _, it := range items {
 		attempts = append(attempts, it.attempt(workspaceID))
 	}
-	return attempts, !slices.Contains(done, false), nil
+	return attempts, complete, nil
 }
 
 // emailAttempts reads the email's attempts in one partition of the log,

@@ -170,7 +170,7 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 		return false
 	}
 	if since, ok := earlierDelivery(job, m); ok {
-		delivered, err := d.store.DeliveredSince(ctx, job.WorkspaceID, job.EndpointID, job.EventID, since)
+		delivered, err := d.store.DeliveredSince(ctx, job.WorkspaceID, job.EndpointID, job.EmailID, job.EventID, since)
 		if err != nil {
 			log.ErrorContext(ctx, "webhook job: read attempts", slog.Any("err", err))
 			return d.afterFault(ctx, log, m)

@@ -32,7 +32,7 @@ func TestDeliveryWritesOnce(t *testing.T) {
 	if reads := f.rec.Calls("GetItem") + f.rec.Calls("Query"); reads != 1 {
 		t.Errorf("%d reads, want 1 (the endpoint)", reads)
 	}
-	if !f.isDelivered(ep.ID, e.ID) {
+	if !f.isDelivered(ep.ID, e) {
 		t.Error("the event is not found delivered")
 	}
 
