@@ -198,3 +198,24 @@ func TestUpgradedFeedCountersAndAttempts(t *testing.T) {
 		t.Errorf("evt_new delivered: %v, %v; want true", delivered, err)
 	}
 }
+
+// A campaign frozen before its chunks were sharded still reads them.
+func TestUpgradedCampaignChunks(t *testing.T) {
+	t.Parallel()
+	store, _ := dynamotest.NewStore(t)
+	ws, campaignID := uuid.NewString(), uuid.NewString()
+	want := []string{uuid.NewString(), uuid.NewString()}
+	var packed []byte
+	for _, id := range want {
+		u := uuid.MustParse(id)
+		packed = append(packed, u[:]...)
+	}
+	putOld(t, store, map[string]any{"pk": "WS#" + ws + "#CAMPAIGNRCPT#" + campaignID, "sk": "000001", "ids": packed})
+	got, err := store.Campaigns.ReadChunk(t.Context(), ws, campaignID, 1)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("chunk 1 = %v, %v; want %v", got, err, want)
+	}
+	if _, err := store.Campaigns.ReadChunk(t.Context(), ws, campaignID, 2); err == nil {
+		t.Error("chunk 2, absent in both layouts, was found")
+	}
+}
