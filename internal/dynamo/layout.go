@@ -344,14 +344,15 @@ const contactShards = 16
 // room (docs/decisions.md has the arithmetic; make bench's hot-key model
 // measures it): each shard takes a 1/n share of the units an email costs.
 const (
-	// ~5 WRU an email (put, three status updates, an opt-out count) and
-	// ~4 strongly consistent reads by the status pipeline: 50,000 WRU/s.
+	// 4 WRU an email with tracking (the put, a status update per event)
+	// and 3 strongly consistent reads by the status pipeline: 40,000
+	// WRU/s at 10,000 emails/s, 625 a shard.
 	emailShards = 64
-	// ~4 feed items an email with tracking, 1-2 WRU each: up to 80,000.
-	feedShards = 128
+	// 3 feed items an email with tracking, 1 WRU each: 470 a shard.
+	feedShards = 64
 	// A claim in a transaction (2 WRU) and its answer (1-2): ~4 a send.
 	idempotencyShards = 64
-	// One attempt per event per endpoint, ~4 an email with tracking.
+	// One attempt per event per endpoint, 3 an email with tracking.
 	attemptShards = 64
 	// About one SES event an email the feed does not show (Send).
 	dedupeShards = 16
