@@ -21,7 +21,7 @@ func TestCampaignRoutesGrants(t *testing.T) {
 			"dynamodb:Query on " + tableArn:   true,
 			apiKeys:                           true,
 			"dynamodb:BatchWriteItem on " + tableArn + " (keys WS#*#CAMPAIGNRCPT#*)": true,
-			"dynamodb:PutItem on " + tableArn + " (keys WS#*#CAMPAIGN, WS#*#IDEM)":   true,
+			"dynamodb:PutItem on " + tableArn + " (keys WS#*#CAMPAIGN, WS#*#IDEM#*)": true,
 		},
 		routes.CancelCampaign.Function: {
 			apiKeys: true,

@@ -128,7 +128,7 @@ func TestSendRoutesPolicy(t *testing.T) {
 		want["dynamodb:"+act+" on "+tableArn] = true
 	}
 	// An email and its kept content go in one BatchWriteItem: those items only.
-	want["dynamodb:BatchWriteItem on "+tableArn+" (keys WS#*#EMAIL, WS#*#BODY#*)"] = true
+	want["dynamodb:BatchWriteItem on "+tableArn+" (keys WS#*#EMAIL#*, WS#*#BODY#*)"] = true
 	for _, r := range []string{"identity/*", "configuration-set/${" + sets["full"] + "}",
 		"configuration-set/${" + sets["essential"] + "}", "configuration-set/${" + sets["off"] + "}"} {
 		want["ses:SendRawEmail on "+sesArnPrefix+r] = true

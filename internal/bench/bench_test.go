@@ -126,6 +126,10 @@ type rig struct {
 	// takes them batch at a time.
 	pending []string
 	batch   int
+	// jobs are webhook jobs not yet given to the dispatcher, which also
+	// takes them a batch (jobBatch) at a time.
+	jobs     []string
+	jobBatch int
 	// rate is the emails per second whose events the status batches are
 	// sized for; zero is emailsPerSecond.
 	rate float64
@@ -253,6 +257,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	var out strings.Builder
 	costReport(&out)
+	hotKeyReport(&out)
 	handlerReport(&out)
 	reviewReport(&out)
 	initReport(&out)

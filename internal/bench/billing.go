@@ -35,6 +35,9 @@ type billedDB struct {
 	read  float64
 	write float64
 	items map[string]storedItem // by table key
+	// heat is the units billed per partition key (an index's entries
+	// under "<index> <key>"), for the hot-key model.
+	heat map[string]units
 	// aside is the CPU time of the wrapper's own reads, not the caller's.
 	aside time.Duration
 }
@@ -55,14 +58,42 @@ type storedItem struct {
 type dbUsage struct {
 	Calls       int
 	Read, Write float64
+	Heat        map[string]units // by partition key
 }
+
+// units are read and write capacity units.
+type units struct{ read, write float64 }
 
 func (b *billedDB) take() dbUsage {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	u := dbUsage{Calls: b.calls, Read: b.read, Write: b.write}
-	b.calls, b.read, b.write = 0, 0, 0
+	u := dbUsage{Calls: b.calls, Read: b.read, Write: b.write, Heat: b.heat}
+	b.calls, b.read, b.write, b.heat = 0, 0, 0, nil
 	return u
+}
+
+// heats adds units to partition key pk's heat.
+func (b *billedDB) heats(pk string, read, write float64) {
+	if pk == "" || read+write == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.heat == nil {
+		b.heat = map[string]units{}
+	}
+	h := b.heat[pk]
+	h.read += read
+	h.write += write
+	b.heat[pk] = h
+}
+
+// pkOf is the partition key of a key or an item.
+func pkOf(item map[string]ddbtypes.AttributeValue) string {
+	if v, ok := item[schema.AttrPK].(*ddbtypes.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
 }
 
 // storedByteMonths is the storage of the items written since the last
@@ -171,6 +202,34 @@ func writeUnits(before, after map[string]ddbtypes.AttributeValue, failed bool) f
 	return u
 }
 
+// heatWrite adds a write's units to the partitions it wrote: the table's
+// and each index entry's.
+func (b *billedDB) heatWrite(key, before, after map[string]ddbtypes.AttributeValue, failed, transaction bool) {
+	scale := 1.0
+	if transaction {
+		scale = cost.Transactional(1)
+	}
+	if failed {
+		b.heats(pkOf(key), 0, scale*cost.WriteUnits(cost.ItemSize(before), 0))
+		return
+	}
+	b.heats(pkOf(key), 0, scale*cost.WriteUnits(cost.ItemSize(before), cost.ItemSize(after)))
+	for _, ix := range schema.Table.Indexes {
+		pk := func(it map[string]ddbtypes.AttributeValue) string {
+			if v, ok := it[ix.PartitionKey].(*ddbtypes.AttributeValueMemberS); ok {
+				return ix.Name + " " + v.Value
+			}
+			return ""
+		}
+		old, now, prev := pk(before), pk(after), before
+		if old != now { // the old entry's delete
+			b.heats(old, 0, scale*cost.WriteUnits(cost.ItemSize(before), 0))
+			prev = nil
+		}
+		b.heats(now, 0, scale*cost.WriteUnits(cost.ItemSize(prev), cost.ItemSize(after)))
+	}
+}
+
 func indexKey(item map[string]ddbtypes.AttributeValue, ix schema.Index) string {
 	if item == nil {
 		return ""
@@ -216,6 +275,22 @@ func (b *billedDB) stored(key map[string]ddbtypes.AttributeValue, after map[stri
 	b.items[k] = it
 }
 
+// queriedKey is the partition a Query read, item one of its items: the
+// table's, or an index's as "<index> <key>".
+func queriedKey(in *dynamodb.QueryInput, item map[string]ddbtypes.AttributeValue) string {
+	if in.IndexName == nil {
+		return pkOf(item)
+	}
+	for _, ix := range schema.Table.Indexes {
+		if ix.Name == aws.ToString(in.IndexName) {
+			if v, ok := item[ix.PartitionKey].(*ddbtypes.AttributeValueMemberS); ok {
+				return ix.Name + " " + v.Value
+			}
+		}
+	}
+	return ""
+}
+
 // projected reports a read that returns only some attributes: its items
 // are not what AWS bills, the whole item is, read around the call.
 func projected(projection *string, attributes []string) bool {
@@ -230,7 +305,9 @@ func (b *billedDB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts 
 			full = b.current(ctx, in.TableName, in.Key)
 		}
 		trace("get %s %d B strong %v", keyString(in.Key), cost.ItemSize(full), aws.ToBool(in.ConsistentRead))
-		b.bill(cost.ReadUnits(cost.ItemSize(full), aws.ToBool(in.ConsistentRead)), 0)
+		u := cost.ReadUnits(cost.ItemSize(full), aws.ToBool(in.ConsistentRead))
+		b.heats(pkOf(in.Key), u, 0)
+		b.bill(u, 0)
 	}
 	return out, err
 }
@@ -253,7 +330,9 @@ func (b *billedDB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemIn
 					full = b.current(ctx, aws.String(table), k)
 				}
 				trace("batchget %s %d B strong %v", keyString(k), cost.ItemSize(full), aws.ToBool(ka.ConsistentRead))
-				units += cost.ReadUnits(cost.ItemSize(full), aws.ToBool(ka.ConsistentRead))
+				u := cost.ReadUnits(cost.ItemSize(full), aws.ToBool(ka.ConsistentRead))
+				b.heats(pkOf(k), u, 0)
+				units += u
 			}
 		}
 		b.bill(units, 0)
@@ -292,7 +371,11 @@ func (b *billedDB) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...f
 			total = total * int(out.ScannedCount) / int(out.Count)
 		}
 		trace("query %s %d items %d B", aws.ToString(in.KeyConditionExpression), len(out.Items), total)
-		b.bill(cost.QueryUnits(total, aws.ToBool(in.ConsistentRead)), 0)
+		u := cost.QueryUnits(total, aws.ToBool(in.ConsistentRead))
+		if len(out.Items) > 0 { // an empty read's minimum heats no key it names
+			b.heats(queriedKey(in, out.Items[0]), u, 0)
+		}
+		b.bill(u, 0)
 	}
 	return out, err
 }
@@ -341,6 +424,7 @@ func (b *billedDB) writeCost(key, before, after map[string]ddbtypes.AttributeVal
 	if transaction {
 		u = cost.Transactional(u)
 	}
+	b.heatWrite(key, before, after, err != nil, transaction)
 	trace("write %s before %d after %d tx %v failed %v: %.1f WRU", keyString(key), cost.ItemSize(before), cost.ItemSize(after), transaction, err != nil, u)
 	return u
 }

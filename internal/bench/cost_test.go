@@ -38,6 +38,19 @@ func (s sample) add(o sample) sample {
 	s.db.Calls += o.db.Calls
 	s.db.Read += o.db.Read
 	s.db.Write += o.db.Write
+	if len(o.db.Heat) > 0 {
+		heat := maps.Clone(s.db.Heat)
+		if heat == nil {
+			heat = map[string]units{}
+		}
+		for pk, u := range o.db.Heat {
+			h := heat[pk]
+			h.read += u.read
+			h.write += u.write
+			heat[pk] = h
+		}
+		s.db.Heat = heat
+	}
 	s.sqsRequests += o.sqsRequests
 	s.sqsCalls += o.sqsCalls
 	s.sesCalls += o.sesCalls
@@ -186,6 +199,8 @@ func (r *rig) pipeline(b *testing.B, w emailWork, engaged, flush bool) {
 	}
 	if perEmail > 0 {
 		r.batch = statusBatch(pricedRate(r.rate), perEmail)
+		// At most one job an event (one endpoint in the scenarios).
+		r.jobBatch = int(math.Round(batchingOf(routes.WebhookDispatch).Expected(pricedRate(r.rate) * float64(perEmail))))
 	}
 	for len(r.pending) > 0 && (len(r.pending) >= r.batch || flush) {
 		n := min(len(r.pending), max(r.batch, 1))
@@ -201,11 +216,24 @@ func (r *rig) pipeline(b *testing.B, w emailWork, engaged, flush bool) {
 			s.sqsRequests += cost.SQSRequests(len(m))
 		}
 		w.addBatch(routes.Status.Function, n, s)
-		for _, job := range r.sqs.drain(webhooksQueueURL) {
-			w.add(routes.WebhookDispatch.Function, r.measure(func() {
-				consume(b, func(m []batch.Message) []string { return r.deps.Webhooks.Handle(ctx, m) }, job)
-			}))
-		}
+		r.jobs = append(r.jobs, r.sqs.drain(webhooksQueueURL)...)
+		r.dispatch(b, w, false)
+	}
+	if flush {
+		r.dispatch(b, w, true)
+	}
+}
+
+// dispatch runs whole batches of the webhook jobs queued so far (all of
+// them with flush) through the dispatcher, measuring each.
+func (r *rig) dispatch(b *testing.B, w emailWork, flush bool) {
+	for len(r.jobs) > 0 && (len(r.jobs) >= r.jobBatch || flush) {
+		n := min(len(r.jobs), max(r.jobBatch, 1))
+		jobs := r.jobs[:n]
+		r.jobs = r.jobs[n:]
+		w.addBatch(routes.WebhookDispatch.Function, n, r.measure(func() {
+			consumeBatch(b, func(m []batch.Message) []string { return r.deps.Webhooks.Handle(b.Context(), m) }, jobs)
+		}))
 	}
 }
 

@@ -55,7 +55,7 @@ func (s *Campaigns) writeParts(ctx context.Context, workspaceID, campaignID, htm
 			}
 			packed = append(packed, u[:]...)
 		}
-		it := chunkItem{PK: campaignRecipientsPK(workspaceID, campaignID), SK: chunkSK(n), IDs: packed}
+		it := chunkItem{PK: chunkPK(workspaceID, campaignID, n), SK: chunkSK(n), IDs: packed}
 		p, err := s.putOf(it, noCondition)
 		if err != nil {
 			return err
@@ -74,7 +74,7 @@ func (s *Campaigns) deleteParts(ctx context.Context, workspaceID, campaignID str
 	requests := []ddbtypes.WriteRequest{{DeleteRequest: &ddbtypes.DeleteRequest{Key: contentKey(workspaceID, campaignID)}}}
 	for n := range chunks {
 		requests = append(requests, ddbtypes.WriteRequest{DeleteRequest: &ddbtypes.DeleteRequest{
-			Key: key(campaignRecipientsPK(workspaceID, campaignID), chunkSK(n)),
+			Key: key(chunkPK(workspaceID, campaignID, n), chunkSK(n)),
 		}})
 	}
 	_ = s.batchWrite(ctx, requests)
@@ -84,7 +84,10 @@ func (s *Campaigns) deleteParts(ctx context.Context, workspaceID, campaignID str
 // recipients (campaign.ErrNotFound when there is no such chunk).
 func (s *Campaigns) ReadChunk(ctx context.Context, workspaceID, campaignID string, n int) ([]string, error) {
 	var it chunkItem
-	found, err := s.getItem(ctx, key(campaignRecipientsPK(workspaceID, campaignID), chunkSK(n)), &it)
+	found, err := s.getItem(ctx, key(chunkPK(workspaceID, campaignID, n), chunkSK(n)), &it)
+	if err == nil && !found { // frozen before the chunks were sharded
+		found, err = s.getItem(ctx, key(campaignRecipientsPK(workspaceID, campaignID), chunkSK(n)), &it)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read campaign recipients: %w", err)
 	}

@@ -96,8 +96,7 @@ func (s *CampaignSends) ClaimEmail(ctx context.Context, e email.Email) (bool, er
 // ClaimedAt is when the email id was claimed; found is false when no claim
 // holds it (released, or never claimed).
 func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (at time.Time, found bool, err error) {
-	var it emailItem
-	found, err = s.getItem(ctx, key(emailPK(workspaceID), id), &it)
+	it, found, err := s.emailItem(ctx, workspaceID, id)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("read claimed email: %w", err)
 	}
@@ -108,7 +107,7 @@ func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (
 // keeps no content item (it is rendered again when viewed): the email
 // alone goes.
 func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
-	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID), id)})
+	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID, id), id)})
 	if err != nil {
 		return fmt.Errorf("release email: %w", err)
 	}

@@ -114,7 +114,7 @@ func (s *Campaigns) CreateCampaign(ctx context.Context, c campaign.Campaign, rec
 // scoped, as the send path claims it); nil when the key is unused.
 func (s *Campaigns) GetIdempotency(ctx context.Context, workspaceID, key_ string) (*sending.IdempotencyRecord, error) {
 	var it idempotencyItem
-	found, err := s.getItem(ctx, key(idempotencyPK(workspaceID), key_), &it)
+	found, err := s.getItem(ctx, key(idempotencyPK(workspaceID, key_), key_), &it)
 	if err != nil {
 		return nil, fmt.Errorf("get idempotency key: %w", err)
 	}

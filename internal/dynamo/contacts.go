@@ -15,6 +15,8 @@ import (
 
 // contactItem is one contact in its shard. Version counts its writes, so
 // an update that read it writes only over what it read.
+func (it contactItem) sortKey() string { return it.SK }
+
 type contactItem struct {
 	PK             string                   `dynamodbav:"pk"`
 	SK             string                   `dynamodbav:"sk"`

@@ -88,15 +88,18 @@ func (s *Contacts) ListContacts(ctx context.Context, workspaceID string, f conta
 	if f.Email != "" {
 		return s.listByEmail(ctx, workspaceID, f, after)
 	}
-	m := &shardMerge{s: s, limit: limit}
-	for shard := range contactShards {
-		in, err := contactShardQuery(s.Name, contactShardPK(workspaceID, shard), f, after)
-		if err != nil {
-			return nil, "", false, err
-		}
-		m.shards = append(m.shards, &shardReader{in: in, more: true})
+	var filters []expression.ConditionBuilder
+	if f.Subscribed != nil {
+		filters = append(filters, expression.Name("subscribed").Equal(expression.Value(*f.Subscribed)))
 	}
-	items, next, more, err := m.run(ctx)
+	if f.Tag != "" {
+		filters = append(filters, expression.Contains(expression.Name("tags"), f.Tag))
+	}
+	pks := make([]string, 0, contactShards)
+	for shard := range contactShards {
+		pks = append(pks, contactShardPK(workspaceID, shard))
+	}
+	items, next, more, err := mergedPage[contactItem](ctx, s.Table, pks, after, limit, filters...)
 	if err != nil {
 		return nil, "", false, fmt.Errorf("list contacts: %w", err)
 	}
@@ -120,36 +123,4 @@ func (s *Contacts) listByEmail(ctx context.Context, workspaceID string, f contac
 		return []contact.Contact{}, "", false, nil
 	}
 	return []contact.Contact{c}, "", false, nil
-}
-
-// contactShardQuery is the reverse Query of one shard, after the id
-// after, with the list's filters.
-func contactShardQuery(table, pk string, f contact.Filter, after string) (*dynamodb.QueryInput, error) {
-	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(pk))
-	if after != "" {
-		keyCond = keyCond.And(expression.Key(schema.AttrSK).LessThan(expression.Value(after)))
-	}
-	b := expression.NewBuilder().WithKeyCondition(keyCond)
-	var filters []expression.ConditionBuilder
-	if f.Subscribed != nil {
-		filters = append(filters, expression.Name("subscribed").Equal(expression.Value(*f.Subscribed)))
-	}
-	if f.Tag != "" {
-		filters = append(filters, expression.Contains(expression.Name("tags"), f.Tag))
-	}
-	switch len(filters) {
-	case 1:
-		b = b.WithFilter(filters[0])
-	case 2:
-		b = b.WithFilter(filters[0].And(filters[1]))
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return nil, err
-	}
-	return &dynamodb.QueryInput{
-		TableName: &table, ScanIndexForward: aws.Bool(false),
-		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}, nil
 }

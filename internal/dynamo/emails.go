@@ -2,16 +2,14 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 )
 
@@ -44,9 +42,11 @@ type emailItem struct {
 	ContactID    string `dynamodbav:"contact_id,omitempty"`
 }
 
+func (it emailItem) sortKey() string { return it.SK }
+
 func newEmailItem(e email.Email) emailItem {
 	return emailItem{
-		PK: emailPK(e.WorkspaceID), SK: e.ID,
+		PK: emailPK(e.WorkspaceID, e.ID), SK: e.ID,
 		ID: e.ID, WorkspaceID: e.WorkspaceID, To: e.To, Subject: e.Subject,
 		Status: string(e.Status), Type: string(e.Type), Environment: string(e.Environment),
 		SentAt: e.SentAt.UTC(), DeliveredAt: e.DeliveredAt, OpenedAt: e.OpenedAt,
@@ -82,46 +82,74 @@ func (s *Emails) PutEmail(ctx context.Context, e email.Email) error {
 func (s *Emails) GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
 	// Strongly consistent: the status pipeline must see an email the send
 	// path has just written, or it would drop the email's first event.
-	return getAs(ctx, s.Table, "email", key(emailPK(workspaceID), id), emailItem.email, email.ErrNotFound)
-}
-
-// ListEmails returns emails newest first through a reverse Query of the
-// workspace's emails; status, type and environment filter within it.
-func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
-	b := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrPK).Equal(expression.Value(emailPK(workspaceID))))
-	var filters []expression.ConditionBuilder
-	for name, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "environment": string(f.Environment)} {
-		if v != "" {
-			filters = append(filters, expression.Name(name).Equal(expression.Value(v)))
-		}
-	}
-	switch len(filters) {
-	case 0:
-	case 1:
-		b = b.WithFilter(filters[0])
-	default:
-		b = b.WithFilter(expression.And(filters[0], filters[1], filters[2:]...))
-	}
-	expr, err := b.Build()
+	it, found, err := s.emailItem(ctx, workspaceID, id)
 	if err != nil {
-		return nil, "", false, err
+		return email.Email{}, fmt.Errorf("get email: %w", err)
 	}
-	in := &dynamodb.QueryInput{
-		TableName: &s.Name, ScanIndexForward: aws.Bool(false),
-		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	if !found {
+		return email.Email{}, email.ErrNotFound
 	}
-	if after != "" {
-		in.ExclusiveStartKey = key(emailPK(workspaceID), after)
-	}
-	return filteredPage(ctx, s.Table, "emails", in, limit, schema.AttrSK, emailItem.email)
+	return it.email(), nil
 }
 
-// emailStatusUpdate moves an email to status; cond guards the move.
-func (s *Table) emailStatusUpdate(workspaceID, id string, status email.Status, reason string, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
+// emailItem reads email id at its shard, and on a miss where the layout
+// before the shards kept it: one read for every email sent since.
+func (s *Table) emailItem(ctx context.Context, workspaceID, id string) (emailItem, bool, error) {
+	var it emailItem
+	found, err := s.getItem(ctx, key(emailPK(workspaceID, id), id), &it)
+	if err != nil || found {
+		return it, found, err
+	}
+	found, err = s.getItem(ctx, key(legacyEmailPK(workspaceID), id), &it)
+	return it, found, err
+}
+
+// updateEmail applies update to email id under cond (which fails on an
+// absent item), at its shard and, when no item is there, where the
+// layout before the shards kept it. A failed condition comes back as
+// DynamoDB's exception (isConditionFailed).
+func (s *Table) updateEmail(ctx context.Context, workspaceID, id string, update expression.UpdateBuilder, cond expression.ConditionBuilder) error {
+	u, err := s.updateOf(key(emailPK(workspaceID, id), id), update, cond)
+	if err != nil {
+		return err
+	}
+	u.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+	err = s.update(ctx, u, nil)
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) || len(ccf.Item) > 0 {
+		return err
+	}
+	u.Key = key(legacyEmailPK(workspaceID), id)
+	return s.update(ctx, u, nil)
+}
+
+// emailStatusUpdate moves email id, at k, to status; cond guards the move.
+func (s *Table) emailStatusUpdate(k map[string]ddbtypes.AttributeValue, status email.Status, reason string, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
 	update := expression.Set(expression.Name("status"), expression.Value(string(status)))
 	if reason != "" {
 		update = update.Set(expression.Name("error"), expression.Value(reason))
 	}
-	return s.updateOf(key(emailPK(workspaceID), id), update, cond)
+	return s.updateOf(k, update, cond)
+}
+
+// ListEmails returns emails newest first: a reverse Query of every shard
+// (and of the layout before the shards), merged by id (UUIDv7, so by
+// sending time); status, type and environment filter within the Queries,
+// under listReadBudget items examined.
+func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
+	var filters []expression.ConditionBuilder
+	for _, c := range []struct{ name, v string }{{"status", string(f.Status)}, {"type", string(f.Type)}, {"environment", string(f.Environment)}} {
+		if c.v != "" {
+			filters = append(filters, expression.Name(c.name).Equal(expression.Value(c.v)))
+		}
+	}
+	items, next, more, err := mergedPage[emailItem](ctx, s.Table, emailShardPKs(workspaceID), after, limit, filters...)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("query emails: %w", err)
+	}
+	out := make([]email.Email, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.email())
+	}
+	return out, next, more, nil
 }

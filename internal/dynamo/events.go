@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -27,19 +26,18 @@ type feedItem struct {
 	Body      []byte    `dynamodbav:"body"` // the exact envelope JSON
 }
 
+func (it feedItem) sortKey() string { return it.SK }
+
 // ListEvents returns the feed's envelopes newest first after position
-// after ("" for the first page).
+// after ("" for the first page): the feed's shards (and the layout before
+// them) merged by time, then id.
 func (s *Events) ListEvents(ctx context.Context, workspaceID, after string, limit int) ([][]byte, string, bool, error) {
-	items, next, more, err := s.queryPage(ctx, feedPK(workspaceID), after, limit)
+	items, next, more, err := mergedPage[feedItem](ctx, s.Table, feedShardPKs(workspaceID), after, limit)
 	if err != nil {
 		return nil, "", false, fmt.Errorf("list events: %w", err)
 	}
 	out := make([][]byte, 0, len(items))
-	for _, item := range items {
-		var it feedItem
-		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return nil, "", false, err
-		}
+	for _, it := range items {
 		out = append(out, it.Body)
 	}
 	return out, next, more, nil

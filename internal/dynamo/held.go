@@ -198,7 +198,16 @@ func (s *Held) ReleaseHeld(ctx context.Context, workspaceID, emailID string, sta
 	for _, c := range chunks {
 		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(c.PK, c.SK)}})
 	}
-	u, err := s.emailStatusUpdate(workspaceID, emailID, status, reason, expression.Name("status").Equal(expression.Value(string(email.StatusHeld))))
+	// An email held before the shards is where that layout kept it.
+	held, _, err := s.emailItem(ctx, workspaceID, emailID)
+	if err != nil {
+		return fmt.Errorf("read held email: %w", err)
+	}
+	at := key(emailPK(workspaceID, emailID), emailID)
+	if held.PK != "" {
+		at = key(held.PK, emailID)
+	}
+	u, err := s.emailStatusUpdate(at, status, reason, expression.Name("status").Equal(expression.Value(string(email.StatusHeld))))
 	if err != nil {
 		return err
 	}

@@ -26,15 +26,19 @@ const (
 	kindDomainList = "DOMAINS"
 	// Senders (sk = sender id).
 	kindSender = "SENDER"
-	// Emails (sk = UUIDv7 id, so a reverse Query is newest first). There is
-	// deliberately no status index: it would double the write cost of
-	// every status change; filters read within the Query, under a budget.
+	// Emails, sharded by their id (EMAIL#<shard>, sk = UUIDv7 id, so a
+	// reverse Query of a shard is newest first); items of the layout
+	// before the shards are under EMAIL alone, read as one more shard.
+	// There is deliberately no status index: it would double the write
+	// cost of every status change; filters read within the Query, under a
+	// budget.
 	kindEmail = "EMAIL"
 	// The content a transactional email was sent with (BODY#<email id>,
 	// sk = CONTENT: a partition per email, so sending heats none), TTL
 	// email.ContentKept.
 	kindEmailContent = "BODY"
-	// Idempotency-Key records (sk = environment-scoped key), TTL 24 h.
+	// Idempotency-Key records, sharded by the key (IDEM#<shard>, sk =
+	// environment-scoped key), TTL 24 h.
 	kindIdempotency = "IDEM"
 	// Template verdicts of the security review (sk = fingerprint).
 	kindTemplate = "TEMPLATE"
@@ -49,16 +53,22 @@ const (
 	kindSuppressionList = "SUPPRESSIONS"
 	// Monthly usage against the allowance (sk = YYYY-MM).
 	kindUsage = "USAGE"
-	// The events feed (sk = event time, then id) and the dedupe records of
-	// SES events the feed does not show (sk = SES event id, TTL 14 days).
+	// The events feed, sharded by event id (EVENT#<shard>, sk = event
+	// time, then id; the layout before the shards under EVENT alone), and
+	// the dedupe records of SES events the feed does not show, sharded by
+	// that id (SESEVENT#<shard>, sk = SES event id, TTL 14 days).
 	kindEvent  = "EVENT"
 	kindDedupe = "SESEVENT"
-	// Daily counters (sk = YYYY-MM-DD).
+	// Daily counters, each day's counts spread over counterShards items
+	// (METRICS#<shard>, sk = YYYY-MM-DD; before, METRICS alone), summed
+	// when read.
 	kindMetrics = "METRICS"
 	// Clicks of one email (CLICK#<email id>, sk = click time, then id).
 	kindClick = "CLICK"
-	// Webhook endpoints (sk = id); per endpoint the attempt log
-	// (WHATTEMPT#<endpoint>, sk = time, then event id) with a TTL.
+	// Webhook endpoints (sk = id); per endpoint the attempt log, sharded
+	// by email id, so an email's attempts are in one shard
+	// (WHATTEMPT#<endpoint>#<shard>, sk = time, then event id;
+	// before, WHATTEMPT#<endpoint> alone) with a TTL.
 	// WHDELIVERY#<endpoint> (sk = event id) held final-failure records,
 	// no longer written or read; kept so the old items, which expire by
 	// their TTL, still belong to a workspace.
@@ -86,8 +96,9 @@ const (
 	kindStoredTemplateVersion = "STPLVER"
 	// Campaigns (sk = UUIDv7 id, so a reverse Query is newest first), and
 	// the parts each froze at draft time (CAMPAIGNRCPT#<campaign id>): its
-	// recipients (sk = zero-padded chunk number, campaign.ChunkSize ids per
-	// chunk) and its html (sk = html).
+	// recipients (CAMPAIGNRCPT#<campaign id>#<chunk mod chunkShards>, sk =
+	// zero-padded chunk number, campaign.ChunkSize ids per chunk; before
+	// the shards, under CAMPAIGNRCPT#<campaign id>) and its html (sk = html).
 	kindCampaign           = "CAMPAIGN"
 	kindCampaignRecipients = "CAMPAIGNRCPT"
 
@@ -173,10 +184,10 @@ var (
 	// CampaignDueKeysPattern is the due starts' partition (the tick's).
 	CampaignDueKeysPattern       = duePK
 	CampaignRecipientKeysPattern = wsPK("*", kindCampaignRecipients) + "#*"
-	IdempotencyKeysPattern       = wsPK("*", kindIdempotency)
+	IdempotencyKeysPattern       = wsPK("*", kindIdempotency) + "#*"
 	// EmailKeysPattern matches every workspace's emails, and
 	// EmailContentKeysPattern the kept content of each.
-	EmailKeysPattern        = wsPK("*", kindEmail)
+	EmailKeysPattern        = wsPK("*", kindEmail) + "#*"
 	EmailContentKeysPattern = wsPK("*", kindEmailContent) + "#*"
 	// ContactEmailKeysPattern matches the contacts' email claims, every
 	// shard, and no other kind.
@@ -268,8 +279,23 @@ func domainPK(ws string) string         { return wsPK(ws, kindDomain) }
 func domainListPK(ws string) string     { return wsPK(ws, kindDomainList) }
 func domainClaimPK(name string) string  { return domainClaimPrefix + name }
 func senderPK(ws string) string         { return wsPK(ws, kindSender) }
-func emailPK(ws string) string          { return wsPK(ws, kindEmail) }
-func idempotencyPK(ws string) string    { return wsPK(ws, kindIdempotency) }
+
+// emailPK is the partition of email id; legacyEmailPK held every email
+// before the shards.
+func emailPK(ws, id string) string {
+	return wsSubPK(ws, kindEmail, strconv.Itoa(shardOf(id, emailShards)))
+}
+func legacyEmailPK(ws string) string { return wsPK(ws, kindEmail) }
+
+// emailShardPKs are the partitions a list of emails merges, the legacy
+// one last.
+func emailShardPKs(ws string) []string {
+	return shardPKs(wsPK(ws, kindEmail), emailShards)
+}
+
+func idempotencyPK(ws, k string) string {
+	return wsSubPK(ws, kindIdempotency, strconv.Itoa(shardOf(k, idempotencyShards)))
+}
 func emailContentPK(ws, emailID string) string {
 	return wsSubPK(ws, kindEmailContent, emailID)
 }
@@ -282,13 +308,33 @@ func suppressionPK(ws string) string     { return wsPK(ws, kindSuppression) }
 func suppressionListPK(ws string) string { return wsPK(ws, kindSuppressionList) }
 func usagePK(ws string) string           { return wsPK(ws, kindUsage) }
 func reputationPK(ws string) string      { return wsPK(ws, kindReputation) }
-func feedPK(ws string) string            { return wsPK(ws, kindEvent) }
-func dedupePK(ws string) string          { return wsPK(ws, kindDedupe) }
-func metricsPK(ws string) string         { return wsPK(ws, kindMetrics) }
-func clickPK(ws, emailID string) string  { return wsSubPK(ws, kindClick, emailID) }
-func webhookPK(ws string) string         { return wsPK(ws, kindWebhook) }
-func webhookAttemptPK(ws, endpointID string) string {
-	return wsSubPK(ws, kindWebhookAttempt, endpointID)
+func feedPK(ws, eventID string) string {
+	return wsSubPK(ws, kindEvent, strconv.Itoa(shardOf(eventID, feedShards)))
+}
+func feedShardPKs(ws string) []string { return shardPKs(wsPK(ws, kindEvent), feedShards) }
+func dedupePK(ws, dedupeID string) string {
+	return wsSubPK(ws, kindDedupe, strconv.Itoa(shardOf(dedupeID, dedupeShards)))
+}
+func metricsShardPKs(ws string) []string {
+	return shardPKs(wsPK(ws, kindMetrics), counterShards)
+}
+func clickPK(ws, emailID string) string { return wsSubPK(ws, kindClick, emailID) }
+func webhookPK(ws string) string        { return wsPK(ws, kindWebhook) }
+func webhookAttemptPK(ws, endpointID, emailID string) string {
+	return wsSubPK(ws, kindWebhookAttempt, endpointID+"#"+strconv.Itoa(shardOf(emailID, attemptShards)))
+}
+func webhookAttemptShardPKs(ws, endpointID string) []string {
+	return shardPKs(wsSubPK(ws, kindWebhookAttempt, endpointID), attemptShards)
+}
+
+// shardPKs are the n shards of partition base (base#0 … base#n-1) and
+// base itself, where the layout before the shards kept every item.
+func shardPKs(base string, n int) []string {
+	out := make([]string, 0, n+1)
+	for shard := range n {
+		out = append(out, base+"#"+strconv.Itoa(shard))
+	}
+	return append(out, base)
 }
 func contactShardPK(ws string, shard int) string {
 	return wsSubPK(ws, kindContact, strconv.Itoa(shard))
@@ -302,6 +348,33 @@ func contactEmailPK(ws, email string) string {
 // their email claims): enough that reading 1,000,000 contacts in parallel
 // fits API Gateway's 29 s (docs/decisions.md has the arithmetic).
 const contactShards = 16
+
+// How many partitions hold each collection that grows with sending, so
+// that none meets DynamoDB's 1,000 write and 3,000 read units a second
+// per partition key below 10,000 emails a second per workspace, with
+// room (docs/decisions.md has the arithmetic; make bench's hot-key model
+// measures it): each shard takes a 1/n share of the units an email costs.
+const (
+	// 4 WRU an email with tracking (the put, a status update per event)
+	// and 3 strongly consistent reads by the status pipeline: 40,000
+	// WRU/s at 10,000 emails/s, 625 a shard.
+	emailShards = 64
+	// 3 feed items an email with tracking, 1 WRU each: 470 a shard.
+	feedShards = 64
+	// A claim in a transaction (2 WRU) and its answer (1-2): ~4 a send.
+	idempotencyShards = 64
+	// One attempt per event per endpoint, 3 an email with tracking.
+	attemptShards = 64
+	// About one SES event an email the feed does not show (Send).
+	dedupeShards = 16
+	// The status function's counters: one update a batch of events per
+	// counter item, ~0.4 an email at 10 events a batch.
+	counterShards = 16
+	// A campaign's frozen recipients: 1,000,000 are 1,000 chunks of 16 KB
+	// (16 WRU each), 16,000 WRU, 16 s at one partition's 1,000 WRU/s: 8
+	// take 2 s, which a draft's 29 s can hold beside reading the segment.
+	chunkShards = 8
+)
 
 // shardOf spreads ids and emails evenly over n shards. A UUIDv7's
 // leading bits are its time, so the whole string is hashed.
@@ -318,6 +391,13 @@ func storedTemplateVersionPK(ws, id string) string {
 func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }
 func campaignRecipientsPK(ws, campaignID string) string {
 	return wsSubPK(ws, kindCampaignRecipients, campaignID)
+}
+
+// chunkPK is the partition of chunk n of a campaign's frozen recipients:
+// chunks go round chunkShards partitions, so a draft's freeze writes
+// them in parallel.
+func chunkPK(ws, campaignID string, n int) string {
+	return campaignRecipientsPK(ws, campaignID) + "#" + strconv.Itoa(n%chunkShards)
 }
 func ownersPK(ws string) string        { return wsPK(ws, kindOwner) }
 func auditPK(ws string) string         { return wsPK(ws, kindAudit) }

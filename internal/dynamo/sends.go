@@ -35,7 +35,7 @@ type idempotencyItem struct {
 
 func newIdempotencyItem(workspaceID string, rec sending.IdempotencyRecord) idempotencyItem {
 	return idempotencyItem{
-		PK: idempotencyPK(workspaceID), SK: rec.Key, RequestHash: rec.RequestHash,
+		PK: idempotencyPK(workspaceID, rec.Key), SK: rec.Key, RequestHash: rec.RequestHash,
 		StatusCode: rec.StatusCode, Body: rec.Body, Pending: rec.Pending,
 		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt.Unix(),
 	}
@@ -69,7 +69,7 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 		keys = append(keys, key(senderPK(q.WorkspaceID), q.SenderID))
 	}
 	if q.IdempotencyKey != "" {
-		keys = append(keys, key(idempotencyPK(q.WorkspaceID), q.IdempotencyKey))
+		keys = append(keys, key(idempotencyPK(q.WorkspaceID, q.IdempotencyKey), q.IdempotencyKey))
 	}
 	items, err := s.batchGet(ctx, keys)
 	if err != nil {
@@ -100,7 +100,7 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 			err = attributevalue.UnmarshalMap(item, &it)
 			sender := it.sender()
 			c.Sender = &sender
-		case idempotencyPK(q.WorkspaceID):
+		case idempotencyPK(q.WorkspaceID, q.IdempotencyKey):
 			var it idempotencyItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			if time.Unix(it.ExpiresAt, 0).After(s.now()) { // TTL deletes lazily
@@ -198,7 +198,7 @@ func (s *Sends) FinishIdempotency(ctx context.Context, workspaceID string, rec s
 	update := expression.Set(expression.Name("status_code"), expression.Value(rec.StatusCode)).
 		Set(expression.Name("body"), expression.Value(rec.Body)).
 		Remove(expression.Name("pending"))
-	if err := s.updateItem(ctx, key(idempotencyPK(workspaceID), rec.Key), update, itemExists(), nil); err != nil {
+	if err := s.updateItem(ctx, key(idempotencyPK(workspaceID, rec.Key), rec.Key), update, itemExists(), nil); err != nil {
 		return fmt.Errorf("finish idempotency key: %w", err)
 	}
 	return nil
@@ -206,7 +206,7 @@ func (s *Sends) FinishIdempotency(ctx context.Context, workspaceID string, rec s
 
 // ReleaseIdempotency forgets a key whose request did not complete.
 func (s *Sends) ReleaseIdempotency(ctx context.Context, workspaceID, k string) error {
-	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(idempotencyPK(workspaceID), k)})
+	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(idempotencyPK(workspaceID, k), k)})
 	if err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
 	}
@@ -215,11 +215,11 @@ func (s *Sends) ReleaseIdempotency(ctx context.Context, workspaceID, k string) e
 
 // FailEmail moves an email to failed with a reason.
 func (s *Sends) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
-	u, err := s.emailStatusUpdate(workspaceID, id, email.StatusFailed, reason, itemExists())
-	if err != nil {
-		return err
+	update := expression.Set(expression.Name("status"), expression.Value(string(email.StatusFailed)))
+	if reason != "" {
+		update = update.Set(expression.Name("error"), expression.Value(reason))
 	}
-	if err := s.update(ctx, u, nil); err != nil {
+	if err := s.updateEmail(ctx, workspaceID, id, update, itemExists()); err != nil {
 		return fmt.Errorf("fail email: %w", err)
 	}
 	return nil
@@ -228,7 +228,7 @@ func (s *Sends) FailEmail(ctx context.Context, workspaceID, id, reason string) e
 // DeleteEmail removes an email that was never sent, and its kept content.
 func (s *Sends) DeleteEmail(ctx context.Context, workspaceID, id string) error {
 	err := s.batchWrite(ctx, []ddbtypes.WriteRequest{
-		{DeleteRequest: &ddbtypes.DeleteRequest{Key: key(emailPK(workspaceID), id)}},
+		{DeleteRequest: &ddbtypes.DeleteRequest{Key: key(emailPK(workspaceID, id), id)}},
 		{DeleteRequest: &ddbtypes.DeleteRequest{Key: key(emailContentPK(workspaceID, id), keptContentSK)}},
 	})
 	if err != nil {
@@ -293,7 +293,7 @@ func (s *Sends) DeleteHeld(ctx context.Context, workspaceID, emailID string) err
 		return err
 	}
 	items := []ddbtypes.TransactWriteItem{
-		{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(emailPK(workspaceID), emailID)}},
+		{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(emailPK(workspaceID, emailID), emailID)}},
 		{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(emailContentPK(workspaceID, emailID), keptContentSK)}},
 	}
 	for _, c := range chunks {

@@ -5,17 +5,21 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 )
 
+// sortKeyed is an item that knows its sort key.
+type sortKeyed interface{ sortKey() string }
+
 // shardReader is the reverse Query of one shard, read a page at a time.
-type shardReader struct {
+type shardReader[T sortKeyed] struct {
 	in   *dynamodb.QueryInput
-	buf  []contactItem // read, not yet taken, newest first
-	more bool          // DynamoDB has more after lastKey
+	buf  []T  // read, not yet taken, newest first
+	more bool // DynamoDB has more after lastKey
 	// lastKey is the sort key the Query stopped at: every item of the
 	// shard above it has been examined.
 	lastKey string
@@ -26,19 +30,29 @@ type shardReader struct {
 // newest head among them, reading a shard's next page only when its
 // buffer runs dry, and stops at limit items or when listReadBudget items
 // have been examined.
-type shardMerge struct {
-	s        *Contacts
-	shards   []*shardReader
+type shardMerge[T sortKeyed] struct {
+	db       DB
+	shards   []*shardReader[T]
 	limit    int
 	examined int
 }
 
+// newShardMerge merges the reverse Queries ins, one a shard, into pages
+// of limit.
+func newShardMerge[T sortKeyed](db DB, ins []*dynamodb.QueryInput, limit int) *shardMerge[T] {
+	m := &shardMerge[T]{db: db, limit: limit}
+	for _, in := range ins {
+		m.shards = append(m.shards, &shardReader[T]{in: in, more: true})
+	}
+	return m
+}
+
 // run returns up to limit items, the position to continue after and
 // whether more may follow.
-func (m *shardMerge) run(ctx context.Context) ([]contactItem, string, bool, error) {
-	var found []contactItem
+func (m *shardMerge[T]) run(ctx context.Context) ([]T, string, bool, error) {
+	var found []T
 	for {
-		var dry []*shardReader
+		var dry []*shardReader[T]
 		for _, r := range m.shards {
 			if len(r.buf) == 0 && r.more {
 				dry = append(dry, r)
@@ -58,7 +72,7 @@ func (m *shardMerge) run(ctx context.Context) ([]contactItem, string, bool, erro
 		case head == nil:
 			return found, "", false, nil
 		case len(found) == m.limit:
-			return found, found[len(found)-1].SK, true, nil
+			return found, found[len(found)-1].sortKey(), true, nil
 		}
 		found = append(found, head.buf[0])
 		head.buf = head.buf[1:]
@@ -67,10 +81,10 @@ func (m *shardMerge) run(ctx context.Context) ([]contactItem, string, bool, erro
 
 // newest is the shard whose next item is the newest; nil when every
 // buffer is empty.
-func (m *shardMerge) newest() *shardReader {
-	var best *shardReader
+func (m *shardMerge[T]) newest() *shardReader[T] {
+	var best *shardReader[T]
 	for _, r := range m.shards {
-		if len(r.buf) > 0 && (best == nil || r.buf[0].SK > best.buf[0].SK) {
+		if len(r.buf) > 0 && (best == nil || r.buf[0].sortKey() > best.buf[0].sortKey()) {
 			best = r
 		}
 	}
@@ -80,7 +94,7 @@ func (m *shardMerge) newest() *shardReader {
 // outOfBudget ends a page whose reads ran out of budget: the buffered
 // items above every unexamined one are still in order and are taken; the
 // next page continues below the highest point a shard stopped at.
-func (m *shardMerge) outOfBudget(found []contactItem) ([]contactItem, string, bool, error) {
+func (m *shardMerge[T]) outOfBudget(found []T) ([]T, string, bool, error) {
 	stop := ""
 	for _, r := range m.shards {
 		if r.more {
@@ -89,13 +103,13 @@ func (m *shardMerge) outOfBudget(found []contactItem) ([]contactItem, string, bo
 	}
 	for len(found) < m.limit {
 		head := m.newest()
-		if head == nil || head.buf[0].SK <= stop {
+		if head == nil || head.buf[0].sortKey() <= stop {
 			return found, stop, true, nil
 		}
 		found = append(found, head.buf[0])
 		head.buf = head.buf[1:]
 	}
-	return found, found[len(found)-1].SK, true, nil
+	return found, found[len(found)-1].sortKey(), true, nil
 }
 
 // read reads the next page of each shard in parallel. A first read asks
@@ -103,7 +117,7 @@ func (m *shardMerge) outOfBudget(found []contactItem) ([]contactItem, string, bo
 // page, so a page costs little more than it returns. The reads share
 // what is left of the read budget, so together they stay within it; when
 // fewer items are left than shards, only the first shards are read now.
-func (m *shardMerge) read(ctx context.Context, shards []*shardReader, have int) error {
+func (m *shardMerge[T]) read(ctx context.Context, shards []*shardReader[T], have int) error {
 	want := m.limit + 1 - have
 	left := listReadBudget - m.examined
 	g, gctx := errgroup.WithContext(ctx)
@@ -122,11 +136,11 @@ func (m *shardMerge) read(ctx context.Context, shards []*shardReader, have int) 
 		}
 		r.in.Limit = aws.Int32(int32(min(n, share)))
 		g.Go(func() error {
-			out, err := m.s.DB.Query(gctx, r.in)
+			out, err := m.db.Query(gctx, r.in)
 			if err != nil {
 				return err
 			}
-			var items []contactItem
+			var items []T
 			if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
 				return err
 			}
@@ -146,4 +160,46 @@ func (m *shardMerge) read(ctx context.Context, shards []*shardReader, have int) 
 		m.examined += n
 	}
 	return err
+}
+
+// reverseQuery is the Query of partition pk newest first, below the sort
+// key after ("" for the start), keeping the items filter passes (none
+// set: every item).
+func reverseQuery(table, pk, after string, filters ...expression.ConditionBuilder) (*dynamodb.QueryInput, error) {
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(pk))
+	if after != "" {
+		keyCond = keyCond.And(expression.Key(schema.AttrSK).LessThan(expression.Value(after)))
+	}
+	b := expression.NewBuilder().WithKeyCondition(keyCond)
+	switch len(filters) {
+	case 0:
+	case 1:
+		b = b.WithFilter(filters[0])
+	default:
+		b = b.WithFilter(expression.And(filters[0], filters[1], filters[2:]...))
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.QueryInput{
+		TableName: &table, ScanIndexForward: aws.Bool(false),
+		KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
+
+// mergedPage is a page of limit items newest first over the partitions
+// pks (a collection's shards), below the sort key after, each kept by
+// filters: the position of its last item continues it.
+func mergedPage[T sortKeyed](ctx context.Context, s *Table, pks []string, after string, limit int, filters ...expression.ConditionBuilder) ([]T, string, bool, error) {
+	ins := make([]*dynamodb.QueryInput, 0, len(pks))
+	for _, pk := range pks {
+		in, err := reverseQuery(s.Name, pk, after, filters...)
+		if err != nil {
+			return nil, "", false, err
+		}
+		ins = append(ins, in)
+	}
+	return newShardMerge[T](s.DB, ins, limit).run(ctx)
 }

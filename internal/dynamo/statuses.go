@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -40,11 +41,8 @@ type dedupeItem struct {
 func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	ws := c.WorkspaceID
 	if c.Email != nil {
-		u, err := s.emailEventUpdate(c)
-		if err != nil {
-			return err
-		}
-		if err := s.update(ctx, u, nil); isConditionFailed(err) {
+		update, cond := emailEventUpdate(c)
+		if err := s.updateEmail(ctx, ws, c.EmailID, update, cond); isConditionFailed(err) {
 			return status.ErrStale
 		} else if err != nil {
 			return fmt.Errorf("apply SES event to email: %w", err)
@@ -67,13 +65,13 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 			return err
 		}
 	}
-	var dedupe any = dedupeItem{PK: dedupePK(ws), SK: c.DedupeID, ExpiresAt: s.now().Add(dedupeTTL).Unix()}
+	var dedupe any = dedupeItem{PK: dedupePK(ws, c.DedupeID), SK: c.DedupeID, ExpiresAt: s.now().Add(dedupeTTL).Unix()}
 	if c.Event != nil {
 		body, err := c.Event.Body()
 		if err != nil {
 			return err
 		}
-		it := feedItem{PK: feedPK(ws), SK: timeKey(c.Event.CreatedAt) + "#" + c.Event.ID, ID: c.Event.ID,
+		it := feedItem{PK: feedPK(ws, c.Event.ID), SK: timeKey(c.Event.CreatedAt) + "#" + c.Event.ID, ID: c.Event.ID,
 			Type: string(c.Event.Type), CreatedAt: c.Event.CreatedAt, Body: body}
 		if c.Event.Data != nil {
 			it.EmailID = c.Event.Data.ID
@@ -105,9 +103,14 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 func (s *Statuses) Count(ctx context.Context, t status.Tally) error {
 	var first error
 	for _, k := range slices.SortedFunc(maps.Keys(t), compareCounters) {
-		u, err := s.counterUpdate(k, t[k])
-		if err == nil {
-			err = s.updateRetrying(ctx, u)
+		var err error
+		if k.Kind == status.OptOutClicks { // on the email, wherever it is
+			err = s.countOptOuts(ctx, k, t[k])
+		} else {
+			var u *ddbtypes.Update
+			if u, err = s.counterUpdate(k, t[k]); err == nil {
+				err = retryCount(ctx, func() error { return s.update(ctx, u, nil) })
+			}
 		}
 		if err != nil && first == nil {
 			first = fmt.Errorf("count SES events: %w", err)
@@ -125,12 +128,10 @@ func (s *Statuses) counterUpdate(k status.Counter, counts map[string]int) (*ddbt
 	}
 	var pk string
 	switch k.Kind {
-	case status.DailyMetrics:
-		pk = metricsPK(k.WorkspaceID)
+	case status.DailyMetrics: // a shard of the day's counts, any
+		pk = metricsShardPKs(k.WorkspaceID)[rand.IntN(counterShards)]
 	case status.MonthlyUsage:
 		pk = usagePK(k.WorkspaceID)
-	case status.OptOutClicks:
-		pk = emailPK(k.WorkspaceID)
 	case status.Reputation:
 		hour, err := time.Parse(status.ReputationHourLayout, k.Key)
 		if err != nil {
@@ -144,6 +145,21 @@ func (s *Statuses) counterUpdate(k status.Counter, counts map[string]int) (*ddbt
 	return s.updateOf(key(pk, k.Key), update, noCondition)
 }
 
+// countOptOuts adds opt-out clicks to email k.Key, retried like the
+// other counts; an email no longer there takes none.
+func (s *Statuses) countOptOuts(ctx context.Context, k status.Counter, counts map[string]int) error {
+	var update expression.UpdateBuilder
+	for _, n := range slices.Sorted(maps.Keys(counts)) {
+		update = update.Add(expression.Name(n), expression.Value(counts[n]))
+	}
+	return retryCount(ctx, func() error {
+		if err := s.updateEmail(ctx, k.WorkspaceID, k.Key, update, itemExists()); !isConditionFailed(err) {
+			return err
+		}
+		return nil
+	})
+}
+
 func compareCounters(a, b status.Counter) int {
 	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.WorkspaceID, b.WorkspaceID), cmp.Compare(a.Key, b.Key))
 }
@@ -153,7 +169,8 @@ func compareCounters(a, b status.Counter) int {
 // count again, so counters are the one write that is not redone.
 const counterAttempts = 4
 
-func (s *Statuses) updateRetrying(ctx context.Context, u *ddbtypes.Update) error {
+// retryCount runs write, a counter's, up to counterAttempts times.
+func retryCount(ctx context.Context, write func() error) error {
 	var err error
 	for attempt := range counterAttempts {
 		if attempt > 0 {
@@ -163,7 +180,7 @@ func (s *Statuses) updateRetrying(ctx context.Context, u *ddbtypes.Update) error
 			case <-time.After(time.Duration(attempt*attempt) * 50 * time.Millisecond):
 			}
 		}
-		if err = s.update(ctx, u, nil); err == nil {
+		if err = write(); err == nil {
 			return nil
 		}
 	}
@@ -172,7 +189,7 @@ func (s *Statuses) updateRetrying(ctx context.Context, u *ddbtypes.Update) error
 
 // emailEventUpdate writes the email's new status and first-event times,
 // only if its status is still the one the change was planned from.
-func (s *Statuses) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
+func emailEventUpdate(c status.Change) (expression.UpdateBuilder, expression.ConditionBuilder) {
 	var update expression.UpdateBuilder
 	if e := c.Email; e != nil {
 		update = update.Set(expression.Name("status"), expression.Value(string(e.Status)))
@@ -198,7 +215,7 @@ func (s *Statuses) emailEventUpdate(c status.Change) (*ddbtypes.Update, error) {
 	for _, name := range c.FirstTimes {
 		cond = cond.And(expression.AttributeNotExists(expression.Name(name)))
 	}
-	return s.updateOf(key(emailPK(c.WorkspaceID), c.EmailID), update, cond)
+	return update, cond
 }
 
 // GetEmail reads the email an SES event is about.

@@ -3,6 +3,8 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -229,9 +231,11 @@ func (s *Webhooks) DisableFailingEndpoint(ctx context.Context, workspaceID, id, 
 const deliveredScan = 5000
 
 // DeliveredSince reports whether the endpoint's attempt log has a 2xx
-// attempt of the event at or after since, read consistently.
-func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, eventID string, since time.Time) (bool, error) {
-	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID))).
+// attempt of the event at or after since, read consistently in the
+// email's shard (a job of an event delivered before the shards may be
+// delivered again, as at-least-once allows).
+func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, emailID, eventID string, since time.Time) (bool, error) {
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID, emailID))).
 		And(expression.Key(schema.AttrSK).GreaterThanEqual(expression.Value(timeKey(since))))
 	filter := expression.Name("event_id").Equal(expression.Value(eventID)).
 		And(expression.Name("status_code").Between(expression.Value(200), expression.Value(299))).
@@ -262,7 +266,7 @@ func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, 
 func (s *Webhooks) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	at := a.At.UTC()
 	err := s.putItem(ctx, webhookAttemptItem{
-		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID), SK: timeKey(at) + "#" + a.EventID,
+		PK: webhookAttemptPK(a.WorkspaceID, a.EndpointID, a.EmailID), SK: timeKey(at) + "#" + a.EventID,
 		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), EmailID: a.EmailID, Number: a.Number,
 		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,
 		ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
@@ -273,37 +277,21 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 	return nil
 }
 
-// ListAttempts returns up to limit attempts of an endpoint, newest first.
+// ListAttempts returns up to limit attempts of an endpoint, newest first:
+// the log's shards (and the layout before them) merged by time.
 func (s *Webhooks) ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error) {
-	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID)))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	items, _, _, err := mergedPage[webhookAttemptItem](ctx, s.Table, webhookAttemptShardPKs(workspaceID, endpointID), "", max(limit, 1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list webhook attempts: %w", err)
 	}
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), ScanIndexForward: aws.Bool(false),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		Limit: aws.Int32(int32(min(max(limit, 1), 1000))),
-	})
-	var out []webhook.Attempt
-	for p.HasMorePages() && len(out) < limit {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list webhook attempts: %w", err)
-		}
-		var items []webhookAttemptItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			if len(out) == limit {
-				break
-			}
-			out = append(out, it.attempt(workspaceID))
-		}
+	out := make([]webhook.Attempt, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.attempt(workspaceID))
 	}
 	return out, nil
 }
+
+func (it webhookAttemptItem) sortKey() string { return it.SK }
 
 func (it webhookAttemptItem) attempt(workspaceID string) webhook.Attempt {
 	return webhook.Attempt{
@@ -314,12 +302,33 @@ func (it webhookAttemptItem) attempt(workspaceID string) webhook.Attempt {
 }
 
 // EmailAttempts returns the endpoint's attempts of the email's events
-// made at or after since (the email's sending), oldest first. It examines
-// at most examine attempts of the endpoint (any email's) and reports
-// whether it read them all (complete): the attempts of an email follow its
-// sending closely, so the first ones examined are where they are.
+// made at or after since (the email's sending), oldest first: those in
+// the email's shard of the log, then those the layout before the shards
+// kept. It examines at most examine attempts of each (any email's) and
+// reports whether it read them all (complete): the attempts of an email
+// follow its sending closely, so the first ones examined are where they
+// are.
 func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, emailID string, since time.Time, examine int) (attempts []webhook.Attempt, complete bool, err error) {
-	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(webhookAttemptPK(workspaceID, endpointID))).
+	complete = true
+	var items []webhookAttemptItem
+	for _, pk := range []string{webhookAttemptPK(workspaceID, endpointID, emailID), wsSubPK(workspaceID, kindWebhookAttempt, endpointID)} {
+		found, done, err := s.emailAttempts(ctx, pk, emailID, since, examine)
+		if err != nil {
+			return nil, false, err
+		}
+		items, complete = append(items, found...), complete && done
+	}
+	slices.SortFunc(items, func(a, b webhookAttemptItem) int { return strings.Compare(a.SK, b.SK) })
+	for _, it := range items {
+		attempts = append(attempts, it.attempt(workspaceID))
+	}
+	return attempts, complete, nil
+}
+
+// emailAttempts reads the email's attempts in one partition of the log,
+// examining at most examine.
+func (s *Webhooks) emailAttempts(ctx context.Context, pk, emailID string, since time.Time, examine int) ([]webhookAttemptItem, bool, error) {
+	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(pk)).
 		And(expression.Key(schema.AttrSK).GreaterThanEqual(expression.Value(timeKey(since))))
 	filter := expression.Name("email_id").Equal(expression.Value(emailID))
 	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter).Build()
@@ -330,7 +339,7 @@ func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, e
 		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}
-	examine = max(examine, 1)
+	var out []webhookAttemptItem
 	for examined := 0; examined < examine; {
 		// Limit bounds the items examined, before the filter.
 		in.Limit = aws.Int32(int32(min(examine-examined, 1000)))
@@ -342,14 +351,12 @@ func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, e
 		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
 			return nil, false, err
 		}
-		for _, it := range items {
-			attempts = append(attempts, it.attempt(workspaceID))
-		}
+		out = append(out, items...)
 		if len(page.LastEvaluatedKey) == 0 {
-			return attempts, true, nil
+			return out, true, nil
 		}
 		examined += max(int(page.ScannedCount), 1)
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
-	return attempts, false, nil
+	return out, false, nil
 }

@@ -148,7 +148,7 @@ func TestDeliveryIsSignedAndByteExact(t *testing.T) {
 		t.Errorf("POSTed to %q, want /hooks", got.path)
 	}
 
-	if !p.isDelivered(ep.ID, e.ID) {
+	if !p.isDelivered(ep.ID, e) {
 		t.Error("the event is not found delivered")
 	}
 	as := p.attempts(ep.ID)
@@ -175,7 +175,7 @@ func TestDeliveryRetriesUntilTheReceiverRecovers(t *testing.T) {
 	if err := p.fanout.Publish(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
-	p.drain(func() bool { return p.isDelivered(ep.ID, e.ID) })
+	p.drain(func() bool { return p.isDelivered(ep.ID, e) })
 
 	reqs := rc.requests()
 	if len(reqs) != 4 {

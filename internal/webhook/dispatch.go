@@ -129,13 +129,14 @@ func NewDispatcher(store DispatchStore, poster Poster, later Postponer, opts Dis
 // finally failed) succeeds and leaves the queue.
 func (d *Dispatcher) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
 	again := make([]bool, len(msgs))
+	eps := &batchEndpoints{store: d.store}
 	sem := make(chan struct{}, d.concurrency)
 	var wg sync.WaitGroup
 	for i, m := range msgs {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			again[i] = d.handle(ctx, m)
+			again[i] = d.handle(ctx, m, eps)
 		})
 	}
 	wg.Wait()
@@ -148,7 +149,7 @@ func (d *Dispatcher) Handle(ctx context.Context, msgs []batch.Message) (retry []
 }
 
 // handle processes one message and reports whether it must come back.
-func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
+func (d *Dispatcher) handle(ctx context.Context, m batch.Message, eps *batchEndpoints) bool {
 	var job Job
 	if err := json.Unmarshal([]byte(m.Body), &job); err != nil || job.WorkspaceID == "" || job.EndpointID == "" || job.EventID == "" {
 		d.logger.ErrorContext(ctx, "malformed webhook job dropped", slog.String("message_id", m.ID))
@@ -156,7 +157,7 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 	}
 	log := d.logger.With(slog.String("workspace_id", job.WorkspaceID), slog.String("endpoint_id", job.EndpointID),
 		slog.String("event_id", job.EventID))
-	ep, err := d.store.GetEndpoint(ctx, job.WorkspaceID, job.EndpointID)
+	ep, err := eps.get(ctx, job.WorkspaceID, job.EndpointID)
 	if errors.Is(err, ErrEndpointNotFound) {
 		log.InfoContext(ctx, "webhook job dropped: endpoint removed")
 		return false
@@ -170,7 +171,7 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message) bool {
 		return false
 	}
 	if since, ok := earlierDelivery(job, m); ok {
-		delivered, err := d.store.DeliveredSince(ctx, job.WorkspaceID, job.EndpointID, job.EventID, since)
+		delivered, err := d.store.DeliveredSince(ctx, job.WorkspaceID, job.EndpointID, job.EmailID, job.EventID, since)
 		if err != nil {
 			log.ErrorContext(ctx, "webhook job: read attempts", slog.Any("err", err))
 			return d.afterFault(ctx, log, m)
@@ -338,4 +339,35 @@ func firstAttempt(m batch.Message, fallback time.Time) time.Time {
 		}
 	}
 	return fallback
+}
+
+// batchEndpoints reads each endpoint a batch's jobs name once: the jobs
+// are delivered at once, so one read serves them all, and an endpoint's
+// item is read per batch, not per event (its partition would otherwise
+// take a read per event of every email).
+type batchEndpoints struct {
+	store DispatchStore
+	mu    sync.Mutex
+	reads map[[2]string]*endpointRead
+}
+
+type endpointRead struct {
+	once sync.Once
+	ep   Endpoint
+	err  error
+}
+
+func (b *batchEndpoints) get(ctx context.Context, workspaceID, id string) (Endpoint, error) {
+	b.mu.Lock()
+	if b.reads == nil {
+		b.reads = map[[2]string]*endpointRead{}
+	}
+	r := b.reads[[2]string{workspaceID, id}]
+	if r == nil {
+		r = &endpointRead{}
+		b.reads[[2]string{workspaceID, id}] = r
+	}
+	b.mu.Unlock()
+	r.once.Do(func() { r.ep, r.err = b.store.GetEndpoint(ctx, workspaceID, id) })
+	return r.ep, r.err
 }

@@ -149,7 +149,7 @@ func TestFailedAttempts(t *testing.T) {
 			if !after.Enabled || after.ConsecutiveFailures != 1 {
 				t.Errorf("endpoint = %+v, want enabled with 1 failure", after)
 			}
-			if f.isDelivered(ep.ID, e.ID) {
+			if f.isDelivered(ep.ID, e) {
 				t.Error("a failed attempt is found delivered")
 			}
 		})

@@ -135,9 +135,13 @@ func (f *fixture) get(id string) webhook.Endpoint {
 
 // isDelivered reports whether the event reached the endpoint: a delivery is
 // recorded by its successful attempt alone.
-func (f *fixture) isDelivered(endpointID, eventID string) bool {
+func (f *fixture) isDelivered(endpointID string, e event.Event) bool {
 	f.t.Helper()
-	delivered, err := f.store.Webhooks.DeliveredSince(f.t.Context(), f.ws, endpointID, eventID, time.Time{})
+	emailID := ""
+	if e.Data != nil {
+		emailID = e.Data.ID
+	}
+	delivered, err := f.store.Webhooks.DeliveredSince(f.t.Context(), f.ws, endpointID, emailID, e.ID, time.Time{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -172,6 +176,9 @@ func testEvent(ws string, t event.Type) event.Event {
 func (f *fixture) delivered(ep webhook.Endpoint, e event.Event, at time.Time) {
 	f.t.Helper()
 	a := webhook.Attempt{WorkspaceID: ep.WorkspaceID, EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Number: 1, At: at, StatusCode: 200}
+	if e.Data != nil { // as the dispatcher records it: the job's email
+		a.EmailID = e.Data.ID
+	}
 	if err := f.store.Webhooks.RecordAttempt(f.t.Context(), a); err != nil {
 		f.t.Fatal(err)
 	}

@@ -141,9 +141,10 @@ type DispatchStore interface {
 	// GetEndpoint returns ErrEndpointNotFound when absent.
 	GetEndpoint(ctx context.Context, workspaceID, id string) (Endpoint, error)
 	// DeliveredSince reports whether the endpoint's attempt log has a
-	// successful attempt of the event at or after since (an attempt log
-	// item is the only record of a delivery).
-	DeliveredSince(ctx context.Context, workspaceID, endpointID, eventID string, since time.Time) (bool, error)
+	// successful attempt of the event (of the email, which places it in
+	// the log) at or after since (an attempt log item is the only record
+	// of a delivery).
+	DeliveredSince(ctx context.Context, workspaceID, endpointID, emailID, eventID string, since time.Time) (bool, error)
 	RecordAttempt(ctx context.Context, a Attempt) error
 	// EndpointSucceeded resets the failure count and sets the last success;
 	// EndpointFailed counts a failure. Both ignore a removed endpoint.
