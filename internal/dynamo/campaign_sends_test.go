@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/campaign/engine"
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
@@ -80,7 +80,7 @@ func TestCampaignSendsRecipients(t *testing.T) {
 		t.Fatal(err)
 	}
 	none := map[string]contact.Property{}
-	want := []engine.Recipient{
+	want := []campaign.Recipient{
 		{ContactID: ids[0], Email: "ok@example.com", Subscribed: true, FirstName: new("Ann"), LastName: new("Lee"),
 			Properties: map[string]contact.Property{"plan": contact.StringProperty("pro"), "seats": contact.NumberProperty(3)}},
 		{ContactID: ids[1]},
@@ -112,14 +112,14 @@ func TestCampaignSendsCommitProgress(t *testing.T) {
 	s, ctx := store.CampaignSends, t.Context()
 	id := uuid.Must(uuid.NewV7()).String()
 	putCampaignRecord(t, store, ws, id)
-	first := engine.Progress{Version: 1, Done: []byte{0b11}}
-	if err := s.CommitProgress(ctx, ws, id, 0, engine.Progress{}, first, 1, 1); err != nil {
+	first := campaign.Progress{Version: 1, Done: []byte{0b11}}
+	if err := s.CommitProgress(ctx, ws, id, 0, campaign.Progress{}, first, 1, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CommitProgress(ctx, ws, id, 0, engine.Progress{}, first, 1, 1); !errors.Is(err, engine.ErrProgressMoved) {
+	if err := s.CommitProgress(ctx, ws, id, 0, campaign.Progress{}, first, 1, 1); !errors.Is(err, campaign.ErrProgressMoved) {
 		t.Fatalf("stale commit: %v", err)
 	}
-	if err := s.CommitProgress(ctx, ws, id, 0, first, engine.Progress{Version: 2, Done: []byte{0b111}}, 1, 0); err != nil {
+	if err := s.CommitProgress(ctx, ws, id, 0, first, campaign.Progress{Version: 2, Done: []byte{0b111}}, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Progress(ctx, ws, id, 0)
@@ -182,7 +182,7 @@ func TestCampaignSendsTally(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := store.CampaignSends.Tally(ctx, ws, sent.Add(-24*time.Hour), sent.Add(time.Hour))
-	if err != nil || got != (engine.Tally{Sent: 100, Bounced: 2, Complained: 1}) {
+	if err != nil || got != (campaign.Tally{Sent: 100, Bounced: 2, Complained: 1}) {
 		t.Fatalf("tally %+v, %v", got, err)
 	}
 }
@@ -201,7 +201,7 @@ func TestCampaignSendsDue(t *testing.T) {
 	store, ws := newCampaignStore(t)
 	s, ctx := store.CampaignSends, t.Context()
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	d := engine.DueStart{At: at, WorkspaceID: ws, CampaignID: uuid.Must(uuid.NewV7()).String()}
+	d := campaign.DueStart{At: at, WorkspaceID: ws, CampaignID: uuid.Must(uuid.NewV7()).String()}
 	if err := s.PutDue(ctx, d); err != nil {
 		t.Fatal(err)
 	}

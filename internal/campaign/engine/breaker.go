@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"time"
 )
 
@@ -21,14 +22,8 @@ type Thresholds struct {
 // DefaultThresholds are the documented defaults (docs/decisions.md).
 var DefaultThresholds = Thresholds{BounceRate: 0.04, ComplaintRate: 0.0008, MinSample: 500, Window: 24 * time.Hour}
 
-// Tally is what a workspace's recent campaign and automation emails did:
-// how many were sent, and how many of those bounced or drew a complaint.
-type Tally struct {
-	Sent, Bounced, Complained int
-}
-
 // Trip returns the pause reason when t crosses the thresholds.
-func (th Thresholds) Trip(t Tally) (string, bool) {
+func (th Thresholds) Trip(t campaign.Tally) (string, bool) {
 	if t.Sent <= 0 || t.Sent < th.MinSample {
 		return "", false
 	}
@@ -49,5 +44,5 @@ func (th Thresholds) Trip(t Tally) (string, bool) {
 // complaints to the hour each email was sent in.
 type ReputationStore interface {
 	CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error
-	Tally(ctx context.Context, workspaceID string, from, to time.Time) (Tally, error)
+	Tally(ctx context.Context, workspaceID string, from, to time.Time) (campaign.Tally, error)
 }

@@ -230,7 +230,7 @@ type chunkJob struct {
 	*Sender
 	msg  ChunkMessage
 	ids  []string
-	prog Progress
+	prog campaign.Progress
 	ws   workspace.Workspace
 	// sentGroups is how many groups this job sent and committed.
 	sentGroups int
@@ -331,7 +331,7 @@ func count(outcomes map[int]outcome, o outcome) int {
 
 // sendAll sends the sendable recipients (indexes into group) with a few
 // workers, each send in a slot of the pace, and records each outcome.
-func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int, recipients []Recipient, sendable []int, outcomes map[int]outcome) {
+func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int, recipients []campaign.Recipient, sendable []int, outcomes map[int]outcome) {
 	var mu sync.Mutex
 	work := make(chan int)
 	pool := &slotPool{pacer: j.Pacer, want: len(sendable)}
@@ -359,7 +359,7 @@ func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int
 // found taken means an earlier delivery has it, and it is never sent
 // again. Each SES call starts only after the gate read the campaign as
 // still sending (before the claim, and before each retry).
-func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient, pool *slotPool) outcome {
+func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r campaign.Recipient, pool *slotPool) outcome {
 	// The gate is asked before the claim: a claim that a store fault then
 	// kept from being released would count the email as sent, unsent.
 	if err := pool.acquire(ctx); err != nil || !j.stillSending(ctx) {
@@ -451,8 +451,8 @@ func (j *chunkJob) refuse(ctx context.Context, e email.Email, reason string) out
 
 // build renders the recipient's message (campaign.Message): merge tags
 // for r, the footer and the one-click unsubscribe headers.
-func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) (compose.Message, error) {
-	return campaign.Message(c, j.ws, j.Links, r.contact(), emailID)
+func (j *chunkJob) build(c campaign.Campaign, r campaign.Recipient, emailID string) (compose.Message, error) {
+	return campaign.Message(c, j.ws, j.Links, r.Contact(), emailID)
 }
 
 // commit marks the group's done recipients and adds their counts to the
@@ -460,13 +460,13 @@ func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) (comp
 // recipients it counted are left out and the commit tried again.
 func (j *chunkJob) commit(ctx context.Context, outcomes map[int]outcome) error {
 	for try := 0; ; try++ {
-		next := Progress{Version: j.prog.Version + 1, Done: append([]byte(nil), j.prog.Done...)}
+		next := campaign.Progress{Version: j.prog.Version + 1, Done: append([]byte(nil), j.prog.Done...)}
 		sent, skip := 0, 0
 		for i, o := range outcomes {
 			if o == pendingAgain || j.prog.IsDone(i) {
 				continue
 			}
-			next.mark(i)
+			next.Mark(i)
 			if o == wentOut {
 				sent++
 			} else {
@@ -481,7 +481,7 @@ func (j *chunkJob) commit(ctx context.Context, outcomes map[int]outcome) error {
 			j.prog = next
 			return nil
 		}
-		if !errors.Is(err, ErrProgressMoved) || try == 3 {
+		if !errors.Is(err, campaign.ErrProgressMoved) || try == 3 {
 			return err
 		}
 		if j.prog, err = j.Store.Progress(ctx, j.msg.WorkspaceID, j.msg.CampaignID, j.msg.Chunk); err != nil {
