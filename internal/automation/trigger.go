@@ -210,3 +210,8 @@ func checkPayload(raw json.RawMessage) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// WakeQueue puts wake-ups on the automations queue at once.
+type WakeQueue interface {
+	WakeAll(ctx context.Context, ms []WakeMessage) error
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/sdk"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -32,8 +33,8 @@ var AutomationTick = wire.Function[config.AutomationTick]{
 }
 
 // NewTick is the tick over t, waking runs on the automations queue.
-func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *automation.Tick {
-	return &automation.Tick{
+func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *runner.Tick {
+	return &runner.Tick{
 		Wakes: &dynamo.AutomationRuns{Table: t},
 		Queue: BatchWaker{Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL}},
 		Now:   t.Time,
@@ -42,7 +43,7 @@ func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *
 
 // Tick is the tick's handler: an error makes the schedule's invocation
 // fail (and retry).
-func Tick(t *automation.Tick, logger *slog.Logger) func(context.Context) error {
+func Tick(t *runner.Tick, logger *slog.Logger) func(context.Context) error {
 	return func(ctx context.Context) error {
 		n, err := t.Run(ctx)
 		if n > 0 {
