@@ -49,6 +49,21 @@ func TestDomainPackagesAreTransportNeutral(t *testing.T) {
 	}
 }
 
+// runners run entities (send campaigns, execute automation runs): storage
+// keeps their records, which live in the entity packages, and never links
+// them, so a route that reads the table does not link a sender.
+var runners = []string{"internal/campaign/engine", "internal/automation/runner"}
+
+func TestStorageLinksNoRunner(t *testing.T) {
+	storage := module + "internal/dynamo"
+	imports := importGraph(t, []string{storage})
+	for _, r := range runners {
+		if path := importPath(imports, storage, module+r); path != nil {
+			t.Errorf("internal/dynamo depends on %s: %s", r, strings.Join(trim(path), " → "))
+		}
+	}
+}
+
 // importGraph maps every package pkgs depend on to its direct imports.
 func importGraph(t *testing.T, pkgs []string) map[string][]string {
 	t.Helper()
