@@ -55,7 +55,7 @@ func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *runner.Run
 	return &runner.Runner{
 		Runs:       &dynamo.AutomationRuns{Table: t},
 		Audience:   audience{&dynamo.Contacts{Table: t}, &dynamo.Suppressions{Table: t}},
-		Mail:       &dynamo.CampaignSends{Table: t},
+		Mail:       &dynamo.ListSends{Table: t},
 		Workspaces: workspaces{&dynamo.Workspaces{Table: t}, &dynamo.Senders{Table: t}},
 		Queue:      Waker{Queue: &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL}},
 		Transport:  d.Transport,

@@ -95,7 +95,7 @@ type Deps struct {
 // mode, unsubscribe links on the public URL, a refusal recorded by the
 // status pipeline.
 func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sender {
-	store := &dynamo.CampaignSends{Table: t}
+	store := &dynamo.ListSends{Table: t}
 	return &engine.Sender{
 		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
 		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Time},

@@ -44,7 +44,7 @@ type Audience interface {
 	Suppressed(ctx context.Context, workspaceID, address string) (bool, error)
 }
 
-// Mail is the email store side of a send step (dynamo.CampaignSends).
+// Mail is the email store side of a send step (dynamo.ListSends).
 type Mail interface {
 	listmail.Claims
 	// ClaimedAt is when an email id was claimed; found is false when no

@@ -34,7 +34,7 @@ type Campaigns interface {
 }
 
 // Store is what the sender reads and writes beside the campaign
-// (dynamo.CampaignSends).
+// (dynamo.ListSends).
 type Store interface {
 	// Recipients reads the contacts of ids, in order, and whether each
 	// address is on the do-not-send list.

@@ -21,12 +21,13 @@ import (
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
-// CampaignSends is the send engine's side of the table: the recipients as
-// they are at send time, each campaign email's claim, each chunk's
-// progress with the campaign's counts, the account's send slots per
-// second, each workspace's hourly reputation counts and the due starts
-// of scheduled campaigns.
-type CampaignSends struct{ *Table }
+// ListSends is the table's side of sending list mail, for campaigns and
+// automations alike: each email's claim, the monthly usage, the
+// account's send slots per second and each workspace's hourly reputation
+// counts; and for campaigns, the recipients as they are at send time,
+// each chunk's progress with the campaign's counts and the due starts of
+// scheduled campaigns.
+type ListSends struct{ *Table }
 
 // campaignRecordKey is the campaign record's key (Campaigns' layout),
 // whose counts a progress commit adds to.
@@ -37,7 +38,7 @@ func campaignRecordKey(ws, id string) map[string]ddbtypes.AttributeValue {
 // Recipients reads the contacts of ids (address, subscription, names and
 // properties) and the do-not-send entries of their addresses: two
 // BatchGetItems for up to 100 recipients.
-func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids []string) ([]campaign.Recipient, error) {
+func (s *ListSends) Recipients(ctx context.Context, workspaceID string, ids []string) ([]campaign.Recipient, error) {
 	out := make([]campaign.Recipient, len(ids))
 	byID := map[string]int{}
 	var keys []map[string]ddbtypes.AttributeValue
@@ -82,7 +83,7 @@ func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids 
 }
 
 // ClaimEmail writes a campaign email unless its id exists.
-func (s *CampaignSends) ClaimEmail(ctx context.Context, e email.Email) (bool, error) {
+func (s *ListSends) ClaimEmail(ctx context.Context, e email.Email) (bool, error) {
 	err := s.putItem(ctx, newEmailItem(e), itemAbsent())
 	if isConditionFailed(err) {
 		return false, nil
@@ -95,7 +96,7 @@ func (s *CampaignSends) ClaimEmail(ctx context.Context, e email.Email) (bool, er
 
 // ClaimedAt is when the email id was claimed; found is false when no claim
 // holds it (released, or never claimed).
-func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (at time.Time, found bool, err error) {
+func (s *ListSends) ClaimedAt(ctx context.Context, workspaceID, id string) (at time.Time, found bool, err error) {
 	var it emailItem
 	found, err = s.getItem(ctx, key(emailPK(workspaceID), id), &it)
 	if err != nil {
@@ -107,7 +108,7 @@ func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (
 // ReleaseEmail deletes a claimed email SES did not take. A list email
 // keeps no content item (it is rendered again when viewed): the email
 // alone goes.
-func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
+func (s *ListSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
 	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID), id)})
 	if err != nil {
 		return fmt.Errorf("release email: %w", err)
@@ -116,7 +117,7 @@ func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string
 }
 
 // FailEmail marks a claimed email SES refused.
-func (s *CampaignSends) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
+func (s *ListSends) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
 	return (&Sends{s.Table}).FailEmail(ctx, workspaceID, id, reason)
 }
 
@@ -133,7 +134,7 @@ func progressKey(ws, campaignID string, chunk int) (string, string) {
 }
 
 // Progress reads a chunk's progress; none yet is version 0.
-func (s *CampaignSends) Progress(ctx context.Context, workspaceID, campaignID string, chunk int) (campaign.Progress, error) {
+func (s *ListSends) Progress(ctx context.Context, workspaceID, campaignID string, chunk int) (campaign.Progress, error) {
 	pk, sk := progressKey(workspaceID, campaignID, chunk)
 	var it progressItem
 	if _, err := s.getItem(ctx, key(pk, sk), &it); err != nil {
@@ -144,7 +145,7 @@ func (s *CampaignSends) Progress(ctx context.Context, workspaceID, campaignID st
 
 // CommitProgress writes a chunk's progress over the version read and adds
 // the counts to the campaign record, in one transaction.
-func (s *CampaignSends) CommitProgress(ctx context.Context, workspaceID, campaignID string, chunk int, prev, next campaign.Progress, sent, skipped int) error {
+func (s *ListSends) CommitProgress(ctx context.Context, workspaceID, campaignID string, chunk int, prev, next campaign.Progress, sent, skipped int) error {
 	pk, sk := progressKey(workspaceID, campaignID, chunk)
 	cond := itemAbsent()
 	if prev.Version > 0 {
@@ -171,7 +172,7 @@ func (s *CampaignSends) CommitProgress(ctx context.Context, workspaceID, campaig
 }
 
 // MonthlyUsage reads the month's live sends, the allowance's counter.
-func (s *CampaignSends) MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error) {
+func (s *ListSends) MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error) {
 	var it usageItem
 	if _, err := s.getItem(ctx, key(usagePK(workspaceID), month), &it); err != nil {
 		return 0, fmt.Errorf("read usage: %w", err)
@@ -185,7 +186,7 @@ const slotTTL = time.Hour
 // ClaimSlots adds up to want to the second's counter while it stays at
 // most rate: one conditional UpdateItem, and one more with what is left
 // when want no longer fits.
-func (s *CampaignSends) ClaimSlots(ctx context.Context, second int64, want, rate int) (int, error) {
+func (s *ListSends) ClaimSlots(ctx context.Context, second int64, want, rate int) (int, error) {
 	for want > 0 {
 		update := expression.Add(expression.Name("used"), expression.Value(want)).
 			Set(expression.Name(schema.AttrExpiresAt), expression.Value(time.Unix(second, 0).Add(slotTTL).Unix()))
@@ -226,7 +227,7 @@ func reputationExpiry(at time.Time) int64 {
 
 // CountSent adds n campaign or automation sends to the hour of at (the
 // pipeline adds their bounces and complaints with Statuses.Count).
-func (s *CampaignSends) CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error {
+func (s *ListSends) CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error {
 	update := expression.Add(expression.Name("sent"), expression.Value(n)).
 		Set(expression.Name(schema.AttrExpiresAt), expression.Value(reputationExpiry(at)))
 	if err := s.updateItem(ctx, key(reputationPK(workspaceID), status.ReputationHour(at)), update, noCondition, nil); err != nil {
@@ -243,7 +244,7 @@ type reputationItem struct {
 
 // Tally sums the workspace's hourly counts from the hour of from to the
 // hour of to: one Query of at most a window's hours.
-func (s *CampaignSends) Tally(ctx context.Context, workspaceID string, from, to time.Time) (campaign.Tally, error) {
+func (s *ListSends) Tally(ctx context.Context, workspaceID string, from, to time.Time) (campaign.Tally, error) {
 	cond := expression.Key(schema.AttrPK).Equal(expression.Value(reputationPK(workspaceID))).
 		And(expression.Key(schema.AttrSK).Between(expression.Value(status.ReputationHour(from)), expression.Value(status.ReputationHour(to))))
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
@@ -275,7 +276,7 @@ type dueItem struct {
 }
 
 // PutDue records a scheduled start; again is harmless.
-func (s *CampaignSends) PutDue(ctx context.Context, d campaign.DueStart) error {
+func (s *ListSends) PutDue(ctx context.Context, d campaign.DueStart) error {
 	if err := s.putItem(ctx, dueItem{PK: duePK, SK: dueSK(d)}, noCondition); err != nil {
 		return fmt.Errorf("put due start: %w", err)
 	}
@@ -283,7 +284,7 @@ func (s *CampaignSends) PutDue(ctx context.Context, d campaign.DueStart) error {
 }
 
 // DueBy lists the starts due at or before t: one Query of the due list.
-func (s *CampaignSends) DueBy(ctx context.Context, t time.Time) ([]campaign.DueStart, error) {
+func (s *ListSends) DueBy(ctx context.Context, t time.Time) ([]campaign.DueStart, error) {
 	cond := expression.Key(schema.AttrPK).Equal(expression.Value(duePK)).
 		And(expression.Key(schema.AttrSK).LessThanEqual(expression.Value(t.UTC().Format(time.RFC3339) + "#~")))
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
@@ -310,7 +311,7 @@ func (s *CampaignSends) DueBy(ctx context.Context, t time.Time) ([]campaign.DueS
 }
 
 // ClearDue deletes a due start.
-func (s *CampaignSends) ClearDue(ctx context.Context, d campaign.DueStart) error {
+func (s *ListSends) ClearDue(ctx context.Context, d campaign.DueStart) error {
 	if _, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(duePK, dueSK(d))}); err != nil {
 		return fmt.Errorf("clear due start: %w", err)
 	}
