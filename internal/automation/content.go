@@ -43,20 +43,3 @@ func varsOf(run Run, c contact.Contact) mergetag.Vars {
 	v.Event = run.Payload
 	return v
 }
-
-// TagsAfter is tags with add added and remove removed, as sets: in the
-// order they came, each once, so a step applied twice changes nothing.
-func TagsAfter(tags, add, remove []string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, r := range remove {
-		seen[r] = true
-	}
-	for _, t := range append(append([]string{}, tags...), add...) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
-}

@@ -210,9 +210,13 @@ func (s *Contacts) UpdateContact(ctx context.Context, workspaceID, id string, p 
 		if err != nil {
 			return contact.Contact{}, err
 		}
-		next, err := p.Apply(cur.contact(workspaceID), s.now())
+		prev := cur.contact(workspaceID)
+		next, err := p.Apply(prev, s.now())
 		if err != nil {
 			return contact.Contact{}, err
+		}
+		if p.Unchanged(prev, next) {
+			return prev, nil
 		}
 		ok, err := s.replace(ctx, cur, next)
 		if err != nil || ok {

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -103,19 +105,6 @@ func (f fakeRuns) Advance(_ context.Context, r automation.Run, a automation.Adva
 	return nil
 }
 
-func (f fakeRuns) TagContact(_ context.Context, _, _ string, add, remove []string) error {
-	if f.w.contact == nil {
-		return contact.ErrNotFound
-	}
-	for _, t := range add {
-		f.w.tags[t] = true
-	}
-	for _, t := range remove {
-		delete(f.w.tags, t)
-	}
-	return nil
-}
-
 type fakeAudience struct{ w *world }
 
 func (f fakeAudience) GetContact(context.Context, string, string) (contact.Contact, error) {
@@ -123,6 +112,25 @@ func (f fakeAudience) GetContact(context.Context, string, string) (contact.Conta
 		return contact.Contact{}, contact.ErrNotFound
 	}
 	return *f.w.contact, nil
+}
+
+// UpdateContact applies p as the contact store does (contact.Patch.Apply,
+// with its caps) to the contact whose tags are w.tags.
+func (f fakeAudience) UpdateContact(_ context.Context, _, _ string, p contact.Patch) (contact.Contact, error) {
+	if f.w.contact == nil {
+		return contact.Contact{}, contact.ErrNotFound
+	}
+	c := *f.w.contact
+	c.Tags = slices.Sorted(maps.Keys(f.w.tags))
+	next, err := p.Apply(c, f.w.now)
+	if err != nil {
+		return contact.Contact{}, err
+	}
+	clear(f.w.tags)
+	for _, t := range next.Tags {
+		f.w.tags[t] = true
+	}
+	return next, nil
 }
 
 func (f fakeAudience) Suppressed(context.Context, string, string) (bool, error) {

@@ -33,14 +33,14 @@ type RunStore interface {
 	// Advance applies a to r unless r moved from the step it read
 	// (ErrRunMoved); a run that ends gives up its live-run claim at once.
 	Advance(ctx context.Context, r automation.Run, a automation.Advance) error
-	// TagContact adds and removes tags of a contact, as sets.
-	TagContact(ctx context.Context, workspaceID, contactID string, add, remove []string) error
 }
 
 // Audience reads a contact as it is now, and whether its address is on
-// the do-not-send list.
+// the do-not-send list; a tag step changes the contact as any update
+// does, within its caps.
 type Audience interface {
 	GetContact(ctx context.Context, workspaceID, id string) (contact.Contact, error)
+	UpdateContact(ctx context.Context, workspaceID, id string, p contact.Patch) (contact.Contact, error)
 	Suppressed(ctx context.Context, workspaceID, address string) (bool, error)
 }
 
@@ -259,9 +259,14 @@ func (r *Runner) tag(ctx context.Context, run automation.Run, step automation.St
 		a.Log.Detail = "test mode: nobody tagged"
 		return nil
 	}
-	err := r.Runs.TagContact(ctx, run.WorkspaceID, run.ContactID, step.Add, step.Remove)
-	if errors.Is(err, contact.ErrNotFound) {
+	_, err := r.Audience.UpdateContact(ctx, run.WorkspaceID, run.ContactID, contact.Patch{AddTags: step.Add, RemoveTags: step.Remove})
+	switch {
+	case errors.Is(err, contact.ErrNotFound):
 		stop(a, "stopped", ReasonContactDeleted)
+		return nil
+	case fail.IsPermanent(err):
+		// Refused as the contact's own update refuses it (its tag cap).
+		stop(a, "stopped", "the contact's tags were not changed: "+fail.MessageOf(err))
 		return nil
 	}
 	return err
@@ -318,18 +323,22 @@ func (r *Runner) send(ctx context.Context, run automation.Run, step automation.S
 		failed(a, err.Error())
 		return nil
 	}
-	mode := listmail.Tracking(ws)
 	e := email.Email{
 		ID: automation.EmailID(run, run.Step), WorkspaceID: run.WorkspaceID, To: c.Email, Subject: subject,
-		Status: email.StatusSent, Type: email.TypeAutomation, Environment: run.Environment, SentAt: r.now(), TrackingMode: mode,
+		Status: email.StatusSent, Type: email.TypeAutomation, Environment: run.Environment, SentAt: r.now(), TrackingMode: listmail.Tracking(ws),
 		Source: email.Source{AutomationID: run.AutomationID, RunID: run.ID, Step: run.Step, ContactID: c.ID},
 	}
 	a.Log.EmailID = e.ID
-	claimed, err := r.Mail.ClaimEmail(ctx, e)
-	if err != nil {
-		return err
-	}
-	if !claimed {
+	res := r.mail().Send(ctx, listmail.Mail{
+		Email: e, From: from.Email, Capture: !live,
+		Message: func() (compose.Message, error) {
+			return automation.Compose(r.Links, ws, from, run, c, subject, body, e.ID)
+		},
+	})
+	switch res.Outcome {
+	case listmail.Unclaimed:
+		return res.Err
+	case listmail.ClaimedBefore:
 		at, found, err := r.Mail.ClaimedAt(ctx, e.WorkspaceID, e.ID)
 		if err != nil {
 			return err
@@ -338,57 +347,22 @@ func (r *Runner) send(ctx context.Context, run automation.Run, step automation.S
 			return ErrStepInFlight
 		}
 		a.Log.Outcome = "sent" // by an earlier delivery of this step
-		return nil
-	}
-	msg, err := automation.Compose(r.Links, ws, from, run, c, subject, body, e.ID)
-	var raw []byte
-	if err == nil {
-		raw, err = r.Build(msg)
-	}
-	if errors.Is(err, compose.ErrInvalid) {
-		listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, "not sent: "+err.Error())
-		failed(a, "not sent: "+err.Error())
-		return nil
-	}
-	if err != nil {
-		listmail.Release(ctx, r.Mail, r.logger(), e)
-		return err
-	}
-	in := sending.SendInput{
-		Raw: raw, ConfigurationSet: r.ConfigSets.For(mode),
-		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: from.Email, To: c.Email,
-	}
-	if !live {
-		r.capture(ctx, e, in)
+	case listmail.Refused:
+		failed(a, res.Reason)
+	case listmail.Released:
+		return fmt.Errorf("send automation email: %w", res.Err)
+	case listmail.Captured:
 		a.Log.Outcome, a.Log.Detail = "captured", "test mode: captured, not delivered"
-		return nil
+	case listmail.Sent:
+		a.Log.Outcome = "sent"
 	}
-	if _, err := r.Transport.Send(ctx, in); err != nil {
-		if fail.IsPermanent(err) {
-			reason := "rejected by the email provider: " + fail.MessageOf(err)
-			listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, reason)
-			failed(a, reason)
-			return nil
-		}
-		listmail.Release(ctx, r.Mail, r.logger(), e)
-		return fmt.Errorf("send automation email: %w", err)
-	}
-	a.Log.Outcome = "sent"
 	return nil
 }
 
-// capture logs a test key's email as it would have gone, and keeps its
-// message where a Capturer is set.
-func (r *Runner) capture(ctx context.Context, e email.Email, in sending.SendInput) {
-	r.logger().InfoContext(ctx, "captured test email", slog.Bool("test", true),
-		slog.String("email_id", e.ID), slog.String("workspace_id", e.WorkspaceID),
-		slog.String("to", e.To), slog.String("subject", e.Subject), slog.String("type", string(e.Type)))
-	if r.Captures == nil {
-		return
-	}
-	if err := r.Captures.Capture(ctx, in); err != nil {
-		r.logger().WarnContext(ctx, "captured message not kept", slog.String("email_id", e.ID), slog.Any("err", err))
-	}
+// mail is the list-mail sender over the run's store and SES.
+func (r *Runner) mail() listmail.Sender {
+	return listmail.Sender{Claims: r.Mail, Transport: r.Transport, ConfigSets: r.ConfigSets, Build: r.Build,
+		Failures: r.Failures, Captures: r.Captures, Logger: r.logger()}
 }
 
 // sender is the step's sender, else the workspace's default, checked as

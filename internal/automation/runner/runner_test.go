@@ -13,6 +13,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
@@ -65,6 +66,23 @@ func TestRunnerTagsOnceAndCompletes(t *testing.T) {
 	}
 	if w.run.Status != automation.RunCompleted || w.run.EndedAt == nil || len(w.run.Log) != 1 || w.run.Log[0].Outcome != "tagged" {
 		t.Errorf("run = %+v", w.run)
+	}
+}
+
+// A tag step is the contact's own update: on a contact at the 50-tag cap
+// it is refused as a PATCH would be, the run stops saying why, and the
+// contact keeps its tags.
+func TestRunnerTagStepKeepsTheTagCap(t *testing.T) {
+	w := newWorld(t, apikey.Live, tagStep, sendStep)
+	for i := range contact.MaxTags {
+		w.tags[fmt.Sprintf("t%02d", i)] = true
+	}
+	w.wake(t)
+	if len(w.tags) != contact.MaxTags || w.tags["vip"] {
+		t.Errorf("tags = %d, vip %v", len(w.tags), w.tags["vip"])
+	}
+	if w.run.Status != automation.RunStopped || w.run.Reason != "the contact's tags were not changed: a contact has at most 50 tags" || len(w.sent) != 0 {
+		t.Errorf("run = %+v, sent %d", w.run, len(w.sent))
 	}
 }
 
