@@ -80,7 +80,7 @@ type Repositories struct {
 	Segments     *Segments
 	Campaigns    *Campaigns
 	// ListSends is the send engine's side of the table.
-	ListSends  *ListSends
+	ListSends      *ListSends
 	Automations    *Automations
 	AutomationRuns *AutomationRuns
 	Owners         *Owners
