@@ -1,6 +1,7 @@
 package automation
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
@@ -79,6 +80,20 @@ type WakeMessage struct {
 	// step (the start's safety net of a run already past its first step)
 	// does nothing. Nil: any step (messages from before the field).
 	Step *int `json:"step,omitempty"`
+}
+
+// WakeBodies are ms as the automations queue carries them (JSON), for a
+// WakeQueue.
+func WakeBodies(ms []WakeMessage) ([][]byte, error) {
+	bodies := make([][]byte, 0, len(ms))
+	for _, m := range ms {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		bodies = append(bodies, b)
+	}
+	return bodies, nil
 }
 
 // ForStep is m for step n.

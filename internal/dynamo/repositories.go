@@ -79,7 +79,7 @@ type Repositories struct {
 	Contacts     *Contacts
 	Segments     *Segments
 	Campaigns    *Campaigns
-	// ListSends is the send engine's side of the table.
+	// ListSends is the side of the table that sends list mail.
 	ListSends      *ListSends
 	Automations    *Automations
 	AutomationRuns *AutomationRuns

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/api/sdk"
-	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
@@ -37,7 +36,7 @@ var AutomationEvents = wire.Function[config.AutomationEvents]{
 func Handlers(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI, logger *slog.Logger) automationhttp.Handlers {
 	return automationhttp.Handlers{Trigger: &automation.Trigger{
 		Store: triggerStore{&dynamo.AutomationRuns{Table: t}, &dynamo.Automations{Table: t}},
-		Queue: wakes.BatchWaker{Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL}},
+		Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL, Senders: automation.WakeSenders},
 		NewID: newRunID, Now: t.Time, Logger: logger,
 	}}
 }

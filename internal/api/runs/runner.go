@@ -57,7 +57,7 @@ func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *runner.Run
 		Audience:   audience{&dynamo.Contacts{Table: t}, &dynamo.Suppressions{Table: t}},
 		Mail:       &dynamo.ListSends{Table: t},
 		Workspaces: workspaces{&dynamo.Workspaces{Table: t}, &dynamo.Senders{Table: t}},
-		Queue:      Waker{Queue: &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL}},
+		Queue:      &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL},
 		Transport:  d.Transport,
 		ConfigSets: sends.ConfigSets(cfg.SES),
 		Links:      sends.UnsubscribeLinks(cfg.Unsubscribing, cfg.PublicURL),

@@ -170,9 +170,9 @@ func (f fakeWorkspaces) GetSender(context.Context, string, string) (identity.Sen
 
 type fakeQueue struct{ w *world }
 
-func (f fakeQueue) Wake(_ context.Context, m automation.WakeMessage, d time.Duration) error {
+func (f fakeQueue) EnqueueAfter(_ context.Context, m any, d time.Duration) error {
 	f.w.wakes = append(f.w.wakes, d)
-	f.w.wakeMessages = append(f.w.wakeMessages, m)
+	f.w.wakeMessages = append(f.w.wakeMessages, m.(automation.WakeMessage))
 	return nil
 }
 

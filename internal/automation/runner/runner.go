@@ -69,9 +69,10 @@ type Workspaces interface {
 	GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error)
 }
 
-// Waker puts a wake-up on the automations queue after delay.
+// Waker puts a wake-up (an automation.WakeMessage) on the automations
+// queue after delay (queue.Publisher).
 type Waker interface {
-	Wake(ctx context.Context, m automation.WakeMessage, delay time.Duration) error
+	EnqueueAfter(ctx context.Context, m any, delay time.Duration) error
 }
 
 // Runner consumes the automations queue: each message wakes one run,
@@ -149,7 +150,7 @@ func (r *Runner) Wake(ctx context.Context, m automation.WakeMessage) error {
 	}
 	if wait := run.DueAt.Sub(r.now()); wait > 0 {
 		if wait <= automation.MaxQueueDelay {
-			return r.Queue.Wake(ctx, m, wait)
+			return r.Queue.EnqueueAfter(ctx, m, wait)
 		}
 		return nil // its wake-up item brings it back
 	}
@@ -170,7 +171,7 @@ func (r *Runner) Wake(ctx context.Context, m automation.WakeMessage) error {
 		run = applied(run, a, r.now())
 	}
 	if run.Status == automation.RunActive && !run.DueAt.After(r.now().Add(automation.MaxQueueDelay)) {
-		return r.Queue.Wake(ctx, m.ForStep(run.Step), run.DueAt.Sub(r.now()))
+		return r.Queue.EnqueueAfter(ctx, m.ForStep(run.Step), run.DueAt.Sub(r.now()))
 	}
 	return nil
 }

@@ -59,7 +59,11 @@ func (t *Tick) Run(ctx context.Context) (int, error) {
 		for len(due) > 0 {
 			chunk := due[:min(SweepChunk, len(due))]
 			due = due[len(chunk):]
-			if err := t.Queue.WakeAll(ctx, chunk); err != nil {
+			bodies, err := automation.WakeBodies(chunk)
+			if err != nil {
+				return woken, err
+			}
+			if err := t.Queue.EnqueueAll(ctx, bodies); err != nil {
 				return woken, err
 			}
 			if err := t.Wakes.ClearWakes(ctx, m, chunk); err != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -35,12 +36,18 @@ type fakeWakeQueue struct {
 	calls, failAfter int
 }
 
-func (q *fakeWakeQueue) WakeAll(_ context.Context, ms []automation.WakeMessage) error {
+func (q *fakeWakeQueue) EnqueueAll(_ context.Context, bodies [][]byte) error {
 	if q.failAfter > 0 && q.calls >= q.failAfter {
 		return errors.New("the tick ran out of time")
 	}
 	q.calls++
-	q.got = append(q.got, ms...)
+	for _, b := range bodies {
+		var m automation.WakeMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		q.got = append(q.got, m)
+	}
 	return nil
 }
 
