@@ -22,6 +22,25 @@ type Thresholds struct {
 // DefaultThresholds are the documented defaults (docs/decisions.md).
 var DefaultThresholds = Thresholds{BounceRate: 0.04, ComplaintRate: 0.0008, MinSample: 500, Window: 24 * time.Hour}
 
+// OrDefaults is th with each unset (zero) threshold at its default: the
+// configured thresholds as the breaker applies them.
+func (th Thresholds) OrDefaults() Thresholds {
+	d := DefaultThresholds
+	if th.BounceRate > 0 {
+		d.BounceRate = th.BounceRate
+	}
+	if th.ComplaintRate > 0 {
+		d.ComplaintRate = th.ComplaintRate
+	}
+	if th.MinSample > 0 {
+		d.MinSample = th.MinSample
+	}
+	if th.Window > 0 {
+		d.Window = th.Window
+	}
+	return d
+}
+
 // Trip returns the pause reason when t crosses the thresholds.
 func (th Thresholds) Trip(t campaign.Tally) (string, bool) {
 	if t.Sent <= 0 || t.Sent < th.MinSample {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"testing"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
 )
@@ -24,5 +25,17 @@ func TestThresholdsTrip(t *testing.T) {
 		if _, got := th.Trip(tc.tally); got != tc.trip {
 			t.Errorf("%s: trip = %v, want %v", name, got, tc.trip)
 		}
+	}
+}
+
+// Each threshold the configuration leaves unset is the documented default.
+func TestThresholdsOrDefaults(t *testing.T) {
+	got := Thresholds{ComplaintRate: 0.001, Window: time.Hour}.OrDefaults()
+	want := Thresholds{BounceRate: 0.04, ComplaintRate: 0.001, MinSample: 500, Window: time.Hour}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if (Thresholds{}).OrDefaults() != DefaultThresholds {
+		t.Error("no thresholds set are not the defaults")
 	}
 }

@@ -56,6 +56,19 @@ type Store interface {
 	MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error)
 }
 
+// PaceRate is the pace's source: the configured rate (when above 0), else
+// the account's, else (no account to ask) the SES sandbox's one per
+// second.
+func PaceRate(configured float64, account RateSource) RateSource {
+	switch {
+	case configured > 0:
+		return FixedRate(configured)
+	case account == nil:
+		return FixedRate(1)
+	}
+	return account
+}
+
 // Workspaces reads a workspace: postal address, allowance, tracking.
 type Workspaces interface {
 	GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error)
