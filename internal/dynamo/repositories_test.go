@@ -43,8 +43,9 @@ var (
 	_ engine.Campaigns          = (*dynamo.Campaigns)(nil)
 	_ segment.Store             = (*dynamo.Segments)(nil)
 	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
-	// The event route's store is both sides (internal/api/automations).
+	// The event route's store is three (internal/api/automations).
 	_ automation.TriggerStore = struct {
+		*dynamo.Contacts
 		*dynamo.AutomationRuns
 		*dynamo.Automations
 	}{}
