@@ -278,11 +278,11 @@ func (m logMatch) matches(line map[string]any) bool {
 // reputation breaker pauses a campaign, read from the campaign sender's
 // own log group, and no other pause.
 func TestBreakerTripMetricFilter(t *testing.T) {
-	tripped := engine.Tally{Sent: 1000, Bounced: 100}
-	complained := engine.Tally{Sent: 1000, Complained: 5}
+	tripped := campaign.Tally{Sent: 1000, Bounced: 100}
+	complained := campaign.Tally{Sent: 1000, Complained: 5}
 	for name, tc := range map[string]struct {
 		ws    workspace.Workspace
-		tally engine.Tally
+		tally campaign.Tally
 		want  bool
 	}{
 		"bounces trip the breaker":       {workspace.Workspace{PostalAddress: "1 Main St"}, tripped, true},
@@ -325,7 +325,7 @@ func mustJSON(t *testing.T, v any) string {
 // sending campaign, ws its workspace and tally its recent reputation, and
 // returns the "campaign paused" line it logs (the JSON handler of the
 // functions, internal/api/wire).
-func pauseLogLine(t *testing.T, ws workspace.Workspace, tally engine.Tally) map[string]any {
+func pauseLogLine(t *testing.T, ws workspace.Workspace, tally campaign.Tally) map[string]any {
 	t.Helper()
 	var logs bytes.Buffer
 	started := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -375,8 +375,8 @@ func (pausedCampaigns) TransitionCampaign(_ context.Context, ws, id string, _ []
 
 type freshChunks struct{ engine.Store }
 
-func (freshChunks) Progress(context.Context, string, string, int) (engine.Progress, error) {
-	return engine.Progress{}, nil
+func (freshChunks) Progress(context.Context, string, string, int) (campaign.Progress, error) {
+	return campaign.Progress{}, nil
 }
 
 type oneWorkspace struct{ ws workspace.Workspace }
@@ -385,10 +385,10 @@ func (w oneWorkspace) GetWorkspace(context.Context, string) (workspace.Workspace
 	return w.ws, nil
 }
 
-type fixedTally struct{ tally engine.Tally }
+type fixedTally struct{ tally campaign.Tally }
 
 func (fixedTally) CountSent(context.Context, string, time.Time, int) error { return nil }
 
-func (r fixedTally) Tally(context.Context, string, time.Time, time.Time) (engine.Tally, error) {
+func (r fixedTally) Tally(context.Context, string, time.Time, time.Time) (campaign.Tally, error) {
 	return r.tally, nil
 }

@@ -32,8 +32,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/templates"
 	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
-	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
+	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
@@ -99,8 +99,8 @@ type Deps struct {
 	CampaignStarter *engine.Starter
 	// AutomationRunner consumes the automations queue; AutomationTick
 	// wakes the runs whose long wait ended.
-	AutomationRunner *automation.Runner
-	AutomationTick   *automation.Tick
+	AutomationRunner *runner.Runner
+	AutomationTick   *runner.Tick
 	// AutomationEvents serves POST /automations/events.
 	AutomationEvents automationhttp.Handlers
 }

@@ -24,7 +24,7 @@ var domainPackages = []string{
 	"internal/metrics", "internal/identity", "internal/webhook", "internal/status", "internal/contact",
 	"internal/review", "internal/compose", "internal/workspace", "internal/apikey",
 	"internal/owner", "internal/unsubscribe", "internal/suppression", "internal/cost", "internal/sizing", "internal/segment", "internal/deliverability", "internal/campaign/engine",
-	"internal/campaign", "internal/automation", "internal/sending/listmail", "internal/signin",
+	"internal/campaign", "internal/automation", "internal/automation/runner", "internal/sending/listmail", "internal/signin",
 }
 
 // forbidden are what no domain package may depend on, even indirectly:
@@ -45,6 +45,21 @@ func TestDomainPackagesAreTransportNeutral(t *testing.T) {
 			if path := importPath(imports, pkg, bad); path != nil {
 				t.Errorf("%s depends on %s: %s", strings.TrimPrefix(pkg, module), bad, strings.Join(trim(path), " → "))
 			}
+		}
+	}
+}
+
+// runners run entities (send campaigns, execute automation runs): storage
+// keeps their records, which live in the entity packages, and never links
+// them, so a route that reads the table does not link a sender.
+var runners = []string{"internal/campaign/engine", "internal/automation/runner"}
+
+func TestStorageLinksNoRunner(t *testing.T) {
+	storage := module + "internal/dynamo"
+	imports := importGraph(t, []string{storage})
+	for _, r := range runners {
+		if path := importPath(imports, storage, module+r); path != nil {
+			t.Errorf("internal/dynamo depends on %s: %s", r, strings.Join(trim(path), " → "))
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package automation
 
 import (
+	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -80,8 +82,47 @@ type WakeMessage struct {
 	Step *int `json:"step,omitempty"`
 }
 
+// WakeBodies are ms as the automations queue carries them (JSON), for a
+// WakeQueue.
+func WakeBodies(ms []WakeMessage) ([][]byte, error) {
+	bodies := make([][]byte, 0, len(ms))
+	for _, m := range ms {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		bodies = append(bodies, b)
+	}
+	return bodies, nil
+}
+
 // ForStep is m for step n.
 func (m WakeMessage) ForStep(n int) WakeMessage {
 	m.Step = &n
 	return m
+}
+
+// MaxQueueDelay is the longest wait the queue holds (SQS DelaySeconds):
+// a longer one is a wake-up item the tick reads.
+const MaxQueueDelay = 15 * time.Minute
+
+// Errors of the run store.
+var (
+	ErrRunNotFound = errors.New("run not found")
+	// ErrRunMoved is an advance that lost a race: another delivery
+	// executed the step, or the run ended, since it was read.
+	ErrRunMoved = errors.New("the run moved meanwhile")
+)
+
+// Advance is what executing one step changes in its run.
+type Advance struct {
+	// Step is the next step to execute, due at DueAt.
+	Step   int
+	DueAt  time.Time
+	Status RunStatus
+	Reason string
+	Log    StepLog
+	// Wake writes a wake-up item at DueAt, for a wait longer than the
+	// queue's delay holds.
+	Wake bool
 }

@@ -72,7 +72,7 @@ func (f fakeStore) StartRun(_ context.Context, r Run) (RunOutcome, error) { retu
 
 type failingWaker struct{ err error }
 
-func (q failingWaker) WakeAll(context.Context, []WakeMessage) error { return q.err }
+func (q failingWaker) EnqueueAll(context.Context, [][]byte) error { return q.err }
 
 func TestTriggerReport(t *testing.T) {
 	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)

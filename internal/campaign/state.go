@@ -45,6 +45,19 @@ type Starter interface {
 	Schedule(ctx context.Context, c Campaign) error
 }
 
+// NoEngine is the campaign starter of a build without the send engine:
+// an approval is recorded, and starting it says the engine is missing.
+type NoEngine struct{}
+
+// ErrNoEngine is NoEngine's answer.
+var ErrNoEngine = errors.New("the campaign send engine is not part of this build")
+
+// Start refuses.
+func (NoEngine) Start(context.Context, Campaign) error { return ErrNoEngine }
+
+// Schedule refuses.
+func (NoEngine) Schedule(context.Context, Campaign) error { return ErrNoEngine }
+
 // Transitions is the store's change of a campaign's status: from the
 // statuses in from to to, at time at, with a pause reason (paused only).
 type Transitions interface {

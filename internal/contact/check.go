@@ -98,7 +98,7 @@ func CheckEmail(s string) (string, error) {
 
 func checkTags(tags []string) error {
 	if len(tags) > MaxTags {
-		return fail.Invalid("tags", "a contact has at most %d tags", MaxTags)
+		return errTooManyTags()
 	}
 	for i, t := range tags {
 		if !ValidTag(t) {
@@ -129,4 +129,8 @@ func checkProperty(k string, v *Property) error {
 
 func errTooManyProperties() error {
 	return fail.Invalid("properties", "a contact has at most %d properties", MaxProperties)
+}
+
+func errTooManyTags() error {
+	return fail.Invalid("tags", "a contact has at most %d tags", MaxTags)
 }

@@ -2,6 +2,8 @@ package contact_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +98,46 @@ func TestPatchApply(t *testing.T) {
 	}
 	if _, err := (contact.Patch{Properties: full}).Apply(c, later); err == nil {
 		t.Error("merging to 51 properties was accepted")
+	}
+}
+
+// Tags added and removed as sets keep the tag cap of any update, and a set
+// change that changes nothing says so, for the store to write nothing.
+func TestPatchTagSets(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	fifty := make([]string, contact.MaxTags)
+	for i := range fifty {
+		fifty[i] = fmt.Sprintf("t%02d", i)
+	}
+	for name, tc := range map[string]struct {
+		tags        []string
+		add, remove []string
+		want        []string
+		unchanged   bool
+		refused     bool
+	}{
+		"add and remove":         {tags: []string{"cold", "a"}, add: []string{"vip"}, remove: []string{"cold"}, want: []string{"a", "vip"}},
+		"applied again":          {tags: []string{"a", "vip"}, add: []string{"vip"}, remove: []string{"cold"}, want: []string{"a", "vip"}, unchanged: true},
+		"over the cap":           {tags: fifty, add: []string{"vip"}, refused: true},
+		"at the cap, one swaps":  {tags: fifty, add: []string{"vip"}, remove: []string{"t00"}, want: append(slices.Clone(fifty[1:]), "vip")},
+		"at the cap, one known":  {tags: fifty, add: []string{"t07"}, want: fifty, unchanged: true},
+		"removes from no tags":   {remove: []string{"x"}, want: []string{}, unchanged: true},
+		"adds to a contact none": {add: []string{"x"}, want: []string{"x"}},
+	} {
+		c := contact.Contact{ID: "c", Email: "a@example.com", Tags: tc.tags}
+		p := contact.Patch{AddTags: tc.add, RemoveTags: tc.remove}
+		got, err := p.Apply(c, now)
+		if tc.refused {
+			if f, ok := fail.As(err); !ok || f.Kind != fail.KindInvalid || f.Param != "tags" {
+				t.Errorf("%s: err = %v, want invalid tags", name, err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got.Tags, tc.want) || p.Unchanged(c, got) != tc.unchanged {
+			t.Errorf("%s: tags %v unchanged %v, %v; want %v unchanged %v", name, got.Tags, p.Unchanged(c, got), err, tc.want, tc.unchanged)
+		}
+	}
+	if (contact.Patch{}).Unchanged(contact.Contact{}, contact.Contact{}) {
+		t.Error("an empty patch counts as a tag change that changed nothing")
 	}
 }

@@ -21,6 +21,9 @@ type Patch struct {
 	LastName   Nullable[string]
 	Subscribed *bool
 	Tags       *[]string // replaces the tags
+	// AddTags and RemoveTags change the tags as sets, after Tags: an
+	// automation's tag step, which applied twice changes nothing.
+	AddTags, RemoveTags []string
 	// Properties merge into the contact's: a nil value removes the key.
 	Properties map[string]*Property
 }
@@ -48,8 +51,14 @@ func (p Patch) Apply(c Contact, now time.Time) (Contact, error) {
 	if p.Tags != nil {
 		c.Tags = slices.Clone(*p.Tags)
 	}
+	if p.AddTags != nil || p.RemoveTags != nil {
+		c.Tags = tagsAfter(c.Tags, p.AddTags, p.RemoveTags)
+	}
 	if c.Tags == nil {
 		c.Tags = []string{}
+	}
+	if p.changesTags() && len(c.Tags) > MaxTags {
+		return Contact{}, errTooManyTags()
 	}
 	if len(p.Properties) > 0 {
 		props := maps.Clone(c.Properties)
@@ -73,6 +82,35 @@ func (p Patch) Apply(c Contact, now time.Time) (Contact, error) {
 	}
 	c.UpdatedAt = now.UTC()
 	return c, nil
+}
+
+// Unchanged reports whether p, a change of tags as sets, left them as
+// they were in before: then nothing is written, so a retried tag step
+// changes nothing, not even updated_at.
+func (p Patch) Unchanged(before, after Contact) bool {
+	setsOnly := (p.AddTags != nil || p.RemoveTags != nil) && p.Email == nil && !p.FirstName.Set && !p.LastName.Set && p.Subscribed == nil && p.Tags == nil && p.Properties == nil
+	return setsOnly && slices.Equal(before.Tags, after.Tags)
+}
+
+func (p Patch) changesTags() bool {
+	return p.Tags != nil || p.AddTags != nil || p.RemoveTags != nil
+}
+
+// tagsAfter is tags with add added and remove removed, as sets: in the
+// order they came, each once.
+func tagsAfter(tags, add, remove []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, r := range remove {
+		seen[r] = true
+	}
+	for _, t := range append(slices.Clone(tags), add...) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // New is the contact p creates with id at now: subscribed unless p says

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -144,7 +145,7 @@ func TestAutomationRunStopsMidRun(t *testing.T) {
 	for _, want := range []struct {
 		c      contactBody
 		reason string
-	}{{unsub, "the contact unsubscribed"}, {gone, automation.ReasonContactDeleted}} {
+	}{{unsub, "the contact unsubscribed"}, {gone, runner.ReasonContactDeleted}} {
 		c, reason := want.c, want.reason
 		r := runOf(t, p.env, runs[c.ID])
 		if r.Status != automation.RunStopped || r.Reason != reason || r.EndedAt == nil {

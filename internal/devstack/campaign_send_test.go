@@ -79,7 +79,7 @@ func drainSends(t *testing.T, sends *queue.Poller) {
 // Draft over HTTP, approve through the owner service, and the sends
 // queue's consumer sends every recipient once, even with every chunk
 // queued twice; the contact who unsubscribed after the draft is skipped.
-func TestCampaignSendsEachRecipientOnce(t *testing.T) {
+func TestListSendsEachRecipientOnce(t *testing.T) {
 	t.Parallel()
 	e, sends := startCampaigns(t)
 	b, contacts := campaignWS(t, e, 3)

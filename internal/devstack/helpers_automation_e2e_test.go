@@ -18,6 +18,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -75,7 +76,7 @@ func startAutomationPipeline(t *testing.T, start time.Time) *autoPipeline {
 func (p *autoPipeline) after(t *testing.T, d time.Duration) {
 	t.Helper()
 	p.clock.Set(p.clock.Now().Add(d))
-	for range int(d/(automation.SweepMinutes*time.Minute)) + 2 {
+	for range int(d/(runner.SweepMinutes*time.Minute)) + 2 {
 		if err := p.tick(t.Context()); err != nil {
 			t.Fatal(err)
 		}

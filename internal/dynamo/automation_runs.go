@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -122,30 +121,6 @@ func (s *AutomationRuns) Advance(ctx context.Context, r automation.Run, a automa
 		return fmt.Errorf("advance automation run: %w", err)
 	}
 	return nil
-}
-
-// TagContact adds and removes a contact's tags as sets, the write
-// conditional on the version read (retried when another write came
-// between); contact.ErrNotFound for a deleted contact.
-func (s *AutomationRuns) TagContact(ctx context.Context, workspaceID, contactID string, add, remove []string) error {
-	contacts := &Contacts{s.Table}
-	for range updateRetries {
-		cur, err := contacts.getContact(ctx, workspaceID, contactID)
-		if err != nil {
-			return err
-		}
-		c := cur.contact(workspaceID)
-		tags := automation.TagsAfter(c.Tags, add, remove)
-		if slices.Equal(tags, c.Tags) {
-			return nil // already tagged: a retried step changes nothing
-		}
-		c.Tags, c.UpdatedAt = tags, s.now().UTC()
-		ok, err := contacts.replace(ctx, cur, c)
-		if err != nil || ok {
-			return err
-		}
-	}
-	return fmt.Errorf("tag contact %s: changed by others meanwhile", contactID)
 }
 
 // DueWakes reads the wake-ups of one due minute: a Query of each of its

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,8 +9,6 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/contact"
-	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // The start of automation runs by an event (automation.TriggerStore).
@@ -24,33 +21,6 @@ const startWakeMargin = 2 * time.Minute
 
 // rateKeep is how long a minute's event count is kept before its TTL.
 const rateKeep = time.Hour
-
-// EventContact is the id of the contact ref names: by id, its item (one
-// GetItem); by email, the email's claim, which holds the id (one GetItem,
-// the contact itself is not read). automation.ErrContactNotFound when the
-// workspace has none; an id that is not a UUID is never one.
-func (s *AutomationRuns) EventContact(ctx context.Context, workspaceID string, ref automation.ContactRef) (string, error) {
-	contacts := &Contacts{Table: s.Table}
-	if ref.Email != "" {
-		email := contact.NormalizeEmail(ref.Email)
-		if _, err := contact.CheckEmail(email); err != nil {
-			return "", automation.ErrContactNotFound
-		}
-		id, err := contacts.contactIDByEmail(ctx, workspaceID, email)
-		if err == nil && id == "" {
-			err = automation.ErrContactNotFound
-		}
-		return id, err
-	}
-	if _, err := ident.Parse(ref.ID); err != nil {
-		return "", automation.ErrContactNotFound
-	}
-	it, err := contacts.getContact(ctx, workspaceID, ref.ID)
-	if errors.Is(err, contact.ErrNotFound) {
-		return "", automation.ErrContactNotFound
-	}
-	return it.SK, err
-}
 
 // StartRun writes run r in one transaction: the claim of its event_key
 // for ever (0), the claim of its contact's live run (1), one more event

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -9,8 +10,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // contactItem is one contact in its shard. Version counts its writes, so
@@ -212,9 +215,13 @@ func (s *Contacts) UpdateContact(ctx context.Context, workspaceID, id string, p 
 		if err != nil {
 			return contact.Contact{}, err
 		}
-		next, err := p.Apply(cur.contact(workspaceID), s.now())
+		prev := cur.contact(workspaceID)
+		next, err := p.Apply(prev, s.now())
 		if err != nil {
 			return contact.Contact{}, err
+		}
+		if p.Unchanged(prev, next) {
+			return prev, nil
 		}
 		ok, err := s.replace(ctx, cur, next)
 		if err != nil || ok {
@@ -305,4 +312,31 @@ func (s *Contacts) DeleteContact(ctx context.Context, workspaceID, id string) er
 		}
 	}
 	return fail.Unavailable(faultRetryAfter, "the contact is being changed by another request; retry shortly")
+}
+
+// EventContact is the id of the contact an automation event names
+// (automation.TriggerStore): by id, its item (one GetItem); by email, the
+// email's claim, which holds the id (one GetItem, the contact itself is
+// not read). automation.ErrContactNotFound when the
+// workspace has none; an id that is not a UUID is never one.
+func (s *Contacts) EventContact(ctx context.Context, workspaceID string, ref automation.ContactRef) (string, error) {
+	if ref.Email != "" {
+		email := contact.NormalizeEmail(ref.Email)
+		if _, err := contact.CheckEmail(email); err != nil {
+			return "", automation.ErrContactNotFound
+		}
+		id, err := s.contactIDByEmail(ctx, workspaceID, email)
+		if err == nil && id == "" {
+			err = automation.ErrContactNotFound
+		}
+		return id, err
+	}
+	if _, err := ident.Parse(ref.ID); err != nil {
+		return "", automation.ErrContactNotFound
+	}
+	it, err := s.getContact(ctx, workspaceID, ref.ID)
+	if errors.Is(err, contact.ErrNotFound) {
+		return "", automation.ErrContactNotFound
+	}
+	return it.SK, err
 }

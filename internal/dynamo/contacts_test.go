@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // newContact is a checked contact of ws with email, created now.
@@ -180,4 +182,42 @@ func seedContacts(t *testing.T, contacts *dynamo.Contacts, ws string, n int) []s
 		return contacts.CreateContact(t.Context(), c)
 	})
 	return ids
+}
+
+// An automation's tag step is the contact's own update: the tag cap holds
+// (nothing written), and a step applied again writes nothing.
+func TestContactTagSetsThroughUpdate(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	contacts, acme, _ := contactStore(t)
+	clock := dynamotest.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	contacts.Now = clock.Now
+	fifty := make([]string, contact.MaxTags)
+	for i := range fifty {
+		fifty[i] = fmt.Sprintf("t%02d", i)
+	}
+	c := newContact(t, acme, "tags@example.com", contact.Patch{Tags: &fifty})
+	if err := contacts.CreateContact(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	before, err := contacts.GetContact(ctx, acme, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = contacts.UpdateContact(ctx, acme, c.ID, contact.Patch{AddTags: []string{"vip"}})
+	if f, ok := fail.As(err); !ok || f.Kind != fail.KindInvalid || f.Param != "tags" {
+		t.Errorf("a 51st tag: err = %v, want invalid tags", err)
+	}
+	clock.Set(clock.Now().Add(time.Hour))
+	if _, err := contacts.UpdateContact(ctx, acme, c.ID, contact.Patch{AddTags: []string{"t07"}, RemoveTags: []string{"gone"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := contacts.GetContact(ctx, acme, c.ID)
+	if err != nil || !slices.Equal(got.Tags, fifty) || !got.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("after a refused and an idle tag change: tags %v updated %v (before %v), %v", got.Tags, got.UpdatedAt, before.UpdatedAt, err)
+	}
+	got, err = contacts.UpdateContact(ctx, acme, c.ID, contact.Patch{AddTags: []string{"vip"}, RemoveTags: []string{"t00"}})
+	if err != nil || len(got.Tags) != contact.MaxTags || got.Tags[len(got.Tags)-1] != "vip" || !got.UpdatedAt.Equal(clock.Now()) {
+		t.Errorf("a tag swapped at the cap: %v, %v", got, err)
+	}
 }

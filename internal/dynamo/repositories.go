@@ -82,8 +82,8 @@ type Repositories struct {
 	Segments     *Segments
 	Templates    *Templates
 	Campaigns    *Campaigns
-	// CampaignSends is the send engine's side of the table.
-	CampaignSends  *CampaignSends
+	// ListSends is the side of the table that sends list mail.
+	ListSends      *ListSends
 	Automations    *Automations
 	AutomationRuns *AutomationRuns
 	Owners         *Owners
@@ -96,7 +96,7 @@ func NewRepositories(t *Table) Repositories {
 		Table: t, Workspaces: &Workspaces{t}, Keys: &Keys{t}, Domains: &Domains{t}, Senders: &Senders{t},
 		Emails: &Emails{t}, Sends: &Sends{t}, Held: &Held{t}, Suppressions: &Suppressions{t},
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
-		Contacts: &Contacts{t}, Segments: &Segments{t}, Templates: &Templates{t}, Campaigns: &Campaigns{t}, CampaignSends: &CampaignSends{t},
+		Contacts: &Contacts{t}, Segments: &Segments{t}, Templates: &Templates{t}, Campaigns: &Campaigns{t}, ListSends: &ListSends{t},
 		Automations: &Automations{t}, AutomationRuns: &AutomationRuns{t},
 		Owners: &Owners{t}, SignIns: &SignIns{t},
 	}

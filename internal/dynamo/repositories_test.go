@@ -36,15 +36,16 @@ var (
 	_ webhook.EndpointLister    = (*dynamo.Webhooks)(nil)
 	_ suppression.Store         = (*dynamo.Suppressions)(nil)
 	_ sending.SuppressionReader = (*dynamo.Suppressions)(nil)
-	_ engine.Store              = (*dynamo.CampaignSends)(nil)
-	_ engine.SlotStore          = (*dynamo.CampaignSends)(nil)
-	_ engine.ReputationStore    = (*dynamo.CampaignSends)(nil)
-	_ engine.DueStore           = (*dynamo.CampaignSends)(nil)
+	_ engine.Store              = (*dynamo.ListSends)(nil)
+	_ engine.SlotStore          = (*dynamo.ListSends)(nil)
+	_ engine.ReputationStore    = (*dynamo.ListSends)(nil)
+	_ engine.DueStore           = (*dynamo.ListSends)(nil)
 	_ engine.Campaigns          = (*dynamo.Campaigns)(nil)
 	_ segment.Store             = (*dynamo.Segments)(nil)
 	_ segment.Suppressions      = (*dynamo.Suppressions)(nil)
-	// The event route's store is both sides (internal/api/automations).
+	// The event route's store is three (internal/api/automations).
 	_ automation.TriggerStore = struct {
+		*dynamo.Contacts
 		*dynamo.AutomationRuns
 		*dynamo.Automations
 	}{}

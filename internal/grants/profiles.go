@@ -249,7 +249,7 @@ var automationTick = Profile{
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,
-// dynamo.CampaignSends): the campaign, workspace, chunk, its progress and
+// dynamo.ListSends): the campaign, workspace, chunk, its progress and
 // the month's usage (GetItem); the chunk's contacts and their do-not-send
 // entries (BatchGetItem); the reputation hours (Query); the email's claim
 // (PutItem), its release (DeleteItem), a refused one marked failed, the

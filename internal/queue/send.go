@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"golang.org/x/sync/errgroup"
 )
 
 // SendAPI is the part of the SQS API a Publisher uses.
@@ -81,12 +82,29 @@ const (
 type BatchPublisher struct {
 	SQS      BatchSendAPI
 	QueueURL string
+	// Senders is how many batches go at once when there are many (one
+	// after the other when 0 or 1).
+	Senders int
 }
 
 // EnqueueAll sends bodies, JSON texts, in batches of at most 10 entries
 // and 256 KiB, resending the entries SQS failed on its side. Each body
 // goes in ASCII (see asciiJSON), which SQS always accepts.
 func (p *BatchPublisher) EnqueueAll(ctx context.Context, bodies [][]byte) error {
+	if p.Senders <= 1 || len(bodies) <= batchEntries {
+		return p.enqueue(ctx, bodies)
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.Senders)
+	for start := 0; start < len(bodies); start += batchEntries {
+		some := bodies[start:min(start+batchEntries, len(bodies))]
+		g.Go(func() error { return p.enqueue(ctx, some) })
+	}
+	return g.Wait()
+}
+
+// enqueue sends bodies one batch after the other.
+func (p *BatchPublisher) enqueue(ctx context.Context, bodies [][]byte) error {
 	var batch []sqstypes.SendMessageBatchRequestEntry
 	size := 0
 	for i, body := range bodies {

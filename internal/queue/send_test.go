@@ -3,7 +3,10 @@ package queue_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -59,4 +62,60 @@ func sizes(calls [][]string) []int {
 		out = append(out, len(c))
 	}
 	return out
+}
+
+// concurrentBatch keeps the bodies of each call from several goroutines;
+// a call holding the body fail is refused.
+type concurrentBatch struct {
+	mu    sync.Mutex
+	calls [][]string
+	fail  string
+}
+
+func (r *concurrentBatch) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	var bodies []string
+	for _, e := range in.Entries {
+		if aws.ToString(e.MessageBody) == r.fail {
+			return nil, errors.New("throttled")
+		}
+		bodies = append(bodies, aws.ToString(e.MessageBody))
+	}
+	r.mu.Lock()
+	r.calls = append(r.calls, bodies)
+	r.mu.Unlock()
+	return &sqs.SendMessageBatchOutput{}, nil
+}
+
+// Many bodies (a tick's wake-ups) go in batches of ten, several at once:
+// each once; a batch refused fails the whole call.
+func TestBatchPublisherSendsAtOnce(t *testing.T) {
+	var bodies [][]byte
+	for i := range 95 {
+		bodies = append(bodies, []byte(strconv.Itoa(i)))
+	}
+	rec := &concurrentBatch{}
+	if err := (&queue.BatchPublisher{SQS: rec, QueueURL: "q", Senders: 16}).EnqueueAll(t.Context(), bodies); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, c := range rec.calls {
+		if len(c) > 10 {
+			t.Errorf("a batch of %d", len(c))
+		}
+		for _, b := range c {
+			seen[b]++
+		}
+	}
+	if len(rec.calls) != 10 || len(seen) != len(bodies) {
+		t.Errorf("%d batches for %d bodies (%d distinct), want 10 for 95", len(rec.calls), len(bodies), len(seen))
+	}
+	for b, n := range seen {
+		if n != 1 {
+			t.Errorf("body %s sent %d times", b, n)
+		}
+	}
+	rec = &concurrentBatch{fail: "42"}
+	if err := (&queue.BatchPublisher{SQS: rec, QueueURL: "q", Senders: 16}).EnqueueAll(t.Context(), bodies); err == nil {
+		t.Error("a refused batch was not reported")
+	}
 }

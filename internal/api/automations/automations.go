@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/api/sdk"
-	"github.com/sesame-mail/sesame/internal/api/wakes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
@@ -36,15 +35,16 @@ var AutomationEvents = wire.Function[config.AutomationEvents]{
 // Handlers serves the event route over t, waking started runs through q.
 func Handlers(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI, logger *slog.Logger) automationhttp.Handlers {
 	return automationhttp.Handlers{Trigger: &automation.Trigger{
-		Store: triggerStore{&dynamo.AutomationRuns{Table: t}, &dynamo.Automations{Table: t}},
-		Queue: wakes.BatchWaker{Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL}},
+		Store: triggerStore{&dynamo.Contacts{Table: t}, &dynamo.AutomationRuns{Table: t}, &dynamo.Automations{Table: t}},
+		Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL, Senders: automation.WakeSenders},
 		NewID: newRunID, Now: t.Time, Logger: logger,
 	}}
 }
 
-// triggerStore is the trigger's store: contacts and run starts on the
-// runs' side, the listeners on the definitions' side.
+// triggerStore is the trigger's store: the event's contact, the run
+// starts and the listeners.
 type triggerStore struct {
+	*dynamo.Contacts
 	*dynamo.AutomationRuns
 	*dynamo.Automations
 }

@@ -5,8 +5,6 @@
 package owners
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 
 	"github.com/sesame-mail/sesame/internal/api/starts"
@@ -59,7 +57,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 	}
 	starter := c.Starter
 	if starter == nil {
-		starter = NoEngine{}
+		starter = campaign.NoEngine{}
 		if q.SendsQueueURL != "" {
 			starter = starts.NewStarter(repos.Table, repos.Campaigns, config.SendsQueue{SendsQueueURL: q.SendsQueueURL},
 				c.SQS, slog.New(slog.DiscardHandler))
@@ -92,19 +90,6 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		AutomationRuns: &owner.AutomationRuns{Store: repos.AutomationRuns},
 	}
 }
-
-// NoEngine is the campaign starter of a build without the send engine:
-// an approval is recorded, and starting it says the engine is missing.
-type NoEngine struct{}
-
-// ErrNoEngine is NoEngine's answer.
-var ErrNoEngine = errors.New("the campaign send engine is not part of this build")
-
-// Start refuses.
-func (NoEngine) Start(context.Context, campaign.Campaign) error { return ErrNoEngine }
-
-// Schedule refuses.
-func (NoEngine) Schedule(context.Context, campaign.Campaign) error { return ErrNoEngine }
 
 // emailReads are the emails and their clicks (owner.EmailStore).
 type emailReads struct {

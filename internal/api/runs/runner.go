@@ -13,7 +13,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/sdk"
 	"github.com/sesame-mail/sesame/internal/api/sends"
 	"github.com/sesame-mail/sesame/internal/api/wire"
-	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -51,13 +51,13 @@ type Deps struct {
 // with the configuration set of the workspace's tracking mode,
 // unsubscribe links on the public URL, a refusal recorded by the status
 // pipeline, short waits as delayed messages on the automations queue.
-func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *automation.Runner {
-	return &automation.Runner{
+func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *runner.Runner {
+	return &runner.Runner{
 		Runs:       &dynamo.AutomationRuns{Table: t},
 		Audience:   audience{&dynamo.Contacts{Table: t}, &dynamo.Suppressions{Table: t}},
-		Mail:       &dynamo.CampaignSends{Table: t},
+		Mail:       &dynamo.ListSends{Table: t},
 		Workspaces: workspaces{&dynamo.Workspaces{Table: t}, &dynamo.Senders{Table: t}},
-		Queue:      Waker{Queue: &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL}},
+		Queue:      &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL},
 		Transport:  d.Transport,
 		ConfigSets: sends.ConfigSets(cfg.SES),
 		Links:      sends.UnsubscribeLinks(cfg.Unsubscribing, cfg.PublicURL),

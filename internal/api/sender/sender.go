@@ -38,37 +38,6 @@ var CampaignSender = wire.Function[config.CampaignSender]{
 	},
 }
 
-// Thresholds are the breaker's thresholds: the configured ones, each
-// unset one at its default.
-func Thresholds(b config.Breaker) engine.Thresholds {
-	th := engine.DefaultThresholds
-	if b.BreakerBounceRate > 0 {
-		th.BounceRate = b.BreakerBounceRate
-	}
-	if b.BreakerComplaintRate > 0 {
-		th.ComplaintRate = b.BreakerComplaintRate
-	}
-	if b.BreakerMinSample > 0 {
-		th.MinSample = b.BreakerMinSample
-	}
-	if b.BreakerWindow > 0 {
-		th.Window = b.BreakerWindow
-	}
-	return th
-}
-
-// Rate is the pace's source: the configured rate, else the account's,
-// else (no account to ask) the SES sandbox's one per second.
-func Rate(p config.Pacing, account engine.RateSource) engine.RateSource {
-	switch {
-	case p.MaxSendRate > 0:
-		return engine.FixedRate(p.MaxSendRate)
-	case account == nil:
-		return engine.FixedRate(1)
-	}
-	return account
-}
-
 // Account is the SES account's rate through api when it can read the
 // account (an SES client does; the test fakes need not), else nil.
 func Account(api any) engine.RateSource {
@@ -95,10 +64,10 @@ type Deps struct {
 // mode, unsubscribe links on the public URL, a refusal recorded by the
 // status pipeline.
 func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sender {
-	store := &dynamo.CampaignSends{Table: t}
+	store := &dynamo.ListSends{Table: t}
 	return &engine.Sender{
 		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
-		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Time},
+		Pacer:      &engine.Pacer{Slots: store, Rate: engine.PaceRate(cfg.MaxSendRate, d.Account), Now: t.Time},
 		Transport:  d.Transport,
 		ConfigSets: sends.ConfigSets(cfg.SES),
 		Build:      raw.Build,
@@ -106,8 +75,11 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 		Failures:   pipeline.Processor(t, cfg.WebhooksQueue, d.Webhooks, d.Logger),
 		Queue:      &queue.BatchPublisher{SQS: d.Sends, QueueURL: cfg.SendsQueueURL},
 		Backoff:    queue.Backoff(d.Visibility, cfg.SendsQueueURL, queue.Sends),
-		Breaker:    Thresholds(cfg.Breaker),
-		Logger:     d.Logger,
-		Now:        t.Time,
+		Breaker: engine.Thresholds{
+			BounceRate: cfg.BreakerBounceRate, ComplaintRate: cfg.BreakerComplaintRate,
+			MinSample: cfg.BreakerMinSample, Window: cfg.BreakerWindow,
+		}.OrDefaults(),
+		Logger: d.Logger,
+		Now:    t.Time,
 	}
 }

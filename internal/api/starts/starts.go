@@ -47,6 +47,6 @@ func Tick(s *engine.Starter, logger *slog.Logger) func(context.Context) error {
 func NewStarter(t *dynamo.Table, campaigns engine.Campaigns, q config.SendsQueue, c queue.BatchSendAPI, logger *slog.Logger) *engine.Starter {
 	return &engine.Starter{
 		Campaigns: campaigns, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.SendsQueueURL},
-		Due: &dynamo.CampaignSends{Table: t}, Now: t.Time, Logger: logger,
+		Due: &dynamo.ListSends{Table: t}, Now: t.Time, Logger: logger,
 	}
 }

@@ -5,15 +5,14 @@ package wakes
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/api/sdk"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -32,17 +31,17 @@ var AutomationTick = wire.Function[config.AutomationTick]{
 }
 
 // NewTick is the tick over t, waking runs on the automations queue.
-func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *automation.Tick {
-	return &automation.Tick{
+func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *runner.Tick {
+	return &runner.Tick{
 		Wakes: &dynamo.AutomationRuns{Table: t},
-		Queue: BatchWaker{Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL}},
+		Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL, Senders: automation.WakeSenders},
 		Now:   t.Time,
 	}
 }
 
 // Tick is the tick's handler: an error makes the schedule's invocation
 // fail (and retry).
-func Tick(t *automation.Tick, logger *slog.Logger) func(context.Context) error {
+func Tick(t *runner.Tick, logger *slog.Logger) func(context.Context) error {
 	return func(ctx context.Context) error {
 		n, err := t.Run(ctx)
 		if n > 0 {
@@ -50,37 +49,4 @@ func Tick(t *automation.Tick, logger *slog.Logger) func(context.Context) error {
 		}
 		return err
 	}
-}
-
-// BatchWaker puts wake-ups on the automations queue at once.
-type BatchWaker struct{ Queue *queue.BatchPublisher }
-
-// wakeBatch is SQS's most messages a SendMessageBatch holds; wakeSenders
-// is how many the waker sends at once: a tick sweeping a minute of 1,000
-// runs a second (60,000 wake-ups) sends 6,000 batches, 48 s one after the
-// other at 8 ms each, and the tick has 30 s.
-const (
-	wakeBatch   = 10
-	wakeSenders = 16
-)
-
-func (w BatchWaker) WakeAll(ctx context.Context, ms []automation.WakeMessage) error {
-	bodies := make([][]byte, 0, len(ms))
-	for _, m := range ms {
-		b, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		bodies = append(bodies, b)
-	}
-	if len(bodies) <= wakeBatch {
-		return w.Queue.EnqueueAll(ctx, bodies)
-	}
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(wakeSenders)
-	for start := 0; start < len(bodies); start += wakeBatch {
-		batch := bodies[start:min(start+wakeBatch, len(bodies))]
-		g.Go(func() error { return w.Queue.EnqueueAll(ctx, batch) })
-	}
-	return g.Wait()
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"time"
 )
 
@@ -21,14 +22,27 @@ type Thresholds struct {
 // DefaultThresholds are the documented defaults (docs/decisions.md).
 var DefaultThresholds = Thresholds{BounceRate: 0.04, ComplaintRate: 0.0008, MinSample: 500, Window: 24 * time.Hour}
 
-// Tally is what a workspace's recent campaign and automation emails did:
-// how many were sent, and how many of those bounced or drew a complaint.
-type Tally struct {
-	Sent, Bounced, Complained int
+// OrDefaults is th with each unset (zero) threshold at its default: the
+// configured thresholds as the breaker applies them.
+func (th Thresholds) OrDefaults() Thresholds {
+	d := DefaultThresholds
+	if th.BounceRate > 0 {
+		d.BounceRate = th.BounceRate
+	}
+	if th.ComplaintRate > 0 {
+		d.ComplaintRate = th.ComplaintRate
+	}
+	if th.MinSample > 0 {
+		d.MinSample = th.MinSample
+	}
+	if th.Window > 0 {
+		d.Window = th.Window
+	}
+	return d
 }
 
 // Trip returns the pause reason when t crosses the thresholds.
-func (th Thresholds) Trip(t Tally) (string, bool) {
+func (th Thresholds) Trip(t campaign.Tally) (string, bool) {
 	if t.Sent <= 0 || t.Sent < th.MinSample {
 		return "", false
 	}
@@ -45,9 +59,9 @@ func (th Thresholds) Trip(t Tally) (string, bool) {
 }
 
 // ReputationStore keeps each workspace's campaign and automation sends by
-// hour (dynamo.CampaignSends); the status pipeline adds their bounces and
+// hour (dynamo.ListSends); the status pipeline adds their bounces and
 // complaints to the hour each email was sent in.
 type ReputationStore interface {
 	CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error
-	Tally(ctx context.Context, workspaceID string, from, to time.Time) (Tally, error)
+	Tally(ctx context.Context, workspaceID string, from, to time.Time) (campaign.Tally, error)
 }

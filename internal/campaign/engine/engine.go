@@ -9,11 +9,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
-	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -35,55 +33,12 @@ type Campaigns interface {
 	TransitionCampaign(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status, at time.Time, reason string) (campaign.Campaign, error)
 }
 
-// Recipient is a frozen contact as it is at send time, with what its
-// merge tags read.
-type Recipient struct {
-	ContactID string
-	// Email is "" for a contact deleted since the draft.
-	Email      string
-	FirstName  *string
-	LastName   *string
-	Properties map[string]contact.Property
-	Subscribed bool
-	Suppressed bool
-}
-
-// contact is r as the contact its email is rendered for.
-func (r Recipient) contact() contact.Contact {
-	return contact.Contact{ID: r.ContactID, Email: r.Email, FirstName: r.FirstName, LastName: r.LastName,
-		Properties: r.Properties, Subscribed: r.Subscribed}
-}
-
-// Progress is which recipients of a chunk are done (sent, found claimed
-// or skipped) and counted on the campaign: bit i is the chunk's i-th id.
-// Version counts its commits, so two senders of one chunk never count a
-// recipient twice.
-type Progress struct {
-	Version int
-	Done    []byte
-}
-
-// IsDone reports whether recipient i is done.
-func (p Progress) IsDone(i int) bool { return i/8 < len(p.Done) && p.Done[i/8]&(1<<(i%8)) != 0 }
-
-// mark returns p's bitmap with recipient i done.
-func (p *Progress) mark(i int) {
-	for len(p.Done) <= i/8 {
-		p.Done = append(p.Done, 0)
-	}
-	p.Done[i/8] |= 1 << (i % 8)
-}
-
-// ErrProgressMoved is CommitProgress's answer when another sender
-// committed the chunk since it was read.
-var ErrProgressMoved = errors.New("campaign chunk progress moved")
-
 // Store is what the sender reads and writes beside the campaign
-// (dynamo.CampaignSends).
+// (dynamo.ListSends).
 type Store interface {
 	// Recipients reads the contacts of ids, in order, and whether each
 	// address is on the do-not-send list.
-	Recipients(ctx context.Context, workspaceID string, ids []string) ([]Recipient, error)
+	Recipients(ctx context.Context, workspaceID string, ids []string) ([]campaign.Recipient, error)
 	// ClaimEmail stores a campaign email unless its id exists: false when
 	// it did (claimed by an earlier delivery, sent or not, never again).
 	ClaimEmail(ctx context.Context, e email.Email) (bool, error)
@@ -92,13 +47,26 @@ type Store interface {
 	ReleaseEmail(ctx context.Context, workspaceID, id string) error
 	// FailEmail marks a claimed email SES refused for good.
 	FailEmail(ctx context.Context, workspaceID, id, reason string) error
-	Progress(ctx context.Context, workspaceID, campaignID string, chunk int) (Progress, error)
+	Progress(ctx context.Context, workspaceID, campaignID string, chunk int) (campaign.Progress, error)
 	// CommitProgress writes next over the read prev (ErrProgressMoved if
 	// it moved) and adds sent and skipped to the campaign's counts, at once.
-	CommitProgress(ctx context.Context, workspaceID, campaignID string, chunk int, prev, next Progress, sent, skipped int) error
+	CommitProgress(ctx context.Context, workspaceID, campaignID string, chunk int, prev, next campaign.Progress, sent, skipped int) error
 	// MonthlyUsage is the workspace's live sends counted this month
 	// (YYYY-MM), the allowance's counter.
 	MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error)
+}
+
+// PaceRate is the pace's source: the configured rate (when above 0), else
+// the account's, else (no account to ask) the SES sandbox's one per
+// second.
+func PaceRate(configured float64, account RateSource) RateSource {
+	switch {
+	case configured > 0:
+		return FixedRate(configured)
+	case account == nil:
+		return FixedRate(1)
+	}
+	return account
 }
 
 // Workspaces reads a workspace: postal address, allowance, tracking.

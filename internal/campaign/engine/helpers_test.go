@@ -23,16 +23,16 @@ type world struct {
 	mu          sync.Mutex
 	c           campaign.Campaign
 	chunks      [][]string
-	contacts    map[string]Recipient
+	contacts    map[string]campaign.Recipient
 	emails      map[string]email.Email
-	progress    map[int]Progress
+	progress    map[int]campaign.Progress
 	usage       int
-	tally       Tally
+	tally       campaign.Tally
 	ses         []sending.SendInput
 	transitions []campaign.Status
 	enqueued    [][]byte
 	slotsTaken  map[int64]int
-	due         map[DueStart]bool
+	due         map[campaign.DueStart]bool
 	// sesFail, when set, answers a send instead of SES accepting it.
 	sesFail func(n int, in sending.SendInput) error
 	// commitFail, when set, fails a progress commit (a crash before it).
@@ -45,15 +45,15 @@ var start = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 
 // newWorld is a sending campaign of n recipients in chunks of chunk.
 func newWorld(n, chunk int) *world {
-	w := &world{contacts: map[string]Recipient{}, emails: map[string]email.Email{}, progress: map[int]Progress{},
-		slotsTaken: map[int64]int{}, due: map[DueStart]bool{}}
+	w := &world{contacts: map[string]campaign.Recipient{}, emails: map[string]email.Email{}, progress: map[int]campaign.Progress{},
+		slotsTaken: map[int64]int{}, due: map[campaign.DueStart]bool{}}
 	started := start
 	w.c = campaign.Campaign{ID: "0190c000-0000-7000-8000-000000000001", WorkspaceID: wsID, Subject: "News", HTML: "<p>Hello</p>",
 		Sender: identity.Sender{Name: "Shop", Email: "news@shop.example"}, Status: campaign.StatusSending,
 		RecipientCount: n, StartedAt: &started}
 	for i := range n {
 		id := fmt.Sprintf("00000000-0000-7000-8000-%012d", i)
-		w.contacts[id] = Recipient{ContactID: id, Email: fmt.Sprintf("r%d@example.com", i), Subscribed: true}
+		w.contacts[id] = campaign.Recipient{ContactID: id, Email: fmt.Sprintf("r%d@example.com", i), Subscribed: true}
 		if i%chunk == 0 {
 			w.chunks = append(w.chunks, nil)
 		}
@@ -100,10 +100,10 @@ func (w *world) TransitionCampaign(_ context.Context, _, _ string, from []campai
 	return w.c, nil
 }
 
-func (w *world) Recipients(_ context.Context, _ string, ids []string) ([]Recipient, error) {
+func (w *world) Recipients(_ context.Context, _ string, ids []string) ([]campaign.Recipient, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]Recipient, len(ids))
+	out := make([]campaign.Recipient, len(ids))
 	for i, id := range ids {
 		out[i] = w.contacts[id]
 		out[i].ContactID = id
@@ -137,13 +137,13 @@ func (w *world) FailEmail(_ context.Context, _, id, reason string) error {
 	return nil
 }
 
-func (w *world) Progress(_ context.Context, _, _ string, chunk int) (Progress, error) {
+func (w *world) Progress(_ context.Context, _, _ string, chunk int) (campaign.Progress, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.progress[chunk], nil
 }
 
-func (w *world) CommitProgress(_ context.Context, _, _ string, chunk int, prev, next Progress, sent, skipped int) error {
+func (w *world) CommitProgress(_ context.Context, _, _ string, chunk int, prev, next campaign.Progress, sent, skipped int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.commitFail != nil {
@@ -152,7 +152,7 @@ func (w *world) CommitProgress(_ context.Context, _, _ string, chunk int, prev, 
 		}
 	}
 	if w.progress[chunk].Version != prev.Version {
-		return ErrProgressMoved
+		return campaign.ErrProgressMoved
 	}
 	w.progress[chunk] = next
 	w.c.SentCount += sent
@@ -177,7 +177,7 @@ func (w *world) CountSent(_ context.Context, _ string, _ time.Time, n int) error
 	return nil
 }
 
-func (w *world) Tally(context.Context, string, time.Time, time.Time) (Tally, error) {
+func (w *world) Tally(context.Context, string, time.Time, time.Time) (campaign.Tally, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.tally, nil
@@ -210,13 +210,13 @@ func (w *world) EnqueueAll(_ context.Context, bodies [][]byte) error {
 	return nil
 }
 
-func (w *world) PutDue(_ context.Context, d DueStart) error {
+func (w *world) PutDue(_ context.Context, d campaign.DueStart) error {
 	w.due[d] = true
 	return nil
 }
 
-func (w *world) DueBy(_ context.Context, t time.Time) ([]DueStart, error) {
-	var out []DueStart
+func (w *world) DueBy(_ context.Context, t time.Time) ([]campaign.DueStart, error) {
+	var out []campaign.DueStart
 	for d := range w.due {
 		if !d.At.After(t) {
 			out = append(out, d)
@@ -225,7 +225,7 @@ func (w *world) DueBy(_ context.Context, t time.Time) ([]DueStart, error) {
 	return out, nil
 }
 
-func (w *world) ClearDue(_ context.Context, d DueStart) error {
+func (w *world) ClearDue(_ context.Context, d campaign.DueStart) error {
 	delete(w.due, d)
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // SlotStore hands out the send slots of one second, shared by every
-// sender invocation (dynamo.CampaignSends: a conditional counter per
+// sender invocation (dynamo.ListSends: a conditional counter per
 // second).
 type SlotStore interface {
 	// ClaimSlots takes up to want of the rate slots of the second starting

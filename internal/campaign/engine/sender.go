@@ -14,7 +14,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
@@ -230,7 +229,7 @@ type chunkJob struct {
 	*Sender
 	msg  ChunkMessage
 	ids  []string
-	prog Progress
+	prog campaign.Progress
 	ws   workspace.Workspace
 	// sentGroups is how many groups this job sent and committed.
 	sentGroups int
@@ -331,7 +330,7 @@ func count(outcomes map[int]outcome, o outcome) int {
 
 // sendAll sends the sendable recipients (indexes into group) with a few
 // workers, each send in a slot of the pace, and records each outcome.
-func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int, recipients []Recipient, sendable []int, outcomes map[int]outcome) {
+func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int, recipients []campaign.Recipient, sendable []int, outcomes map[int]outcome) {
 	var mu sync.Mutex
 	work := make(chan int)
 	pool := &slotPool{pacer: j.Pacer, want: len(sendable)}
@@ -355,17 +354,16 @@ func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int
 	wg.Wait()
 }
 
-// sendOne claims the recipient's email, then hands it to SES: a claim
-// found taken means an earlier delivery has it, and it is never sent
-// again. Each SES call starts only after the gate read the campaign as
-// still sending (before the claim, and before each retry).
-func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient, pool *slotPool) outcome {
+// sendOne sends the recipient's email once (listmail.Sender): a claim
+// found taken means an earlier delivery has it. Each SES call starts only
+// after the gate read the campaign as still sending (before the claim,
+// and before each retry).
+func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r campaign.Recipient, pool *slotPool) outcome {
 	// The gate is asked before the claim: a claim that a store fault then
 	// kept from being released would count the email as sent, unsent.
 	if err := pool.acquire(ctx); err != nil || !j.stillSending(ctx) {
 		return pendingAgain
 	}
-	mode := listmail.Tracking(j.ws)
 	id := campaign.EmailID(c.ID, r.ContactID, *c.StartedAt)
 	msg, err := j.build(c, r, id)
 	subject := c.Subject // as drafted, when it does not render
@@ -374,54 +372,39 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r Recipient
 	}
 	e := email.Email{
 		ID: id, WorkspaceID: c.WorkspaceID, To: r.Email, Subject: subject,
-		Status: email.StatusSent, Type: email.TypeCampaign, Environment: apikey.Live, SentAt: j.now(), TrackingMode: mode,
+		Status: email.StatusSent, Type: email.TypeCampaign, Environment: apikey.Live, SentAt: j.now(), TrackingMode: listmail.Tracking(j.ws),
 		Source: email.Source{CampaignID: c.ID, ContactID: r.ContactID},
 	}
-	claimed, claimErr := j.Store.ClaimEmail(ctx, e)
-	if claimErr != nil {
-		j.logger().ErrorContext(ctx, "campaign email not claimed", slog.String("email_id", e.ID), slog.Any("err", claimErr))
-		return pendingAgain
-	}
-	if !claimed {
+	res := j.mail().Send(ctx, listmail.Mail{
+		Email: e, From: c.Sender.Email,
+		Message: func() (compose.Message, error) { return msg, err },
+		Again: func(ctx context.Context, try int) bool {
+			return try < sendTries && j.sleep(ctx, time.Duration(1<<try)*100*time.Millisecond) == nil &&
+				pool.acquire(ctx) == nil && j.stillSending(ctx)
+		},
+	})
+	switch res.Outcome {
+	case listmail.Sent:
+		j.sent.Add(1)
 		return wentOut
+	case listmail.ClaimedBefore:
+		return wentOut
+	case listmail.Refused:
+		return skipped
+	case listmail.Unclaimed:
+		j.logger().ErrorContext(ctx, "campaign email not claimed", slog.String("email_id", e.ID), slog.Any("err", res.Err))
+	case listmail.Released:
+		// Not built: the stack's unsubscribe links are misconfigured, no
+		// email can go until it is fixed (the chunk ends in the
+		// dead-letter queue). Not taken: SES throttled or failed.
+		j.logger().WarnContext(ctx, "campaign email not sent; will retry", slog.String("email_id", e.ID), slog.Any("err", res.Err))
 	}
-	var raw []byte
-	if err == nil {
-		raw, err = j.Build(msg)
-	}
-	if errors.Is(err, compose.ErrInvalid) {
-		return j.refuse(ctx, e, "not sent: "+err.Error())
-	}
-	if err != nil {
-		// The stack's unsubscribe links are misconfigured: no email can go
-		// until it is fixed; the chunk ends in the dead-letter queue.
-		j.logger().ErrorContext(ctx, "campaign email not built", slog.String("email_id", e.ID), slog.Any("err", err))
-		j.release(ctx, e)
-		return pendingAgain
-	}
-	in := sending.SendInput{
-		Raw: raw, ConfigurationSet: j.ConfigSets.For(mode),
-		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: c.Sender.Email, To: r.Email,
-	}
-	for try := 1; ; try++ {
-		if try > 1 && !j.stillSending(ctx) {
-			break
-		}
-		_, err = j.Transport.Send(ctx, in)
-		switch {
-		case err == nil:
-			j.sent.Add(1)
-			return wentOut
-		case fail.IsPermanent(err):
-			return j.refuse(ctx, e, "rejected by the email provider: "+fail.MessageOf(err))
-		}
-		if try == sendTries || j.sleep(ctx, time.Duration(1<<try)*100*time.Millisecond) != nil || pool.acquire(ctx) != nil {
-			break
-		}
-	}
-	j.logger().WarnContext(ctx, "campaign email not taken by SES; will retry", slog.String("email_id", e.ID), slog.Any("err", err))
-	j.release(ctx, e)
 	return pendingAgain
+}
+
+// mail is the list-mail sender over the job's store and SES.
+func (j *chunkJob) mail() listmail.Sender {
+	return listmail.Sender{Claims: j.Store, Transport: j.Transport, ConfigSets: j.ConfigSets, Build: j.Build, Failures: j.Failures, Logger: j.logger()}
 }
 
 // stillSending asks the gate whether an SES call may start; a fault
@@ -438,21 +421,10 @@ func (j *chunkJob) stillSending(ctx context.Context) bool {
 	return sending
 }
 
-// release frees the claim of an email SES did not take (listmail.Release).
-func (j *chunkJob) release(ctx context.Context, e email.Email) {
-	listmail.Release(ctx, j.Store, j.logger(), e)
-}
-
-// refuse records a claimed email that can never go as failed.
-func (j *chunkJob) refuse(ctx context.Context, e email.Email, reason string) outcome {
-	listmail.Refuse(ctx, j.Store, j.Failures, j.logger(), e, reason)
-	return skipped
-}
-
 // build renders the recipient's message (campaign.Message): merge tags
 // for r, the footer and the one-click unsubscribe headers.
-func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) (compose.Message, error) {
-	return campaign.Message(c, j.ws, j.Links, r.contact(), emailID)
+func (j *chunkJob) build(c campaign.Campaign, r campaign.Recipient, emailID string) (compose.Message, error) {
+	return campaign.Message(c, j.ws, j.Links, r.Contact(), emailID)
 }
 
 // commit marks the group's done recipients and adds their counts to the
@@ -460,13 +432,13 @@ func (j *chunkJob) build(c campaign.Campaign, r Recipient, emailID string) (comp
 // recipients it counted are left out and the commit tried again.
 func (j *chunkJob) commit(ctx context.Context, outcomes map[int]outcome) error {
 	for try := 0; ; try++ {
-		next := Progress{Version: j.prog.Version + 1, Done: append([]byte(nil), j.prog.Done...)}
+		next := campaign.Progress{Version: j.prog.Version + 1, Done: append([]byte(nil), j.prog.Done...)}
 		sent, skip := 0, 0
 		for i, o := range outcomes {
 			if o == pendingAgain || j.prog.IsDone(i) {
 				continue
 			}
-			next.mark(i)
+			next.Mark(i)
 			if o == wentOut {
 				sent++
 			} else {
@@ -481,7 +453,7 @@ func (j *chunkJob) commit(ctx context.Context, outcomes map[int]outcome) error {
 			j.prog = next
 			return nil
 		}
-		if !errors.Is(err, ErrProgressMoved) || try == 3 {
+		if !errors.Is(err, campaign.ErrProgressMoved) || try == 3 {
 			return err
 		}
 		if j.prog, err = j.Store.Progress(ctx, j.msg.WorkspaceID, j.msg.CampaignID, j.msg.Chunk); err != nil {

@@ -140,8 +140,8 @@ func TestSenderRetriesThrottling(t *testing.T) {
 func TestSenderSkipsAndCounts(t *testing.T) {
 	w := newWorld(10, 10)
 	ids := w.chunks[0]
-	w.contacts[ids[1]] = Recipient{Email: "u@example.com", Subscribed: false}
-	w.contacts[ids[2]] = Recipient{Email: "s@example.com", Subscribed: true, Suppressed: true}
+	w.contacts[ids[1]] = campaign.Recipient{Email: "u@example.com", Subscribed: false}
+	w.contacts[ids[2]] = campaign.Recipient{Email: "s@example.com", Subscribed: true, Suppressed: true}
 	delete(w.contacts, ids[3])
 	w.sesFail = func(_ int, in sending.SendInput) error {
 		if in.To == "r4@example.com" {
@@ -205,7 +205,7 @@ func TestSenderBreakerPauses(t *testing.T) {
 	if len(w.ses) != groupSize {
 		t.Fatalf("%d sent before the pause, want %d", len(w.ses), groupSize)
 	}
-	w.tally = Tally{}
+	w.tally = campaign.Tally{}
 	// Resume as the owner's approvals do: back to sending, then start.
 	resumed, err := w.TransitionCampaign(t.Context(), wsID, w.c.ID, []campaign.Status{campaign.StatusPaused}, campaign.StatusSending, start, "")
 	if err != nil {

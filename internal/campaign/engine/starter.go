@@ -11,20 +11,13 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 )
 
-// DueStart is a scheduled campaign's start, kept until the tick starts it.
-type DueStart struct {
-	At          time.Time
-	WorkspaceID string
-	CampaignID  string
-}
-
 // DueStore keeps the due starts of scheduled campaigns, across
-// workspaces, by time (dynamo.CampaignSends).
+// workspaces, by time (dynamo.ListSends).
 type DueStore interface {
-	PutDue(ctx context.Context, d DueStart) error
+	PutDue(ctx context.Context, d campaign.DueStart) error
 	// DueBy lists the starts due at or before t, earliest first.
-	DueBy(ctx context.Context, t time.Time) ([]DueStart, error)
-	ClearDue(ctx context.Context, d DueStart) error
+	DueBy(ctx context.Context, t time.Time) ([]campaign.DueStart, error)
+	ClearDue(ctx context.Context, d campaign.DueStart) error
 }
 
 // Starter starts approved campaigns (campaign.Starter): now, by putting
@@ -82,7 +75,7 @@ func (s *Starter) Schedule(ctx context.Context, c campaign.Campaign) error {
 	if c.ScheduledAt == nil {
 		return fmt.Errorf("campaign %s has no scheduled time", c.ID)
 	}
-	return s.Due.PutDue(ctx, DueStart{At: dueTime(*c.ScheduledAt), WorkspaceID: c.WorkspaceID, CampaignID: c.ID})
+	return s.Due.PutDue(ctx, campaign.DueStart{At: dueTime(*c.ScheduledAt), WorkspaceID: c.WorkspaceID, CampaignID: c.ID})
 }
 
 // dueTime is a scheduled time as a due start keeps it: to the second.

@@ -1,4 +1,4 @@
-package automation
+package runner
 
 import (
 	"context"
@@ -11,18 +11,22 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 )
 
 var (
-	sendStep = Step{Type: StepSend, Subject: `Still want {{ event.product_name | "it" }}?`, HTML: `<p>{{ event.product_name }} for {{ contact.first_name | "you" }}</p>`}
-	tagStep  = Step{Type: StepTag, Add: []string{"vip"}, Remove: []string{"cold"}}
+	sendStep = automation.Step{Type: automation.StepSend, Subject: `Still want {{ event.product_name | "it" }}?`, HTML: `<p>{{ event.product_name }} for {{ contact.first_name | "you" }}</p>`}
+	tagStep  = automation.Step{Type: automation.StepTag, Add: []string{"vip"}, Remove: []string{"cold"}}
 )
 
-func wait(d time.Duration) Step { return Step{Type: StepWait, Duration: Duration(d)} }
+func wait(d time.Duration) automation.Step {
+	return automation.Step{Type: automation.StepWait, Duration: automation.Duration(d)}
+}
 
 func TestRunnerSendsOnceOnRedelivery(t *testing.T) {
 	w := newWorld(t, apikey.Live, sendStep, wait(time.Hour), sendStep)
@@ -30,13 +34,13 @@ func TestRunnerSendsOnceOnRedelivery(t *testing.T) {
 	// A redelivery of the first step after its email went but before the
 	// run advanced (it comes back after the queue's visibility timeout):
 	// the claim is found, nothing goes twice.
-	w.run.Step, w.run.Status, w.run.Log, w.run.DueAt = 0, RunActive, nil, w.now
+	w.run.Step, w.run.Status, w.run.Log, w.run.DueAt = 0, automation.RunActive, nil, w.now
 	w.now = w.now.Add(ClaimInFlight)
 	w.wake(t)
 	if len(w.sent) != 1 {
 		t.Fatalf("sent %d emails, want 1", len(w.sent))
 	}
-	e := w.claims[EmailID(w.run, 0)]
+	e := w.claims[automation.EmailID(w.run, 0)]
 	if e.Type != email.TypeAutomation || e.Environment != apikey.Live || e.Subject != "Still want <script>x</script>?" {
 		t.Errorf("claimed email = %+v", e)
 	}
@@ -60,8 +64,25 @@ func TestRunnerTagsOnceAndCompletes(t *testing.T) {
 	if !w.tags["vip"] || w.tags["cold"] || len(w.tags) != 1 {
 		t.Errorf("tags = %v", w.tags)
 	}
-	if w.run.Status != RunCompleted || w.run.EndedAt == nil || len(w.run.Log) != 1 || w.run.Log[0].Outcome != "tagged" {
+	if w.run.Status != automation.RunCompleted || w.run.EndedAt == nil || len(w.run.Log) != 1 || w.run.Log[0].Outcome != "tagged" {
 		t.Errorf("run = %+v", w.run)
+	}
+}
+
+// A tag step is the contact's own update: on a contact at the 50-tag cap
+// it is refused as a PATCH would be, the run stops saying why, and the
+// contact keeps its tags.
+func TestRunnerTagStepKeepsTheTagCap(t *testing.T) {
+	w := newWorld(t, apikey.Live, tagStep, sendStep)
+	for i := range contact.MaxTags {
+		w.tags[fmt.Sprintf("t%02d", i)] = true
+	}
+	w.wake(t)
+	if len(w.tags) != contact.MaxTags || w.tags["vip"] {
+		t.Errorf("tags = %d, vip %v", len(w.tags), w.tags["vip"])
+	}
+	if w.run.Status != automation.RunStopped || w.run.Reason != "the contact's tags were not changed: a contact has at most 50 tags" || len(w.sent) != 0 {
+		t.Errorf("run = %+v, sent %d", w.run, len(w.sent))
 	}
 }
 
@@ -89,7 +110,7 @@ func TestRunnerWaits(t *testing.T) {
 		// The start's safety net (for step 0) finds the run past it: no
 		// second delayed message, which would run the next step twice.
 		queued := len(w.wakes)
-		if err := w.runner().Wake(context.Background(), WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"}.ForStep(0)); err != nil || len(w.wakes) != queued {
+		if err := w.runner().Wake(context.Background(), automation.WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"}.ForStep(0)); err != nil || len(w.wakes) != queued {
 			t.Errorf("%s: the safety net during the wait: %v, queued %v", name, err, w.wakes)
 		}
 		w.wake(t) // early: nothing, or a delayed message again
@@ -98,7 +119,7 @@ func TestRunnerWaits(t *testing.T) {
 		}
 		w.now = w.now.Add(tt.d)
 		w.wake(t)
-		if w.run.Status != RunCompleted || !w.tags["vip"] {
+		if w.run.Status != automation.RunCompleted || !w.tags["vip"] {
 			t.Errorf("%s: after the wait: %+v tags %v", name, w.run, w.tags)
 		}
 	}
@@ -119,7 +140,7 @@ func TestRunnerStops(t *testing.T) {
 		w := newWorld(t, apikey.Live, sendStep, tagStep)
 		tt.change(w)
 		w.wake(t)
-		if w.run.Status != RunStopped || !strings.Contains(w.run.Reason, tt.reason) || w.run.Step != 0 || w.run.EndedAt == nil || len(w.tags) != 0 {
+		if w.run.Status != automation.RunStopped || !strings.Contains(w.run.Reason, tt.reason) || w.run.Step != 0 || w.run.EndedAt == nil || len(w.tags) != 0 {
 			t.Errorf("%s: run = %+v", name, w.run)
 		}
 		if len(w.sent)+len(w.captured)+len(w.claims) != 0 {
@@ -132,13 +153,13 @@ func TestRunnerTestMode(t *testing.T) {
 	w := newWorld(t, apikey.Test, wait(72*time.Hour), tagStep, sendStep)
 	w.allowance, w.usage = 1, 1 // not counted, so not refused
 	w.wake(t)
-	if w.run.Status != RunCompleted || len(w.run.Log) != 3 {
+	if w.run.Status != automation.RunCompleted || len(w.run.Log) != 3 {
 		t.Fatalf("test run = %+v", w.run)
 	}
 	if len(w.sent) != 0 || len(w.captured) != 1 || len(w.tags) != 0 || len(w.wakes)+len(w.wakeItems) != 0 {
 		t.Errorf("sent %d captured %d tags %v wakes %v %v", len(w.sent), len(w.captured), w.tags, w.wakes, w.wakeItems)
 	}
-	if e := w.claims[EmailID(w.run, 2)]; e.Environment != apikey.Test || e.Type != email.TypeAutomation {
+	if e := w.claims[automation.EmailID(w.run, 2)]; e.Environment != apikey.Test || e.Type != email.TypeAutomation {
 		t.Errorf("captured email = %+v", e)
 	}
 	for i, want := range []string{"test mode: the wait took no time", "test mode: nobody tagged", "test mode: captured, not delivered"} {
@@ -154,15 +175,15 @@ func TestRunnerTestMode(t *testing.T) {
 // claim (a transient SES error), when the retry sends it.
 func TestRunnerStepInFlightIsRetried(t *testing.T) {
 	w := newWorld(t, apikey.Live, sendStep, tagStep)
-	holder := email.Email{ID: EmailID(w.run, 0), WorkspaceID: "ws", SentAt: w.now.Add(-time.Second)}
+	holder := email.Email{ID: automation.EmailID(w.run, 0), WorkspaceID: "ws", SentAt: w.now.Add(-time.Second)}
 	w.claims[holder.ID] = holder
-	err := w.runner().Wake(context.Background(), WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"})
+	err := w.runner().Wake(context.Background(), automation.WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"})
 	if !errors.Is(err, ErrStepInFlight) || w.run.Step != 0 || len(w.run.Log) != 0 || len(w.sent) != 0 {
 		t.Fatalf("in flight: %v, run %+v, sent %d", err, w.run, len(w.sent))
 	}
 	delete(w.claims, holder.ID) // the holder met a transient error and released it
 	w.wake(t)
-	if len(w.sent) != 1 || w.run.Status != RunCompleted || w.run.Log[0].Outcome != "sent" {
+	if len(w.sent) != 1 || w.run.Status != automation.RunCompleted || w.run.Log[0].Outcome != "sent" {
 		t.Errorf("after the release: sent %d, run %+v", len(w.sent), w.run)
 	}
 }
@@ -170,8 +191,8 @@ func TestRunnerStepInFlightIsRetried(t *testing.T) {
 // faultyRuns is the run store while the table does not answer.
 type faultyRuns struct{ fakeRuns }
 
-func (faultyRuns) GetRun(context.Context, string, string, string) (Run, error) {
-	return Run{}, errors.New("store paused")
+func (faultyRuns) GetRun(context.Context, string, string, string) (automation.Run, error) {
+	return automation.Run{}, errors.New("store paused")
 }
 
 // postponements records the waits set on messages.
@@ -185,12 +206,12 @@ func (p postponements) Postpone(_ context.Context, receipt string, d time.Durati
 // A wake-up that meets a store fault comes back after a short wait
 // growing with its receives, not the queue's visibility timeout.
 func TestRunnerFaultRetriesWithinSeconds(t *testing.T) {
-	w := newWorld(t, apikey.Live, Step{Type: StepSend})
+	w := newWorld(t, apikey.Live, automation.Step{Type: automation.StepSend})
 	r := w.runner()
 	r.Runs = faultyRuns{fakeRuns{w}}
 	later := postponements{}
 	r.Backoff = batch.Backoff{Later: later, Ceiling: 2 * time.Minute}
-	body, _ := json.Marshal(WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"})
+	body, _ := json.Marshal(automation.WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"})
 	msgs := []batch.Message{{ID: "m1", Body: string(body), Receipt: "r1", ReceiveCount: 1}, {ID: "m2", Body: string(body), Receipt: "r2", ReceiveCount: 9}}
 	if retry := r.Handle(t.Context(), msgs); !slices.Equal(retry, []string{"m1", "m2"}) {
 		t.Fatalf("retry %v", retry)
@@ -225,7 +246,7 @@ func TestRunnerSendStepFails(t *testing.T) {
 		w := newWorld(t, apikey.Live, sendStep, tagStep)
 		tt.change(w)
 		w.wake(t)
-		if w.run.Status != RunFailed || !strings.HasPrefix(w.run.Reason, tt.reason) || w.run.Step != 0 || w.run.EndedAt == nil || len(w.tags) != 0 {
+		if w.run.Status != automation.RunFailed || !strings.HasPrefix(w.run.Reason, tt.reason) || w.run.Step != 0 || w.run.EndedAt == nil || len(w.tags) != 0 {
 			t.Errorf("%s: run = %+v", name, w.run)
 		}
 		if l := w.run.Log; len(l) != 1 || l[0].Outcome != "failed" || l[0].Detail != w.run.Reason {
@@ -240,14 +261,14 @@ func TestRunnerSendStepFails(t *testing.T) {
 // A contact's name with a line break in it reaches the subject as
 // spaces: the email goes, with one header line, and the run completes.
 func TestRunnerSubjectValueWithLineBreak(t *testing.T) {
-	w := newWorld(t, apikey.Live, Step{Type: StepSend, Subject: `Hi {{ contact.first_name | "there" }}`, HTML: `<p>Hi</p>`})
+	w := newWorld(t, apikey.Live, automation.Step{Type: automation.StepSend, Subject: `Hi {{ contact.first_name | "there" }}`, HTML: `<p>Hi</p>`})
 	w.contact.FirstName = new("Ann\r\nBcc: all@example.com")
 	w.wake(t)
-	if w.run.Status != RunCompleted || len(w.sent) != 1 {
+	if w.run.Status != automation.RunCompleted || len(w.sent) != 1 {
 		t.Fatalf("run = %+v, sent %d", w.run, len(w.sent))
 	}
 	subject, _, _ := strings.Cut(string(w.sent[0].Raw), "|")
-	if subject != "Hi Ann  Bcc: all@example.com" || w.claims[EmailID(w.run, 0)].Subject != subject {
-		t.Errorf("subject %q, stored %q", subject, w.claims[EmailID(w.run, 0)].Subject)
+	if subject != "Hi Ann  Bcc: all@example.com" || w.claims[automation.EmailID(w.run, 0)].Subject != subject {
+		t.Errorf("subject %q, stored %q", subject, w.claims[automation.EmailID(w.run, 0)].Subject)
 	}
 }

@@ -1,44 +1,53 @@
-package automation
+package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/automation"
 )
 
 type fakeWakes struct {
 	cursor time.Time
-	due    map[time.Time][]WakeMessage
+	due    map[time.Time][]automation.WakeMessage
 	reads  int
 }
 
 func (f *fakeWakes) TickCursor(context.Context) (time.Time, error)      { return f.cursor, nil }
 func (f *fakeWakes) SetTickCursor(_ context.Context, m time.Time) error { f.cursor = m; return nil }
-func (f *fakeWakes) DueWakes(_ context.Context, m time.Time) ([]WakeMessage, error) {
+func (f *fakeWakes) DueWakes(_ context.Context, m time.Time) ([]automation.WakeMessage, error) {
 	f.reads++
 	return slices.Clone(f.due[m]), nil
 }
-func (f *fakeWakes) ClearWakes(_ context.Context, m time.Time, ms []WakeMessage) error {
-	f.due[m] = slices.DeleteFunc(f.due[m], func(w WakeMessage) bool { return slices.Contains(ms, w) })
+func (f *fakeWakes) ClearWakes(_ context.Context, m time.Time, ms []automation.WakeMessage) error {
+	f.due[m] = slices.DeleteFunc(f.due[m], func(w automation.WakeMessage) bool { return slices.Contains(ms, w) })
 	return nil
 }
 
 // fakeWakeQueue keeps the wake-ups; it fails every call once failAfter
 // calls succeeded (0: never fails).
 type fakeWakeQueue struct {
-	got              []WakeMessage
+	got              []automation.WakeMessage
 	calls, failAfter int
 }
 
-func (q *fakeWakeQueue) WakeAll(_ context.Context, ms []WakeMessage) error {
+func (q *fakeWakeQueue) EnqueueAll(_ context.Context, bodies [][]byte) error {
 	if q.failAfter > 0 && q.calls >= q.failAfter {
 		return errors.New("the tick ran out of time")
 	}
 	q.calls++
-	q.got = append(q.got, ms...)
+	for _, b := range bodies {
+		var m automation.WakeMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		q.got = append(q.got, m)
+	}
 	return nil
 }
 
@@ -48,11 +57,11 @@ func (q *fakeWakeQueue) WakeAll(_ context.Context, ms []WakeMessage) error {
 func TestTickSweepsALargeMinuteInChunks(t *testing.T) {
 	now := time.Date(2025, 3, 4, 10, 0, 30, 0, time.UTC)
 	minute := now.Truncate(time.Minute)
-	var due []WakeMessage
+	var due []automation.WakeMessage
 	for i := range 2*SweepChunk + 500 {
-		due = append(due, WakeMessage{RunID: strconv.Itoa(i)})
+		due = append(due, automation.WakeMessage{RunID: strconv.Itoa(i)})
 	}
-	w := &fakeWakes{cursor: minute.Add(-time.Minute), due: map[time.Time][]WakeMessage{minute: due}}
+	w := &fakeWakes{cursor: minute.Add(-time.Minute), due: map[time.Time][]automation.WakeMessage{minute: due}}
 	q := &fakeWakeQueue{failAfter: 2}
 	tick := &Tick{Wakes: w, Queue: q, Now: func() time.Time { return now }}
 	if n, err := tick.Run(context.Background()); err == nil || n != 2*SweepChunk || len(w.due[minute]) != 500 || !w.cursor.Equal(minute.Add(-time.Minute)) {
@@ -77,7 +86,7 @@ func TestTickSweepsALargeMinuteInChunks(t *testing.T) {
 func TestTickSweepsFromItsCursor(t *testing.T) {
 	now := time.Date(2025, 3, 4, 10, 0, 30, 0, time.UTC)
 	minute := now.Truncate(time.Minute)
-	w := &fakeWakes{due: map[time.Time][]WakeMessage{
+	w := &fakeWakes{due: map[time.Time][]automation.WakeMessage{
 		minute.Add(-5 * time.Minute): {{RunID: "late"}},
 		minute:                       {{RunID: "now"}},
 		minute.Add(time.Minute):      {{RunID: "next minute"}},

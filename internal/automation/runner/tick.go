@@ -1,8 +1,10 @@
-package automation
+package runner
 
 import (
 	"context"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/automation"
 )
 
 // WakeStore holds the wake-ups of long waits by due minute, and the
@@ -10,13 +12,8 @@ import (
 type WakeStore interface {
 	TickCursor(ctx context.Context) (time.Time, error)
 	SetTickCursor(ctx context.Context, minute time.Time) error
-	DueWakes(ctx context.Context, minute time.Time) ([]WakeMessage, error)
-	ClearWakes(ctx context.Context, minute time.Time, ms []WakeMessage) error
-}
-
-// WakeQueue puts wake-ups on the automations queue at once.
-type WakeQueue interface {
-	WakeAll(ctx context.Context, ms []WakeMessage) error
+	DueWakes(ctx context.Context, minute time.Time) ([]automation.WakeMessage, error)
+	ClearWakes(ctx context.Context, minute time.Time, ms []automation.WakeMessage) error
 }
 
 // SweepMinutes bounds the minutes one tick sweeps: a tick behind after an
@@ -33,7 +30,7 @@ const SweepChunk = 1000
 // the wake-ups due from its cursor to now.
 type Tick struct {
 	Wakes WakeStore
-	Queue WakeQueue
+	Queue automation.WakeQueue
 	Now   func() time.Time
 }
 
@@ -62,7 +59,11 @@ func (t *Tick) Run(ctx context.Context) (int, error) {
 		for len(due) > 0 {
 			chunk := due[:min(SweepChunk, len(due))]
 			due = due[len(chunk):]
-			if err := t.Queue.WakeAll(ctx, chunk); err != nil {
+			bodies, err := automation.WakeBodies(chunk)
+			if err != nil {
+				return woken, err
+			}
+			if err := t.Queue.EnqueueAll(ctx, bodies); err != nil {
 				return woken, err
 			}
 			if err := t.Wakes.ClearWakes(ctx, m, chunk); err != nil {

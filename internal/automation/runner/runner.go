@@ -1,4 +1,6 @@
-package automation
+// Package runner executes automation runs: it consumes the automations
+// queue, each message waking one run, and the tick that wakes long waits.
+package runner
 
 import (
 	"context"
@@ -11,64 +13,38 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/mergetag"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
-	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// MaxQueueDelay is the longest wait the queue holds (SQS DelaySeconds):
-// a longer one is a wake-up item the tick reads.
-const MaxQueueDelay = 15 * time.Minute
-
-// Errors of the run store.
-var (
-	ErrRunNotFound = errors.New("run not found")
-	// ErrRunMoved is an advance that lost a race: another delivery
-	// executed the step, or the run ended, since it was read.
-	ErrRunMoved = errors.New("the run moved meanwhile")
-)
-
-// Advance is what executing one step changes in its run.
-type Advance struct {
-	// Step is the next step to execute, due at DueAt.
-	Step   int
-	DueAt  time.Time
-	Status RunStatus
-	Reason string
-	Log    StepLog
-	// Wake writes a wake-up item at DueAt, for a wait longer than the
-	// queue's delay holds.
-	Wake bool
-}
-
 // RunStore reads and moves runs (dynamo.AutomationRuns).
 type RunStore interface {
-	GetRun(ctx context.Context, workspaceID, automationID, runID string) (Run, error)
+	GetRun(ctx context.Context, workspaceID, automationID, runID string) (automation.Run, error)
 	// Steps reads a kept version of an automation's steps.
-	Steps(ctx context.Context, workspaceID, automationID string, version int) ([]Step, error)
+	Steps(ctx context.Context, workspaceID, automationID string, version int) ([]automation.Step, error)
 	// Advance applies a to r unless r moved from the step it read
 	// (ErrRunMoved); a run that ends gives up its live-run claim at once.
-	Advance(ctx context.Context, r Run, a Advance) error
-	// TagContact adds and removes tags of a contact, as sets.
-	TagContact(ctx context.Context, workspaceID, contactID string, add, remove []string) error
+	Advance(ctx context.Context, r automation.Run, a automation.Advance) error
 }
 
 // Audience reads a contact as it is now, and whether its address is on
-// the do-not-send list.
+// the do-not-send list; a tag step changes the contact as any update
+// does, within its caps.
 type Audience interface {
 	GetContact(ctx context.Context, workspaceID, id string) (contact.Contact, error)
+	UpdateContact(ctx context.Context, workspaceID, id string, p contact.Patch) (contact.Contact, error)
 	Suppressed(ctx context.Context, workspaceID, address string) (bool, error)
 }
 
-// Mail is the email store side of a send step (dynamo.CampaignSends).
+// Mail is the email store side of a send step (dynamo.ListSends).
 type Mail interface {
 	listmail.Claims
 	// ClaimedAt is when an email id was claimed; found is false when no
@@ -93,9 +69,10 @@ type Workspaces interface {
 	GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error)
 }
 
-// Waker puts a wake-up on the automations queue after delay.
+// Waker puts a wake-up (an automation.WakeMessage) on the automations
+// queue after delay (queue.Publisher).
 type Waker interface {
-	Wake(ctx context.Context, m WakeMessage, delay time.Duration) error
+	EnqueueAfter(ctx context.Context, m any, delay time.Duration) error
 }
 
 // Runner consumes the automations queue: each message wakes one run,
@@ -142,7 +119,7 @@ func (r *Runner) logger() *slog.Logger {
 // again by its message's redelivery.
 func (r *Runner) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
 	for _, msg := range msgs {
-		var m WakeMessage
+		var m automation.WakeMessage
 		if err := json.Unmarshal([]byte(msg.Body), &m); err != nil || m.WorkspaceID == "" || m.AutomationID == "" || m.RunID == "" {
 			r.logger().ErrorContext(ctx, "malformed automations message dropped", slog.String("message_id", msg.ID))
 			continue
@@ -160,20 +137,20 @@ func (r *Runner) Handle(ctx context.Context, msgs []batch.Message) (retry []stri
 
 // Wake executes what is due of one run: nothing for a run that ended,
 // moved on, or is not due yet (woken again when it is).
-func (r *Runner) Wake(ctx context.Context, m WakeMessage) error {
+func (r *Runner) Wake(ctx context.Context, m automation.WakeMessage) error {
 	run, err := r.Runs.GetRun(ctx, m.WorkspaceID, m.AutomationID, m.RunID)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, automation.ErrRunNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if run.Status != RunActive || m.Step != nil && *m.Step != run.Step {
+	if run.Status != automation.RunActive || m.Step != nil && *m.Step != run.Step {
 		return nil
 	}
 	if wait := run.DueAt.Sub(r.now()); wait > 0 {
-		if wait <= MaxQueueDelay {
-			return r.Queue.Wake(ctx, m, wait)
+		if wait <= automation.MaxQueueDelay {
+			return r.Queue.EnqueueAfter(ctx, m, wait)
 		}
 		return nil // its wake-up item brings it back
 	}
@@ -181,39 +158,39 @@ func (r *Runner) Wake(ctx context.Context, m WakeMessage) error {
 	if err != nil {
 		return err
 	}
-	for run.Status == RunActive && !run.DueAt.After(r.now()) {
+	for run.Status == automation.RunActive && !run.DueAt.After(r.now()) {
 		a, err := r.execute(ctx, run, steps)
 		if err != nil {
 			return err
 		}
-		if err := r.Runs.Advance(ctx, run, a); errors.Is(err, ErrRunMoved) {
+		if err := r.Runs.Advance(ctx, run, a); errors.Is(err, automation.ErrRunMoved) {
 			return nil // another delivery executed it and carries on
 		} else if err != nil {
 			return err
 		}
 		run = applied(run, a, r.now())
 	}
-	if run.Status == RunActive && !run.DueAt.After(r.now().Add(MaxQueueDelay)) {
-		return r.Queue.Wake(ctx, m.ForStep(run.Step), run.DueAt.Sub(r.now()))
+	if run.Status == automation.RunActive && !run.DueAt.After(r.now().Add(automation.MaxQueueDelay)) {
+		return r.Queue.EnqueueAfter(ctx, m.ForStep(run.Step), run.DueAt.Sub(r.now()))
 	}
 	return nil
 }
 
 // applied is run after a.
-func applied(run Run, a Advance, now time.Time) Run {
+func applied(run automation.Run, a automation.Advance, now time.Time) automation.Run {
 	run.Step, run.DueAt, run.Status, run.Reason, run.UpdatedAt = a.Step, a.DueAt, a.Status, a.Reason, now
 	run.Log = append(run.Log, a.Log)
-	if a.Status != RunActive {
+	if a.Status != automation.RunActive {
 		run.EndedAt = &now
 	}
 	return run
 }
 
 // steps reads the version the run executes, once per process.
-func (r *Runner) steps(ctx context.Context, run Run) ([]Step, error) {
+func (r *Runner) steps(ctx context.Context, run automation.Run) ([]automation.Step, error) {
 	k := run.WorkspaceID + "/" + run.AutomationID + "/" + strconv.Itoa(run.Version)
 	if v, ok := r.versions.Load(k); ok {
-		return v.([]Step), nil
+		return v.([]automation.Step), nil
 	}
 	steps, err := r.Runs.Steps(ctx, run.WorkspaceID, run.AutomationID, run.Version)
 	if err != nil {
@@ -224,68 +201,73 @@ func (r *Runner) steps(ctx context.Context, run Run) ([]Step, error) {
 }
 
 // execute runs the run's due step and says how the run moves.
-func (r *Runner) execute(ctx context.Context, run Run, steps []Step) (Advance, error) {
+func (r *Runner) execute(ctx context.Context, run automation.Run, steps []automation.Step) (automation.Advance, error) {
 	now := r.now()
 	if run.Step >= len(steps) {
-		return Advance{Step: run.Step, DueAt: run.DueAt, Status: RunCompleted,
-			Log: StepLog{Step: run.Step, At: now, Outcome: "completed"}}, nil
+		return automation.Advance{Step: run.Step, DueAt: run.DueAt, Status: automation.RunCompleted,
+			Log: automation.StepLog{Step: run.Step, At: now, Outcome: "completed"}}, nil
 	}
 	step := steps[run.Step]
-	next := Advance{Step: run.Step + 1, DueAt: now, Status: RunActive, Log: StepLog{Step: run.Step, Type: step.Type, At: now}}
+	next := automation.Advance{Step: run.Step + 1, DueAt: now, Status: automation.RunActive, Log: automation.StepLog{Step: run.Step, Type: step.Type, At: now}}
 	var err error
 	switch step.Type {
-	case StepSend:
+	case automation.StepSend:
 		err = r.send(ctx, run, step, &next)
-	case StepTag:
+	case automation.StepTag:
 		err = r.tag(ctx, run, step, &next)
-	case StepWait:
+	case automation.StepWait:
 		// Logged when the wait starts: what it waits, and until when.
 		next.Log.Outcome = "waiting " + step.Duration.String()
 		if run.Environment != apikey.Test {
 			next.DueAt = now.Add(time.Duration(step.Duration))
 			next.Log.Detail = "until " + next.DueAt.UTC().Format(time.RFC3339)
-			next.Wake = time.Duration(step.Duration) > MaxQueueDelay
+			next.Wake = time.Duration(step.Duration) > automation.MaxQueueDelay
 		} else {
 			next.Log.Detail = "test mode: the wait took no time"
 		}
 	default:
-		next.Status, next.Reason = RunStopped, fmt.Sprintf("step %d has an unknown type %q", run.Step, step.Type)
+		next.Status, next.Reason = automation.RunStopped, fmt.Sprintf("step %d has an unknown type %q", run.Step, step.Type)
 	}
 	if err != nil {
-		return Advance{}, err
+		return automation.Advance{}, err
 	}
-	if next.Status == RunActive && next.Step >= len(steps) {
-		next.Status = RunCompleted
+	if next.Status == automation.RunActive && next.Step >= len(steps) {
+		next.Status = automation.RunCompleted
 	}
 	return next, nil
 }
 
 // stop ends the run at its step with reason.
-func stop(a *Advance, outcome, reason string) {
-	a.Status, a.Reason, a.Log.Outcome, a.Log.Detail = RunStopped, reason, outcome, reason
+func stop(a *automation.Advance, outcome, reason string) {
+	a.Status, a.Reason, a.Log.Outcome, a.Log.Detail = automation.RunStopped, reason, outcome, reason
 	a.Step--
 }
 
 // failed ends the run at its send step, whose email could not go, with
 // reason.
-func failed(a *Advance, reason string) {
+func failed(a *automation.Advance, reason string) {
 	stop(a, "failed", reason)
-	a.Status = RunFailed
+	a.Status = automation.RunFailed
 }
 
 // ReasonContactDeleted is why a run whose contact was deleted stopped.
 const ReasonContactDeleted = "the contact was deleted"
 
 // tag adds and removes the contact's tags; a test key's run tags nobody.
-func (r *Runner) tag(ctx context.Context, run Run, step Step, a *Advance) error {
+func (r *Runner) tag(ctx context.Context, run automation.Run, step automation.Step, a *automation.Advance) error {
 	a.Log.Outcome = "tagged"
 	if run.Environment == apikey.Test {
 		a.Log.Detail = "test mode: nobody tagged"
 		return nil
 	}
-	err := r.Runs.TagContact(ctx, run.WorkspaceID, run.ContactID, step.Add, step.Remove)
-	if errors.Is(err, contact.ErrNotFound) {
+	_, err := r.Audience.UpdateContact(ctx, run.WorkspaceID, run.ContactID, contact.Patch{AddTags: step.Add, RemoveTags: step.Remove})
+	switch {
+	case errors.Is(err, contact.ErrNotFound):
 		stop(a, "stopped", ReasonContactDeleted)
+		return nil
+	case fail.IsPermanent(err):
+		// Refused as the contact's own update refuses it (its tag cap).
+		stop(a, "stopped", "the contact's tags were not changed: "+fail.MessageOf(err))
 		return nil
 	}
 	return err
@@ -293,7 +275,7 @@ func (r *Runner) tag(ctx context.Context, run Run, step Step, a *Advance) error 
 
 // send sends the step's email to the contact as it is now, once: its id
 // derives from the run and the step, and is claimed before it goes.
-func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error {
+func (r *Runner) send(ctx context.Context, run automation.Run, step automation.Step, a *automation.Advance) error {
 	c, err := r.Audience.GetContact(ctx, run.WorkspaceID, run.ContactID)
 	if errors.Is(err, contact.ErrNotFound) {
 		stop(a, "stopped", ReasonContactDeleted)
@@ -337,23 +319,27 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		failed(a, refusal)
 		return nil
 	}
-	subject, body, err := RenderSend(step, run, c)
+	subject, body, err := automation.RenderSend(step, run, c)
 	if err != nil {
 		failed(a, err.Error())
 		return nil
 	}
-	mode := listmail.Tracking(ws)
 	e := email.Email{
-		ID: EmailID(run, run.Step), WorkspaceID: run.WorkspaceID, To: c.Email, Subject: subject,
-		Status: email.StatusSent, Type: email.TypeAutomation, Environment: run.Environment, SentAt: r.now(), TrackingMode: mode,
+		ID: automation.EmailID(run, run.Step), WorkspaceID: run.WorkspaceID, To: c.Email, Subject: subject,
+		Status: email.StatusSent, Type: email.TypeAutomation, Environment: run.Environment, SentAt: r.now(), TrackingMode: listmail.Tracking(ws),
 		Source: email.Source{AutomationID: run.AutomationID, RunID: run.ID, Step: run.Step, ContactID: c.ID},
 	}
 	a.Log.EmailID = e.ID
-	claimed, err := r.Mail.ClaimEmail(ctx, e)
-	if err != nil {
-		return err
-	}
-	if !claimed {
+	res := r.mail().Send(ctx, listmail.Mail{
+		Email: e, From: from.Email, Capture: !live,
+		Message: func() (compose.Message, error) {
+			return automation.Compose(r.Links, ws, from, run, c, subject, body, e.ID)
+		},
+	})
+	switch res.Outcome {
+	case listmail.Unclaimed:
+		return res.Err
+	case listmail.ClaimedBefore:
 		at, found, err := r.Mail.ClaimedAt(ctx, e.WorkspaceID, e.ID)
 		if err != nil {
 			return err
@@ -362,81 +348,22 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 			return ErrStepInFlight
 		}
 		a.Log.Outcome = "sent" // by an earlier delivery of this step
-		return nil
-	}
-	msg, err := Compose(r.Links, ws, from, run, c, subject, body, e.ID)
-	var raw []byte
-	if err == nil {
-		raw, err = r.Build(msg)
-	}
-	if errors.Is(err, compose.ErrInvalid) {
-		listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, "not sent: "+err.Error())
-		failed(a, "not sent: "+err.Error())
-		return nil
-	}
-	if err != nil {
-		listmail.Release(ctx, r.Mail, r.logger(), e)
-		return err
-	}
-	in := sending.SendInput{
-		Raw: raw, ConfigurationSet: r.ConfigSets.For(mode),
-		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID}, From: from.Email, To: c.Email,
-	}
-	if !live {
-		r.capture(ctx, e, in)
+	case listmail.Refused:
+		failed(a, res.Reason)
+	case listmail.Released:
+		return fmt.Errorf("send automation email: %w", res.Err)
+	case listmail.Captured:
 		a.Log.Outcome, a.Log.Detail = "captured", "test mode: captured, not delivered"
-		return nil
+	case listmail.Sent:
+		a.Log.Outcome = "sent"
 	}
-	if _, err := r.Transport.Send(ctx, in); err != nil {
-		if fail.IsPermanent(err) {
-			reason := "rejected by the email provider: " + fail.MessageOf(err)
-			listmail.Refuse(ctx, r.Mail, r.Failures, r.logger(), e, reason)
-			failed(a, reason)
-			return nil
-		}
-		listmail.Release(ctx, r.Mail, r.logger(), e)
-		return fmt.Errorf("send automation email: %w", err)
-	}
-	a.Log.Outcome = "sent"
 	return nil
 }
 
-// RenderSend is a send step's subject and html for run's contact c, as
-// the runner sends them (before the footer); an error says which does
-// not render.
-func RenderSend(step Step, run Run, c contact.Contact) (subject, html string, err error) {
-	vars := varsOf(run, c)
-	if subject, err = mergetag.RenderSubject(step.Subject, vars); err != nil {
-		return "", "", fmt.Errorf("the subject does not render: %w", err)
-	}
-	if html, err = mergetag.RenderHTML(step.HTML, vars); err != nil {
-		return "", "", fmt.Errorf("the html does not render: %w", err)
-	}
-	return subject, html, nil
-}
-
-// Compose is the message a send step of run sends c (its rendered subject
-// and html), with the footer and the one-click unsubscribe headers: the
-// runner's and the owner's view of an automation email
-// (owner.Emails.Content) are both this.
-func Compose(links listmail.Links, ws workspace.Workspace, from identity.Sender, run Run, c contact.Contact, subject, html, emailID string) (compose.Message, error) {
-	return listmail.WithUnsubscribe(links, ws, from, compose.Message{
-		From: from.Address(), To: c.Email, ReplyTo: from.ReplyTo, Subject: subject, HTML: html, EmailID: emailID,
-	}, unsubscribe.Token{WorkspaceID: run.WorkspaceID, ContactID: c.ID, Source: unsubscribe.Source{Kind: unsubscribe.SourceAutomation, ID: run.AutomationID}})
-}
-
-// capture logs a test key's email as it would have gone, and keeps its
-// message where a Capturer is set.
-func (r *Runner) capture(ctx context.Context, e email.Email, in sending.SendInput) {
-	r.logger().InfoContext(ctx, "captured test email", slog.Bool("test", true),
-		slog.String("email_id", e.ID), slog.String("workspace_id", e.WorkspaceID),
-		slog.String("to", e.To), slog.String("subject", e.Subject), slog.String("type", string(e.Type)))
-	if r.Captures == nil {
-		return
-	}
-	if err := r.Captures.Capture(ctx, in); err != nil {
-		r.logger().WarnContext(ctx, "captured message not kept", slog.String("email_id", e.ID), slog.Any("err", err))
-	}
+// mail is the list-mail sender over the run's store and SES.
+func (r *Runner) mail() listmail.Sender {
+	return listmail.Sender{Claims: r.Mail, Transport: r.Transport, ConfigSets: r.ConfigSets, Build: r.Build,
+		Failures: r.Failures, Captures: r.Captures, Logger: r.logger()}
 }
 
 // sender is the step's sender, else the workspace's default, checked as
@@ -465,29 +392,4 @@ func (r *Runner) sender(ctx context.Context, ws workspace.Workspace, id string) 
 		return identity.Sender{}, "the send step's sender cannot send: " + fail.MessageOf(err), nil
 	}
 	return s, "", nil
-}
-
-// varsOf are the values a run's content reads: its frozen payload and
-// the contact now.
-func varsOf(run Run, c contact.Contact) mergetag.Vars {
-	v := mergetag.ContactVars(c)
-	v.Event = run.Payload
-	return v
-}
-
-// TagsAfter is tags with add added and remove removed, as sets: in the
-// order they came, each once, so a step applied twice changes nothing.
-func TagsAfter(tags, add, remove []string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, r := range remove {
-		seen[r] = true
-	}
-	for _, t := range append(append([]string{}, tags...), add...) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
 }

@@ -14,19 +14,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/sesame-mail/sesame/internal/campaign/engine"
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
-// CampaignSends is the send engine's side of the table: the recipients as
-// they are at send time, each campaign email's claim, each chunk's
-// progress with the campaign's counts, the account's send slots per
-// second, each workspace's hourly reputation counts and the due starts
-// of scheduled campaigns.
-type CampaignSends struct{ *Table }
+// ListSends is the table's side of sending list mail, for campaigns and
+// automations alike: each email's claim, the monthly usage, the
+// account's send slots per second and each workspace's hourly reputation
+// counts; and for campaigns, the recipients as they are at send time,
+// each chunk's progress with the campaign's counts and the due starts of
+// scheduled campaigns.
+type ListSends struct{ *Table }
 
 // campaignRecordKey is the campaign record's key (Campaigns' layout),
 // whose counts a progress commit adds to.
@@ -37,8 +38,8 @@ func campaignRecordKey(ws, id string) map[string]ddbtypes.AttributeValue {
 // Recipients reads the contacts of ids (address, subscription, names and
 // properties) and the do-not-send entries of their addresses: two
 // BatchGetItems for up to 100 recipients.
-func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids []string) ([]engine.Recipient, error) {
-	out := make([]engine.Recipient, len(ids))
+func (s *ListSends) Recipients(ctx context.Context, workspaceID string, ids []string) ([]campaign.Recipient, error) {
+	out := make([]campaign.Recipient, len(ids))
 	byID := map[string]int{}
 	var keys []map[string]ddbtypes.AttributeValue
 	for i, id := range ids {
@@ -82,7 +83,7 @@ func (s *CampaignSends) Recipients(ctx context.Context, workspaceID string, ids 
 }
 
 // ClaimEmail writes a campaign email unless its id exists.
-func (s *CampaignSends) ClaimEmail(ctx context.Context, e email.Email) (bool, error) {
+func (s *ListSends) ClaimEmail(ctx context.Context, e email.Email) (bool, error) {
 	err := s.putItem(ctx, newEmailItem(e), itemAbsent())
 	if isConditionFailed(err) {
 		return false, nil
@@ -95,7 +96,7 @@ func (s *CampaignSends) ClaimEmail(ctx context.Context, e email.Email) (bool, er
 
 // ClaimedAt is when the email id was claimed; found is false when no claim
 // holds it (released, or never claimed).
-func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (at time.Time, found bool, err error) {
+func (s *ListSends) ClaimedAt(ctx context.Context, workspaceID, id string) (at time.Time, found bool, err error) {
 	it, found, err := s.emailItem(ctx, workspaceID, id)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("read claimed email: %w", err)
@@ -106,7 +107,7 @@ func (s *CampaignSends) ClaimedAt(ctx context.Context, workspaceID, id string) (
 // ReleaseEmail deletes a claimed email SES did not take. A list email
 // keeps no content item (it is rendered again when viewed): the email
 // alone goes.
-func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
+func (s *ListSends) ReleaseEmail(ctx context.Context, workspaceID, id string) error {
 	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(emailPK(workspaceID, id), id)})
 	if err != nil {
 		return fmt.Errorf("release email: %w", err)
@@ -115,7 +116,7 @@ func (s *CampaignSends) ReleaseEmail(ctx context.Context, workspaceID, id string
 }
 
 // FailEmail marks a claimed email SES refused.
-func (s *CampaignSends) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
+func (s *ListSends) FailEmail(ctx context.Context, workspaceID, id, reason string) error {
 	return (&Sends{s.Table}).FailEmail(ctx, workspaceID, id, reason)
 }
 
@@ -132,18 +133,18 @@ func progressKey(ws, campaignID string, chunk int) (string, string) {
 }
 
 // Progress reads a chunk's progress; none yet is version 0.
-func (s *CampaignSends) Progress(ctx context.Context, workspaceID, campaignID string, chunk int) (engine.Progress, error) {
+func (s *ListSends) Progress(ctx context.Context, workspaceID, campaignID string, chunk int) (campaign.Progress, error) {
 	pk, sk := progressKey(workspaceID, campaignID, chunk)
 	var it progressItem
 	if _, err := s.getItem(ctx, key(pk, sk), &it); err != nil {
-		return engine.Progress{}, fmt.Errorf("read chunk progress: %w", err)
+		return campaign.Progress{}, fmt.Errorf("read chunk progress: %w", err)
 	}
-	return engine.Progress{Version: it.Version, Done: it.Done}, nil
+	return campaign.Progress{Version: it.Version, Done: it.Done}, nil
 }
 
 // CommitProgress writes a chunk's progress over the version read and adds
 // the counts to the campaign record, in one transaction.
-func (s *CampaignSends) CommitProgress(ctx context.Context, workspaceID, campaignID string, chunk int, prev, next engine.Progress, sent, skipped int) error {
+func (s *ListSends) CommitProgress(ctx context.Context, workspaceID, campaignID string, chunk int, prev, next campaign.Progress, sent, skipped int) error {
 	pk, sk := progressKey(workspaceID, campaignID, chunk)
 	cond := itemAbsent()
 	if prev.Version > 0 {
@@ -159,8 +160,8 @@ func (s *CampaignSends) CommitProgress(ctx context.Context, workspaceID, campaig
 	if err != nil {
 		return err
 	}
-	err = s.transactGuarded(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Update: upd}}, engine.ErrProgressMoved)
-	if errors.Is(err, engine.ErrProgressMoved) {
+	err = s.transactGuarded(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Update: upd}}, campaign.ErrProgressMoved)
+	if errors.Is(err, campaign.ErrProgressMoved) {
 		return err
 	}
 	if err != nil {
@@ -170,7 +171,7 @@ func (s *CampaignSends) CommitProgress(ctx context.Context, workspaceID, campaig
 }
 
 // MonthlyUsage reads the month's live sends, the allowance's counter.
-func (s *CampaignSends) MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error) {
+func (s *ListSends) MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error) {
 	var it usageItem
 	if _, err := s.getItem(ctx, key(usagePK(workspaceID), month), &it); err != nil {
 		return 0, fmt.Errorf("read usage: %w", err)
@@ -184,7 +185,7 @@ const slotTTL = time.Hour
 // ClaimSlots adds up to want to the second's counter while it stays at
 // most rate: one conditional UpdateItem, and one more with what is left
 // when want no longer fits.
-func (s *CampaignSends) ClaimSlots(ctx context.Context, second int64, want, rate int) (int, error) {
+func (s *ListSends) ClaimSlots(ctx context.Context, second int64, want, rate int) (int, error) {
 	for want > 0 {
 		update := expression.Add(expression.Name("used"), expression.Value(want)).
 			Set(expression.Name(schema.AttrExpiresAt), expression.Value(time.Unix(second, 0).Add(slotTTL).Unix()))
@@ -225,7 +226,7 @@ func reputationExpiry(at time.Time) int64 {
 
 // CountSent adds n campaign or automation sends to the hour of at (the
 // pipeline adds their bounces and complaints with Statuses.Count).
-func (s *CampaignSends) CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error {
+func (s *ListSends) CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error {
 	update := expression.Add(expression.Name("sent"), expression.Value(n)).
 		Set(expression.Name(schema.AttrExpiresAt), expression.Value(reputationExpiry(at)))
 	if err := s.updateItem(ctx, key(reputationPK(workspaceID), status.ReputationHour(at)), update, noCondition, nil); err != nil {
@@ -242,21 +243,21 @@ type reputationItem struct {
 
 // Tally sums the workspace's hourly counts from the hour of from to the
 // hour of to: one Query of at most a window's hours.
-func (s *CampaignSends) Tally(ctx context.Context, workspaceID string, from, to time.Time) (engine.Tally, error) {
+func (s *ListSends) Tally(ctx context.Context, workspaceID string, from, to time.Time) (campaign.Tally, error) {
 	cond := expression.Key(schema.AttrPK).Equal(expression.Value(reputationPK(workspaceID))).
 		And(expression.Key(schema.AttrSK).Between(expression.Value(status.ReputationHour(from)), expression.Value(status.ReputationHour(to))))
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
 	if err != nil {
-		return engine.Tally{}, err
+		return campaign.Tally{}, err
 	}
 	items, err := queryAll[reputationItem](ctx, s.DB, &dynamodb.QueryInput{
 		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
 	if err != nil {
-		return engine.Tally{}, fmt.Errorf("read reputation: %w", err)
+		return campaign.Tally{}, fmt.Errorf("read reputation: %w", err)
 	}
-	var t engine.Tally
+	var t campaign.Tally
 	for _, it := range items {
 		t.Sent, t.Bounced, t.Complained = t.Sent+it.Sent, t.Bounced+it.Bounced, t.Complained+it.Complained
 	}
@@ -264,7 +265,7 @@ func (s *CampaignSends) Tally(ctx context.Context, workspaceID string, from, to 
 }
 
 // dueSK orders due starts by time: the time, then workspace and campaign.
-func dueSK(d engine.DueStart) string {
+func dueSK(d campaign.DueStart) string {
 	return d.At.UTC().Format(time.RFC3339) + "#" + d.WorkspaceID + "#" + d.CampaignID
 }
 
@@ -274,7 +275,7 @@ type dueItem struct {
 }
 
 // PutDue records a scheduled start; again is harmless.
-func (s *CampaignSends) PutDue(ctx context.Context, d engine.DueStart) error {
+func (s *ListSends) PutDue(ctx context.Context, d campaign.DueStart) error {
 	if err := s.putItem(ctx, dueItem{PK: duePK, SK: dueSK(d)}, noCondition); err != nil {
 		return fmt.Errorf("put due start: %w", err)
 	}
@@ -282,7 +283,7 @@ func (s *CampaignSends) PutDue(ctx context.Context, d engine.DueStart) error {
 }
 
 // DueBy lists the starts due at or before t: one Query of the due list.
-func (s *CampaignSends) DueBy(ctx context.Context, t time.Time) ([]engine.DueStart, error) {
+func (s *ListSends) DueBy(ctx context.Context, t time.Time) ([]campaign.DueStart, error) {
 	cond := expression.Key(schema.AttrPK).Equal(expression.Value(duePK)).
 		And(expression.Key(schema.AttrSK).LessThanEqual(expression.Value(t.UTC().Format(time.RFC3339) + "#~")))
 	expr, err := expression.NewBuilder().WithKeyCondition(cond).Build()
@@ -296,20 +297,20 @@ func (s *CampaignSends) DueBy(ctx context.Context, t time.Time) ([]engine.DueSta
 	if err != nil {
 		return nil, fmt.Errorf("read due starts: %w", err)
 	}
-	out := make([]engine.DueStart, 0, len(items))
+	out := make([]campaign.DueStart, 0, len(items))
 	for _, it := range items {
 		parts := strings.SplitN(it.SK, "#", 3)
 		at, err := time.Parse(time.RFC3339, parts[0])
 		if err != nil || len(parts) != 3 {
 			return nil, fmt.Errorf("due start %q is malformed", it.SK)
 		}
-		out = append(out, engine.DueStart{At: at, WorkspaceID: parts[1], CampaignID: parts[2]})
+		out = append(out, campaign.DueStart{At: at, WorkspaceID: parts[1], CampaignID: parts[2]})
 	}
 	return out, nil
 }
 
 // ClearDue deletes a due start.
-func (s *CampaignSends) ClearDue(ctx context.Context, d engine.DueStart) error {
+func (s *ListSends) ClearDue(ctx context.Context, d campaign.DueStart) error {
 	if _, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: key(duePK, dueSK(d))}); err != nil {
 		return fmt.Errorf("clear due start: %w", err)
 	}

@@ -1,12 +1,15 @@
-package automation
+package runner
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
@@ -20,8 +23,8 @@ import (
 type world struct {
 	mu       sync.Mutex
 	now      time.Time
-	run      Run
-	steps    []Step
+	run      automation.Run
+	steps    []automation.Step
 	contact  *contact.Contact
 	suppress bool
 	claims   map[string]email.Email
@@ -30,7 +33,7 @@ type world struct {
 	tags     map[string]bool
 	wakes    []time.Duration
 	// wakeMessages are the messages queued, as wakes their delays.
-	wakeMessages []WakeMessage
+	wakeMessages []automation.WakeMessage
 	wakeItems    []time.Time
 	usage        int
 	allowance    int
@@ -41,14 +44,14 @@ type world struct {
 	unbuildable error
 }
 
-func newWorld(t *testing.T, env apikey.Environment, steps ...Step) *world {
+func newWorld(t *testing.T, env apikey.Environment, steps ...automation.Step) *world {
 	t.Helper()
 	now := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 	first := "Ada"
 	return &world{
 		now: now, steps: steps, claims: map[string]email.Email{}, tags: map[string]bool{},
-		run: Run{ID: "run-1", WorkspaceID: "ws", AutomationID: "auto", Version: 1, ContactID: "c1", Environment: env,
-			Payload: map[string]string{"product_name": "<script>x</script>"}, Status: RunActive, DueAt: now, StartedAt: now},
+		run: automation.Run{ID: "run-1", WorkspaceID: "ws", AutomationID: "auto", Version: 1, ContactID: "c1", Environment: env,
+			Payload: map[string]string{"product_name": "<script>x</script>"}, Status: automation.RunActive, DueAt: now, StartedAt: now},
 		contact:  &contact.Contact{ID: "c1", Email: "ada@example.com", FirstName: &first, Subscribed: true},
 		verified: []string{"example.com"},
 	}
@@ -70,45 +73,34 @@ func (w *world) runner() *Runner {
 
 func (w *world) wake(t *testing.T) {
 	t.Helper()
-	if err := w.runner().Wake(context.Background(), WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"}); err != nil {
+	if err := w.runner().Wake(context.Background(), automation.WakeMessage{WorkspaceID: "ws", AutomationID: "auto", RunID: "run-1"}); err != nil {
 		t.Fatalf("Wake: %v", err)
 	}
 }
 
 type fakeRuns struct{ w *world }
 
-func (f fakeRuns) GetRun(_ context.Context, _, _, _ string) (Run, error) {
+func (f fakeRuns) GetRun(_ context.Context, _, _, _ string) (automation.Run, error) {
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
 	r := f.w.run
-	r.Log = append([]StepLog(nil), r.Log...)
+	r.Log = append([]automation.StepLog(nil), r.Log...)
 	return r, nil
 }
 
-func (f fakeRuns) Steps(context.Context, string, string, int) ([]Step, error) { return f.w.steps, nil }
+func (f fakeRuns) Steps(context.Context, string, string, int) ([]automation.Step, error) {
+	return f.w.steps, nil
+}
 
-func (f fakeRuns) Advance(_ context.Context, r Run, a Advance) error {
+func (f fakeRuns) Advance(_ context.Context, r automation.Run, a automation.Advance) error {
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
-	if f.w.run.Status != RunActive || f.w.run.Step != r.Step {
-		return ErrRunMoved
+	if f.w.run.Status != automation.RunActive || f.w.run.Step != r.Step {
+		return automation.ErrRunMoved
 	}
 	f.w.run = applied(f.w.run, a, f.w.now)
 	if a.Wake {
 		f.w.wakeItems = append(f.w.wakeItems, a.DueAt)
-	}
-	return nil
-}
-
-func (f fakeRuns) TagContact(_ context.Context, _, _ string, add, remove []string) error {
-	if f.w.contact == nil {
-		return contact.ErrNotFound
-	}
-	for _, t := range add {
-		f.w.tags[t] = true
-	}
-	for _, t := range remove {
-		delete(f.w.tags, t)
 	}
 	return nil
 }
@@ -120,6 +112,25 @@ func (f fakeAudience) GetContact(context.Context, string, string) (contact.Conta
 		return contact.Contact{}, contact.ErrNotFound
 	}
 	return *f.w.contact, nil
+}
+
+// UpdateContact applies p as the contact store does (contact.Patch.Apply,
+// with its caps) to the contact whose tags are w.tags.
+func (f fakeAudience) UpdateContact(_ context.Context, _, _ string, p contact.Patch) (contact.Contact, error) {
+	if f.w.contact == nil {
+		return contact.Contact{}, contact.ErrNotFound
+	}
+	c := *f.w.contact
+	c.Tags = slices.Sorted(maps.Keys(f.w.tags))
+	next, err := p.Apply(c, f.w.now)
+	if err != nil {
+		return contact.Contact{}, err
+	}
+	clear(f.w.tags)
+	for _, t := range next.Tags {
+		f.w.tags[t] = true
+	}
+	return next, nil
 }
 
 func (f fakeAudience) Suppressed(context.Context, string, string) (bool, error) {
@@ -159,9 +170,9 @@ func (f fakeWorkspaces) GetSender(context.Context, string, string) (identity.Sen
 
 type fakeQueue struct{ w *world }
 
-func (f fakeQueue) Wake(_ context.Context, m WakeMessage, d time.Duration) error {
+func (f fakeQueue) EnqueueAfter(_ context.Context, m any, d time.Duration) error {
 	f.w.wakes = append(f.w.wakes, d)
-	f.w.wakeMessages = append(f.w.wakeMessages, m)
+	f.w.wakeMessages = append(f.w.wakeMessages, m.(automation.WakeMessage))
 	return nil
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/campaign/engine"
+	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
@@ -34,9 +34,9 @@ func newCampaignStore(t *testing.T) (dynamo.Repositories, string) {
 }
 
 // A campaign email is claimed once; a released claim can be taken again.
-func TestCampaignSendsClaim(t *testing.T) {
+func TestListSendsClaim(t *testing.T) {
 	store, ws := newCampaignStore(t)
-	s, ctx := store.CampaignSends, t.Context()
+	s, ctx := store.ListSends, t.Context()
 	e := email.Email{ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: ws, To: "a@example.com", Status: email.StatusSent,
 		Type: email.TypeCampaign, Environment: apikey.Live, SentAt: time.Now()}
 	for i, want := range []bool{true, false} {
@@ -54,7 +54,7 @@ func TestCampaignSendsClaim(t *testing.T) {
 
 // Recipients reads each contact as it is now: deleted ones have no
 // address, unsubscribed and suppressed ones say so.
-func TestCampaignSendsRecipients(t *testing.T) {
+func TestListSendsRecipients(t *testing.T) {
 	store, ws := newCampaignStore(t)
 	ctx := t.Context()
 	var ids []string
@@ -75,12 +75,12 @@ func TestCampaignSendsRecipients(t *testing.T) {
 	if _, _, err := store.Suppressions.PutSuppression(ctx, ws, suppression.Suppression{Email: "supp@example.com", Reason: suppression.Manual}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := store.CampaignSends.Recipients(ctx, ws, ids)
+	got, err := store.ListSends.Recipients(ctx, ws, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
 	none := map[string]contact.Property{}
-	want := []engine.Recipient{
+	want := []campaign.Recipient{
 		{ContactID: ids[0], Email: "ok@example.com", Subscribed: true, FirstName: new("Ann"), LastName: new("Lee"),
 			Properties: map[string]contact.Property{"plan": contact.StringProperty("pro"), "seats": contact.NumberProperty(3)}},
 		{ContactID: ids[1]},
@@ -107,19 +107,19 @@ func putCampaignRecord(t *testing.T, store dynamo.Repositories, ws, id string) {
 
 // A progress commit over a moved version is refused and counts nothing;
 // the right one adds its counts to the campaign.
-func TestCampaignSendsCommitProgress(t *testing.T) {
+func TestListSendsCommitProgress(t *testing.T) {
 	store, ws := newCampaignStore(t)
-	s, ctx := store.CampaignSends, t.Context()
+	s, ctx := store.ListSends, t.Context()
 	id := uuid.Must(uuid.NewV7()).String()
 	putCampaignRecord(t, store, ws, id)
-	first := engine.Progress{Version: 1, Done: []byte{0b11}}
-	if err := s.CommitProgress(ctx, ws, id, 0, engine.Progress{}, first, 1, 1); err != nil {
+	first := campaign.Progress{Version: 1, Done: []byte{0b11}}
+	if err := s.CommitProgress(ctx, ws, id, 0, campaign.Progress{}, first, 1, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CommitProgress(ctx, ws, id, 0, engine.Progress{}, first, 1, 1); !errors.Is(err, engine.ErrProgressMoved) {
+	if err := s.CommitProgress(ctx, ws, id, 0, campaign.Progress{}, first, 1, 1); !errors.Is(err, campaign.ErrProgressMoved) {
 		t.Fatalf("stale commit: %v", err)
 	}
-	if err := s.CommitProgress(ctx, ws, id, 0, first, engine.Progress{Version: 2, Done: []byte{0b111}}, 1, 0); err != nil {
+	if err := s.CommitProgress(ctx, ws, id, 0, first, campaign.Progress{Version: 2, Done: []byte{0b111}}, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Progress(ctx, ws, id, 0)
@@ -142,12 +142,12 @@ func TestCampaignSendsCommitProgress(t *testing.T) {
 
 // Concurrent claims of one second's slots never hand out more than the
 // rate.
-func TestCampaignSendsClaimSlots(t *testing.T) {
+func TestListSendsClaimSlots(t *testing.T) {
 	store, _ := newCampaignStore(t)
 	var mu sync.Mutex
 	total := 0
 	each(t, 0, 12, func(int) error {
-		got, err := store.CampaignSends.ClaimSlots(t.Context(), 1_800_000_000, 4, 14)
+		got, err := store.ListSends.ClaimSlots(t.Context(), 1_800_000_000, 4, 14)
 		mu.Lock()
 		total += got
 		mu.Unlock()
@@ -160,14 +160,14 @@ func TestCampaignSendsClaimSlots(t *testing.T) {
 
 // The breaker's tally sums the sends the sender counted and the bounces
 // and complaints the pipeline counted for campaign emails, by send hour.
-func TestCampaignSendsTally(t *testing.T) {
+func TestListSendsTally(t *testing.T) {
 	store, ws := newCampaignStore(t)
 	ctx := t.Context()
 	sent := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	if err := store.CampaignSends.CountSent(ctx, ws, sent, 100); err != nil {
+	if err := store.ListSends.CountSent(ctx, ws, sent, 100); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.CampaignSends.CountSent(ctx, ws, sent.Add(-30*time.Hour), 50); err != nil { // out of the window
+	if err := store.ListSends.CountSent(ctx, ws, sent.Add(-30*time.Hour), 50); err != nil { // out of the window
 		t.Fatal(err)
 	}
 	tally := status.Tally{}
@@ -181,8 +181,8 @@ func TestCampaignSendsTally(t *testing.T) {
 	if err := store.Statuses.Count(ctx, tally); err != nil {
 		t.Fatal(err)
 	}
-	got, err := store.CampaignSends.Tally(ctx, ws, sent.Add(-24*time.Hour), sent.Add(time.Hour))
-	if err != nil || got != (engine.Tally{Sent: 100, Bounced: 2, Complained: 1}) {
+	got, err := store.ListSends.Tally(ctx, ws, sent.Add(-24*time.Hour), sent.Add(time.Hour))
+	if err != nil || got != (campaign.Tally{Sent: 100, Bounced: 2, Complained: 1}) {
 		t.Fatalf("tally %+v, %v", got, err)
 	}
 }
@@ -197,11 +197,11 @@ func TestStatusesCountUnknownKind(t *testing.T) {
 }
 
 // Due starts are listed once their time has come, and cleared.
-func TestCampaignSendsDue(t *testing.T) {
+func TestListSendsDue(t *testing.T) {
 	store, ws := newCampaignStore(t)
-	s, ctx := store.CampaignSends, t.Context()
+	s, ctx := store.ListSends, t.Context()
 	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	d := engine.DueStart{At: at, WorkspaceID: ws, CampaignID: uuid.Must(uuid.NewV7()).String()}
+	d := campaign.DueStart{At: at, WorkspaceID: ws, CampaignID: uuid.Must(uuid.NewV7()).String()}
 	if err := s.PutDue(ctx, d); err != nil {
 		t.Fatal(err)
 	}
