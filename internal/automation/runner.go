@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/mergetag"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -107,6 +108,9 @@ type Runner struct {
 	Workspaces Workspaces
 	Queue      Waker
 	Transport  sending.Transport
+	// Pacer holds automation sends to their share of the SES rate; nil
+	// sends unpaced.
+	Pacer *capacity.Pacer
 	// Captures keeps what a test key's run would have sent (nil: the
 	// stored email alone).
 	Captures   sending.Capturer
@@ -387,6 +391,10 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 		a.Log.Outcome, a.Log.Detail = "captured", "test mode: captured, not delivered"
 		return nil
 	}
+	if err := r.pace(ctx, e.WorkspaceID); err != nil {
+		listmail.Release(ctx, r.Mail, r.logger(), e)
+		return fmt.Errorf("pace automation email: %w", err)
+	}
 	if _, err := r.Transport.Send(ctx, in); err != nil {
 		if fail.IsPermanent(err) {
 			reason := "rejected by the email provider: " + fail.MessageOf(err)
@@ -399,6 +407,14 @@ func (r *Runner) send(ctx context.Context, run Run, step Step, a *Advance) error
 	}
 	a.Log.Outcome = "sent"
 	return nil
+}
+
+// pace waits for a slot of the workspace's automation share.
+func (r *Runner) pace(ctx context.Context, workspaceID string) error {
+	if r.Pacer == nil {
+		return nil
+	}
+	return r.Pacer.Wait(ctx, capacity.Claimant{Class: capacity.Automation, Workspace: workspaceID})
 }
 
 // RenderSend is a send step's subject and html for run's contact c, as

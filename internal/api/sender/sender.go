@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -59,19 +60,25 @@ func Thresholds(b config.Breaker) engine.Thresholds {
 
 // Rate is the pace's source: the configured rate, else the account's,
 // else (no account to ask) the SES sandbox's one per second.
-func Rate(p config.Pacing, account engine.RateSource) engine.RateSource {
+func Rate(p config.Pacing, account capacity.RateSource) capacity.RateSource {
 	switch {
 	case p.MaxSendRate > 0:
-		return engine.FixedRate(p.MaxSendRate)
+		return capacity.FixedRate(p.MaxSendRate)
 	case account == nil:
-		return engine.FixedRate(1)
+		return capacity.FixedRate(1)
 	}
 	return account
 }
 
+// Pacer shares the SES rate by cfg's shares over the table's ledger of
+// send slots; the campaign sender and the automation runner pace by it.
+func Pacer(t *dynamo.Table, cfg config.Pacing, account capacity.RateSource) *capacity.Pacer {
+	return &capacity.Pacer{Slots: &dynamo.Pace{Table: t}, Rate: Rate(cfg, account), Shares: cfg.Shares(), Now: t.Time}
+}
+
 // Account is the SES account's rate through api when it can read the
 // account (an SES client does; the test fakes need not), else nil.
-func Account(api any) engine.RateSource {
+func Account(api any) capacity.RateSource {
 	if a, ok := api.(ses.AccountAPI); ok {
 		return ses.Account{API: a}
 	}
@@ -82,7 +89,7 @@ func Account(api any) engine.RateSource {
 type Deps struct {
 	Campaigns engine.Campaigns
 	Transport sending.Transport
-	Account   engine.RateSource
+	Account   capacity.RateSource
 	Sends     queue.BatchSendAPI
 	// Visibility postpones a failed chunk (queue.Backoff on the sends queue).
 	Visibility queue.VisibilityAPI
@@ -98,7 +105,7 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 	store := &dynamo.CampaignSends{Table: t}
 	return &engine.Sender{
 		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
-		Pacer:      &engine.Pacer{Slots: store, Rate: Rate(cfg.Pacing, d.Account), Now: t.Time},
+		Pacer:      Pacer(t, cfg.Pacing, d.Account),
 		Transport:  d.Transport,
 		ConfigSets: sends.ConfigSets(cfg.SES),
 		Build:      raw.Build,
