@@ -170,11 +170,13 @@ func (p *Pacer) claim(ctx context.Context, b Budget, second int64, who Claimant,
 }
 
 // Pool spends the slots of one batch of sends across its workers, taking
-// more from the Pacer when they run out or lapse.
+// more from the Pacer when they run out or lapse: as many as the batch
+// still wants, so no slot is taken that no send will use.
 type Pool struct {
 	pacer *Pacer
 	who   Claimant
-	want  int
+	// want is how many of the batch's sends hold no slot yet.
+	want int
 	// turn is held by the worker taking slots: a channel, not a mutex, so
 	// the workers waiting for it block as they do on a timer.
 	turn  chan struct{}
@@ -187,13 +189,6 @@ func NewPool(p *Pacer, who Claimant, want int) *Pool {
 	return &Pool{pacer: p, who: who, want: max(1, want), turn: make(chan struct{}, 1)}
 }
 
-// Until is when the slots the pool holds lapse.
-func (s *Pool) Until() time.Time {
-	s.turn <- struct{}{}
-	defer func() { <-s.turn }()
-	return s.until
-}
-
 // Acquire returns once the caller holds a slot it may start a send in.
 func (s *Pool) Acquire(ctx context.Context) error {
 	select {
@@ -204,13 +199,16 @@ func (s *Pool) Acquire(ctx context.Context) error {
 	defer func() { <-s.turn }()
 	if s.left > 0 && s.pacer.now().Before(s.until) {
 		s.left--
+		s.want--
 		return nil
 	}
-	n, until, err := s.pacer.Take(ctx, s.who, s.want)
+	// A send tried again after a throttle asks for one more than wanted.
+	n, until, err := s.pacer.Take(ctx, s.who, max(1, s.want))
 	if err != nil {
 		return err
 	}
 	s.left, s.until = n-1, until
+	s.want--
 	return nil
 }
 
