@@ -158,6 +158,12 @@ func (p *Pacer) claim(ctx context.Context, b Budget, second int64, who Claimant,
 		}
 		limit := Limit(b, second, recent, cur, who)
 		n := max(0, min(want, limit-cur.Granted[who], b.Bulk-cur.Total()))
+		if n == 0 && cur.Asked[who] > cur.Granted[who] {
+			// The ledger already shows who wanting more than it got: one
+			// write a second per workspace, however many of its senders
+			// wait, keeps the pace item off its partition's write limit.
+			return 0, nil
+		}
 		ok, err := p.Slots.Claim(ctx, second, who, want, n, limit, b.Bulk)
 		if err != nil || n == 0 {
 			return 0, err

@@ -98,3 +98,40 @@ func TestPacerSharesFairly(t *testing.T) {
 		t.Errorf("small got %d slots in 20 claims, big %d", got[small], got[big])
 	}
 }
+
+// countingSlots counts the writes to the ledger.
+type countingSlots struct {
+	*capacitytest.Slots
+	writes int
+}
+
+func (c *countingSlots) Claim(ctx context.Context, second int64, who capacity.Claimant, want, n, limit, total int) (bool, error) {
+	c.writes++
+	return c.Slots.Claim(ctx, second, who, want, n, limit, total)
+}
+
+// Many senders of one workspace refused in a second write the ledger
+// once between them: the first one's ask already shows the demand.
+func TestPacerRecordsOneRefusalASecond(t *testing.T) {
+	slots := &countingSlots{Slots: &capacitytest.Slots{}}
+	// A sender that would wait for the next second gives up instead.
+	giveUp := func(context.Context, time.Duration) error { return context.Canceled }
+	p := &capacity.Pacer{Slots: slots, Rate: capacity.FixedRate(10), Shares: capacity.DefaultShares,
+		Now: func() time.Time { return start }, Sleep: giveUp}
+	who := capacity.Claimant{Class: capacity.Campaign, Workspace: "big"}
+	ctx := context.Background()
+	if n, _, err := p.Take(ctx, who, 8); err != nil || n != 8 {
+		t.Fatalf("first take: %d, %v", n, err)
+	}
+	for range 10 {
+		if n, _, err := p.Take(ctx, who, 8); err == nil || n != 0 {
+			t.Fatalf("a take past the share: %d, %v", n, err)
+		}
+	}
+	if slots.writes != 2 {
+		t.Errorf("%d ledger writes for one grant and 10 refusals, want 2", slots.writes)
+	}
+	if l, _ := slots.Ledger(ctx, start.Unix()); l.Asked[who] != 16 || l.Granted[who] != 8 {
+		t.Errorf("ledger asked %d, granted %d; want 16 and 8", l.Asked[who], l.Granted[who])
+	}
+}
