@@ -69,13 +69,22 @@ func (l Ledger) Total() int {
 	return n
 }
 
-// Recent is the demand of the seconds in ls: what each claimant asked in
-// the second it asked most. A sender between two batches may skip a
-// second; looking two back keeps its share.
+// unbounded is the demand of a claimant that asked for more than it got:
+// how much more is not known, so it may take whatever others leave.
+const unbounded = math.MaxInt32
+
+// Recent is the demand of the seconds in ls, as Asked: a claimant that
+// got all it asked in a second wanted that much, one that asked for more
+// than it got wanted more than any share (unbounded); the second it
+// wanted most counts. A sender between two batches may skip a second;
+// looking two back keeps its share.
 func Recent(ls ...Ledger) Ledger {
 	out := Ledger{Asked: map[Claimant]int{}}
 	for _, l := range ls {
 		for c, n := range l.Asked {
+			if n > l.Granted[c] {
+				n = unbounded
+			}
 			out.Asked[c] = max(out.Asked[c], n)
 		}
 	}
@@ -83,21 +92,20 @@ func Recent(ls ...Ledger) Ledger {
 }
 
 // Limit is how many slots who may hold in second (all told): its fair
-// share of its class's part of the budget. Demand is what each claimant
-// asked in recent (the seconds before, as Recent merges them) or in cur;
-// a claimant seen only in cur, and who itself when unseen, may want
-// everything. Unused shares go to those who want more (max-min), so a
-// class or workspace alone takes it all.
+// share of its class's part of the budget. Demand is recent's (Recent)
+// or, when more, cur's; a claimant seen only in cur, and who itself when
+// unseen, may want everything. Unused shares go to those who want more
+// (max-min), so a class or workspace alone takes it all.
 func Limit(b Budget, second int64, recent, cur Ledger, who Claimant) int {
 	demand := map[Claimant]int{}
 	for c, n := range recent.Asked {
-		demand[c] = n
+		demand[c] = min(n, b.Bulk)
 	}
-	for c, n := range cur.Asked {
+	for c, n := range Recent(cur).Asked {
 		if d, seen := demand[c]; !seen {
 			demand[c] = b.Bulk
 		} else {
-			demand[c] = max(d, n)
+			demand[c] = max(d, min(n, b.Bulk))
 		}
 	}
 	if _, seen := demand[who]; !seen {

@@ -52,6 +52,26 @@ func TestLimit(t *testing.T) {
 	}
 }
 
+func TestRecent(t *testing.T) {
+	a, b, c := Claimant{Campaign, "a"}, Claimant{Campaign, "b"}, Claimant{Automation, "c"}
+	older := Ledger{Granted: map[Claimant]int{a: 10, b: 5}, Asked: map[Claimant]int{a: 10, b: 50}}
+	newer := Ledger{Granted: map[Claimant]int{a: 3, c: 1}, Asked: map[Claimant]int{a: 3, c: 1}}
+	got := Recent(older, newer).Asked
+	want := map[Claimant]int{
+		a: 10,        // served in full both seconds: the more it asked
+		b: unbounded, // refused some: wants more than any share
+		c: 1,
+	}
+	for who, n := range want {
+		if got[who] != n {
+			t.Errorf("%v: demand %d, want %d", who, got[who], n)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("demand %v, want %v", got, want)
+	}
+}
+
 // However demand falls, the shares never add up past the bulk budget.
 func TestLimitNeverAboveBulk(t *testing.T) {
 	budget := Budget{Bulk: 97, Automation: 23}
