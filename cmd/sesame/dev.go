@@ -187,8 +187,9 @@ func (c *console) devCommand() *cobra.Command {
 	return cmd
 }
 
-// devMaxSendRate is the local stack's campaign pace, emails per second:
-// a production account's starting rate.
+// devMaxSendRate is the local stack's SES rate, emails per second, a
+// production account's starting rate: campaigns and automations share 11
+// of it (capacity.DefaultShares).
 const devMaxSendRate = 14
 
 // disableChecksum silences DynamoDB Local, whose CRC32 headers do not

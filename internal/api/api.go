@@ -162,8 +162,8 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 
 		AutomationRunner: runs.NewRunner(repos.Table, config.AutomationRunner{
 			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
-			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
-		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger}),
+			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL, Pacing: cfg.Pacing,
+		}, runs.Deps{Transport: svc.Transport, Account: sender.Account(c.SES), Queue: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger}),
 		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 )
 
 // Each Lambda function reads its own config struct (Public, Read, List,
@@ -240,12 +242,45 @@ func loopbackHost(host string) bool {
 // publicURLChecked is a config with a PublicURL (promoted from it).
 type publicURLChecked interface{ checkPublicURL() error }
 
-// Pacing caps campaign sends per second across every sender. Zero reads
-// the SES account's maximum send rate (GetAccount); a value overrides it
-// (lower, to leave room for transactional email, or for the local stack).
+// Pacing shares the SES maximum send rate among senders (capacity):
+// campaigns and automations together take at most BulkShare of it, the
+// rest is transactional email's headroom; AutomationShare of it is kept
+// for automations when they want it. A zero share is its default
+// (capacity.DefaultShares: 0.8 and 0.2). MaxSendRate zero reads the SES
+// account's rate (GetAccount); a value overrides it (the local stack's).
 type Pacing struct {
-	MaxSendRate float64 `env:"SESAME_MAX_SEND_RATE"`
+	MaxSendRate     float64 `env:"SESAME_MAX_SEND_RATE"`
+	BulkShare       float64 `env:"SESAME_BULK_SHARE"`
+	AutomationShare float64 `env:"SESAME_AUTOMATION_SHARE"`
 }
+
+// Shares are the configured shares, each unset one at its default.
+func (p Pacing) Shares() capacity.Shares {
+	s := capacity.DefaultShares
+	if p.BulkShare != 0 {
+		s.Bulk = p.BulkShare
+	}
+	if p.AutomationShare != 0 {
+		s.Automation = p.AutomationShare
+	}
+	return s
+}
+
+// checkShares refuses shares that are not parts of the rate, or an
+// automation share larger than the bulk share it lies within.
+func (p Pacing) checkShares() error {
+	s := p.Shares()
+	switch {
+	case s.Bulk <= 0 || s.Bulk > 1:
+		return fmt.Errorf("SESAME_BULK_SHARE %v: must be above 0 and at most 1", p.BulkShare)
+	case s.Automation < 0 || s.Automation > s.Bulk:
+		return fmt.Errorf("SESAME_AUTOMATION_SHARE %v: must be above 0 and at most the bulk share (%v)", s.Automation, s.Bulk)
+	}
+	return nil
+}
+
+// sharesChecked is a config with Pacing (promoted from it).
+type sharesChecked interface{ checkShares() error }
 
 // Breaker tunes the reputation circuit breaker; zero fields take the
 // defaults of engine.DefaultThresholds (4 %, 0.08 %, 500 sends, 24 h).
@@ -292,6 +327,7 @@ type AutomationRunner struct {
 	AutomationsQueue
 	Unsubscribing
 	PublicURL
+	Pacing
 }
 
 // AutomationTick configures the one-minute tick that wakes the runs
@@ -492,6 +528,11 @@ func LoadFunction(ctx context.Context, function string, l envconfig.Lookuper, cf
 		if c, ok := cfg.(publicURLChecked); ok {
 			if err := c.checkPublicURL(); err != nil {
 				return fmt.Errorf("config: SESAME_PUBLIC_URL of %s: %w", function, err)
+			}
+		}
+		if c, ok := cfg.(sharesChecked); ok {
+			if err := c.checkShares(); err != nil {
+				return fmt.Errorf("config of %s: %w", function, err)
 			}
 		}
 		return nil

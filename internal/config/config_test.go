@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 )
 
 func TestLoadConsole(t *testing.T) {
@@ -248,6 +250,40 @@ func TestLoadFunctionPublicURLIsHTTPS(t *testing.T) {
 					t.Errorf("%s: %v", tc.url, err)
 				}
 			})
+		}
+	}
+}
+
+// The shares default when unset, and a share that is not a part of the
+// rate, or an automation share past the bulk share, keeps the function
+// from starting, naming the variable.
+func TestLoadFunctionShares(t *testing.T) {
+	base := map[string]string{
+		"SESAME_TABLE": "t", "SESAME_CONFIG_SET_FULL": "f", "SESAME_CONFIG_SET_ESSENTIAL": "e", "SESAME_CONFIG_SET_OFF": "o",
+		"SESAME_WEBHOOKS_QUEUE_URL": "https://sqs/w", "SESAME_SENDS_QUEUE_URL": "https://sqs/s",
+		"SESAME_UNSUBSCRIBE_SECRET": "u", "SESAME_PUBLIC_URL": "https://mail.example",
+	}
+	for name, tc := range map[string]struct {
+		env     map[string]string
+		want    capacity.Shares
+		wantErr string
+	}{
+		"defaults":             {base, capacity.Shares{Bulk: 0.8, Automation: 0.2}, ""},
+		"set":                  {with(with(base, "SESAME_BULK_SHARE", "0.7"), "SESAME_AUTOMATION_SHARE", "0.1"), capacity.Shares{Bulk: 0.7, Automation: 0.1}, ""},
+		"bulk over one":        {with(base, "SESAME_BULK_SHARE", "1.5"), capacity.Shares{}, "SESAME_BULK_SHARE 1.5"},
+		"bulk negative":        {with(base, "SESAME_BULK_SHARE", "-0.1"), capacity.Shares{}, "SESAME_BULK_SHARE -0.1"},
+		"automation past bulk": {with(with(base, "SESAME_BULK_SHARE", "0.3"), "SESAME_AUTOMATION_SHARE", "0.5"), capacity.Shares{}, "SESAME_AUTOMATION_SHARE 0.5"},
+		"not a number":         {with(base, "SESAME_BULK_SHARE", "most"), capacity.Shares{}, "SESAME_BULK_SHARE of campaign-sender"},
+	} {
+		var cfg CampaignSender
+		err := LoadFunction(t.Context(), "campaign-sender", envconfig.MapLookuper(tc.env), &cfg)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: err = %v, want one naming %q", name, err, tc.wantErr)
+		case tc.wantErr == "" && cfg.Shares() != tc.want:
+			t.Errorf("%s: shares %+v, want %+v", name, cfg.Shares(), tc.want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,11 +21,11 @@ import (
 )
 
 // ListSends is the table's side of sending list mail, for campaigns and
-// automations alike: each email's claim, the monthly usage, the
-// account's send slots per second and each workspace's hourly reputation
-// counts; and for campaigns, the recipients as they are at send time,
-// each chunk's progress with the campaign's counts and the due starts of
-// scheduled campaigns.
+// automations alike: each email's claim, the monthly usage and each
+// workspace's hourly reputation counts; and for campaigns, the recipients
+// as they are at send time, each chunk's progress with the campaign's
+// counts and the due starts of scheduled campaigns. The send slots of
+// each second are Pace's.
 type ListSends struct{ *Table }
 
 // campaignRecordKey is the campaign record's key (Campaigns' layout),
@@ -177,43 +176,6 @@ func (s *ListSends) MonthlyUsage(ctx context.Context, workspaceID, month string)
 		return 0, fmt.Errorf("read usage: %w", err)
 	}
 	return it.Sent, nil
-}
-
-// slotTTL keeps a second's slot counter a little while for inspection.
-const slotTTL = time.Hour
-
-// ClaimSlots adds up to want to the second's counter while it stays at
-// most rate: one conditional UpdateItem, and one more with what is left
-// when want no longer fits.
-func (s *ListSends) ClaimSlots(ctx context.Context, second int64, want, rate int) (int, error) {
-	for want > 0 {
-		update := expression.Add(expression.Name("used"), expression.Value(want)).
-			Set(expression.Name(schema.AttrExpiresAt), expression.Value(time.Unix(second, 0).Add(slotTTL).Unix()))
-		cond := expression.AttributeNotExists(expression.Name("used")).
-			Or(expression.Name("used").LessThanEqual(expression.Value(rate - want)))
-		u, err := s.updateOf(key(pacePK, strconv.FormatInt(second, 10)), update, cond)
-		if err != nil {
-			return 0, err
-		}
-		u.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
-		err = s.update(ctx, u, nil)
-		var ccf *ddbtypes.ConditionalCheckFailedException
-		if errors.As(err, &ccf) {
-			var old struct {
-				Used int `dynamodbav:"used"`
-			}
-			if err := attributevalue.UnmarshalMap(ccf.Item, &old); err != nil {
-				return 0, err
-			}
-			want = min(want-1, rate-old.Used)
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("claim send slots: %w", err)
-		}
-		return want, nil
-	}
-	return 0, nil
 }
 
 // reputationTTL outlives the longest breaker window one would configure.

@@ -3,7 +3,6 @@ package dynamo_test
 import (
 	"errors"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -137,24 +136,6 @@ func TestListSendsCommitProgress(t *testing.T) {
 	}
 	if n := out.Item["skipped_count"].(*ddbtypes.AttributeValueMemberN).Value; n != "1" {
 		t.Errorf("skipped_count = %s, want 1", n)
-	}
-}
-
-// Concurrent claims of one second's slots never hand out more than the
-// rate.
-func TestListSendsClaimSlots(t *testing.T) {
-	store, _ := newCampaignStore(t)
-	var mu sync.Mutex
-	total := 0
-	each(t, 0, 12, func(int) error {
-		got, err := store.ListSends.ClaimSlots(t.Context(), 1_800_000_000, 4, 14)
-		mu.Lock()
-		total += got
-		mu.Unlock()
-		return err
-	})
-	if total != 14 {
-		t.Fatalf("%d slots handed out, want 14", total)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"github.com/sesame-mail/sesame/internal/signin"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
@@ -37,7 +38,7 @@ var (
 	_ suppression.Store         = (*dynamo.Suppressions)(nil)
 	_ sending.SuppressionReader = (*dynamo.Suppressions)(nil)
 	_ engine.Store              = (*dynamo.ListSends)(nil)
-	_ engine.SlotStore          = (*dynamo.ListSends)(nil)
+	_ capacity.SlotStore        = (*dynamo.Pace)(nil)
 	_ engine.ReputationStore    = (*dynamo.ListSends)(nil)
 	_ engine.DueStore           = (*dynamo.ListSends)(nil)
 	_ engine.Campaigns          = (*dynamo.Campaigns)(nil)

@@ -224,12 +224,14 @@ var unsubscribePages = Profile{
 // Update). A refused email is recorded as the status pipeline records it
 // (feed, counts, webhook fan-out); a short wait goes back on its own
 // queue with a delay (SendTo). Mail through SES with the configuration
-// sets; links on the public URL.
+// sets, paced by the send slots (GetItem, UpdateItem) at the account's
+// rate read with GetAccount; links on the public URL.
 var automationRunnerConsumer = Profile{
-	Name:      "automation-runner",
-	Table:     []string{GetItem, BatchGetItem, Query, PutItem, UpdateItem, DeleteItem},
-	SendTo:    []queue.Def{queue.Webhooks, queue.Automations},
-	SendEmail: true,
+	Name:        "automation-runner",
+	Table:       []string{GetItem, BatchGetItem, Query, PutItem, UpdateItem, DeleteItem},
+	SendTo:      []queue.Def{queue.Webhooks, queue.Automations},
+	SendEmail:   true,
+	ReadAccount: true,
 }
 
 // automationTick is the one-minute tick: each due minute's wake-up shards

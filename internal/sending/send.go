@@ -99,8 +99,10 @@ type Service struct {
 	ConfigSets ConfigSets
 	// Templates renders a send's stored template (emailtemplate.Service).
 	Templates TemplateRenderer
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Throttle tries a send SES throttled again before answering 503.
+	Throttle ThrottleRetry
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // TemplateRenderer renders the latest version of a stored template for a
@@ -335,10 +337,11 @@ func (s *Service) recordFailure(ctx context.Context, e email.Email) {
 	}
 }
 
-// deliver hands a recorded email to SES. A rejection fails the email; a
-// throttle or fault removes it so the client can retry.
+// deliver hands a recorded email to SES, again while a brief throttle
+// lasts (Throttle). A rejection fails the email; a longer throttle or a
+// fault removes it so the client can retry.
 func (s *Service) deliver(ctx context.Context, e email.Email, from mail.Address, raw []byte, idemKey string, out Outcome) (Outcome, error) {
-	_, err := s.Transport.Send(ctx, SendInput{
+	_, err := s.Throttle.Send(ctx, s.Transport, SendInput{
 		Raw: raw, ConfigurationSet: s.ConfigSets.For(e.TrackingMode),
 		Tags: map[string]string{"email_id": e.ID, "workspace_id": e.WorkspaceID},
 		From: from.Address, To: e.To,

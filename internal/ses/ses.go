@@ -40,8 +40,9 @@ var (
 	// cannot help. The error is a *RejectedError carrying a safe reason.
 	ErrRejected = errors.New("ses: message rejected")
 	// ErrThrottled means SES refused for rate or quota after the SDK's own
-	// retries; try again later.
-	ErrThrottled = errors.New("ses: throttled")
+	// retries; try again later. It is sending's, so the send path tells a
+	// throttle from a fault without this package.
+	ErrThrottled = sending.ErrThrottled
 	// ErrIdentityNotFound means the domain is not an SES identity.
 	ErrIdentityNotFound = errors.New("ses: identity not found")
 	// ErrInvalidInput means the call was refused before reaching SES.

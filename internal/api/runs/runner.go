@@ -11,6 +11,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/sdk"
+	"github.com/sesame-mail/sesame/internal/api/sender"
 	"github.com/sesame-mail/sesame/internal/api/sends"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation/runner"
@@ -20,6 +21,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -31,7 +33,7 @@ var AutomationRunner = wire.Function[config.AutomationRunner]{
 		t := dynamo.Open(env.AWS, cfg.Table)
 		client := sesv2.NewFromConfig(env.AWS, sends.SESBound(cfg.SDK))
 		q := sqs.NewFromConfig(env.AWS)
-		r := NewRunner(t, cfg, Deps{Transport: &ses.Client{API: client}, Queue: q, Visibility: q, Webhooks: q, Logger: env.Logger})
+		r := NewRunner(t, cfg, Deps{Transport: &ses.Client{API: client}, Account: ses.Account{API: client}, Queue: q, Visibility: q, Webhooks: q, Logger: env.Logger})
 		return queue.NewConsumer(r.Handle), nil
 	},
 }
@@ -39,7 +41,9 @@ var AutomationRunner = wire.Function[config.AutomationRunner]{
 // Deps are what the runner is built over besides the table.
 type Deps struct {
 	Transport sending.Transport
-	Queue     queue.SendAPI
+	// Account reads the SES rate the pace shares (sender.Account).
+	Account capacity.RateSource
+	Queue   queue.SendAPI
 	// Visibility postpones a failed wake-up (queue.Backoff on the
 	// automations queue).
 	Visibility queue.VisibilityAPI
@@ -59,6 +63,7 @@ func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *runner.Run
 		Workspaces: workspaces{&dynamo.Workspaces{Table: t}, &dynamo.Senders{Table: t}},
 		Queue:      &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL},
 		Transport:  d.Transport,
+		Pacer:      sender.Pacer(t, cfg.Pacing, d.Account),
 		ConfigSets: sends.ConfigSets(cfg.SES),
 		Links:      sends.UnsubscribeLinks(cfg.Unsubscribing, cfg.PublicURL),
 		Build:      raw.Build,

@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -38,9 +39,15 @@ var CampaignSender = wire.Function[config.CampaignSender]{
 	},
 }
 
+// Pacer shares the SES rate by cfg's shares over the table's ledger of
+// send slots; the campaign sender and the automation runner pace by it.
+func Pacer(t *dynamo.Table, cfg config.Pacing, account capacity.RateSource) *capacity.Pacer {
+	return &capacity.Pacer{Slots: &dynamo.Pace{Table: t}, Rate: engine.PaceRate(cfg.MaxSendRate, account), Shares: cfg.Shares(), Now: t.Time}
+}
+
 // Account is the SES account's rate through api when it can read the
 // account (an SES client does; the test fakes need not), else nil.
-func Account(api any) engine.RateSource {
+func Account(api any) capacity.RateSource {
 	if a, ok := api.(ses.AccountAPI); ok {
 		return ses.Account{API: a}
 	}
@@ -51,7 +58,7 @@ func Account(api any) engine.RateSource {
 type Deps struct {
 	Campaigns engine.Campaigns
 	Transport sending.Transport
-	Account   engine.RateSource
+	Account   capacity.RateSource
 	Sends     queue.BatchSendAPI
 	// Visibility postpones a failed chunk (queue.Backoff on the sends queue).
 	Visibility queue.VisibilityAPI
@@ -67,7 +74,7 @@ func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sende
 	store := &dynamo.ListSends{Table: t}
 	return &engine.Sender{
 		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
-		Pacer:      &engine.Pacer{Slots: store, Rate: engine.PaceRate(cfg.MaxSendRate, d.Account), Now: t.Time},
+		Pacer:      Pacer(t, cfg.Pacing, d.Account),
 		Transport:  d.Transport,
 		ConfigSets: sends.ConfigSets(cfg.SES),
 		Build:      raw.Build,

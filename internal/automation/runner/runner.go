@@ -21,6 +21,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -84,6 +85,9 @@ type Runner struct {
 	Workspaces Workspaces
 	Queue      Waker
 	Transport  sending.Transport
+	// Pacer holds automation sends to their share of the SES rate; nil
+	// sends unpaced.
+	Pacer *capacity.Pacer
 	// Captures keeps what a test key's run would have sent (nil: the
 	// stored email alone).
 	Captures   sending.Capturer
@@ -330,6 +334,13 @@ func (r *Runner) send(ctx context.Context, run automation.Run, step automation.S
 		Source: email.Source{AutomationID: run.AutomationID, RunID: run.ID, Step: run.Step, ContactID: c.ID},
 	}
 	a.Log.EmailID = e.ID
+	if live {
+		// A slot of the automation share before the claim: an email
+		// claimed but not sent for want of one would wait for the retry.
+		if err := r.pace(ctx, e.WorkspaceID); err != nil {
+			return fmt.Errorf("pace automation email: %w", err)
+		}
+	}
 	res := r.mail().Send(ctx, listmail.Mail{
 		Email: e, From: from.Email, Capture: !live,
 		Message: func() (compose.Message, error) {
@@ -364,6 +375,14 @@ func (r *Runner) send(ctx context.Context, run automation.Run, step automation.S
 func (r *Runner) mail() listmail.Sender {
 	return listmail.Sender{Claims: r.Mail, Transport: r.Transport, ConfigSets: r.ConfigSets, Build: r.Build,
 		Failures: r.Failures, Captures: r.Captures, Logger: r.logger()}
+}
+
+// pace waits for a slot of the workspace's automation share.
+func (r *Runner) pace(ctx context.Context, workspaceID string) error {
+	if r.Pacer == nil {
+		return nil
+	}
+	return r.Pacer.Wait(ctx, capacity.Claimant{Class: capacity.Automation, Workspace: workspaceID})
 }
 
 // sender is the step's sender, else the workspace's default, checked as

@@ -9,6 +9,7 @@ package engine
 
 import (
 	"context"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/campaign"
@@ -59,12 +60,12 @@ type Store interface {
 // PaceRate is the pace's source: the configured rate (when above 0), else
 // the account's, else (no account to ask) the SES sandbox's one per
 // second.
-func PaceRate(configured float64, account RateSource) RateSource {
+func PaceRate(configured float64, account capacity.RateSource) capacity.RateSource {
 	switch {
 	case configured > 0:
-		return FixedRate(configured)
+		return capacity.FixedRate(configured)
 	case account == nil:
-		return FixedRate(1)
+		return capacity.FixedRate(1)
 	}
 	return account
 }

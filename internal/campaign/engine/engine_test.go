@@ -1,14 +1,18 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
+)
 
 // The configured rate wins; the account's is asked when none is set; with
 // no account to ask, the SES sandbox's one email per second.
 func TestPaceRate(t *testing.T) {
-	account := FixedRate(14)
+	account := capacity.FixedRate(14)
 	for name, tc := range map[string]struct {
 		configured float64
-		account    RateSource
+		account    capacity.RateSource
 		want       float64
 	}{
 		"configured":          {configured: 50, account: account, want: 50},

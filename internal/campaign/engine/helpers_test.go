@@ -13,6 +13,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
+	"github.com/sesame-mail/sesame/internal/sending/capacity/capacitytest"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -31,7 +33,7 @@ type world struct {
 	ses         []sending.SendInput
 	transitions []campaign.Status
 	enqueued    [][]byte
-	slotsTaken  map[int64]int
+	slots       capacitytest.Slots
 	due         map[campaign.DueStart]bool
 	// sesFail, when set, answers a send instead of SES accepting it.
 	sesFail func(n int, in sending.SendInput) error
@@ -45,8 +47,7 @@ var start = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 
 // newWorld is a sending campaign of n recipients in chunks of chunk.
 func newWorld(n, chunk int) *world {
-	w := &world{contacts: map[string]campaign.Recipient{}, emails: map[string]email.Email{}, progress: map[int]campaign.Progress{},
-		slotsTaken: map[int64]int{}, due: map[campaign.DueStart]bool{}}
+	w := &world{contacts: map[string]campaign.Recipient{}, emails: map[string]email.Email{}, progress: map[int]campaign.Progress{}, due: map[campaign.DueStart]bool{}}
 	started := start
 	w.c = campaign.Campaign{ID: "0190c000-0000-7000-8000-000000000001", WorkspaceID: wsID, Subject: "News", HTML: "<p>Hello</p>",
 		Sender: identity.Sender{Name: "Shop", Email: "news@shop.example"}, Status: campaign.StatusSending,
@@ -183,14 +184,6 @@ func (w *world) Tally(context.Context, string, time.Time, time.Time) (campaign.T
 	return w.tally, nil
 }
 
-func (w *world) ClaimSlots(_ context.Context, second int64, want, rate int) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	got := min(want, rate-w.slotsTaken[second])
-	w.slotsTaken[second] += got
-	return got, nil
-}
-
 func (w *world) Send(_ context.Context, in sending.SendInput) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -265,7 +258,7 @@ func newSender(w *world, rate float64) (*Sender, *clock) {
 	clk := &clock{now: start.Add(time.Hour)}
 	return &Sender{
 		Campaigns: w, Store: w, Workspaces: w, Reputation: w, Transport: w, Queue: w,
-		Pacer:      &Pacer{Slots: w, Rate: FixedRate(rate), Now: clk.Now, Sleep: clk.Sleep},
+		Pacer:      &capacity.Pacer{Slots: &w.slots, Rate: capacity.FixedRate(rate), Shares: capacity.DefaultShares, Now: clk.Now, Sleep: clk.Sleep},
 		Build:      raw.Build,
 		Links:      unsubscribe.Links{BaseURL: "https://mail.example", Signer: unsubscribe.Signer{Secret: []byte("k")}},
 		ConfigSets: sending.ConfigSets{Full: "full", Essential: "essential", Off: "off"},

@@ -16,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/capacity"
 	"github.com/sesame-mail/sesame/internal/sending/listmail"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -45,7 +46,9 @@ type Sender struct {
 	Store      Store
 	Workspaces Workspaces
 	Reputation ReputationStore
-	Pacer      *Pacer
+	// Pacer holds each workspace's campaigns to their fair share of the
+	// campaign slots.
+	Pacer      *capacity.Pacer
 	Transport  sending.Transport
 	ConfigSets sending.ConfigSets
 	Links      Links
@@ -84,7 +87,14 @@ func (s *Sender) sleep(ctx context.Context, d time.Duration) error {
 	if s.Sleep != nil {
 		return s.Sleep(ctx, d)
 	}
-	return sleepCtx(ctx, d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // Handle consumes a batch of the sends queue. A chunk that met a fault is
@@ -333,7 +343,7 @@ func count(outcomes map[int]outcome, o outcome) int {
 func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int, recipients []campaign.Recipient, sendable []int, outcomes map[int]outcome) {
 	var mu sync.Mutex
 	work := make(chan int)
-	pool := &slotPool{pacer: j.Pacer, want: len(sendable)}
+	pool := capacity.NewPool(j.Pacer, capacity.Claimant{Class: capacity.Campaign, Workspace: c.WorkspaceID}, len(sendable))
 	var wg sync.WaitGroup
 	for range min(Workers, len(sendable)) {
 		wg.Add(1)
@@ -358,10 +368,10 @@ func (j *chunkJob) sendAll(ctx context.Context, c campaign.Campaign, group []int
 // found taken means an earlier delivery has it. Each SES call starts only
 // after the gate read the campaign as still sending (before the claim,
 // and before each retry).
-func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r campaign.Recipient, pool *slotPool) outcome {
+func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r campaign.Recipient, pool *capacity.Pool) outcome {
 	// The gate is asked before the claim: a claim that a store fault then
 	// kept from being released would count the email as sent, unsent.
-	if err := pool.acquire(ctx); err != nil || !j.stillSending(ctx) {
+	if err := pool.Acquire(ctx); err != nil || !j.stillSending(ctx) {
 		return pendingAgain
 	}
 	id := campaign.EmailID(c.ID, r.ContactID, *c.StartedAt)
@@ -380,7 +390,7 @@ func (j *chunkJob) sendOne(ctx context.Context, c campaign.Campaign, r campaign.
 		Message: func() (compose.Message, error) { return msg, err },
 		Again: func(ctx context.Context, try int) bool {
 			return try < sendTries && j.sleep(ctx, time.Duration(1<<try)*100*time.Millisecond) == nil &&
-				pool.acquire(ctx) == nil && j.stillSending(ctx)
+				pool.Acquire(ctx) == nil && j.stillSending(ctx)
 		},
 	})
 	switch res.Outcome {
