@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -26,10 +25,6 @@ func (c *console) sendersCommand() *cobra.Command {
 			s, err := svc.Senders.Add(cmd.Context(), owner.SenderRequest{
 				WorkspaceID: c.cfg.WorkspaceID, From: from, ReplyTo: replyTo, Default: makeDefault,
 			})
-			var foreign *owner.ForeignDomainError
-			if errors.As(err, &foreign) {
-				return fmt.Errorf("%s is not a domain of this workspace; add it with `sesame domains add`: %w", foreign.Domain, foreign.Err)
-			}
 			if err != nil {
 				return err
 			}

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -55,14 +57,13 @@ func (a *App) createAutomation(w http.ResponseWriter, r *http.Request, s *sessio
 		WorkspaceID: s.WorkspaceID, Blueprint: r.PostFormValue("blueprint"),
 		Name: strings.TrimSpace(r.PostFormValue("name")),
 	})
-	var input *owner.InputError
-	if errors.As(err, &input) {
-		return a.automationList(w, r, s, http.StatusBadRequest, input.Error())
+	if msg, ok := refusal(err); ok {
+		return a.automationList(w, r, s, http.StatusBadRequest, msg)
 	}
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionAutomationCreated, created.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionAutomationCreated, created.ID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/automations/"+created.ID, http.StatusSeeOther)
@@ -129,17 +130,17 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 		d.Error = notSaved
 	}
 	var activation *owner.ActivationError
-	var input *owner.InputError
+	input, refused := fail.As(o.err)
 	switch {
 	case o.err == nil:
 	case errors.As(o.err, &activation):
 		d.Error, problems = "The automation cannot be active:", activation.Problems
-	case errors.As(o.err, &input):
-		d.Error, problems = inputProblems(input)
 	case errors.Is(o.err, owner.ErrAutomationChanged):
 		d.Error, d.Stale = o.err.Error(), true
 	case errors.Is(o.err, errOp), errors.Is(o.err, errTooManySteps):
 		d.Error = o.err.Error()
+	case refused && isRefusal(input.Kind):
+		d.Error, problems = inputProblems(input)
 	default:
 		return o.err
 	}
@@ -167,19 +168,19 @@ const notSaved = "The automation was not saved:"
 // inputProblems is a refused edit as the page shows it: the definition's
 // problems, or the one input refused (the name, the event) as a problem
 // at its path, or else (a JSON that does not parse) its message alone.
-func inputProblems(input *owner.InputError) (string, automation.Problems) {
+func inputProblems(input *fail.Error) (string, automation.Problems) {
 	var p automation.Problems
 	switch {
 	case errors.As(input.Err, &p):
 		return notSaved, p
-	case input.Field == "name" || input.Field == "event":
-		msg := input.Reason
+	case input.Param == "name" || input.Param == "event":
+		msg := strings.TrimPrefix(input.Message, input.Param+" ")
 		if input.Err != nil {
 			msg = input.Err.Error()
 		}
-		return notSaved, automation.Problems{{Path: input.Field, Message: msg}}
+		return notSaved, automation.Problems{{Path: input.Param, Message: msg}}
 	}
-	return input.Error(), nil
+	return input.Message, nil
 }
 
 // definitionText is d as `sesame automations show --definition` prints
@@ -200,7 +201,7 @@ func (a *App) editAutomation(w http.ResponseWriter, r *http.Request, s *session)
 	version, _ := strconv.Atoi(r.PostFormValue("version"))
 	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), owner.AutomationEdit{Definition: []byte(def), Version: version})
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, r.PathValue("id"))
+		err = a.audit(r.Context(), s, account.ActionAutomationEdited, r.PathValue("id"))
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
 	}
 	return a.outcome(w, r, s, err, "", automationOutcome{definition: def, definitionVersion: version})
@@ -215,7 +216,7 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 	op := r.PostFormValue("op")
 	form, err := readStepsForm(r.PostForm)
 	if err != nil {
-		return &owner.InputError{Field: "steps", Err: err}
+		return fail.Refused("steps", err)
 	}
 	if op != opSave {
 		changed, err := form.apply(op)
@@ -236,7 +237,7 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 	id := r.PathValue("id")
 	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, owner.AutomationEdit{Definition: body, Version: form.Version})
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, id)
+		err = a.audit(r.Context(), s, account.ActionAutomationEdited, id)
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
 	}
 	return a.outcome(w, r, s, err, "", automationOutcome{form: &form})
@@ -245,7 +246,7 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 func (a *App) activateAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
 	_, err := a.svc.Owner.Automations.Activate(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationOn, r.PathValue("id"))
+		err = a.audit(r.Context(), s, account.ActionAutomationOn, r.PathValue("id"))
 	}
 	return a.outcome(w, r, s, err, "The automation is active: its event starts runs.", automationOutcome{})
 }
@@ -253,7 +254,7 @@ func (a *App) activateAutomation(w http.ResponseWriter, r *http.Request, s *sess
 func (a *App) deactivateAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
 	_, err := a.svc.Owner.Automations.Deactivate(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationOff, r.PathValue("id"))
+		err = a.audit(r.Context(), s, account.ActionAutomationOff, r.PathValue("id"))
 	}
 	return a.outcome(w, r, s, err, "The automation is inactive: runs under way go on.", automationOutcome{})
 }
@@ -265,7 +266,7 @@ func (a *App) outcome(w http.ResponseWriter, r *http.Request, s *session, err er
 	if err == nil {
 		return a.showAutomation(w, r, s, automationOutcome{status: http.StatusOK, notice: notice})
 	}
-	if owner.IsNotFound(err) {
+	if fail.KindOf(err) == fail.KindNotFound {
 		return err
 	}
 	status := http.StatusBadRequest

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -60,7 +61,7 @@ func (a *App) deleteSegment(w http.ResponseWriter, r *http.Request, s *session) 
 			Back: "/segments/" + shown.ID, Keep: "Keep the segment", nav: "/segments",
 		}, err
 	}
-	return a.askThenDo(w, r, s, ask, owner.ActionSegmentDeleted, "/segments", func(ctx context.Context) (string, error) {
+	return a.askThenDo(w, r, s, ask, account.ActionSegmentDeleted, "/segments", func(ctx context.Context) (string, error) {
 		deleted, err := a.svc.Owner.Segments.Delete(ctx, s.WorkspaceID, r.PathValue("id"))
 		return deleted.ID, err
 	})

@@ -1,10 +1,10 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -39,15 +39,13 @@ func (a *App) addSender(w http.ResponseWriter, r *http.Request, s *session) erro
 		WorkspaceID: s.WorkspaceID, From: strings.TrimSpace(r.PostFormValue("from")), ReplyTo: replyTo,
 		Default: r.PostFormValue("default") == "yes",
 	})
-	var input *owner.InputError
-	var foreign *owner.ForeignDomainError
-	if errors.As(err, &input) || errors.As(err, &foreign) {
-		return a.sendersPage(w, r, s, http.StatusBadRequest, sendersData{Error: err.Error()})
+	if msg, ok := refusal(err); ok {
+		return a.sendersPage(w, r, s, http.StatusBadRequest, sendersData{Error: msg})
 	}
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionSenderAdded, sender.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionSenderAdded, sender.ID); err != nil {
 		return err
 	}
 	return a.sendersPage(w, r, s, http.StatusOK, sendersData{Notice: sender.Email + " was added."})

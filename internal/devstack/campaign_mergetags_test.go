@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
@@ -165,7 +166,7 @@ func TestAutomationSendStepFailureFailsTheRun(t *testing.T) {
 	}
 	// The dashboard's run page says it too.
 	address := "owner-" + uuid.NewString()[:8] + "@example.com"
-	if _, err := (&owner.Owners{Store: p.store.Owners}).Add(t.Context(), b.id, address); err != nil {
+	if _, err := (&account.Owners{Store: p.store.Owners}).Add(t.Context(), b.id, address); err != nil {
 		t.Fatal(err)
 	}
 	client, _ := p.signIn(t, address)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -103,7 +104,7 @@ func TestDashboardAutomationSteps(t *testing.T) {
 	p = d.dashDo(t, c, steps, stepsValues(large, 2, csrf, "save"))
 	wantPage(t, "a 200 KB html", p, http.StatusOK, "Saved")
 	wantVersion(t, d, created.ID, 3, large)
-	wantNewestAudit(t, d, owner.ActionAutomationEdited, owner.ActionAutomationEdited)
+	wantNewestAudit(t, d, account.ActionAutomationEdited, account.ActionAutomationEdited)
 }
 
 // An active automation's steps: the problems that keep it from being

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -104,7 +105,7 @@ func TestDashboardAutomations(t *testing.T) {
 	if p := d.dashDo(t, c, page+"/deactivate", activate); p.status != http.StatusOK || !strings.Contains(p.body, `id="status">inactive`) {
 		t.Errorf("deactivate: %d %s", p.status, p.body)
 	}
-	wantNewestAudit(t, d, owner.ActionAutomationOff, owner.ActionAutomationEdited, owner.ActionAutomationOn, owner.ActionAutomationCreated)
+	wantNewestAudit(t, d, account.ActionAutomationOff, account.ActionAutomationEdited, account.ActionAutomationOn, account.ActionAutomationCreated)
 }
 
 // startAutomationDashboard is a dashboard over a workspace that sends
@@ -114,7 +115,7 @@ func startAutomationDashboard(t *testing.T) (*dash, *sendWS) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	address := "owner-" + uuid.NewString()[:8] + "@example.com"
-	if _, err := (&owner.Owners{Store: e.store.Owners}).Add(t.Context(), s.id, address); err != nil {
+	if _, err := (&account.Owners{Store: e.store.Owners}).Add(t.Context(), s.id, address); err != nil {
 		t.Fatal(err)
 	}
 	return &dash{env: e, ws: s.id, owner: address}, s

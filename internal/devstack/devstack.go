@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/identity"
@@ -134,7 +135,7 @@ func Seed(ctx context.Context, store dynamo.Repositories, identities owner.Ident
 // seedOwner makes DemoOwner an owner of the demo workspace (again: adding
 // an owner twice changes nothing).
 func seedOwner(ctx context.Context, store dynamo.Repositories, demo Demo) (Demo, error) {
-	owners := &owner.Owners{Store: store.Owners}
+	owners := &account.Owners{Store: store.Owners}
 	if _, err := owners.Add(ctx, demo.WorkspaceID, DemoOwner); err != nil {
 		return Demo{}, fmt.Errorf("demo owner: %w", err)
 	}

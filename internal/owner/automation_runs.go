@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
 )
 
@@ -48,25 +49,25 @@ const (
 // Runs is a page of an automation's runs, newest first (one Query). An
 // automation without runs, or not of the workspace, has none.
 func (a *AutomationRuns) Runs(ctx context.Context, workspaceID, automationID string, page RunPage) (RunList, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return RunList{}, err
 	}
 	id, err := ident.Parse(automationID)
 	if err != nil {
-		return RunList{}, &InputError{Field: "automation", Value: automationID, Reason: "is not an automation id", missing: true}
+		return RunList{}, fail.Errorf(fail.KindNotFound, "", "automation", "automation %q is not an automation id", automationID)
 	}
 	limit := page.Limit
 	switch {
 	case limit == 0:
 		limit = DefaultRunLimit
 	case limit < 1 || limit > MaxRunLimit:
-		return RunList{}, &InputError{Field: "limit", Reason: "must be between 1 and 100"}
+		return RunList{}, fail.Invalid("limit", "limit must be between 1 and 100")
 	}
 	after := ""
 	if page.After != "" {
 		p, err := ident.Parse(page.After)
 		if err != nil {
-			return RunList{}, &InputError{Field: "after", Value: page.After, Reason: "is not a run id"}
+			return RunList{}, fail.Invalid("after", "after %q is not a run id", page.After)
 		}
 		after = p.String()
 	}
@@ -89,10 +90,10 @@ func (a *AutomationRuns) Runs(ctx context.Context, workspaceID, automationID str
 // for it at once (one Query of the automation ids, then BatchGetItems of
 // 100 keys).
 func (a *AutomationRuns) Run(ctx context.Context, workspaceID, runID string) (automation.Run, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return automation.Run{}, err
 	}
-	notFound := &InputError{Field: "run", Value: runID, Reason: "is not a run of the workspace", missing: true}
+	notFound := fail.Errorf(fail.KindNotFound, "", "run", "run %q is not a run of the workspace", runID)
 	id, err := ident.Parse(runID)
 	if err != nil {
 		return automation.Run{}, notFound
@@ -114,7 +115,7 @@ func (a *AutomationRuns) Run(ctx context.Context, workspaceID, runID string) (au
 }
 
 // orNotFound is err, or notFound when there was none.
-func orNotFound(err error, notFound *InputError) error {
+func orNotFound(err error, notFound *fail.Error) error {
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -75,12 +76,12 @@ func (e *ActivationError) Unwrap() error { return e.Problems }
 
 // ErrAutomationChanged refuses an edit or a status change of an
 // automation someone changed meanwhile; read it again and retry.
-var ErrAutomationChanged = errors.New("the automation changed meanwhile (edited, activated or deactivated); show it again and retry")
+var ErrAutomationChanged error = fail.Errorf(fail.KindConflict, "", "", "the automation changed meanwhile (edited, activated or deactivated); show it again and retry")
 
 // Create stores a new draft automation from a blueprint or a definition;
 // the draft is checked as a definition (Check), not yet for activation.
 func (s *Automations) Create(ctx context.Context, req AutomationRequest) (automation.Automation, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
 		return automation.Automation{}, err
 	}
 	var d automation.Definition
@@ -88,15 +89,15 @@ func (s *Automations) Create(ctx context.Context, req AutomationRequest) (automa
 	source := "file"
 	switch {
 	case (req.Blueprint == "") == (req.Definition == nil):
-		return automation.Automation{}, &InputError{Field: "blueprint", Reason: "or file is required, one of them"}
+		return automation.Automation{}, fail.Invalid("blueprint", "blueprint or file is required, one of them")
 	case req.Blueprint != "":
 		source = "blueprint"
 		if d, err = automation.Blueprint(req.Blueprint); err != nil {
-			return automation.Automation{}, &InputError{Field: source, Err: err}
+			return automation.Automation{}, fail.Refused(source, err)
 		}
 	default:
 		if d, err = automation.ParseDefinition(req.Definition); err != nil {
-			return automation.Automation{}, &InputError{Field: source, Err: err}
+			return automation.Automation{}, fail.Refused(source, err)
 		}
 	}
 	if req.Name != "" {
@@ -120,7 +121,7 @@ func (s *Automations) Create(ctx context.Context, req AutomationRequest) (automa
 
 // List returns the workspace's automations, oldest first.
 func (s *Automations) List(ctx context.Context, workspaceID string) ([]automation.Automation, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	return s.Store.ListAutomations(ctx, workspaceID)
@@ -128,12 +129,12 @@ func (s *Automations) List(ctx context.Context, workspaceID string) ([]automatio
 
 // Show reads one automation with its current steps.
 func (s *Automations) Show(ctx context.Context, workspaceID, id string) (automation.Automation, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return automation.Automation{}, err
 	}
 	a, err := s.Store.GetAutomation(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
 	if errors.Is(err, automation.ErrNotFound) {
-		return automation.Automation{}, &InputError{Field: "automation", Value: id, Reason: "is not an automation of the workspace", missing: true}
+		return automation.Automation{}, fail.Errorf(fail.KindNotFound, "", "automation", "automation %q is not an automation of the workspace", id)
 	}
 	return a, err
 }
@@ -153,11 +154,11 @@ func (s *Automations) Edit(ctx context.Context, workspaceID, id string, edit Aut
 	d, source := a.Definition(), "name"
 	if edit.Definition != nil {
 		if d, err = automation.ParseDefinition(edit.Definition); err != nil {
-			return automation.Automation{}, &InputError{Field: "file", Err: err}
+			return automation.Automation{}, fail.Refused("file", err)
 		}
 		source = "file"
 	} else if edit.Name == nil && edit.Event == nil {
-		return automation.Automation{}, &InputError{Field: "file", Reason: "or name or event is required: nothing to change"}
+		return automation.Automation{}, fail.Invalid("file", "file or name or event is required: nothing to change")
 	}
 	if edit.Name != nil {
 		d.Name = *edit.Name
@@ -170,7 +171,7 @@ func (s *Automations) Edit(ctx context.Context, workspaceID, id string, edit Aut
 	}
 	if a.Status == automation.StatusActive {
 		if d.Event != a.Event {
-			return automation.Automation{}, &InputError{Field: "event", Reason: fmt.Sprintf("of an active automation stays %s: deactivate it, edit, and activate it again", a.Event)}
+			return automation.Automation{}, fail.Invalid("event", "event of an active automation stays %s: deactivate it, edit, and activate it again", a.Event)
 		}
 		if err := s.checkActivation(ctx, a.ID, workspaceID, d); err != nil {
 			return automation.Automation{}, err
@@ -297,7 +298,7 @@ func definitionError(source string, p automation.Problems) error {
 	case len(p) == 0:
 		return nil
 	case len(p) == 1 && (p[0].Path == "name" || p[0].Path == "event"):
-		return &InputError{Field: p[0].Path, Err: errors.New(p[0].Message)}
+		return fail.Refused(p[0].Path, errors.New(p[0].Message))
 	}
-	return &InputError{Field: source, Err: p}
+	return fail.Refused(source, p)
 }

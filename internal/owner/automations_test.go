@@ -10,6 +10,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -112,7 +113,7 @@ func TestAutomationCreate(t *testing.T) {
 	for name, tt := range refusals {
 		tt.req.WorkspaceID = ws.ID
 		_, err := svc.Create(ctx, tt.req)
-		if ie := (*owner.InputError)(nil); !errors.As(err, &ie) || ie.Field != tt.field {
+		if fail.ParamOf(err) != tt.field {
 			t.Errorf("%s: err = %v, want an input error about %q", name, err, tt.field)
 		}
 	}

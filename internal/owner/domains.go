@@ -3,6 +3,7 @@ package owner
 import (
 	"context"
 
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/identity"
 )
 
@@ -57,7 +58,7 @@ const domainsPage = 100
 // have is refused before SES is touched: SES identities belong to the
 // whole AWS account, so a domain belongs to one workspace.
 func (d *Domains) Add(ctx context.Context, req DomainRequest) (identity.Domain, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
 		return identity.Domain{}, err
 	}
 	if err := d.Store.CanAddDomain(ctx, req.WorkspaceID, req.Name); err != nil {
@@ -74,7 +75,7 @@ func (d *Domains) Add(ctx context.Context, req DomainRequest) (identity.Domain, 
 // puts the domain among those the workspace sends from, and a DKIM failure
 // takes it out again.
 func (d *Domains) Status(ctx context.Context, workspaceID, name string) (DomainCheck, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return DomainCheck{}, err
 	}
 	st, err := d.Identities.DomainStatus(ctx, name)
@@ -101,7 +102,7 @@ func domainState(st identity.ProviderStatus) identity.DomainStatus {
 
 // List returns the workspace's domains, newest first.
 func (d *Domains) List(ctx context.Context, workspaceID string) ([]identity.Domain, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	all := []identity.Domain{}

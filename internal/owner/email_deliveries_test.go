@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -113,7 +114,7 @@ func TestEmailDeliveries(t *testing.T) {
 				return
 			case tc.wantErr != nil:
 				wantErr(t, err, tc.wantErr)
-				if !owner.IsNotFound(err) {
+				if fail.KindOf(err) != fail.KindNotFound {
 					t.Errorf("err %v is not a not-found", err)
 				}
 				return

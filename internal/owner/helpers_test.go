@@ -6,7 +6,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -17,11 +17,10 @@ func newStore(t *testing.T) dynamo.Repositories {
 	return dynamo.NewRepositories(&dynamo.Table{DB: dynamotest.Client(t), Name: dynamotest.NewTable(t)})
 }
 
-// wantInput fails t unless err is an InputError about field.
+// wantInput fails t unless err refuses the input field.
 func wantInput(t *testing.T, err error, field string) {
 	t.Helper()
-	var ie *owner.InputError
-	if !errors.As(err, &ie) || ie.Field != field {
+	if k := fail.KindOf(err); (k != fail.KindInvalid && k != fail.KindMissing && k != fail.KindNotFound) || fail.ParamOf(err) != field {
 		t.Errorf("err = %v, want an input error about %q", err, field)
 	}
 }

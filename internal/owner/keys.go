@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // KeyStore keeps API keys, only as hashes.
@@ -37,15 +39,15 @@ type CreatedKey struct {
 
 // Create makes a key with the scopes of the request's preset.
 func (k *Keys) Create(ctx context.Context, req KeyRequest) (CreatedKey, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
 		return CreatedKey{}, err
 	}
 	if !req.Environment.Valid() {
-		return CreatedKey{}, &InputError{Field: "env", Reason: "must be live or test"}
+		return CreatedKey{}, fail.Invalid("env", "env must be live or test")
 	}
 	scopes, err := apikey.Resolve(req.Preset, req.Scopes)
 	if err != nil {
-		return CreatedKey{}, &InputError{Field: "access", Err: err}
+		return CreatedKey{}, fail.Refused("access", err)
 	}
 	plain, key, err := k.Store.CreateKey(ctx, req.WorkspaceID, req.Environment, req.Name, scopes)
 	if err != nil {
@@ -57,7 +59,7 @@ func (k *Keys) Create(ctx context.Context, req KeyRequest) (CreatedKey, error) {
 // List returns the workspace's keys, revoked ones included; records carry
 // hints, never keys or hashes.
 func (k *Keys) List(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	keys, err := k.Store.ListKeys(ctx, workspaceID)
@@ -73,7 +75,7 @@ func (k *Keys) List(ctx context.Context, workspaceID string) ([]apikey.Key, erro
 // Regenerate replaces a key's secret, keeping its id and scopes; the old
 // key stops working at once.
 func (k *Keys) Regenerate(ctx context.Context, workspaceID, keyID string) (CreatedKey, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return CreatedKey{}, err
 	}
 	plain, key, err := k.Store.RegenerateKey(ctx, workspaceID, keyID)
@@ -85,7 +87,7 @@ func (k *Keys) Regenerate(ctx context.Context, workspaceID, keyID string) (Creat
 
 // Revoke stops a key at once, for good.
 func (k *Keys) Revoke(ctx context.Context, workspaceID, keyID string) error {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return err
 	}
 	return k.Store.RevokeKey(ctx, workspaceID, keyID)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/segment"
 )
 
@@ -34,7 +36,7 @@ type SegmentShown struct {
 
 // List returns the workspace's segments, oldest first.
 func (s *Segments) List(ctx context.Context, workspaceID string) ([]segment.Segment, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	return s.Store.ListSegments(ctx, workspaceID)
@@ -48,7 +50,7 @@ func (s *Segments) Show(ctx context.Context, workspaceID, id string, sample int)
 		return SegmentShown{}, err
 	}
 	if sample < 0 {
-		return SegmentShown{}, &InputError{Field: "sample", Reason: "must be 0 or more"}
+		return SegmentShown{}, fail.Invalid("sample", "sample must be 0 or more")
 	}
 	now := time.Now()
 	if s.Now != nil {
@@ -75,7 +77,7 @@ func (s *Segments) Delete(ctx context.Context, workspaceID, id string) (segment.
 }
 
 func (s *Segments) get(ctx context.Context, workspaceID, id string) (segment.Segment, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return segment.Segment{}, err
 	}
 	seg, err := s.Store.GetSegment(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
@@ -86,5 +88,5 @@ func (s *Segments) get(ctx context.Context, workspaceID, id string) (segment.Seg
 }
 
 func notASegment(id string) error {
-	return &InputError{Field: "segment", Value: id, Reason: "is not a segment of the workspace", missing: true}
+	return fail.Errorf(fail.KindNotFound, "", "segment", "segment %q is not a segment of the workspace", id)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -47,37 +49,26 @@ type SenderList struct {
 	DefaultID string // "" when there is no default
 }
 
-// ForeignDomainError refuses a sender on a domain the workspace has not
-// added.
-type ForeignDomainError struct {
-	Domain string
-	Err    error // identity.ErrDomainNotFound
-}
-
-func (e *ForeignDomainError) Error() string {
-	return e.Domain + " is not a domain of this workspace: " + e.Err.Error()
-}
-
-func (e *ForeignDomainError) Unwrap() error { return e.Err }
-
 // Add adds a sender on one of the workspace's domains (any status: it
 // sends once the domain is verified).
 func (s *Senders) Add(ctx context.Context, req SenderRequest) (identity.Sender, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
 		return identity.Sender{}, err
 	}
 	from, err := compose.ParseSender(req.From)
 	if err != nil {
-		return identity.Sender{}, &InputError{Field: "from", Err: err}
+		return identity.Sender{}, fail.Refused("from", err)
 	}
 	for _, r := range req.ReplyTo {
 		if _, err := compose.ParseSender(r); err != nil {
-			return identity.Sender{}, &InputError{Field: "reply-to", Value: r, Err: err}
+			return identity.Sender{}, fail.Invalid("reply-to", "reply-to %q: %s", r, err)
 		}
 	}
 	domain := identity.DomainOf(from.Address)
 	if _, err := s.Domains.GetDomain(ctx, req.WorkspaceID, domain); errors.Is(err, identity.ErrDomainNotFound) {
-		return identity.Sender{}, &ForeignDomainError{Domain: domain, Err: err}
+		foreign := fail.Invalid("from", "from: %s is not a domain of this workspace; add the domain first", domain)
+		foreign.Err = err
+		return identity.Sender{}, foreign
 	} else if err != nil {
 		return identity.Sender{}, err
 	}
@@ -87,7 +78,7 @@ func (s *Senders) Add(ctx context.Context, req SenderRequest) (identity.Sender, 
 // List returns the workspace's senders; workspace.ErrNotFound for an
 // absent workspace.
 func (s *Senders) List(ctx context.Context, workspaceID string) (SenderList, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return SenderList{}, err
 	}
 	senders, err := s.Store.ListSenders(ctx, workspaceID)

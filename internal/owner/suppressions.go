@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
@@ -23,16 +25,16 @@ const suppressionsPage = 100
 // Add puts one address on the list, without its display name; an address
 // listed already keeps its entry, which is returned with added false.
 func (s *Suppressions) Add(ctx context.Context, workspaceID, address, reason string) (suppression.Suppression, bool, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return suppression.Suppression{}, false, err
 	}
 	addr, err := suppression.ParseEmail(address)
 	if err != nil {
-		return suppression.Suppression{}, false, &InputError{Field: "address", Err: err}
+		return suppression.Suppression{}, false, fail.Refused("address", err)
 	}
 	r, err := suppression.ParseReason(reason)
 	if err != nil {
-		return suppression.Suppression{}, false, &InputError{Field: "reason", Err: err}
+		return suppression.Suppression{}, false, fail.Refused("reason", err)
 	}
 	return s.Store.PutSuppression(ctx, workspaceID, suppression.Suppression{Email: addr, Reason: r})
 }
@@ -40,18 +42,18 @@ func (s *Suppressions) Add(ctx context.Context, workspaceID, address, reason str
 // List returns every entry of the list that passes f, newest first. f's
 // Email is an address as the owner typed it; Reason must be a reason.
 func (s *Suppressions) List(ctx context.Context, workspaceID string, f suppression.Filter) ([]suppression.Suppression, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	if f.Email != "" {
 		addr, err := suppression.ParseEmail(f.Email)
 		if err != nil {
-			return nil, &InputError{Field: "email", Err: err}
+			return nil, fail.Refused("email", err)
 		}
 		f.Email = addr
 	}
 	if f.Reason != "" && !f.Reason.Valid() {
-		return nil, &InputError{Field: "reason", Err: suppression.ErrBadReason}
+		return nil, fail.Refused("reason", suppression.ErrBadReason)
 	}
 	all := []suppression.Suppression{}
 	for after, more := "", true; more; {
@@ -69,7 +71,7 @@ func (s *Suppressions) List(ctx context.Context, workspaceID string, f suppressi
 // Remove takes an address off the list and returns its entry;
 // suppression.ErrNotFound when it is not listed. Email goes to it again.
 func (s *Suppressions) Remove(ctx context.Context, workspaceID, address string) (suppression.Suppression, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return suppression.Suppression{}, err
 	}
 	key := address

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -52,18 +54,18 @@ const MaxDeliveries = 1000
 // Add creates an enabled endpoint with a fresh signing secret (in the
 // returned endpoint; it stays retrievable with Secret).
 func (w *Webhooks) Add(ctx context.Context, req EndpointRequest) (webhook.Endpoint, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
 		return webhook.Endpoint{}, err
 	}
 	if req.URL == "" {
-		return webhook.Endpoint{}, &InputError{Field: "url", Reason: "is required"}
+		return webhook.Endpoint{}, fail.Invalid("url", "url is required")
 	}
 	ep, err := webhook.NewEndpoint(req.WorkspaceID, req.URL, req.Events, req.AllowInsecureHTTP)
 	switch {
 	case errors.Is(err, webhook.ErrUnknownEventType):
-		return webhook.Endpoint{}, &InputError{Field: "events", Err: err}
+		return webhook.Endpoint{}, fail.Refused("events", err)
 	case errors.Is(err, webhook.ErrInvalidURL):
-		return webhook.Endpoint{}, &InputError{Field: "url", Err: err}
+		return webhook.Endpoint{}, fail.Refused("url", err)
 	case err != nil:
 		return webhook.Endpoint{}, err
 	}
@@ -90,7 +92,7 @@ func (w *Webhooks) Secret(ctx context.Context, workspaceID, id string) (string, 
 // overlap makes the secret in use just before it the old one: the one an
 // earlier rotation replaced stops signing.
 func (w *Webhooks) RotateSecret(ctx context.Context, workspaceID, id string) (string, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return "", err
 	}
 	now := time.Now
@@ -114,7 +116,7 @@ func (w *Webhooks) Endpoint(ctx context.Context, workspaceID, id string) (webhoo
 // List returns the workspace's endpoints; callers show them without their
 // secrets.
 func (w *Webhooks) List(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	eps, err := w.Endpoints.ListEndpoints(ctx, workspaceID)
@@ -138,7 +140,7 @@ func (w *Webhooks) Disable(ctx context.Context, workspaceID, id string) (webhook
 }
 
 func (w *Webhooks) setEnabled(ctx context.Context, workspaceID, id string, enabled bool) (webhook.Endpoint, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return webhook.Endpoint{}, err
 	}
 	ep, err := w.Endpoints.SetEndpointEnabled(ctx, workspaceID, id, enabled, webhook.OwnerDisableReason)
@@ -150,7 +152,7 @@ func (w *Webhooks) setEnabled(ctx context.Context, workspaceID, id string, enabl
 
 // Remove deletes an endpoint; its pending deliveries are dropped.
 func (w *Webhooks) Remove(ctx context.Context, workspaceID, id string) error {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return err
 	}
 	if err := w.Endpoints.DeleteEndpoint(ctx, workspaceID, id); err != nil {
@@ -162,11 +164,11 @@ func (w *Webhooks) Remove(ctx context.Context, workspaceID, id string) error {
 // Deliveries returns up to limit (1 to MaxDeliveries) of the endpoint's
 // delivery attempts, newest first.
 func (w *Webhooks) Deliveries(ctx context.Context, workspaceID, id string, limit int) ([]webhook.Attempt, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	if limit < 1 || limit > MaxDeliveries {
-		return nil, &InputError{Field: "limit", Reason: fmt.Sprintf("must be 1 to %d", MaxDeliveries)}
+		return nil, fail.Invalid("limit", "limit must be 1 to %d", MaxDeliveries)
 	}
 	// Another workspace's endpoint (or none) is not found, never an empty log.
 	if _, err := w.get(ctx, workspaceID, id); err != nil {
@@ -183,7 +185,7 @@ func (w *Webhooks) Deliveries(ctx context.Context, workspaceID, id string, limit
 }
 
 func (w *Webhooks) get(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return webhook.Endpoint{}, err
 	}
 	ep, err := w.Endpoints.GetEndpoint(ctx, workspaceID, id)

@@ -2,9 +2,9 @@ package owner
 
 import (
 	"context"
-	"errors"
 
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -22,12 +22,12 @@ type Workspaces struct {
 }
 
 // ErrNothingToChange refuses a settings change that changes nothing.
-var ErrNothingToChange = errors.New("nothing to change")
+var ErrNothingToChange error = fail.Errorf(fail.KindInvalid, "", "", "nothing to change")
 
 // Create creates a workspace named name.
 func (w *Workspaces) Create(ctx context.Context, name string) (workspace.Workspace, error) {
 	if name == "" {
-		return workspace.Workspace{}, &InputError{Field: "name", Reason: "is required"}
+		return workspace.Workspace{}, fail.Invalid("name", "name is required")
 	}
 	return w.Store.CreateWorkspace(ctx, name)
 }
@@ -54,14 +54,14 @@ func (w *Workspaces) Get(ctx context.Context, id string) (workspace.Workspace, e
 // change.
 func (w *Workspaces) Update(ctx context.Context, id string, change workspace.Settings) (workspace.Workspace, error) {
 	if change.MonthlyAllowance != nil && *change.MonthlyAllowance < 0 {
-		return workspace.Workspace{}, &InputError{Field: "monthly-allowance", Reason: "must be 0 (no cap) or more"}
+		return workspace.Workspace{}, fail.Invalid("monthly-allowance", "monthly-allowance must be 0 (no cap) or more")
 	}
 	if change.DefaultTracking != nil && !email.TrackingMode(*change.DefaultTracking).Valid() {
-		return workspace.Workspace{}, &InputError{Field: "default-tracking", Reason: "must be full, essential or off"}
+		return workspace.Workspace{}, fail.Invalid("default-tracking", "default-tracking must be full, essential or off")
 	}
 	if change.PostalAddress != nil {
 		if err := workspace.CheckPostalAddress(*change.PostalAddress); err != nil {
-			return workspace.Workspace{}, &InputError{Field: "postal-address", Reason: err.Error()}
+			return workspace.Workspace{}, fail.Invalid("postal-address", "postal-address %s", err)
 		}
 	}
 	if change == (workspace.Settings{}) {

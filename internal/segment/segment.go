@@ -3,7 +3,6 @@ package segment
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,7 +18,7 @@ import (
 const MaxName = 200
 
 // ErrNotFound is a segment absent from the workspace.
-var ErrNotFound = errors.New("segment not found")
+var ErrNotFound error = fail.NotFound("segment")
 
 // Segment is a named filter of a workspace. ContactCount is how many
 // recipients (subscribed contacts off the do-not-send list) matched it

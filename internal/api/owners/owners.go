@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/api/starts"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
@@ -86,8 +87,8 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: deliverability.Campaign,
 			Workspaces: repos.Workspaces,
 		},
-		Owners:         &owner.Owners{Store: repos.Owners},
-		Audit:          &owner.Audit{Store: repos.Owners},
+		Owners:         &account.Owners{Store: repos.Owners},
+		Audit:          &account.Audit{Store: repos.Owners},
 		Automations:    &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
 		AutomationRuns: &owner.AutomationRuns{Store: repos.AutomationRuns},
 	}
