@@ -92,14 +92,18 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 }
 
 // flagged is the console's one reading of a refusal (a fail.Error that is
-// not internal): its message, naming the flag the refused input came from
+// not a fault or an outage, which explainErrors words): its message, in
+// the context err adds to it, naming the flag the refused input came from
 // (the services name inputs as the console's flags do); an input that is
 // a positional argument keeps the service's reason alone. errors.Is still
 // finds what err wraps.
 func flagged(cmd *cobra.Command, err error) error {
 	e, ok := fail.As(err)
-	if cmd == nil || !ok || e.Kind == fail.KindInternal {
+	if cmd == nil || !ok || e.Kind == fail.KindInternal || e.Kind == fail.KindUnavailable {
 		return err
+	}
+	if e != err { // wrapped in context: "context: message"
+		return &refusal{msg: strings.Replace(err.Error(), e.Error(), e.Message, 1), err: err}
 	}
 	switch {
 	case e.Param != "" && cmd.Flags().Lookup(e.Param) != nil:

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 func (a *App) keyRoutes() []route {
@@ -38,7 +37,7 @@ type keysData struct {
 	Keys   []apikey.Key
 	Scopes []scopeChoice
 	// Created is the key just created or regenerated, shown this once.
-	Created *owner.CreatedKey
+	Created *apikey.CreatedKey
 	// Error says why the form was refused, and Form is what it held.
 	Error string
 	Form  keyForm
@@ -69,7 +68,7 @@ func (a *App) keys(w http.ResponseWriter, r *http.Request, s *session) error {
 // filled.
 func (a *App) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
 	form := keyForm{Name: r.PostFormValue("name"), Env: r.PostFormValue("env"), Preset: r.PostFormValue("preset"), Scopes: r.PostForm["scopes"]}
-	req := owner.KeyRequest{
+	req := apikey.KeyRequest{
 		WorkspaceID: s.WorkspaceID, Environment: apikey.Environment(form.Env),
 		Preset: apikey.Preset(form.Preset), Name: form.Name, Scopes: form.Scopes,
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/account"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
@@ -53,7 +52,7 @@ func (a *App) addSuppression(w http.ResponseWriter, r *http.Request, s *session)
 	address := strings.TrimSpace(r.PostFormValue("address"))
 	reason := r.PostFormValue("reason")
 	if reason == "" {
-		reason = owner.ManualReason
+		reason = suppression.ManualReason
 	}
 	sup, added, err := a.svc.Owner.Suppressions.Add(r.Context(), s.WorkspaceID, address, reason)
 	if msg, ok := refusal(err); ok {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/event"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -43,7 +42,7 @@ func (a *App) webhooks(w http.ResponseWriter, r *http.Request, s *session) error
 }
 
 func (a *App) addWebhook(w http.ResponseWriter, r *http.Request, s *session) error {
-	ep, err := a.svc.Owner.Webhooks.Add(r.Context(), owner.EndpointRequest{
+	ep, err := a.svc.Owner.Webhooks.Add(r.Context(), webhook.EndpointRequest{
 		WorkspaceID: s.WorkspaceID, URL: strings.TrimSpace(r.PostFormValue("url")), Events: r.PostForm["events"],
 		// Only the local stack's receivers listen on http and loopback.
 		AllowInsecureHTTP: !a.secure,

@@ -26,6 +26,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 type autoPipeline struct {
@@ -142,8 +143,8 @@ func (p *autoPipeline) cartAbandoned(t *testing.T) (*bulkWS, contactBody, *recei
 	b := newBulkWS(t, p.env)
 	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
 	rcv := startReceiver(t)
-	hooks := &owner.Webhooks{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
-	if _, err := hooks.Add(ctx, owner.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
+	hooks := &webhook.Service{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
+	if _, err := hooks.Add(ctx, webhook.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})

@@ -12,6 +12,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // ApprovalStore keeps a workspace's campaigns: the reads and changes of
@@ -48,7 +49,7 @@ type Approvals struct {
 	Starter campaign.Starter
 	// Check is the deliverability check show runs on the content now.
 	Check campaign.Checker
-	// Workspaces reads the campaign's workspace: its emails' footer needs
+	// workspace.Service reads the campaign's workspace: its emails' footer needs
 	// a postal address, so approving without one is refused.
 	Workspaces WorkspaceReader
 	// PublicURL is the stack's public URL, which a preview's stand-in
@@ -231,7 +232,7 @@ type Edit struct {
 // approval is void.
 func (a *Approvals) Edit(ctx context.Context, workspaceID, id string, e Edit) (campaign.Campaign, error) {
 	if e.Subject == nil && e.HTML == nil {
-		return campaign.Campaign{}, ErrNothingToChange
+		return campaign.Campaign{}, workspace.ErrNothingToChange
 	}
 	c, err := a.get(ctx, workspaceID, id)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -48,8 +50,8 @@ func startRun(t *testing.T, store dynamo.Repositories, workspaceID, automationID
 
 // An automation's runs come newest first, a page at a time.
 func TestAutomationRunsPages(t *testing.T) {
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme").ID
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme").ID
 	s := &owner.AutomationRuns{Store: store.AutomationRuns}
 	auto, other := putAutomation(t, store, ws), putAutomation(t, store, ws)
 	var ids []string
@@ -83,19 +85,19 @@ func TestAutomationRunsPages(t *testing.T) {
 	}
 	for field, page := range map[string]owner.RunPage{"limit": {Limit: owner.MaxRunLimit + 1}, "after": {After: "x"}} {
 		_, err := s.Runs(t.Context(), ws, auto, page)
-		wantInput(t, err, field)
+		failtest.WantInput(t, err, field)
 	}
 	_, err = s.Runs(t.Context(), ws, "cart", owner.RunPage{})
-	wantInput(t, err, "automation")
+	failtest.WantInput(t, err, "automation")
 	_, err = s.Runs(t.Context(), "", auto, owner.RunPage{})
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 }
 
 // A run is found by its id alone, with its step log, among more
 // automations than one BatchGetItem reads; never another workspace's.
 func TestAutomationRunByID(t *testing.T) {
-	store := newStore(t)
-	ws, foreign := newWorkspace(t, store, "Acme").ID, newWorkspace(t, store, "Other").ID
+	store := storetest.New(t)
+	ws, foreign := storetest.Workspace(t, store, "Acme").ID, storetest.Workspace(t, store, "Other").ID
 	s := &owner.AutomationRuns{Store: store.AutomationRuns}
 	var last string
 	for range 101 {
@@ -119,9 +121,9 @@ func TestAutomationRunByID(t *testing.T) {
 	foreignRun := startRun(t, store, foreign, putAutomation(t, store, foreign))
 	for name, runID := range map[string]string{"another workspace's": foreignRun, "unknown": uuid.NewString(), "not an id": "run-1"} {
 		_, err := s.Run(t.Context(), ws, runID)
-		t.Run(name, func(t *testing.T) { wantInput(t, err, "run") })
+		t.Run(name, func(t *testing.T) { failtest.WantInput(t, err, "run") })
 	}
-	empty := newWorkspace(t, store, "Empty").ID
+	empty := storetest.Workspace(t, store, "Empty").ID
 	_, err = s.Run(t.Context(), empty, id)
-	wantInput(t, err, "run")
+	failtest.WantInput(t, err, "run")
 }

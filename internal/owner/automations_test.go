@@ -10,7 +10,9 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -27,7 +29,7 @@ func automationsOf(store dynamo.Repositories) *owner.Automations {
 func sendingWorkspace(t *testing.T, store dynamo.Repositories) (workspace.Workspace, identity.Sender) {
 	t.Helper()
 	ctx := t.Context()
-	ws := newWorkspace(t, store, "Acme")
+	ws := storetest.Workspace(t, store, "Acme")
 	addr := "Acme Ltd, 1 Main St, Springfield"
 	if _, err := store.Workspaces.UpdateWorkspace(ctx, ws.ID, workspace.Settings{PostalAddress: &addr}); err != nil {
 		t.Fatal(err)
@@ -78,9 +80,9 @@ func wantActivation(t *testing.T, err error, paths ...string) {
 func TestAutomationCreate(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store := newStore(t)
+	store := storetest.New(t)
 	svc := automationsOf(store)
-	ws := newWorkspace(t, store, "Acme")
+	ws := storetest.Workspace(t, store, "Acme")
 	for _, name := range automation.BlueprintNames() {
 		a, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: name})
 		if err != nil || a.Status != automation.StatusDraft || a.Event != name || a.Version != 1 {
@@ -129,14 +131,14 @@ func TestAutomationCreate(t *testing.T) {
 	if _, err := svc.Show(ctx, ws.ID, "0190a2c0-0000-7000-8000-000000000000"); err == nil {
 		t.Error("showed an unknown automation")
 	} else {
-		wantInput(t, err, "automation")
+		failtest.WantInput(t, err, "automation")
 	}
 }
 
 func TestAutomationActivation(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store := newStore(t)
+	store := storetest.New(t)
 	svc := automationsOf(store)
 	ws, beta := sendingWorkspace(t, store)
 	cart, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "cart_abandoned"})
@@ -173,7 +175,7 @@ func TestAutomationActivation(t *testing.T) {
 
 	// A workspace with no default sender cannot activate a send that names
 	// none, nor one without the postal address of the emails' footer.
-	bare := newWorkspace(t, store, "Bare")
+	bare := storetest.Workspace(t, store, "Bare")
 	noSender, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: bare.ID, Blueprint: "order_placed"})
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +218,7 @@ func TestAutomationActivation(t *testing.T) {
 func TestAutomationEdit(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store := newStore(t)
+	store := storetest.New(t)
 	svc := automationsOf(store)
 	ws, _ := sendingWorkspace(t, store)
 	a, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "product_viewed"})
@@ -229,13 +231,13 @@ func TestAutomationEdit(t *testing.T) {
 		t.Fatalf("rename: %+v, %v", renamed, err)
 	}
 	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{})
-	wantInput(t, err, "file")
+	failtest.WantInput(t, err, "file")
 	if _, err := svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Name: &name, Version: 1}); !errors.Is(err, owner.ErrAutomationChanged) {
 		t.Errorf("an edit made from version 1 of version 2: %v, want ErrAutomationChanged", err)
 	}
 	spaced := "Product Viewed"
 	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Event: &spaced})
-	wantInput(t, err, "event")
+	failtest.WantInput(t, err, "event")
 
 	if _, err := svc.Activate(ctx, ws.ID, a.ID); err != nil {
 		t.Fatal(err)
@@ -245,10 +247,10 @@ func TestAutomationEdit(t *testing.T) {
 	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Definition: definitionJSON(t, d)})
 	wantActivation(t, err, "steps[1].html")
 	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Event: &name})
-	wantInput(t, err, "event")
+	failtest.WantInput(t, err, "event")
 	other := "other_event"
 	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Event: &other})
-	wantInput(t, err, "event")
+	failtest.WantInput(t, err, "event")
 
 	d.Steps[1].HTML = "<p>Hi {{ contact.first_name | \"there\" }}</p>"
 	edited, err := svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Definition: definitionJSON(t, d)})

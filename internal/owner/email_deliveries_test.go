@@ -14,6 +14,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -110,10 +111,10 @@ func TestEmailDeliveries(t *testing.T) {
 			}
 			switch {
 			case tc.fault != nil:
-				wantErr(t, err, tc.fault)
+				failtest.WantIs(t, err, tc.fault)
 				return
 			case tc.wantErr != nil:
-				wantErr(t, err, tc.wantErr)
+				failtest.WantIs(t, err, tc.wantErr)
 				if fail.KindOf(err) != fail.KindNotFound {
 					t.Errorf("err %v is not a not-found", err)
 				}

@@ -48,7 +48,7 @@ type Held struct {
 	Emails    EmailLister
 	Store     HeldStore
 	Templates TemplateStore
-	// Workspaces gives the brands an email may name (List's reasons).
+	// workspace.Service gives the brands an email may name (List's reasons).
 	Workspaces WorkspaceReader
 	// Review is nil where no review queue is configured.
 	Review ReviewQueue

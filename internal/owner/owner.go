@@ -6,19 +6,26 @@
 // methods it uses, so any repository with those methods serves it.
 package owner
 
-import "github.com/sesame-mail/sesame/internal/account"
+import (
+	"github.com/sesame-mail/sesame/internal/account"
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/suppression"
+	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
 
 // Service is every owner action, one concern per field.
 type Service struct {
-	Workspaces   *Workspaces
-	Keys         *Keys
-	Domains      *Domains
+	Workspaces   *workspace.Service
+	Keys         *apikey.Service
+	Domains      *identity.Domains
 	Senders      *Senders
 	Held         *Held
 	Captured     *Captured
 	Emails       *Emails
-	Suppressions *Suppressions
-	Webhooks     *Webhooks
+	Suppressions *suppression.Service
+	Webhooks     *webhook.Service
 	Contacts     *Contacts
 	Segments     *Segments
 	Approvals    *Approvals

@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -17,8 +19,8 @@ import (
 
 func TestSenders(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
 	if _, err := store.Domains.AddDomain(ctx, ws.ID, "example.com", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -54,15 +56,15 @@ func TestSenders(t *testing.T) {
 		t.Errorf("default after a new default sender = %q (err %v), want %s", list.DefaultID, err, billing.ID)
 	}
 	_, err = s.List(ctx, uuid.NewString())
-	wantErr(t, err, workspace.ErrNotFound)
+	failtest.WantIs(t, err, workspace.ErrNotFound)
 	_, err = s.List(ctx, "")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 }
 
 func TestSendersAddRefusals(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
+	store := storetest.New(t)
+	ws, other := storetest.Workspace(t, store, "Acme"), storetest.Workspace(t, store, "Other")
 	for _, d := range []struct{ ws, name string }{{ws.ID, "example.com"}, {other.ID, "other.example"}} {
 		if _, err := store.Domains.AddDomain(ctx, d.ws, d.name, nil); err != nil {
 			t.Fatal(err)
@@ -103,7 +105,7 @@ func TestSendersAddRefusals(t *testing.T) {
 				}
 				return
 			}
-			wantInput(t, err, tc.field)
+			failtest.WantInput(t, err, tc.field)
 			if tc.value != "" && !strings.Contains(fail.MessageOf(err), strconv.Quote(tc.value)) {
 				t.Errorf("refusal %q does not name the value %q", fail.MessageOf(err), tc.value)
 			}

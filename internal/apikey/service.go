@@ -1,51 +1,50 @@
-package owner
+package apikey
 
 import (
 	"context"
 
-	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // KeyStore keeps API keys, only as hashes.
 type KeyStore interface {
-	CreateKey(ctx context.Context, workspaceID string, env apikey.Environment, name string, scopes []apikey.Scope) (string, apikey.Key, error)
-	ListKeys(ctx context.Context, workspaceID string) ([]apikey.Key, error)
-	RegenerateKey(ctx context.Context, workspaceID, keyID string) (string, apikey.Key, error)
+	CreateKey(ctx context.Context, workspaceID string, env Environment, name string, scopes []Scope) (string, Key, error)
+	ListKeys(ctx context.Context, workspaceID string) ([]Key, error)
+	RegenerateKey(ctx context.Context, workspaceID, keyID string) (string, Key, error)
 	RevokeKey(ctx context.Context, workspaceID, keyID string) error
 }
 
-// Keys manages a workspace's API keys. A key is shown once, when created
+// Service manages a workspace's API keys. A key is shown once, when created
 // or regenerated, and never again.
-type Keys struct {
+type Service struct {
 	Store KeyStore
 }
 
 // KeyRequest asks for a new key.
 type KeyRequest struct {
 	WorkspaceID string
-	Environment apikey.Environment // live or test
-	Preset      apikey.Preset      // empty is full
-	Scopes      []string           // the custom preset's scopes
-	Name        string             // a label
+	Environment Environment // live or test
+	Preset      Preset      // empty is full
+	Scopes      []string    // the custom preset's scopes
+	Name        string      // a label
 }
 
 // CreatedKey is a key in plain text, shown this once, and its record.
 type CreatedKey struct {
-	Key    string     `json:"key"`
-	Record apikey.Key `json:"record"`
+	Key    string `json:"key"`
+	Record Key    `json:"record"`
 }
 
 // Create makes a key with the scopes of the request's preset.
-func (k *Keys) Create(ctx context.Context, req KeyRequest) (CreatedKey, error) {
+func (k *Service) Create(ctx context.Context, req KeyRequest) (CreatedKey, error) {
 	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
 		return CreatedKey{}, err
 	}
 	if !req.Environment.Valid() {
 		return CreatedKey{}, fail.Invalid("env", "env must be live or test")
 	}
-	scopes, err := apikey.Resolve(req.Preset, req.Scopes)
+	scopes, err := Resolve(req.Preset, req.Scopes)
 	if err != nil {
 		return CreatedKey{}, fail.Refused("access", err)
 	}
@@ -58,7 +57,7 @@ func (k *Keys) Create(ctx context.Context, req KeyRequest) (CreatedKey, error) {
 
 // List returns the workspace's keys, revoked ones included; records carry
 // hints, never keys or hashes.
-func (k *Keys) List(ctx context.Context, workspaceID string) ([]apikey.Key, error) {
+func (k *Service) List(ctx context.Context, workspaceID string) ([]Key, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
@@ -67,14 +66,14 @@ func (k *Keys) List(ctx context.Context, workspaceID string) ([]apikey.Key, erro
 		return nil, err
 	}
 	if keys == nil {
-		keys = []apikey.Key{}
+		keys = []Key{}
 	}
 	return keys, nil
 }
 
 // Regenerate replaces a key's secret, keeping its id and scopes; the old
 // key stops working at once.
-func (k *Keys) Regenerate(ctx context.Context, workspaceID, keyID string) (CreatedKey, error) {
+func (k *Service) Regenerate(ctx context.Context, workspaceID, keyID string) (CreatedKey, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return CreatedKey{}, err
 	}
@@ -86,7 +85,7 @@ func (k *Keys) Regenerate(ctx context.Context, workspaceID, keyID string) (Creat
 }
 
 // Revoke stops a key at once, for good.
-func (k *Keys) Revoke(ctx context.Context, workspaceID, keyID string) error {
+func (k *Service) Revoke(ctx context.Context, workspaceID, keyID string) error {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package owner
+package suppression
 
 import (
 	"context"
@@ -6,58 +6,57 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
-	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
-// Suppressions manages a workspace's do-not-send list, by the same rules
+// Service manages a workspace's do-not-send list, by the same rules
 // as the API: one reading of an address, idempotent adds that keep the
 // first entry, the same reasons.
-type Suppressions struct {
-	Store suppression.Store
+type Service struct {
+	Store Store
 }
 
 // ManualReason is the reason of a suppression the owner adds without one.
-const ManualReason = string(suppression.Manual)
+const ManualReason = string(Manual)
 
 // suppressionsPage is how many entries List reads per page.
 const suppressionsPage = 100
 
 // Add puts one address on the list, without its display name; an address
 // listed already keeps its entry, which is returned with added false.
-func (s *Suppressions) Add(ctx context.Context, workspaceID, address, reason string) (suppression.Suppression, bool, error) {
+func (s *Service) Add(ctx context.Context, workspaceID, address, reason string) (Suppression, bool, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
-		return suppression.Suppression{}, false, err
+		return Suppression{}, false, err
 	}
-	addr, err := suppression.ParseEmail(address)
+	addr, err := ParseEmail(address)
 	if err != nil {
-		return suppression.Suppression{}, false, fail.Refused("address", err)
+		return Suppression{}, false, fail.Refused("address", err)
 	}
-	r, err := suppression.ParseReason(reason)
+	r, err := ParseReason(reason)
 	if err != nil {
-		return suppression.Suppression{}, false, fail.Refused("reason", err)
+		return Suppression{}, false, fail.Refused("reason", err)
 	}
-	return s.Store.PutSuppression(ctx, workspaceID, suppression.Suppression{Email: addr, Reason: r})
+	return s.Store.PutSuppression(ctx, workspaceID, Suppression{Email: addr, Reason: r})
 }
 
 // List returns every entry of the list that passes f, newest first. f's
 // Email is an address as the owner typed it; Reason must be a reason.
-func (s *Suppressions) List(ctx context.Context, workspaceID string, f suppression.Filter) ([]suppression.Suppression, error) {
+func (s *Service) List(ctx context.Context, workspaceID string, f Filter) ([]Suppression, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	if f.Email != "" {
-		addr, err := suppression.ParseEmail(f.Email)
+		addr, err := ParseEmail(f.Email)
 		if err != nil {
 			return nil, fail.Refused("email", err)
 		}
 		f.Email = addr
 	}
 	if f.Reason != "" && !f.Reason.Valid() {
-		return nil, fail.Refused("reason", suppression.ErrBadReason)
+		return nil, fail.Refused("reason", ErrBadReason)
 	}
-	all := []suppression.Suppression{}
+	all := []Suppression{}
 	for after, more := "", true; more; {
-		var page []suppression.Suppression
+		var page []Suppression
 		var err error
 		page, after, more, err = s.Store.ListSuppressions(ctx, workspaceID, f, after, suppressionsPage)
 		if err != nil {
@@ -69,18 +68,18 @@ func (s *Suppressions) List(ctx context.Context, workspaceID string, f suppressi
 }
 
 // Remove takes an address off the list and returns its entry;
-// suppression.ErrNotFound when it is not listed. Email goes to it again.
-func (s *Suppressions) Remove(ctx context.Context, workspaceID, address string) (suppression.Suppression, error) {
+// ErrNotFound when it is not listed. Email goes to it again.
+func (s *Service) Remove(ctx context.Context, workspaceID, address string) (Suppression, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
-		return suppression.Suppression{}, err
+		return Suppression{}, err
 	}
 	key := address
-	if addr, err := suppression.ParseEmail(address); err == nil {
+	if addr, err := ParseEmail(address); err == nil {
 		key = addr // with a display name, as Add takes it
 	}
 	sup, err := s.Store.DeleteSuppression(ctx, workspaceID, key)
 	if err != nil {
-		return suppression.Suppression{}, fmt.Errorf("%s: %w", address, err)
+		return Suppression{}, fmt.Errorf("%s: %w", address, err)
 	}
 	return sup, nil
 }
