@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/sesame-mail/sesame/internal/account"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/segment"
 )
 
 // segmentSample is how many of a segment's recipients its page shows.
@@ -30,7 +30,7 @@ func (a *App) segments(w http.ResponseWriter, r *http.Request, s *session) error
 }
 
 type segmentData struct {
-	owner.SegmentShown
+	segment.SegmentShown
 	// Filter is the segment's filter as the API takes it, indented.
 	Filter string
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/webhook"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -27,7 +28,7 @@ type Service struct {
 	Suppressions *suppression.Service
 	Webhooks     *webhook.Service
 	Contacts     *Contacts
-	Segments     *Segments
+	Segments     *segment.Service
 	Approvals    *Approvals
 	Automations  *Automations
 	// AutomationRuns reads automation runs.

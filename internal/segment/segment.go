@@ -37,9 +37,13 @@ type Segment struct {
 type Store interface {
 	// CreateSegment stores a new segment of an existing workspace.
 	CreateSegment(ctx context.Context, s Segment) error
+	GetSegment(ctx context.Context, workspaceID, id string) (Segment, error)
+	ListSegments(ctx context.Context, workspaceID string) ([]Segment, error)
+	DeleteSegment(ctx context.Context, workspaceID, id string) error
 }
 
-// Service creates segments.
+// Service creates segments (the API, segments:write), and lists, shows
+// and deletes them (the console and the dashboard).
 type Service struct {
 	Store    Store
 	Resolver *Resolver

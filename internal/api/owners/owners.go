@@ -85,7 +85,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		Suppressions: &suppression.Service{Store: repos.Suppressions},
 		Webhooks:     &webhook.Service{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 		Contacts:     &owner.Contacts{Store: repos.Contacts, Emails: repos.Emails},
-		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
+		Segments: &segment.Service{Store: repos.Segments, Resolver: &segment.Resolver{
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
 		Approvals: &owner.Approvals{

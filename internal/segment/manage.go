@@ -1,4 +1,4 @@
-package owner
+package segment
 
 import (
 	"context"
@@ -8,34 +8,17 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
-	"github.com/sesame-mail/sesame/internal/segment"
 )
-
-// SegmentStore keeps a workspace's segments.
-type SegmentStore interface {
-	GetSegment(ctx context.Context, workspaceID, id string) (segment.Segment, error)
-	ListSegments(ctx context.Context, workspaceID string) ([]segment.Segment, error)
-	DeleteSegment(ctx context.Context, workspaceID, id string) error
-}
-
-// Segments lists, shows and deletes a workspace's segments; the API
-// creates them (segments:write).
-type Segments struct {
-	Store    SegmentStore
-	Resolver *segment.Resolver
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-}
 
 // SegmentShown is a segment with its recipients now: how many, and a
 // sample.
 type SegmentShown struct {
-	segment.Segment
-	segment.Preview
+	Segment
+	Preview
 }
 
 // List returns the workspace's segments, oldest first.
-func (s *Segments) List(ctx context.Context, workspaceID string) ([]segment.Segment, error) {
+func (s *Service) List(ctx context.Context, workspaceID string) ([]Segment, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
@@ -44,7 +27,7 @@ func (s *Segments) List(ctx context.Context, workspaceID string) ([]segment.Segm
 
 // Show reads a segment and evaluates it now, keeping up to sample of its
 // recipients.
-func (s *Segments) Show(ctx context.Context, workspaceID, id string, sample int) (SegmentShown, error) {
+func (s *Service) Show(ctx context.Context, workspaceID, id string, sample int) (SegmentShown, error) {
 	seg, err := s.get(ctx, workspaceID, id)
 	if err != nil {
 		return SegmentShown{}, err
@@ -64,25 +47,25 @@ func (s *Segments) Show(ctx context.Context, workspaceID, id string, sample int)
 }
 
 // Delete removes a segment; no contact changes.
-func (s *Segments) Delete(ctx context.Context, workspaceID, id string) (segment.Segment, error) {
+func (s *Service) Delete(ctx context.Context, workspaceID, id string) (Segment, error) {
 	seg, err := s.get(ctx, workspaceID, id)
 	if err != nil {
-		return segment.Segment{}, err
+		return Segment{}, err
 	}
 	err = s.Store.DeleteSegment(ctx, workspaceID, seg.ID)
-	if errors.Is(err, segment.ErrNotFound) { // deleted meanwhile
-		return segment.Segment{}, notASegment(id)
+	if errors.Is(err, ErrNotFound) { // deleted meanwhile
+		return Segment{}, notASegment(id)
 	}
 	return seg, err
 }
 
-func (s *Segments) get(ctx context.Context, workspaceID, id string) (segment.Segment, error) {
+func (s *Service) get(ctx context.Context, workspaceID, id string) (Segment, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
-		return segment.Segment{}, err
+		return Segment{}, err
 	}
 	seg, err := s.Store.GetSegment(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
-	if errors.Is(err, segment.ErrNotFound) {
-		return segment.Segment{}, notASegment(id)
+	if errors.Is(err, ErrNotFound) {
+		return Segment{}, notASegment(id)
 	}
 	return seg, err
 }
