@@ -22,7 +22,7 @@ func (c *console) sendersCommand() *cobra.Command {
 		Short: "Add a sender (an address on a domain of the workspace)",
 		Args:  cobra.NoArgs,
 		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
-			s, err := svc.Senders.Add(cmd.Context(), owner.SenderRequest{
+			s, err := svc.Senders.Add(cmd.Context(), identity.SenderRequest{
 				WorkspaceID: c.cfg.WorkspaceID, From: from, ReplyTo: replyTo, Default: makeDefault,
 			})
 			if err != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/account"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/identity"
 )
 
 func (a *App) senderRoutes() []route {
@@ -16,7 +16,7 @@ func (a *App) senderRoutes() []route {
 }
 
 type sendersData struct {
-	owner.SenderList
+	identity.SenderList
 	Notice, Error string
 }
 
@@ -35,7 +35,7 @@ func (a *App) senders(w http.ResponseWriter, r *http.Request, s *session) error 
 
 func (a *App) addSender(w http.ResponseWriter, r *http.Request, s *session) error {
 	replyTo := commaList(r.PostFormValue("reply-to"))
-	sender, err := a.svc.Owner.Senders.Add(r.Context(), owner.SenderRequest{
+	sender, err := a.svc.Owner.Senders.Add(r.Context(), identity.SenderRequest{
 		WorkspaceID: s.WorkspaceID, From: strings.TrimSpace(r.PostFormValue("from")), ReplyTo: replyTo,
 		Default: r.PostFormValue("default") == "yes",
 	})

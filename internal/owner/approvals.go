@@ -51,7 +51,7 @@ type Approvals struct {
 	Check campaign.Checker
 	// workspace.Service reads the campaign's workspace: its emails' footer needs
 	// a postal address, so approving without one is refused.
-	Workspaces WorkspaceReader
+	Workspaces workspace.Reader
 	// PublicURL is the stack's public URL, which a preview's stand-in
 	// unsubscribe link starts with (PreviewLinks).
 	PublicURL string

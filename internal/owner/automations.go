@@ -38,7 +38,7 @@ type SenderReader interface {
 type Automations struct {
 	Store      AutomationStore
 	Senders    SenderReader
-	Workspaces WorkspaceReader
+	Workspaces workspace.Reader
 }
 
 // AutomationRequest asks for a new automation: from a blueprint or from

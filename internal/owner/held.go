@@ -49,7 +49,7 @@ type Held struct {
 	Store     HeldStore
 	Templates TemplateStore
 	// workspace.Service gives the brands an email may name (List's reasons).
-	Workspaces WorkspaceReader
+	Workspaces workspace.Reader
 	// Review is nil where no review queue is configured.
 	Review ReviewQueue
 }

@@ -21,7 +21,7 @@ type Service struct {
 	Workspaces   *workspace.Service
 	Keys         *apikey.Service
 	Domains      *identity.Domains
-	Senders      *Senders
+	Senders      *identity.Senders
 	Held         *Held
 	Captured     *Captured
 	Emails       *Emails

@@ -68,3 +68,8 @@ func (w *Service) Update(ctx context.Context, id string, change Settings) (Works
 	}
 	return w.Store.UpdateWorkspace(ctx, id, change)
 }
+
+// Reader reads one workspace.
+type Reader interface {
+	GetWorkspace(ctx context.Context, id string) (Workspace, error)
+}

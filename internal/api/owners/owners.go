@@ -75,7 +75,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		Workspaces: &workspace.Service{Store: repos.Workspaces},
 		Keys:       &apikey.Service{Store: repos.Keys},
 		Domains:    &identity.Domains{Store: repos.Domains, Identities: identities},
-		Senders:    &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
+		Senders:    &identity.Senders{Store: repos.Senders, Domains: repos.Domains},
 		Held:       &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
 		Captured:   &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
 		Emails: &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}, Webhooks: repos.Webhooks, Sources: owner.ContentSources{

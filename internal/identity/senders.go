@@ -1,4 +1,4 @@
-package owner
+package identity
 
 import (
 	"context"
@@ -7,32 +7,27 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
-	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // SenderStore keeps a workspace's senders; a default sender is copied onto
 // the workspace, which every send reads.
 type SenderStore interface {
-	AddSender(ctx context.Context, workspaceID string, sender identity.Sender, makeDefault bool) (identity.Sender, error)
-	ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error)
+	AddSender(ctx context.Context, workspaceID string, sender Sender, makeDefault bool) (Sender, error)
+	ListSenders(ctx context.Context, workspaceID string) ([]Sender, error)
+	// DefaultSender is the one the workspace sends from when a send names
+	// none; nil when there is none.
+	DefaultSender(ctx context.Context, workspaceID string) (*Sender, error)
 }
 
 // DomainReader reads a workspace's domain by name.
 type DomainReader interface {
-	GetDomain(ctx context.Context, workspaceID, name string) (identity.Domain, error)
-}
-
-// WorkspaceReader reads one workspace.
-type WorkspaceReader interface {
-	GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error)
+	GetDomain(ctx context.Context, workspaceID, name string) (Domain, error)
 }
 
 // Senders manages a workspace's from addresses.
 type Senders struct {
-	Store      SenderStore
-	Domains    DomainReader
-	Workspaces WorkspaceReader
+	Store   SenderStore
+	Domains DomainReader
 }
 
 // SenderRequest asks for a sender.
@@ -45,34 +40,34 @@ type SenderRequest struct {
 
 // SenderList is a workspace's senders and which one is the default.
 type SenderList struct {
-	Senders   []identity.Sender
+	Senders   []Sender
 	DefaultID string // "" when there is no default
 }
 
 // Add adds a sender on one of the workspace's domains (any status: it
 // sends once the domain is verified).
-func (s *Senders) Add(ctx context.Context, req SenderRequest) (identity.Sender, error) {
+func (s *Senders) Add(ctx context.Context, req SenderRequest) (Sender, error) {
 	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
-		return identity.Sender{}, err
+		return Sender{}, err
 	}
 	from, err := compose.ParseSender(req.From)
 	if err != nil {
-		return identity.Sender{}, fail.Refused("from", err)
+		return Sender{}, fail.Refused("from", err)
 	}
 	for _, r := range req.ReplyTo {
 		if _, err := compose.ParseSender(r); err != nil {
-			return identity.Sender{}, fail.Invalid("reply-to", "reply-to %q: %s", r, err)
+			return Sender{}, fail.Invalid("reply-to", "reply-to %q: %s", r, err)
 		}
 	}
-	domain := identity.DomainOf(from.Address)
-	if _, err := s.Domains.GetDomain(ctx, req.WorkspaceID, domain); errors.Is(err, identity.ErrDomainNotFound) {
+	domain := DomainOf(from.Address)
+	if _, err := s.Domains.GetDomain(ctx, req.WorkspaceID, domain); errors.Is(err, ErrDomainNotFound) {
 		foreign := fail.Invalid("from", "from: %s is not a domain of this workspace; add the domain first", domain)
 		foreign.Err = err
-		return identity.Sender{}, foreign
+		return Sender{}, foreign
 	} else if err != nil {
-		return identity.Sender{}, err
+		return Sender{}, err
 	}
-	return s.Store.AddSender(ctx, req.WorkspaceID, identity.Sender{Name: from.Name, Email: from.Address, ReplyTo: req.ReplyTo}, req.Default)
+	return s.Store.AddSender(ctx, req.WorkspaceID, Sender{Name: from.Name, Email: from.Address, ReplyTo: req.ReplyTo}, req.Default)
 }
 
 // List returns the workspace's senders; workspace.ErrNotFound for an
@@ -85,16 +80,16 @@ func (s *Senders) List(ctx context.Context, workspaceID string) (SenderList, err
 	if err != nil {
 		return SenderList{}, err
 	}
-	ws, err := s.Workspaces.GetWorkspace(ctx, workspaceID)
+	def, err := s.Store.DefaultSender(ctx, workspaceID)
 	if err != nil {
 		return SenderList{}, err
 	}
 	list := SenderList{Senders: senders}
 	if list.Senders == nil {
-		list.Senders = []identity.Sender{}
+		list.Senders = []Sender{}
 	}
-	if ws.DefaultSender != nil {
-		list.DefaultID = ws.DefaultSender.ID
+	if def != nil {
+		list.DefaultID = def.ID
 	}
 	return list, nil
 }

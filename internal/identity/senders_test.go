@@ -1,4 +1,4 @@
-package owner_test
+package identity_test
 
 import (
 	"errors"
@@ -13,7 +13,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -24,12 +23,12 @@ func TestSenders(t *testing.T) {
 	if _, err := store.Domains.AddDomain(ctx, ws.ID, "example.com", nil); err != nil {
 		t.Fatal(err)
 	}
-	s := &owner.Senders{Store: store.Senders, Domains: store.Domains, Workspaces: store.Workspaces}
+	s := &identity.Senders{Store: store.Senders, Domains: store.Domains}
 
 	if empty, err := s.List(ctx, ws.ID); err != nil || empty.Senders == nil || len(empty.Senders) != 0 || empty.DefaultID != "" {
 		t.Errorf("List of no senders = %#v (err %v)", empty, err)
 	}
-	hello, err := s.Add(ctx, owner.SenderRequest{WorkspaceID: ws.ID, From: "Acme <hello@example.com>", ReplyTo: []string{"help@example.com"}, Default: true})
+	hello, err := s.Add(ctx, identity.SenderRequest{WorkspaceID: ws.ID, From: "Acme <hello@example.com>", ReplyTo: []string{"help@example.com"}, Default: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +36,7 @@ func TestSenders(t *testing.T) {
 		t.Errorf("Add = %+v", hello)
 	}
 	// The domain matches whatever the case of the address.
-	news, err := s.Add(ctx, owner.SenderRequest{WorkspaceID: ws.ID, From: "news@Example.COM"})
+	news, err := s.Add(ctx, identity.SenderRequest{WorkspaceID: ws.ID, From: "news@Example.COM"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +47,7 @@ func TestSenders(t *testing.T) {
 	if len(list.Senders) != 2 || list.Senders[0].ID != hello.ID || list.Senders[1].ID != news.ID || list.DefaultID != hello.ID {
 		t.Errorf("List = %+v, want both with %s the default", list, hello.ID)
 	}
-	billing, err := s.Add(ctx, owner.SenderRequest{WorkspaceID: ws.ID, From: "billing@example.com", Default: true})
+	billing, err := s.Add(ctx, identity.SenderRequest{WorkspaceID: ws.ID, From: "billing@example.com", Default: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,17 +69,17 @@ func TestSendersAddRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &owner.Senders{Store: store.Senders, Domains: store.Domains, Workspaces: store.Workspaces}
-	req := func(from string, replyTo ...string) owner.SenderRequest {
-		return owner.SenderRequest{WorkspaceID: ws.ID, From: from, ReplyTo: replyTo, Default: true}
+	s := &identity.Senders{Store: store.Senders, Domains: store.Domains}
+	req := func(from string, replyTo ...string) identity.SenderRequest {
+		return identity.SenderRequest{WorkspaceID: ws.ID, From: from, ReplyTo: replyTo, Default: true}
 	}
 	cases := map[string]struct {
-		req       owner.SenderRequest
+		req       identity.SenderRequest
 		field     string // the input refused, and
 		value     string // the value of it refused; or
 		foreignOf string // the domain that is not the workspace's
 	}{
-		"no workspace":         {req: owner.SenderRequest{From: "hello@example.com"}, field: "workspace"},
+		"no workspace":         {req: identity.SenderRequest{From: "hello@example.com"}, field: "workspace"},
 		"no from":              {req: req(""), field: "from"},
 		"from not an address":  {req: req("Acme"), field: "from"},
 		"two addresses":        {req: req("a@example.com, b@example.com"), field: "from"},
@@ -94,7 +93,7 @@ func TestSendersAddRefusals(t *testing.T) {
 		"unknown domain":       {req: req("hello@unknown.example"), foreignOf: "unknown.example"},
 		"another workspace's":  {req: req("hello@other.example"), foreignOf: "other.example"},
 		"a subdomain":          {req: req("hello@mail.example.com"), foreignOf: "mail.example.com"},
-		"absent workspace":     {req: owner.SenderRequest{WorkspaceID: uuid.NewString(), From: "hello@example.com"}, foreignOf: "example.com"},
+		"absent workspace":     {req: identity.SenderRequest{WorkspaceID: uuid.NewString(), From: "hello@example.com"}, foreignOf: "example.com"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
