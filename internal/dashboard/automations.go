@@ -11,7 +11,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 func (a *App) automationRoutes() []route {
@@ -53,7 +52,7 @@ func (a *App) automations(w http.ResponseWriter, r *http.Request, s *session) er
 // createAutomation creates a draft from a blueprint, as `sesame
 // automations create --blueprint` does.
 func (a *App) createAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
-	created, err := a.svc.Owner.Automations.Create(r.Context(), owner.AutomationRequest{
+	created, err := a.svc.Owner.Automations.Create(r.Context(), automation.AutomationRequest{
 		WorkspaceID: s.WorkspaceID, Blueprint: r.PostFormValue("blueprint"),
 		Name: strings.TrimSpace(r.PostFormValue("name")),
 	})
@@ -83,7 +82,7 @@ type automationData struct {
 	// Stale: a save was refused because another version was saved since
 	// the form was drawn; the page offers to load it.
 	Stale  bool
-	Runs   owner.RunList
+	Runs   automation.RunList
 	Notice string
 	Error  string
 	// Problems are the refused save's or activation's, each with its path
@@ -129,13 +128,13 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 	if len(problems) > 0 {
 		d.Error = notSaved
 	}
-	var activation *owner.ActivationError
+	var activation *automation.ActivationError
 	input, refused := fail.As(o.err)
 	switch {
 	case o.err == nil:
 	case errors.As(o.err, &activation):
 		d.Error, problems = "The automation cannot be active:", activation.Problems
-	case errors.Is(o.err, owner.ErrAutomationChanged):
+	case errors.Is(o.err, automation.ErrAutomationChanged):
 		d.Error, d.Stale = o.err.Error(), true
 	case errors.Is(o.err, errOp), errors.Is(o.err, errTooManySteps):
 		d.Error = o.err.Error()
@@ -156,7 +155,7 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 			return err
 		}
 	}
-	if d.Runs, err = a.svc.Owner.AutomationRuns.Runs(r.Context(), s.WorkspaceID, au.ID, owner.RunPage{After: r.URL.Query().Get("after")}); err != nil {
+	if d.Runs, err = a.svc.Owner.AutomationRuns.Runs(r.Context(), s.WorkspaceID, au.ID, automation.RunPage{After: r.URL.Query().Get("after")}); err != nil {
 		return err
 	}
 	return a.render(w, s, o.status, "automation.html", au.Name, "/automations", d)
@@ -199,7 +198,7 @@ func definitionText(d automation.Definition) (string, error) {
 func (a *App) editAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
 	def := r.PostFormValue("definition")
 	version, _ := strconv.Atoi(r.PostFormValue("version"))
-	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), owner.AutomationEdit{Definition: []byte(def), Version: version})
+	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), automation.AutomationEdit{Definition: []byte(def), Version: version})
 	if err == nil {
 		err = a.audit(r.Context(), s, account.ActionAutomationEdited, r.PathValue("id"))
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
@@ -235,7 +234,7 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 		return err
 	}
 	id := r.PathValue("id")
-	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, owner.AutomationEdit{Definition: body, Version: form.Version})
+	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, automation.AutomationEdit{Definition: body, Version: form.Version})
 	if err == nil {
 		err = a.audit(r.Context(), s, account.ActionAutomationEdited, id)
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
@@ -270,7 +269,7 @@ func (a *App) outcome(w http.ResponseWriter, r *http.Request, s *session, err er
 		return err
 	}
 	status := http.StatusBadRequest
-	if errors.Is(err, owner.ErrAutomationChanged) {
+	if errors.Is(err, automation.ErrAutomationChanged) {
 		status = http.StatusConflict
 	}
 	kept.status, kept.err = status, err

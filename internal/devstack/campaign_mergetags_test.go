@@ -13,7 +13,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // A draft whose subject or html has a merge tag the language cannot read
@@ -148,7 +147,7 @@ func TestAutomationSendStepFailureFailsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	drainAutomations(t, p.runner)
-	r, err := (&owner.AutomationRuns{Store: p.store.AutomationRuns}).Run(t.Context(), b.id, m.RunID)
+	r, err := (&automation.Runs{Store: p.store.AutomationRuns}).Run(t.Context(), b.id, m.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

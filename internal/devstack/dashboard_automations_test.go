@@ -11,7 +11,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -87,7 +86,7 @@ func TestDashboardAutomations(t *testing.T) {
 	}
 
 	other, _ := d.workspace(apikey.Live)
-	foreign, err := d.automations().Create(t.Context(), owner.AutomationRequest{WorkspaceID: other, Blueprint: "order_placed"})
+	foreign, err := d.automations().Create(t.Context(), automation.AutomationRequest{WorkspaceID: other, Blueprint: "order_placed"})
 	if err != nil {
 		t.Fatal(err)
 	}

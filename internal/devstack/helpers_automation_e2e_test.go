@@ -21,7 +21,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -147,7 +146,7 @@ func (p *autoPipeline) cartAbandoned(t *testing.T) (*bulkWS, contactBody, *recei
 	if _, err := hooks.Add(ctx, webhook.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
+	a, err := p.automations().Create(ctx, automation.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
 	if err != nil {
 		t.Fatal(err)
 	}

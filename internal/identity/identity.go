@@ -31,6 +31,7 @@ type DNSRecord struct {
 }
 
 // ProviderStatus is what the email provider (SES) knows of a domain
+// identity.
 type ProviderStatus struct {
 	Verified   bool   // verified for sending
 	DKIMStatus string // PENDING, SUCCESS, FAILED, TEMPORARY_FAILURE, NOT_STARTED

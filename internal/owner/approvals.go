@@ -49,7 +49,7 @@ type Approvals struct {
 	Starter campaign.Starter
 	// Check is the deliverability check show runs on the content now.
 	Check campaign.Checker
-	// workspace.Service reads the campaign's workspace: its emails' footer needs
+	// Workspaces reads the campaign's workspace: its emails' footer needs
 	// a postal address, so approving without one is refused.
 	Workspaces workspace.Reader
 	// PublicURL is the stack's public URL, which a preview's stand-in

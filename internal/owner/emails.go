@@ -20,7 +20,7 @@ type EmailStore interface {
 // the API's filters and keyset pages, an email with its clicks.
 type Emails struct {
 	Store EmailStore
-	// webhook.Service finds an email's webhook deliveries.
+	// Webhooks finds an email's webhook deliveries.
 	Webhooks DeliveryStore
 	// Sources read or render an email's content (Content).
 	Sources ContentSources

@@ -48,7 +48,7 @@ type Held struct {
 	Emails    EmailLister
 	Store     HeldStore
 	Templates TemplateStore
-	// workspace.Service gives the brands an email may name (List's reasons).
+	// Workspaces gives the brands an email may name (List's reasons).
 	Workspaces workspace.Reader
 	// Review is nil where no review queue is configured.
 	Review ReviewQueue

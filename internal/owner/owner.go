@@ -9,6 +9,7 @@ package owner
 import (
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/suppression"
@@ -30,9 +31,9 @@ type Service struct {
 	Contacts     *Contacts
 	Segments     *segment.Service
 	Approvals    *Approvals
-	Automations  *Automations
+	Automations  *automation.Service
 	// AutomationRuns reads automation runs.
-	AutomationRuns *AutomationRuns
+	AutomationRuns *automation.Runs
 	// Owners sign in to the dashboard; Audit is the log of what they did.
 	Owners *account.Owners
 	Audit  *account.Audit

@@ -1,5 +1,5 @@
 // Package workspace is the tenant of Sesame: every key, email and setting
-// belongs to exactly one
+// belongs to exactly one workspace.
 package workspace
 
 import (
@@ -24,7 +24,7 @@ type Workspace struct {
 	// kept here by the console when it reads verification from SES.
 	VerifiedDomains []string `json:"verified_domains"`
 	// DefaultSender is used when a send gives neither sender_id nor from;
-	// a copy of the sender record, so a send reads it with the
+	// a copy of the sender record, so a send reads it with the workspace.
 	DefaultSender *identity.Sender `json:"default_sender,omitempty"`
 	// DefaultTracking is the open-tracking mode of sends that give none;
 	// empty means full.

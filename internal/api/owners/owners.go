@@ -12,6 +12,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/api/starts"
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability"
@@ -94,8 +95,8 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		},
 		Owners:         &account.Owners{Store: repos.Owners},
 		Audit:          &account.Audit{Store: repos.Owners},
-		Automations:    &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
-		AutomationRuns: &owner.AutomationRuns{Store: repos.AutomationRuns},
+		Automations:    &automation.Service{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
+		AutomationRuns: &automation.Runs{Store: repos.AutomationRuns},
 	}
 }
 

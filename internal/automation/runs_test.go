@@ -1,4 +1,4 @@
-package owner_test
+package automation_test
 
 import (
 	"slices"
@@ -15,7 +15,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/fail/failtest"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // putAutomation stores the key of an automation of workspaceID, as the
@@ -52,7 +51,7 @@ func startRun(t *testing.T, store dynamo.Repositories, workspaceID, automationID
 func TestAutomationRunsPages(t *testing.T) {
 	store := storetest.New(t)
 	ws := storetest.Workspace(t, store, "Acme").ID
-	s := &owner.AutomationRuns{Store: store.AutomationRuns}
+	s := &automation.Runs{Store: store.AutomationRuns}
 	auto, other := putAutomation(t, store, ws), putAutomation(t, store, ws)
 	var ids []string
 	for range 3 {
@@ -62,11 +61,11 @@ func TestAutomationRunsPages(t *testing.T) {
 	slices.Sort(ids)
 	slices.Reverse(ids) // UUIDv7: newest first
 
-	first, err := s.Runs(t.Context(), ws, auto, owner.RunPage{Limit: 2})
+	first, err := s.Runs(t.Context(), ws, auto, automation.RunPage{Limit: 2})
 	if err != nil || len(first.Runs) != 2 || first.Next == "" {
 		t.Fatalf("first page = %+v, %v; want 2 runs and a next page", first, err)
 	}
-	rest, err := s.Runs(t.Context(), ws, strings.ToUpper(auto), owner.RunPage{After: first.Next})
+	rest, err := s.Runs(t.Context(), ws, strings.ToUpper(auto), automation.RunPage{After: first.Next})
 	if err != nil || len(rest.Runs) != 1 || rest.Next != "" {
 		t.Fatalf("second page = %+v, %v; want the last run and no next page", rest, err)
 	}
@@ -80,16 +79,16 @@ func TestAutomationRunsPages(t *testing.T) {
 	if !slices.Equal(got, ids) {
 		t.Errorf("runs %v, want newest first %v", got, ids)
 	}
-	if none, err := s.Runs(t.Context(), ws, uuid.NewString(), owner.RunPage{}); err != nil || none.Runs == nil || len(none.Runs) != 0 {
+	if none, err := s.Runs(t.Context(), ws, uuid.NewString(), automation.RunPage{}); err != nil || none.Runs == nil || len(none.Runs) != 0 {
 		t.Errorf("runs of an unknown automation = %+v, %v; want an empty list", none, err)
 	}
-	for field, page := range map[string]owner.RunPage{"limit": {Limit: owner.MaxRunLimit + 1}, "after": {After: "x"}} {
+	for field, page := range map[string]automation.RunPage{"limit": {Limit: automation.MaxRunLimit + 1}, "after": {After: "x"}} {
 		_, err := s.Runs(t.Context(), ws, auto, page)
 		failtest.WantInput(t, err, field)
 	}
-	_, err = s.Runs(t.Context(), ws, "cart", owner.RunPage{})
+	_, err = s.Runs(t.Context(), ws, "cart", automation.RunPage{})
 	failtest.WantInput(t, err, "automation")
-	_, err = s.Runs(t.Context(), "", auto, owner.RunPage{})
+	_, err = s.Runs(t.Context(), "", auto, automation.RunPage{})
 	failtest.WantInput(t, err, "workspace")
 }
 
@@ -98,7 +97,7 @@ func TestAutomationRunsPages(t *testing.T) {
 func TestAutomationRunByID(t *testing.T) {
 	store := storetest.New(t)
 	ws, foreign := storetest.Workspace(t, store, "Acme").ID, storetest.Workspace(t, store, "Other").ID
-	s := &owner.AutomationRuns{Store: store.AutomationRuns}
+	s := &automation.Runs{Store: store.AutomationRuns}
 	var last string
 	for range 101 {
 		last = putAutomation(t, store, ws)
