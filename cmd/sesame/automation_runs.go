@@ -16,7 +16,7 @@ import (
 // automationRunCommands are `runs AUTOMATION_ID` and `run RUN_ID`, which
 // `sesame automations` holds (its --workspace flag names the workspace).
 func (c *console) automationRunCommands() []*cobra.Command {
-	var page owner.RunPage
+	var page automation.RunPage
 	runs := &cobra.Command{
 		Use:   "runs AUTOMATION_ID",
 		Short: "List an automation's runs, newest first",
@@ -37,7 +37,7 @@ func (c *console) automationRunCommands() []*cobra.Command {
 			})
 		}),
 	}
-	runs.Flags().IntVar(&page.Limit, "limit", owner.DefaultRunLimit, "how many runs to show at most (1 to 100)")
+	runs.Flags().IntVar(&page.Limit, "limit", automation.DefaultRunLimit, "how many runs to show at most (1 to 100)")
 	runs.Flags().StringVar(&page.After, "after", "", "show the runs older than this run id (the previous page's last)")
 
 	run := &cobra.Command{

@@ -18,7 +18,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -40,7 +39,7 @@ func TestAutomationRunCommands(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^` + run.ID + `\s+` + run.ContactID + `\s+completed\s+2\s+-\s+\S+\s*$`).MatchString(list) {
 		t.Errorf("runs does not show the completed run:\n%s", list)
 	}
-	var page owner.RunList
+	var page automation.RunList
 	if err := json.Unmarshal([]byte(c.automations("runs", a.automation, "--workspace", ws, "--output", "json")), &page); err != nil || len(page.Runs) != 1 || page.Runs[0].ID != run.ID {
 		t.Errorf("runs --output json = %+v, %v", page, err)
 	}

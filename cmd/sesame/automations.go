@@ -26,7 +26,7 @@ func (c *console) automationsCommand() *cobra.Command {
 		Short: "Create a draft automation from a blueprint or a definition file ({\"name\", \"event\", \"steps\"})",
 		Args:  cobra.NoArgs,
 		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
-			req := owner.AutomationRequest{WorkspaceID: c.cfg.WorkspaceID, Blueprint: blueprint, Name: name, Event: event}
+			req := automation.AutomationRequest{WorkspaceID: c.cfg.WorkspaceID, Blueprint: blueprint, Name: name, Event: event}
 			if file != "" {
 				b, err := os.ReadFile(file)
 				if err != nil {
@@ -94,7 +94,7 @@ func (c *console) automationsCommand() *cobra.Command {
 		Short: "Change an automation: a new version that runs started afterwards execute; an active one stays active",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
-			var e owner.AutomationEdit
+			var e automation.AutomationEdit
 			if editFile != "" {
 				b, err := os.ReadFile(editFile)
 				if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sesame-mail/sesame/internal/contact"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -67,7 +68,7 @@ func (c *console) contactsCommand() *cobra.Command {
 			case "true", "false":
 				f.Subscribed = new(subscribed == "true")
 			default:
-				return &owner.InputError{Field: "subscribed", Reason: "must be true or false"}
+				return fail.Invalid("subscribed", "subscribed must be true or false")
 			}
 			cs, err := svc.Contacts.List(cmd.Context(), c.cfg.WorkspaceID, f, limit)
 			if err != nil {

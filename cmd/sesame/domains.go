@@ -18,7 +18,7 @@ func (c *console) domainsCommand() *cobra.Command {
 		Short: "Create the SES identity (Easy DKIM) and print the DNS records to publish",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
-			d, err := svc.Domains.Add(cmd.Context(), owner.DomainRequest{
+			d, err := svc.Domains.Add(cmd.Context(), identity.DomainRequest{
 				WorkspaceID: c.cfg.WorkspaceID, Name: args[0], ConfigurationSet: c.cfg.ConfigSetFull,
 			})
 			if err != nil {

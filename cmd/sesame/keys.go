@@ -21,7 +21,7 @@ func (c *console) keysCommand() *cobra.Command {
 		Short: "Create a key and print it once",
 		Args:  cobra.NoArgs,
 		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
-			req := owner.KeyRequest{WorkspaceID: c.cfg.WorkspaceID, Environment: apikey.Environment(env), Preset: apikey.Preset(preset), Name: name}
+			req := apikey.KeyRequest{WorkspaceID: c.cfg.WorkspaceID, Environment: apikey.Environment(env), Preset: apikey.Preset(preset), Name: name}
 			if scopes != "" {
 				req.Scopes = strings.Split(scopes, ",")
 			}
@@ -87,7 +87,7 @@ func (c *console) keysCommand() *cobra.Command {
 
 // printKey prints a key created or regenerated: the key in plain text,
 // shown this once and never again.
-func (c *console) printKey(k owner.CreatedKey) error {
+func (c *console) printKey(k apikey.CreatedKey) error {
 	return c.print(k, func(w io.Writer) {
 		fmt.Fprintf(w, "%s\n\nid\t%s\nenv\t%s\nscopes\t%s\n\nStore the key now: it is shown only this once.\n", k.Key, k.Record.ID, k.Record.Environment, scopeText(k.Record.Scopes))
 	})

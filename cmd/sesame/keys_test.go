@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -59,7 +58,7 @@ func TestKeysLifecycle(t *testing.T) {
 	}
 
 	// A live key with the send preset, printed as JSON.
-	live, raw := mustJSON[owner.CreatedKey](c, "keys", "create", "--workspace", ws, "--preset", "send", "--name", "ci")
+	live, raw := mustJSON[apikey.CreatedKey](c, "keys", "create", "--workspace", ws, "--preset", "send", "--name", "ci")
 	if e, ok := apikey.Parse(live.Key); !ok || e != apikey.Live {
 		t.Fatalf("JSON key = %q, want a live key (the default env)", live.Key)
 	}
@@ -155,7 +154,7 @@ func TestKeysLifecycle(t *testing.T) {
 func TestKeysCreateCustomScopes(t *testing.T) {
 	c := newConsoleTable(t)
 	ws := c.createWorkspace("Acme")
-	created, _ := mustJSON[owner.CreatedKey](c, "keys", "create", "--workspace", ws, "--env", "test",
+	created, _ := mustJSON[apikey.CreatedKey](c, "keys", "create", "--workspace", ws, "--env", "test",
 		"--preset", "custom", "--scopes", "email:send_bulk,emails:read")
 	want := []apikey.Scope{apikey.EmailSendBulk, apikey.EmailsRead}
 	if !slices.Equal(created.Record.Scopes, want) {

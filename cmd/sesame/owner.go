@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -90,22 +91,37 @@ func (c *console) owner(ctx context.Context) (*owner.Service, error) {
 	return c.svc, nil
 }
 
-// flagged names the flag an input refused by the owner service came from
-// (the service names inputs as the console's flags do); an input that is
-// a positional argument keeps the service's reason alone.
+// flagged is the console's one reading of a refusal (a fail.Error that is
+// not a fault or an outage, which explainErrors words): its message, in
+// the context err adds to it, naming the flag the refused input came from
+// (the services name inputs as the console's flags do); an input that is
+// a positional argument keeps the service's reason alone. errors.Is still
+// finds what err wraps.
 func flagged(cmd *cobra.Command, err error) error {
-	var input *owner.InputError
-	if cmd == nil || !errors.As(err, &input) {
+	e, ok := fail.As(err)
+	if cmd == nil || !ok || e.Kind == fail.KindInternal || e.Kind == fail.KindUnavailable {
 		return err
 	}
-	if cmd.Flags().Lookup(input.Field) != nil {
-		return fmt.Errorf("--%w", input)
+	if e != err { // wrapped in context: "context: message"
+		return &refusal{msg: strings.Replace(err.Error(), e.Error(), e.Message, 1), err: err}
 	}
-	if input.Err != nil {
-		return input.Err
+	switch {
+	case e.Param != "" && cmd.Flags().Lookup(e.Param) != nil:
+		return &refusal{msg: "--" + e.Message, err: err}
+	case e.Param != "" && e.Err != nil && e.Kind == fail.KindInvalid:
+		return &refusal{msg: strings.TrimPrefix(e.Message, e.Param+": "), err: err}
 	}
-	return err
+	return &refusal{msg: e.Message, err: err}
 }
+
+// refusal is a refused command as the console prints it.
+type refusal struct {
+	msg string
+	err error
+}
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return r.err }
 
 // withOwner is a command's RunE that first builds the owner service, which
 // every owner command calls.

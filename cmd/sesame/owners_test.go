@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -19,7 +19,7 @@ func TestOwners(t *testing.T) {
 	}
 	c.must("owners", "add", "ann@example.org", "--workspace", other)
 	c.must("owners", "add", "bob@example.org", "--workspace", ws)
-	list, _ := mustJSON[[]owner.Owner](c, "owners", "list", "--workspace", ws)
+	list, _ := mustJSON[[]account.Owner](c, "owners", "list", "--workspace", ws)
 	if len(list) != 2 || list[0].Address != "ann@example.org" || list[1].Address != "bob@example.org" {
 		t.Errorf("owners list = %+v, want ann and bob", list)
 	}
@@ -49,7 +49,7 @@ func TestOwners(t *testing.T) {
 	}{
 		"not an address":    {args: []string{"owners", "add", "ann at example.org", "--workspace", ws}, wantMsg: "cannot parse"},
 		"no workspace":      {args: []string{"owners", "add", "ann@example.org", "--workspace", "ws_none"}, wantIs: workspace.ErrNotFound, wantMsg: "workspace not found"},
-		"not an owner":      {args: []string{"owners", "remove", "zed@example.org", "--workspace", ws}, wantIs: owner.ErrOwnerNotFound, wantMsg: "owner not found"},
+		"not an owner":      {args: []string{"owners", "remove", "zed@example.org", "--workspace", ws}, wantIs: account.ErrOwnerNotFound, wantMsg: "owner not found"},
 		"missing workspace": {args: []string{"owners", "list"}, wantMsg: "--workspace is required"},
 	}
 	for name, tc := range cases {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,13 +22,9 @@ func (c *console) sendersCommand() *cobra.Command {
 		Short: "Add a sender (an address on a domain of the workspace)",
 		Args:  cobra.NoArgs,
 		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
-			s, err := svc.Senders.Add(cmd.Context(), owner.SenderRequest{
+			s, err := svc.Senders.Add(cmd.Context(), identity.SenderRequest{
 				WorkspaceID: c.cfg.WorkspaceID, From: from, ReplyTo: replyTo, Default: makeDefault,
 			})
-			var foreign *owner.ForeignDomainError
-			if errors.As(err, &foreign) {
-				return fmt.Errorf("%s is not a domain of this workspace; add it with `sesame domains add`: %w", foreign.Domain, foreign.Err)
-			}
 			if err != nil {
 				return err
 			}

@@ -40,7 +40,7 @@ func (c *console) suppressionsCommand() *cobra.Command {
 			})
 		}),
 	}
-	add.Flags().StringVar(&reason, "reason", owner.ManualReason, "why: bounced, complained, unsubscribed or manual")
+	add.Flags().StringVar(&reason, "reason", suppression.ManualReason, "why: bounced, complained, unsubscribed or manual")
 
 	var filter struct{ email, reason string }
 	list := &cobra.Command{

@@ -47,7 +47,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		Short: "Add an endpoint and print its id and signing secret",
 		Args:  cobra.NoArgs,
 		RunE: c.withOwner(func(cmd *cobra.Command, _ []string, svc *owner.Service) error {
-			ep, err := svc.Webhooks.Add(cmd.Context(), owner.EndpointRequest{
+			ep, err := svc.Webhooks.Add(cmd.Context(), webhook.EndpointRequest{
 				WorkspaceID: c.cfg.WorkspaceID, URL: rawURL, Events: types, AllowInsecureHTTP: allowInsecure,
 			})
 			if err != nil {
@@ -124,7 +124,7 @@ func (c *console) webhooksCommand() *cobra.Command {
 		}),
 	}
 
-	setEnabled := func(use, short string, set func(w *owner.Webhooks, ctx context.Context, workspaceID, id string) (webhook.Endpoint, error)) *cobra.Command {
+	setEnabled := func(use, short string, set func(w *webhook.Service, ctx context.Context, workspaceID, id string) (webhook.Endpoint, error)) *cobra.Command {
 		return &cobra.Command{
 			Use:   use + " ENDPOINT_ID",
 			Short: short,
@@ -173,11 +173,11 @@ func (c *console) webhooksCommand() *cobra.Command {
 			})
 		}),
 	}
-	deliveries.Flags().IntVar(&limit, "limit", 50, fmt.Sprintf("how many attempts to show (1 to %d)", owner.MaxDeliveries))
+	deliveries.Flags().IntVar(&limit, "limit", 50, fmt.Sprintf("how many attempts to show (1 to %d)", webhook.MaxDeliveries))
 
 	cmd.AddCommand(add, secret, rotate, list,
-		setEnabled("enable", "Enable an endpoint again (clears its failure count)", (*owner.Webhooks).Enable),
-		setEnabled("disable", "Disable an endpoint: its deliveries stop", (*owner.Webhooks).Disable),
+		setEnabled("enable", "Enable an endpoint again (clears its failure count)", (*webhook.Service).Enable),
+		setEnabled("disable", "Disable an endpoint: its deliveries stop", (*webhook.Service).Disable),
 		remove, deliveries)
 	return cmd
 }

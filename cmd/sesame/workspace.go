@@ -110,7 +110,7 @@ func (c *console) workspaceSetCommand() *cobra.Command {
 				return err
 			}
 			ws, err := svc.Workspaces.Update(cmd.Context(), id, change)
-			if errors.Is(err, owner.ErrNothingToChange) {
+			if errors.Is(err, workspace.ErrNothingToChange) {
 				return fmt.Errorf("%w; see --help", err)
 			}
 			if err != nil {

@@ -24,7 +24,7 @@ var domainPackages = []string{
 	"internal/metrics", "internal/identity", "internal/webhook", "internal/status", "internal/contact",
 	"internal/review", "internal/compose", "internal/workspace", "internal/apikey",
 	"internal/owner", "internal/unsubscribe", "internal/suppression", "internal/cost", "internal/sizing", "internal/segment", "internal/deliverability", "internal/campaign/engine",
-	"internal/campaign", "internal/automation", "internal/automation/runner", "internal/sending/listmail", "internal/signin",
+	"internal/campaign", "internal/automation", "internal/automation/runner", "internal/sending/listmail", "internal/signin", "internal/account",
 }
 
 // forbidden are what no domain package may depend on, even indirectly:

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Environment is where a key's sends go: live delivers, test captures.
@@ -98,7 +100,7 @@ type Key struct {
 }
 
 // ErrKeyNotFound is returned for a key id that is absent in the workspace.
-var ErrKeyNotFound = errors.New("api key not found")
+var ErrKeyNotFound error = fail.NotFound("api key")
 
 // ErrRevoked is returned when a revoked key is regenerated or revoked again.
 var ErrRevoked = errors.New("api key is revoked")

@@ -8,6 +8,8 @@ package automation
 import (
 	"errors"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Status is where an automation is in its life: only an active one
@@ -81,7 +83,7 @@ const (
 
 // Errors of the automation store and service.
 var (
-	ErrNotFound = errors.New("automation not found")
+	ErrNotFound error = fail.NotFound("automation")
 	// ErrConflict is an automation changed by someone else since it was
 	// read (its version moved).
 	ErrConflict = errors.New("the automation changed meanwhile")

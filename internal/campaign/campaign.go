@@ -7,12 +7,12 @@ package campaign
 
 import (
 	"crypto/sha256"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 )
 
@@ -88,7 +88,7 @@ func EmailID(campaignID, contactID string, startedAt time.Time) string {
 }
 
 // ErrNotFound is a campaign that does not exist in the workspace.
-var ErrNotFound = errors.New("campaign not found")
+var ErrNotFound error = fail.NotFound("campaign")
 
 // Approved reports whether c's approval binds its current content.
 func (c Campaign) Approved() bool {

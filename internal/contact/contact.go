@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sesame-mail/sesame/internal/suppression"
 	"strings"
+
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 // Contact is one person of a workspace's audience. Email is stored
@@ -32,8 +34,8 @@ type Contact struct {
 // ErrNotFound is returned for a contact that is absent or foreign, and
 // ErrExists for a new email that another contact of the workspace has.
 var (
-	ErrNotFound = errors.New("contact not found")
-	ErrExists   = errors.New("a contact with this email exists")
+	ErrNotFound error = fail.NotFound("contact")
+	ErrExists         = errors.New("a contact with this email exists")
 )
 
 // NormalizeEmail is the stored form of an address: the do-not-send list's

@@ -2,14 +2,15 @@ package dashboard
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/deliverability"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -107,22 +108,11 @@ func (a *App) approval(w http.ResponseWriter, r *http.Request, s *session) error
 // refused answers a refused owner action on the page of the thing acted
 // on, with the owner's reason; another error is the error page's.
 func refused(err error, page func(status int, msg string) error) error {
-	var input *owner.InputError
-	if owner.IsNotFound(err) || !errors.As(err, &input) && !isRule(err) {
+	msg, ok := refusal(err)
+	if !ok {
 		return err
 	}
-	return page(http.StatusBadRequest, err.Error())
-}
-
-// isRule reports whether err is an owner rule refusing the action (not a
-// fault).
-func isRule(err error) bool {
-	for _, rule := range []error{owner.ErrNotApprovable, owner.ErrNoPostalAddress, owner.ErrNothingToChange} {
-		if errors.Is(err, rule) {
-			return true
-		}
-	}
-	return false
+	return page(http.StatusBadRequest, msg)
 }
 
 // startAt is the approve form's time: a datetime-local value read as UTC;
@@ -134,7 +124,7 @@ func startAt(v string) (*time.Time, error) {
 	}
 	t, err := time.Parse("2006-01-02T15:04", v)
 	if err != nil {
-		return nil, &owner.InputError{Field: "at", Reason: "must be a date and time such as 2026-11-24T09:00 (UTC)"}
+		return nil, fail.Invalid("at", "at must be a date and time such as 2026-11-24T09:00 (UTC)")
 	}
 	return &t, nil
 }
@@ -152,7 +142,7 @@ func (a *App) approve(w http.ResponseWriter, r *http.Request, s *session) error 
 		return refused(err, page)
 	}
 	if !approved.Already {
-		if err := a.audit(ctx, s, owner.ActionApproved, approved.ID); err != nil {
+		if err := a.audit(ctx, s, account.ActionApproved, approved.ID); err != nil {
 			return err
 		}
 	}
@@ -167,7 +157,7 @@ func (a *App) editApproval(w http.ResponseWriter, r *http.Request, s *session) e
 	if err != nil {
 		return refused(err, page)
 	}
-	if err := a.audit(r.Context(), s, owner.ActionEdited, c.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionEdited, c.ID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/approvals/"+c.ID, http.StatusSeeOther)
@@ -180,7 +170,7 @@ func (a *App) discard(w http.ResponseWriter, r *http.Request, s *session) error 
 	if err != nil {
 		return refused(err, page)
 	}
-	if err := a.audit(r.Context(), s, owner.ActionDiscarded, c.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionDiscarded, c.ID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/approvals", http.StatusSeeOther)

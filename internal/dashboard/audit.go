@@ -3,7 +3,7 @@ package dashboard
 import (
 	"net/http"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 )
 
 func (a *App) auditRoutes() []route {
@@ -11,7 +11,7 @@ func (a *App) auditRoutes() []route {
 }
 
 func (a *App) auditLog(w http.ResponseWriter, r *http.Request, s *session) error {
-	entries, err := a.svc.Owner.Audit.List(r.Context(), s.WorkspaceID, owner.MaxAudit)
+	entries, err := a.svc.Owner.Audit.List(r.Context(), s.WorkspaceID, account.MaxAudit)
 	if err != nil {
 		return err
 	}

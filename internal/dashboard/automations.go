@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 func (a *App) automationRoutes() []route {
@@ -51,18 +52,17 @@ func (a *App) automations(w http.ResponseWriter, r *http.Request, s *session) er
 // createAutomation creates a draft from a blueprint, as `sesame
 // automations create --blueprint` does.
 func (a *App) createAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
-	created, err := a.svc.Owner.Automations.Create(r.Context(), owner.AutomationRequest{
+	created, err := a.svc.Owner.Automations.Create(r.Context(), automation.AutomationRequest{
 		WorkspaceID: s.WorkspaceID, Blueprint: r.PostFormValue("blueprint"),
 		Name: strings.TrimSpace(r.PostFormValue("name")),
 	})
-	var input *owner.InputError
-	if errors.As(err, &input) {
-		return a.automationList(w, r, s, http.StatusBadRequest, input.Error())
+	if msg, ok := refusal(err); ok {
+		return a.automationList(w, r, s, http.StatusBadRequest, msg)
 	}
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionAutomationCreated, created.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionAutomationCreated, created.ID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/automations/"+created.ID, http.StatusSeeOther)
@@ -82,7 +82,7 @@ type automationData struct {
 	// Stale: a save was refused because another version was saved since
 	// the form was drawn; the page offers to load it.
 	Stale  bool
-	Runs   owner.RunList
+	Runs   automation.RunList
 	Notice string
 	Error  string
 	// Problems are the refused save's or activation's, each with its path
@@ -128,18 +128,18 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 	if len(problems) > 0 {
 		d.Error = notSaved
 	}
-	var activation *owner.ActivationError
-	var input *owner.InputError
+	var activation *automation.ActivationError
+	input, refused := fail.As(o.err)
 	switch {
 	case o.err == nil:
 	case errors.As(o.err, &activation):
 		d.Error, problems = "The automation cannot be active:", activation.Problems
-	case errors.As(o.err, &input):
-		d.Error, problems = inputProblems(input)
-	case errors.Is(o.err, owner.ErrAutomationChanged):
+	case errors.Is(o.err, automation.ErrAutomationChanged):
 		d.Error, d.Stale = o.err.Error(), true
 	case errors.Is(o.err, errOp), errors.Is(o.err, errTooManySteps):
 		d.Error = o.err.Error()
+	case refused && isRefusal(input.Kind):
+		d.Error, problems = inputProblems(input)
 	default:
 		return o.err
 	}
@@ -155,7 +155,7 @@ func (a *App) showAutomation(w http.ResponseWriter, r *http.Request, s *session,
 			return err
 		}
 	}
-	if d.Runs, err = a.svc.Owner.AutomationRuns.Runs(r.Context(), s.WorkspaceID, au.ID, owner.RunPage{After: r.URL.Query().Get("after")}); err != nil {
+	if d.Runs, err = a.svc.Owner.AutomationRuns.Runs(r.Context(), s.WorkspaceID, au.ID, automation.RunPage{After: r.URL.Query().Get("after")}); err != nil {
 		return err
 	}
 	return a.render(w, s, o.status, "automation.html", au.Name, "/automations", d)
@@ -167,19 +167,19 @@ const notSaved = "The automation was not saved:"
 // inputProblems is a refused edit as the page shows it: the definition's
 // problems, or the one input refused (the name, the event) as a problem
 // at its path, or else (a JSON that does not parse) its message alone.
-func inputProblems(input *owner.InputError) (string, automation.Problems) {
+func inputProblems(input *fail.Error) (string, automation.Problems) {
 	var p automation.Problems
 	switch {
 	case errors.As(input.Err, &p):
 		return notSaved, p
-	case input.Field == "name" || input.Field == "event":
-		msg := input.Reason
+	case input.Param == "name" || input.Param == "event":
+		msg := strings.TrimPrefix(input.Message, input.Param+" ")
 		if input.Err != nil {
 			msg = input.Err.Error()
 		}
-		return notSaved, automation.Problems{{Path: input.Field, Message: msg}}
+		return notSaved, automation.Problems{{Path: input.Param, Message: msg}}
 	}
-	return input.Error(), nil
+	return input.Message, nil
 }
 
 // definitionText is d as `sesame automations show --definition` prints
@@ -198,9 +198,9 @@ func definitionText(d automation.Definition) (string, error) {
 func (a *App) editAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
 	def := r.PostFormValue("definition")
 	version, _ := strconv.Atoi(r.PostFormValue("version"))
-	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), owner.AutomationEdit{Definition: []byte(def), Version: version})
+	_, err := a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), automation.AutomationEdit{Definition: []byte(def), Version: version})
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, r.PathValue("id"))
+		err = a.audit(r.Context(), s, account.ActionAutomationEdited, r.PathValue("id"))
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
 	}
 	return a.outcome(w, r, s, err, "", automationOutcome{definition: def, definitionVersion: version})
@@ -215,7 +215,7 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 	op := r.PostFormValue("op")
 	form, err := readStepsForm(r.PostForm)
 	if err != nil {
-		return &owner.InputError{Field: "steps", Err: err}
+		return fail.Refused("steps", err)
 	}
 	if op != opSave {
 		changed, err := form.apply(op)
@@ -234,9 +234,9 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 		return err
 	}
 	id := r.PathValue("id")
-	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, owner.AutomationEdit{Definition: body, Version: form.Version})
+	_, err = a.svc.Owner.Automations.Edit(r.Context(), s.WorkspaceID, id, automation.AutomationEdit{Definition: body, Version: form.Version})
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationEdited, id)
+		err = a.audit(r.Context(), s, account.ActionAutomationEdited, id)
 		return a.outcome(w, r, s, err, savedNotice, automationOutcome{})
 	}
 	return a.outcome(w, r, s, err, "", automationOutcome{form: &form})
@@ -245,7 +245,7 @@ func (a *App) editSteps(w http.ResponseWriter, r *http.Request, s *session) erro
 func (a *App) activateAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
 	_, err := a.svc.Owner.Automations.Activate(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationOn, r.PathValue("id"))
+		err = a.audit(r.Context(), s, account.ActionAutomationOn, r.PathValue("id"))
 	}
 	return a.outcome(w, r, s, err, "The automation is active: its event starts runs.", automationOutcome{})
 }
@@ -253,7 +253,7 @@ func (a *App) activateAutomation(w http.ResponseWriter, r *http.Request, s *sess
 func (a *App) deactivateAutomation(w http.ResponseWriter, r *http.Request, s *session) error {
 	_, err := a.svc.Owner.Automations.Deactivate(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err == nil {
-		err = a.audit(r.Context(), s, owner.ActionAutomationOff, r.PathValue("id"))
+		err = a.audit(r.Context(), s, account.ActionAutomationOff, r.PathValue("id"))
 	}
 	return a.outcome(w, r, s, err, "The automation is inactive: runs under way go on.", automationOutcome{})
 }
@@ -265,11 +265,11 @@ func (a *App) outcome(w http.ResponseWriter, r *http.Request, s *session, err er
 	if err == nil {
 		return a.showAutomation(w, r, s, automationOutcome{status: http.StatusOK, notice: notice})
 	}
-	if owner.IsNotFound(err) {
+	if fail.KindOf(err) == fail.KindNotFound {
 		return err
 	}
 	status := http.StatusBadRequest
-	if errors.Is(err, owner.ErrAutomationChanged) {
+	if errors.Is(err, automation.ErrAutomationChanged) {
 		status = http.StatusConflict
 	}
 	kept.status, kept.err = status, err

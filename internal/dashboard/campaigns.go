@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
@@ -61,13 +62,13 @@ func (a *App) campaign(w http.ResponseWriter, r *http.Request, s *session) error
 }
 
 func (a *App) cancelCampaign(w http.ResponseWriter, r *http.Request, s *session) error {
-	return a.moveCampaign(w, r, s, a.svc.Owner.Approvals.Cancel, owner.ActionCancelled)
+	return a.moveCampaign(w, r, s, a.svc.Owner.Approvals.Cancel, account.ActionCancelled)
 }
 
 // resumeCampaign resumes a paused campaign: recipients already sent are
 // skipped.
 func (a *App) resumeCampaign(w http.ResponseWriter, r *http.Request, s *session) error {
-	return a.moveCampaign(w, r, s, a.svc.Owner.Approvals.Resume, owner.ActionResumed)
+	return a.moveCampaign(w, r, s, a.svc.Owner.Approvals.Resume, account.ActionResumed)
 }
 
 // moveCampaign does move to the campaign of the path and audits it as

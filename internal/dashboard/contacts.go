@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -89,7 +90,7 @@ func (a *App) deleteContact(w http.ResponseWriter, r *http.Request, s *session) 
 			Back: "/contacts/" + ct.ID, Keep: "Keep the contact", nav: "/contacts",
 		}, nil
 	}
-	return a.askThenDo(w, r, s, ask, owner.ActionContactDeleted, "/contacts", func(ctx context.Context) (string, error) {
+	return a.askThenDo(w, r, s, ask, account.ActionContactDeleted, "/contacts", func(ctx context.Context) (string, error) {
 		deleted, err := a.svc.Owner.Contacts.Delete(ctx, s.WorkspaceID, ct.ID)
 		return deleted.ID, err
 	})
@@ -146,7 +147,7 @@ func (a *App) importContacts(w http.ResponseWriter, r *http.Request, s *session)
 	out.WriteString("</ol>\n")
 	switch {
 	case err == nil:
-		err = a.audit(r.Context(), s, owner.ActionContactsImported, "")
+		err = a.audit(r.Context(), s, account.ActionContactsImported, "")
 		_ = t.ExecuteTemplate(&out, "import-done", rep)
 	default:
 		var header *contact.HeaderError

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 )
 
 func (a *App) heldRoutes() []route {
@@ -34,11 +34,11 @@ func (a *App) heldEmail(w http.ResponseWriter, r *http.Request, s *session) erro
 }
 
 func (a *App) clearHeld(w http.ResponseWriter, r *http.Request, s *session) error {
-	return a.decideHeld(w, r, s, a.svc.Owner.Held.Clear, owner.ActionHeldCleared)
+	return a.decideHeld(w, r, s, a.svc.Owner.Held.Clear, account.ActionHeldCleared)
 }
 
 func (a *App) denyHeld(w http.ResponseWriter, r *http.Request, s *session) error {
-	return a.decideHeld(w, r, s, a.svc.Owner.Held.Deny, owner.ActionHeldDenied)
+	return a.decideHeld(w, r, s, a.svc.Owner.Held.Deny, account.ActionHeldDenied)
 }
 
 // decideHeld clears or denies a held email; the review carries the

@@ -2,13 +2,12 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 func (a *App) keyRoutes() []route {
@@ -38,7 +37,7 @@ type keysData struct {
 	Keys   []apikey.Key
 	Scopes []scopeChoice
 	// Created is the key just created or regenerated, shown this once.
-	Created *owner.CreatedKey
+	Created *apikey.CreatedKey
 	// Error says why the form was refused, and Form is what it held.
 	Error string
 	Form  keyForm
@@ -69,7 +68,7 @@ func (a *App) keys(w http.ResponseWriter, r *http.Request, s *session) error {
 // filled.
 func (a *App) createKey(w http.ResponseWriter, r *http.Request, s *session) error {
 	form := keyForm{Name: r.PostFormValue("name"), Env: r.PostFormValue("env"), Preset: r.PostFormValue("preset"), Scopes: r.PostForm["scopes"]}
-	req := owner.KeyRequest{
+	req := apikey.KeyRequest{
 		WorkspaceID: s.WorkspaceID, Environment: apikey.Environment(form.Env),
 		Preset: apikey.Preset(form.Preset), Name: form.Name, Scopes: form.Scopes,
 	}
@@ -79,14 +78,13 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, s *session) erro
 			Error: "email:send_bulk and segments:write are granted only on purpose: tick the confirmation to grant them."})
 	}
 	created, err := a.svc.Owner.Keys.Create(r.Context(), req)
-	var input *owner.InputError
-	if errors.As(err, &input) {
-		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Form: form, Error: input.Error()})
+	if msg, ok := refusal(err); ok {
+		return a.keysPage(w, r, s, http.StatusBadRequest, keysData{Form: form, Error: msg})
 	}
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionKeyCreated, created.Record.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionKeyCreated, created.Record.ID); err != nil {
 		return err
 	}
 	return a.keysPage(w, r, s, http.StatusOK, keysData{Created: &created})
@@ -128,7 +126,7 @@ func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionKeyRegenerated, created.Record.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionKeyRegenerated, created.Record.ID); err != nil {
 		return err
 	}
 	return a.keysPage(w, r, s, http.StatusOK, keysData{Created: &created})
@@ -136,7 +134,7 @@ func (a *App) regenerateKey(w http.ResponseWriter, r *http.Request, s *session) 
 
 func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, s *session) error {
 	id := r.PathValue("id")
-	return a.askThenDo(w, r, s, a.askKey(r, s, "revoke"), owner.ActionKeyRevoked, "/settings/keys", func(ctx context.Context) (string, error) {
+	return a.askThenDo(w, r, s, a.askKey(r, s, "revoke"), account.ActionKeyRevoked, "/settings/keys", func(ctx context.Context) (string, error) {
 		return id, a.svc.Owner.Keys.Revoke(ctx, s.WorkspaceID, id)
 	})
 }

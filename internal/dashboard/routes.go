@@ -13,7 +13,6 @@ import (
 	"strconv"
 
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/signin"
 )
 
@@ -201,7 +200,6 @@ var errNotFound = errors.New("not found")
 // that could not answer 503 with Retry-After, else 500; the last two
 // logged.
 func (a *App) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
-	var input *owner.InputError
 	if e, ok := fail.As(err); ok && e.Kind == fail.KindUnavailable {
 		a.logger.WarnContext(r.Context(), "dashboard request: a dependency is unavailable", slog.String("path", r.URL.Path), slog.Any("err", err))
 		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(e.RetryAfter.Seconds())), 1)))
@@ -209,10 +207,10 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, s *session, err error
 		return
 	}
 	switch {
-	case errors.Is(err, errNotFound) || owner.IsNotFound(err) || fail.KindOf(err) == fail.KindNotFound:
+	case errors.Is(err, errNotFound) || fail.KindOf(err) == fail.KindNotFound:
 		a.errorPage(w, r, s, http.StatusNotFound, "Not found", "There is nothing here in this workspace.")
-	case errors.As(err, &input):
-		a.errorPage(w, r, s, http.StatusBadRequest, "Not done", input.Error())
+	case isRefusal(fail.KindOf(err)):
+		a.errorPage(w, r, s, http.StatusBadRequest, "Not done", fail.MessageOf(err))
 	default:
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -222,6 +220,25 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, s *session, err error
 		a.logger.ErrorContext(r.Context(), "dashboard request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
 		a.errorPage(w, r, s, http.StatusInternalServerError, "Something went wrong", "The dashboard could not do this now. Try again in a moment.")
 	}
+}
+
+// isRefusal reports whether an error of kind k refuses the owner's input
+// or action (a 400 with its reason) rather than being absent or a fault.
+func isRefusal(k fail.Kind) bool {
+	switch k {
+	case fail.KindInvalid, fail.KindMissing, fail.KindConflict, fail.KindForbidden, fail.KindTooLarge:
+		return true
+	}
+	return false
+}
+
+// refusal is the reason shown for err when it refuses the owner's input or
+// action; ok is false for any other error, which the error page answers.
+func refusal(err error) (msg string, ok bool) {
+	if !isRefusal(fail.KindOf(err)) {
+		return "", false
+	}
+	return fail.MessageOf(err), true
 }
 
 // audit records an owner action of s; a failed write fails the request

@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
+	"github.com/sesame-mail/sesame/internal/segment"
 )
 
 // segmentSample is how many of a segment's recipients its page shows.
@@ -29,7 +30,7 @@ func (a *App) segments(w http.ResponseWriter, r *http.Request, s *session) error
 }
 
 type segmentData struct {
-	owner.SegmentShown
+	segment.SegmentShown
 	// Filter is the segment's filter as the API takes it, indented.
 	Filter string
 }
@@ -60,7 +61,7 @@ func (a *App) deleteSegment(w http.ResponseWriter, r *http.Request, s *session) 
 			Back: "/segments/" + shown.ID, Keep: "Keep the segment", nav: "/segments",
 		}, err
 	}
-	return a.askThenDo(w, r, s, ask, owner.ActionSegmentDeleted, "/segments", func(ctx context.Context) (string, error) {
+	return a.askThenDo(w, r, s, ask, account.ActionSegmentDeleted, "/segments", func(ctx context.Context) (string, error) {
 		deleted, err := a.svc.Owner.Segments.Delete(ctx, s.WorkspaceID, r.PathValue("id"))
 		return deleted.ID, err
 	})

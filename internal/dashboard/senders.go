@@ -1,11 +1,11 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
+	"github.com/sesame-mail/sesame/internal/identity"
 )
 
 func (a *App) senderRoutes() []route {
@@ -16,7 +16,7 @@ func (a *App) senderRoutes() []route {
 }
 
 type sendersData struct {
-	owner.SenderList
+	identity.SenderList
 	Notice, Error string
 }
 
@@ -35,19 +35,17 @@ func (a *App) senders(w http.ResponseWriter, r *http.Request, s *session) error 
 
 func (a *App) addSender(w http.ResponseWriter, r *http.Request, s *session) error {
 	replyTo := commaList(r.PostFormValue("reply-to"))
-	sender, err := a.svc.Owner.Senders.Add(r.Context(), owner.SenderRequest{
+	sender, err := a.svc.Owner.Senders.Add(r.Context(), identity.SenderRequest{
 		WorkspaceID: s.WorkspaceID, From: strings.TrimSpace(r.PostFormValue("from")), ReplyTo: replyTo,
 		Default: r.PostFormValue("default") == "yes",
 	})
-	var input *owner.InputError
-	var foreign *owner.ForeignDomainError
-	if errors.As(err, &input) || errors.As(err, &foreign) {
-		return a.sendersPage(w, r, s, http.StatusBadRequest, sendersData{Error: err.Error()})
+	if msg, ok := refusal(err); ok {
+		return a.sendersPage(w, r, s, http.StatusBadRequest, sendersData{Error: msg})
 	}
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionSenderAdded, sender.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionSenderAdded, sender.ID); err != nil {
 		return err
 	}
 	return a.sendersPage(w, r, s, http.StatusOK, sendersData{Notice: sender.Email + " was added."})

@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/signin"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -77,7 +77,7 @@ func (a *App) useLink(w http.ResponseWriter, r *http.Request, _ *session) error 
 		http.Redirect(w, r, a.base+"/workspaces", http.StatusSeeOther)
 		return nil
 	}
-	if err := a.svc.Owner.Audit.Record(r.Context(), sess.WorkspaceID, sess.Address, owner.ActionSignIn, ""); err != nil {
+	if err := a.svc.Owner.Audit.Record(r.Context(), sess.WorkspaceID, sess.Address, account.ActionSignIn, ""); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/", http.StatusSeeOther)
@@ -124,7 +124,7 @@ func (a *App) pickWorkspace(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		return err
 	}
-	if err := a.svc.Owner.Audit.Record(r.Context(), picked.WorkspaceID, picked.Address, owner.ActionSignIn, ""); err != nil {
+	if err := a.svc.Owner.Audit.Record(r.Context(), picked.WorkspaceID, picked.Address, account.ActionSignIn, ""); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/", http.StatusSeeOther)

@@ -1,11 +1,10 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
@@ -31,11 +30,10 @@ func (a *App) suppressionsPage(w http.ResponseWriter, r *http.Request, s *sessio
 	entries, err := a.svc.Owner.Suppressions.List(r.Context(), s.WorkspaceID, suppression.Filter{
 		Email: d.Email, Reason: suppression.Reason(d.Reason),
 	})
-	var input *owner.InputError
-	if errors.As(err, &input) {
+	if msg, ok := refusal(err); ok {
 		// A filter that reads as no address or reason: the list is empty
 		// and the page says why.
-		status, d.Error = http.StatusBadRequest, input.Error()
+		status, d.Error = http.StatusBadRequest, msg
 	} else if err != nil {
 		return err
 	}
@@ -54,19 +52,18 @@ func (a *App) addSuppression(w http.ResponseWriter, r *http.Request, s *session)
 	address := strings.TrimSpace(r.PostFormValue("address"))
 	reason := r.PostFormValue("reason")
 	if reason == "" {
-		reason = owner.ManualReason
+		reason = suppression.ManualReason
 	}
 	sup, added, err := a.svc.Owner.Suppressions.Add(r.Context(), s.WorkspaceID, address, reason)
-	var input *owner.InputError
-	if errors.As(err, &input) {
-		return a.suppressionsPage(w, r, s, http.StatusBadRequest, suppressionsData{Error: input.Error()})
+	if msg, ok := refusal(err); ok {
+		return a.suppressionsPage(w, r, s, http.StatusBadRequest, suppressionsData{Error: msg})
 	}
 	if err != nil {
 		return err
 	}
 	notice := sup.Email + " was listed already, as " + string(sup.Reason) + ": its entry stays."
 	if added {
-		if err := a.audit(r.Context(), s, owner.ActionSuppressionAdded, sup.Email); err != nil {
+		if err := a.audit(r.Context(), s, account.ActionSuppressionAdded, sup.Email); err != nil {
 			return err
 		}
 		notice = sup.Email + " is suppressed: no email goes to it."
@@ -79,7 +76,7 @@ func (a *App) removeSuppression(w http.ResponseWriter, r *http.Request, s *sessi
 	if err != nil {
 		return err // not listed: 404
 	}
-	if err := a.audit(r.Context(), s, owner.ActionSuppressionRemoved, sup.Email); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionSuppressionRemoved, sup.Email); err != nil {
 		return err
 	}
 	return a.suppressionsPage(w, r, s, http.StatusOK, suppressionsData{Notice: sup.Email + " is no longer suppressed: email goes to it again."})

@@ -3,7 +3,7 @@ package dashboard
 import (
 	"net/http"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 )
 
 func (a *App) rotateRoutes() []route {
@@ -18,7 +18,7 @@ func (a *App) rotateSecret(w http.ResponseWriter, r *http.Request, s *session) e
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionWebhookRotated, id); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionWebhookRotated, id); err != nil {
 		return err
 	}
 	return a.webhookPage(w, r, s, secret)

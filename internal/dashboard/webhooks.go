@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/event"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -42,7 +42,7 @@ func (a *App) webhooks(w http.ResponseWriter, r *http.Request, s *session) error
 }
 
 func (a *App) addWebhook(w http.ResponseWriter, r *http.Request, s *session) error {
-	ep, err := a.svc.Owner.Webhooks.Add(r.Context(), owner.EndpointRequest{
+	ep, err := a.svc.Owner.Webhooks.Add(r.Context(), webhook.EndpointRequest{
 		WorkspaceID: s.WorkspaceID, URL: strings.TrimSpace(r.PostFormValue("url")), Events: r.PostForm["events"],
 		// Only the local stack's receivers listen on http and loopback.
 		AllowInsecureHTTP: !a.secure,
@@ -52,7 +52,7 @@ func (a *App) addWebhook(w http.ResponseWriter, r *http.Request, s *session) err
 			return a.webhooksPage(w, r, s, status, webhooksData{Error: msg})
 		})
 	}
-	if err := a.audit(r.Context(), s, owner.ActionWebhookAdded, ep.ID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionWebhookAdded, ep.ID); err != nil {
 		return err
 	}
 	http.Redirect(w, r, a.base+"/settings/webhooks/"+ep.ID, http.StatusSeeOther)
@@ -103,7 +103,7 @@ func (a *App) revealSecret(w http.ResponseWriter, r *http.Request, s *session) e
 	if err != nil {
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionWebhookSecret, id); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionWebhookSecret, id); err != nil {
 		return err
 	}
 	return a.webhookPage(w, r, s, secret)
@@ -119,9 +119,9 @@ func (a *App) disableWebhook(w http.ResponseWriter, r *http.Request, s *session)
 
 func (a *App) setWebhook(w http.ResponseWriter, r *http.Request, s *session, enabled bool) error {
 	id := r.PathValue("id")
-	set, action := a.svc.Owner.Webhooks.Disable, owner.ActionWebhookOff
+	set, action := a.svc.Owner.Webhooks.Disable, account.ActionWebhookOff
 	if enabled {
-		set, action = a.svc.Owner.Webhooks.Enable, owner.ActionWebhookEnabled
+		set, action = a.svc.Owner.Webhooks.Enable, account.ActionWebhookEnabled
 	}
 	if _, err := set(r.Context(), s.WorkspaceID, id); err != nil {
 		return err
@@ -146,7 +146,7 @@ func (a *App) removeWebhook(w http.ResponseWriter, r *http.Request, s *session) 
 			Back: "/settings/webhooks/" + ep.ID, Keep: "Keep the endpoint", nav: "/settings",
 		}, err
 	}
-	return a.askThenDo(w, r, s, ask, owner.ActionWebhookRemoved, "/settings/webhooks", func(ctx context.Context) (string, error) {
+	return a.askThenDo(w, r, s, ask, account.ActionWebhookRemoved, "/settings/webhooks", func(ctx context.Context) (string, error) {
 		return id, a.svc.Owner.Webhooks.Remove(ctx, s.WorkspaceID, id)
 	})
 }

@@ -1,12 +1,11 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -83,13 +82,12 @@ func (a *App) changeWorkspace(w http.ResponseWriter, r *http.Request, s *session
 		change.DefaultTracking = &posted.Tracking
 	}
 	if _, err := a.svc.Owner.Workspaces.Update(r.Context(), s.WorkspaceID, change); err != nil {
-		var input *owner.InputError
-		if errors.As(err, &input) {
-			return refuse(input.Error())
+		if msg, ok := refusal(err); ok {
+			return refuse(msg)
 		}
 		return err
 	}
-	if err := a.audit(r.Context(), s, owner.ActionWorkspaceChanged, s.WorkspaceID); err != nil {
+	if err := a.audit(r.Context(), s, account.ActionWorkspaceChanged, s.WorkspaceID); err != nil {
 		return err
 	}
 	return a.workspacePage(w, r, s, http.StatusOK, workspaceData{Notice: "The settings are saved."})

@@ -189,7 +189,7 @@ func TestAutomationTestKeyEndToEnd(t *testing.T) {
 	ctx := t.Context()
 	b := newBulkWS(t, p.env)
 	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("test")})
-	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "order_placed"})
+	a, err := p.automations().Create(ctx, automation.AutomationRequest{WorkspaceID: b.id, Blueprint: "order_placed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestAutomationEleventhActivationRefused(t *testing.T) {
 	}
 	id := createAutomation(t, e, w.id, reminder("cart_abandoned", "Eleventh"))
 	_, err := e.automations().Activate(t.Context(), w.id, id)
-	var refused *owner.ActivationError
+	var refused *automation.ActivationError
 	if !errors.As(err, &refused) || len(refused.Problems) != 1 || refused.Problems[0].Path != "event" {
 		t.Fatalf("11th activation: %v, want an activation error on event", err)
 	}

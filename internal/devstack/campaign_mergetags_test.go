@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // A draft whose subject or html has a merge tag the language cannot read
@@ -147,7 +147,7 @@ func TestAutomationSendStepFailureFailsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	drainAutomations(t, p.runner)
-	r, err := (&owner.AutomationRuns{Store: p.store.AutomationRuns}).Run(t.Context(), b.id, m.RunID)
+	r, err := (&automation.Runs{Store: p.store.AutomationRuns}).Run(t.Context(), b.id, m.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestAutomationSendStepFailureFailsTheRun(t *testing.T) {
 	}
 	// The dashboard's run page says it too.
 	address := "owner-" + uuid.NewString()[:8] + "@example.com"
-	if _, err := (&owner.Owners{Store: p.store.Owners}).Add(t.Context(), b.id, address); err != nil {
+	if _, err := (&account.Owners{Store: p.store.Owners}).Add(t.Context(), b.id, address); err != nil {
 		t.Fatal(err)
 	}
 	client, _ := p.signIn(t, address)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/suppression"
@@ -250,14 +251,13 @@ func TestApprovalsLifecycle(t *testing.T) {
 	if len(starter.started) != 1 || len(starter.scheduled) != 1 {
 		t.Errorf("started %v, scheduled %v", starter.started, starter.scheduled)
 	}
-	var other *owner.InputError
-	if _, err := a.Show(ctx, newBulkWS(t, e).id, now.ApprovalID, 1); !errors.As(err, &other) {
+	if _, err := a.Show(ctx, newBulkWS(t, e).id, now.ApprovalID, 1); fail.KindOf(err) != fail.KindNotFound {
 		t.Errorf("another workspace shows the campaign: %v", err)
 	}
-	if _, err := a.Discard(ctx, newBulkWS(t, e).id, later.ApprovalID); !errors.As(err, &other) || other.Field != "campaign" {
+	if _, err := a.Discard(ctx, newBulkWS(t, e).id, later.ApprovalID); fail.KindOf(err) != fail.KindNotFound || fail.ParamOf(err) != "campaign" {
 		t.Errorf("another workspace discards the campaign: %v", err)
 	}
-	if _, err := a.Resume(ctx, newBulkWS(t, e).id, now.ApprovalID); !errors.As(err, &other) || other.Field != "campaign" {
+	if _, err := a.Resume(ctx, newBulkWS(t, e).id, now.ApprovalID); fail.KindOf(err) != fail.KindNotFound || fail.ParamOf(err) != "campaign" {
 		t.Errorf("another workspace resumes the campaign: %v", err)
 	}
 }

@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 )
 
 // The approval page previews the email as its first frozen recipient
@@ -20,7 +19,7 @@ func TestDashboardApprovalPreviewsARecipientsEmail(t *testing.T) {
 	e := startDev(t)
 	b := newBulkWS(t, e)
 	address := "owner-" + uuid.NewString()[:8] + "@example.com"
-	if _, err := (&owner.Owners{Store: e.store.Owners}).Add(t.Context(), b.id, address); err != nil {
+	if _, err := (&account.Owners{Store: e.store.Owners}).Add(t.Context(), b.id, address); err != nil {
 		t.Fatal(err)
 	}
 	byID := map[string]contactBody{}

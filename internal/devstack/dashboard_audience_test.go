@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/contact"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/segment"
 )
 
@@ -57,7 +57,7 @@ func TestDashboardSuppressions(t *testing.T) {
 	if p := d.dashDo(t, c, "/dashboard/suppressions/remove", rm); p.status != http.StatusNotFound {
 		t.Errorf("remove an unlisted address: %d, want 404", p.status)
 	}
-	wantNewestAudit(t, d, owner.ActionSuppressionRemoved, owner.ActionSuppressionAdded)
+	wantNewestAudit(t, d, account.ActionSuppressionRemoved, account.ActionSuppressionAdded)
 }
 
 // Contacts: search by email, a contact's page with its emails, another

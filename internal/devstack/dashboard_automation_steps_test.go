@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -27,7 +27,7 @@ import (
 func TestDashboardAutomationSteps(t *testing.T) {
 	d, _ := startAutomationDashboard(t)
 	c, csrf := d.signIn(t, d.owner)
-	created, err := d.automations().Create(t.Context(), owner.AutomationRequest{WorkspaceID: d.ws, Blueprint: "product_viewed"})
+	created, err := d.automations().Create(t.Context(), automation.AutomationRequest{WorkspaceID: d.ws, Blueprint: "product_viewed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestDashboardAutomationSteps(t *testing.T) {
 		t.Errorf("save without the CSRF token: %d, want 403", p.status)
 	}
 	other, _ := d.workspace(apikey.Live)
-	foreign, err := d.automations().Create(t.Context(), owner.AutomationRequest{WorkspaceID: other, Blueprint: "order_placed"})
+	foreign, err := d.automations().Create(t.Context(), automation.AutomationRequest{WorkspaceID: other, Blueprint: "order_placed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestDashboardAutomationSteps(t *testing.T) {
 	p = d.dashDo(t, c, steps, stepsValues(large, 2, csrf, "save"))
 	wantPage(t, "a 200 KB html", p, http.StatusOK, "Saved")
 	wantVersion(t, d, created.ID, 3, large)
-	wantNewestAudit(t, d, owner.ActionAutomationEdited, owner.ActionAutomationEdited)
+	wantNewestAudit(t, d, account.ActionAutomationEdited, account.ActionAutomationEdited)
 }
 
 // An active automation's steps: the problems that keep it from being
@@ -114,7 +114,7 @@ func TestDashboardAutomationStepsActive(t *testing.T) {
 	c, csrf := d.signIn(t, d.owner)
 	addr := "Shop Ltd, 1 Main St"
 	s.update(t, d.env, workspace.Settings{PostalAddress: &addr})
-	created, err := d.automations().Create(t.Context(), owner.AutomationRequest{WorkspaceID: d.ws, Blueprint: "back_in_stock"})
+	created, err := d.automations().Create(t.Context(), automation.AutomationRequest{WorkspaceID: d.ws, Blueprint: "back_in_stock"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -86,7 +86,7 @@ func TestDashboardAutomations(t *testing.T) {
 	}
 
 	other, _ := d.workspace(apikey.Live)
-	foreign, err := d.automations().Create(t.Context(), owner.AutomationRequest{WorkspaceID: other, Blueprint: "order_placed"})
+	foreign, err := d.automations().Create(t.Context(), automation.AutomationRequest{WorkspaceID: other, Blueprint: "order_placed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestDashboardAutomations(t *testing.T) {
 	if p := d.dashDo(t, c, page+"/deactivate", activate); p.status != http.StatusOK || !strings.Contains(p.body, `id="status">inactive`) {
 		t.Errorf("deactivate: %d %s", p.status, p.body)
 	}
-	wantNewestAudit(t, d, owner.ActionAutomationOff, owner.ActionAutomationEdited, owner.ActionAutomationOn, owner.ActionAutomationCreated)
+	wantNewestAudit(t, d, account.ActionAutomationOff, account.ActionAutomationEdited, account.ActionAutomationOn, account.ActionAutomationCreated)
 }
 
 // startAutomationDashboard is a dashboard over a workspace that sends
@@ -114,7 +114,7 @@ func startAutomationDashboard(t *testing.T) (*dash, *sendWS) {
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
 	address := "owner-" + uuid.NewString()[:8] + "@example.com"
-	if _, err := (&owner.Owners{Store: e.store.Owners}).Add(t.Context(), s.id, address); err != nil {
+	if _, err := (&account.Owners{Store: e.store.Owners}).Add(t.Context(), s.id, address); err != nil {
 		t.Fatal(err)
 	}
 	return &dash{env: e, ws: s.id, owner: address}, s

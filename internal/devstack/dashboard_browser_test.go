@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/status"
 )
 
@@ -97,7 +97,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	screenshot(t, tab, "webhook-secret")
 
 	d.visit(t, tab, "/dashboard/settings/audit", "audit")
-	entries, err := d.store.Owners.ListAudit(t.Context(), d.ws, owner.MaxAudit)
+	entries, err := d.store.Owners.ListAudit(t.Context(), d.ws, account.MaxAudit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		actions = append(actions, e.Action)
 	}
-	want := []string{owner.ActionWebhookSecret, owner.ActionWebhookAdded, owner.ActionKeyRevoked, owner.ActionKeyCreated, owner.ActionSignIn}
+	want := []string{account.ActionWebhookSecret, account.ActionWebhookAdded, account.ActionKeyRevoked, account.ActionKeyCreated, account.ActionSignIn}
 	if !slices.Equal(actions, want) {
 		t.Errorf("audit log %v, want %v (newest first)", actions, want)
 	}

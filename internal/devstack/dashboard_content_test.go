@@ -20,7 +20,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -241,7 +240,7 @@ func TestAutomationEmailShownAsItWent(t *testing.T) {
 	ctx := t.Context()
 	b := newBulkWS(t, p.env)
 	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
-	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
+	a, err := p.automations().Create(ctx, automation.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/contact"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/segment"
@@ -55,7 +55,7 @@ var deletions = map[string]deletion{
 			_, err := d.store.Webhooks.GetEndpoint(t.Context(), ws, id)
 			return !errors.Is(err, webhook.ErrEndpointNotFound)
 		},
-		action: owner.ActionWebhookRemoved, pageButton: `id="remove-endpoint">Remove the endpoint<`,
+		action: account.ActionWebhookRemoved, pageButton: `id="remove-endpoint">Remove the endpoint<`,
 	},
 	"contact": {
 		store: func(t *testing.T, d *dash, ws string) string {
@@ -73,7 +73,7 @@ var deletions = map[string]deletion{
 			_, err := d.store.Contacts.GetContact(t.Context(), ws, id)
 			return !errors.Is(err, contact.ErrNotFound)
 		},
-		action: owner.ActionContactDeleted, pageButton: `id="delete-contact">Delete the contact<`,
+		action: account.ActionContactDeleted, pageButton: `id="delete-contact">Delete the contact<`,
 	},
 	"segment": {
 		store: func(t *testing.T, d *dash, ws string) string { return storeSegment(t, d.env, ws) },
@@ -85,7 +85,7 @@ var deletions = map[string]deletion{
 			_, err := d.store.Segments.GetSegment(t.Context(), ws, id)
 			return !errors.Is(err, segment.ErrNotFound)
 		},
-		action: owner.ActionSegmentDeleted, pageButton: `id="delete-segment">Delete the segment<`,
+		action: account.ActionSegmentDeleted, pageButton: `id="delete-segment">Delete the segment<`,
 	},
 }
 
@@ -171,5 +171,5 @@ func TestDashboardResumeCampaign(t *testing.T) {
 	if c, _ := e.store.Campaigns.GetCampaign(ctx, o.id, o.first); c.Status != campaign.StatusSent || c.SentCount != 2 {
 		t.Errorf("resumed campaign after its sends: %s, %d sent; want sent, 2", c.Status, c.SentCount)
 	}
-	wantAudit(t, e, o.id, owner.ActionResumed, owner.ActionApproved, owner.ActionSignIn)
+	wantAudit(t, e, o.id, account.ActionResumed, account.ActionApproved, account.ActionSignIn)
 }

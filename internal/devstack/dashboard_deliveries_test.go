@@ -11,8 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // An email's page lists its webhook deliveries: two emails delivered, each
@@ -47,7 +47,7 @@ func TestDashboardEmailDeliveries(t *testing.T) {
 	}
 
 	address := "owner-deliveries@example.com"
-	if _, err := (&owner.Owners{Store: p.store.Owners}).Add(ctx, s.id, address); err != nil {
+	if _, err := (&account.Owners{Store: p.store.Owners}).Add(ctx, s.id, address); err != nil {
 		t.Fatal(err)
 	}
 	c, _ := p.signIn(t, address)

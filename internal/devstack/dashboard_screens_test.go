@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/campaign"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -31,7 +31,7 @@ func newOwnedBulk(t *testing.T, e *env, contacts int) *ownedBulk {
 	t.Helper()
 	b := newBulkWS(t, e)
 	address := "owner-" + uuid.NewString()[:8] + "@example.com"
-	if _, err := (&owner.Owners{Store: e.store.Owners}).Add(t.Context(), b.id, address); err != nil {
+	if _, err := (&account.Owners{Store: e.store.Owners}).Add(t.Context(), b.id, address); err != nil {
 		t.Fatal(err)
 	}
 	b.vipContacts(t, e, contacts)
@@ -106,7 +106,7 @@ func TestDashboardApprovalsOverHTTP(t *testing.T) {
 	if !strings.Contains(all.body, o.first) || !strings.Contains(all.body, o.second) {
 		t.Error("the campaigns list lacks a campaign")
 	}
-	wantAudit(t, e, o.id, owner.ActionDiscarded, owner.ActionApproved, owner.ActionEdited, owner.ActionSignIn)
+	wantAudit(t, e, o.id, account.ActionDiscarded, account.ActionApproved, account.ActionEdited, account.ActionSignIn)
 }
 
 // A draft cancelled from its campaign page is never sent.
@@ -122,7 +122,7 @@ func TestDashboardCancelCampaign(t *testing.T) {
 	if p := e.dashDo(t, o.c, "/dashboard/approvals/"+o.first+"/approve", url.Values{"csrf": {o.csrf}}); p.status != http.StatusBadRequest || !strings.Contains(p.body, "cancelled") {
 		t.Errorf("approve a cancelled campaign: %d", p.status)
 	}
-	wantAudit(t, e, o.id, owner.ActionCancelled, owner.ActionSignIn)
+	wantAudit(t, e, o.id, account.ActionCancelled, account.ActionSignIn)
 }
 
 // A held email is listed with why, previewed in the sandboxed frame, and
@@ -151,7 +151,7 @@ func TestDashboardHeldAndOtherWorkspace(t *testing.T) {
 	if p := e.dashDo(t, o.c, "/dashboard/held", nil); !strings.Contains(p.body, "No email is held.") {
 		t.Errorf("held list after the clear: %s", p.body)
 	}
-	wantAudit(t, e, o.id, owner.ActionHeldCleared, owner.ActionSignIn)
+	wantAudit(t, e, o.id, account.ActionHeldCleared, account.ActionSignIn)
 
 	other := newOwnedBulk(t, e, 1)
 	otherHeld := e.post(other.key, "/api/v1/send", msg("held", map[string]any{"html": "<section><p>B</p></section>"})).sent(t, http.StatusAccepted)
@@ -209,7 +209,7 @@ func TestDashboardScreensNeedSessionAndToken(t *testing.T) {
 // wantAudit checks the workspace's audit log, newest first.
 func wantAudit(t *testing.T, e *env, ws string, want ...string) {
 	t.Helper()
-	entries, err := e.store.Owners.ListAudit(t.Context(), ws, owner.MaxAudit)
+	entries, err := e.store.Owners.ListAudit(t.Context(), ws, account.MaxAudit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/signin"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -202,7 +202,7 @@ func TestDashboardRemovedOwnerIsSignedOut(t *testing.T) {
 	if p := d.dashDo(t, c, "/dashboard/", nil); p.status != http.StatusOK {
 		t.Fatalf("signed in: %d", p.status)
 	}
-	if err := (&owner.Owners{Store: d.store.Owners}).Remove(t.Context(), d.ws, d.owner); err != nil {
+	if err := (&account.Owners{Store: d.store.Owners}).Remove(t.Context(), d.ws, d.owner); err != nil {
 		t.Fatal(err)
 	}
 	p := d.dashDo(t, c, "/dashboard/", nil)

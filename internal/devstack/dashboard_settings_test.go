@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // Domains and senders: no domain says how to add one; a domain shows its
@@ -52,7 +52,7 @@ func TestDashboardDomainsAndSenders(t *testing.T) {
 	if ws.DefaultSender == nil || ws.DefaultSender.Email != "hi@shop.example" {
 		t.Errorf("default sender %+v", ws.DefaultSender)
 	}
-	wantNewestAudit(t, d, owner.ActionSenderAdded)
+	wantNewestAudit(t, d, account.ActionSenderAdded)
 }
 
 // Workspace settings: the form changes every setting as the console's
@@ -96,7 +96,7 @@ func TestDashboardWorkspaceSettings(t *testing.T) {
 	if again, _ := d.store.Workspaces.GetWorkspace(t.Context(), d.ws); again.MonthlyAllowance != 5000 || again.PostalAddress != ws.PostalAddress {
 		t.Errorf("a refused form changed the workspace: %+v", again)
 	}
-	wantNewestAudit(t, d, owner.ActionWorkspaceChanged)
+	wantNewestAudit(t, d, account.ActionWorkspaceChanged)
 }
 
 var secretRE = regexp.MustCompile(`id="wh-secret" class="secret" readonly value="([^"]+)"`)
@@ -121,7 +121,7 @@ func TestDashboardWebhookRotation(t *testing.T) {
 	if m[1] = html.UnescapeString(m[1]); m[1] != eps[0].Secret || eps[0].PreviousSecret != old[0].Secret || m[1] == old[0].Secret {
 		t.Errorf("shown %q; endpoint secret %q, previous %q, before %q", m[1], eps[0].Secret, eps[0].PreviousSecret, old[0].Secret)
 	}
-	wantNewestAudit(t, d, owner.ActionWebhookRotated, owner.ActionWebhookAdded)
+	wantNewestAudit(t, d, account.ActionWebhookRotated, account.ActionWebhookAdded)
 
 	other := startDashboardOn(t, d)
 	oc, ocsrf := d.signIn(t, other)

@@ -15,10 +15,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -96,7 +96,7 @@ type Demo struct {
 // otherwise it creates a new one with a live and a test full-access key, and
 // adds its domain as the console does (`sesame domains add` and `status`)
 // through identities, the local stack's SES identities (LocalSES).
-func Seed(ctx context.Context, store dynamo.Repositories, identities owner.Identities, prev Env) (Demo, error) {
+func Seed(ctx context.Context, store dynamo.Repositories, identities identity.Identities, prev Env) (Demo, error) {
 	demo := Demo{WorkspaceID: prev["SESAME_WORKSPACE_ID"], LiveKey: prev["SESAME_LIVE_KEY"], TestKey: prev["SESAME_TEST_KEY"]}
 	if demo.WorkspaceID != "" && keyWorks(ctx, store, demo.LiveKey, demo.WorkspaceID) && keyWorks(ctx, store, demo.TestKey, demo.WorkspaceID) {
 		return seedOwner(ctx, store, demo)
@@ -105,8 +105,8 @@ func Seed(ctx context.Context, store dynamo.Repositories, identities owner.Ident
 	if err != nil {
 		return Demo{}, err
 	}
-	domains := &owner.Domains{Store: store.Domains, Identities: identities}
-	if _, err := domains.Add(ctx, owner.DomainRequest{WorkspaceID: ws.ID, Name: DemoDomain}); err != nil {
+	domains := &identity.Domains{Store: store.Domains, Identities: identities}
+	if _, err := domains.Add(ctx, identity.DomainRequest{WorkspaceID: ws.ID, Name: DemoDomain}); err != nil {
 		return Demo{}, fmt.Errorf("demo domain: %w", err)
 	}
 	if check, err := domains.Status(ctx, ws.ID, DemoDomain); err != nil || check.Domain.Status != identity.DomainVerified {
@@ -134,7 +134,7 @@ func Seed(ctx context.Context, store dynamo.Repositories, identities owner.Ident
 // seedOwner makes DemoOwner an owner of the demo workspace (again: adding
 // an owner twice changes nothing).
 func seedOwner(ctx context.Context, store dynamo.Repositories, demo Demo) (Demo, error) {
-	owners := &owner.Owners{Store: store.Owners}
+	owners := &account.Owners{Store: store.Owners}
 	if _, err := owners.Add(ctx, demo.WorkspaceID, DemoOwner); err != nil {
 		return Demo{}, fmt.Errorf("demo owner: %w", err)
 	}

@@ -22,11 +22,11 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 type autoPipeline struct {
@@ -143,11 +143,11 @@ func (p *autoPipeline) cartAbandoned(t *testing.T) (*bulkWS, contactBody, *recei
 	b := newBulkWS(t, p.env)
 	c := p.createContact(t, b.bulkKey, map[string]any{"email": rcpt("ada"), "first_name": "Ada"})
 	rcv := startReceiver(t)
-	hooks := &owner.Webhooks{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
-	if _, err := hooks.Add(ctx, owner.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
+	hooks := &webhook.Service{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
+	if _, err := hooks.Add(ctx, webhook.EndpointRequest{WorkspaceID: b.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true}); err != nil {
 		t.Fatal(err)
 	}
-	a, err := p.automations().Create(ctx, owner.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
+	a, err := p.automations().Create(ctx, automation.AutomationRequest{WorkspaceID: b.id, Blueprint: "cart_abandoned"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -68,8 +67,8 @@ func (w eventWS) contacts(t *testing.T, e *env, n int) []string {
 
 // automations is the owner's automation service over the dev server's
 // table, as the console builds it.
-func (e *env) automations() *owner.Automations {
-	return &owner.Automations{Store: e.store.Automations, Senders: e.store.Senders, Workspaces: e.store.Workspaces}
+func (e *env) automations() *automation.Service {
+	return &automation.Service{Store: e.store.Automations, Senders: e.store.Senders, Workspaces: e.store.Workspaces}
 }
 
 // reminder is a one-send definition for event whose subject says which
@@ -88,7 +87,7 @@ func createAutomation(t *testing.T, e *env, workspaceID string, d automation.Def
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := e.automations().Create(t.Context(), owner.AutomationRequest{WorkspaceID: workspaceID, Definition: b})
+	a, err := e.automations().Create(t.Context(), automation.AutomationRequest{WorkspaceID: workspaceID, Definition: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +118,7 @@ func editAutomation(t *testing.T, e *env, workspaceID, id string, d automation.D
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := e.automations().Edit(t.Context(), workspaceID, id, owner.AutomationEdit{Definition: b})
+	a, err := e.automations().Edit(t.Context(), workspaceID, id, automation.AutomationEdit{Definition: b})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -49,7 +49,7 @@ func startDashboard(t *testing.T) *dash {
 func (e *env) ownedWorkspace(t *testing.T, address string) string {
 	t.Helper()
 	ws, _ := e.workspace(apikey.Live)
-	if _, err := (&owner.Owners{Store: e.store.Owners}).Add(t.Context(), ws, address); err != nil {
+	if _, err := (&account.Owners{Store: e.store.Owners}).Add(t.Context(), ws, address); err != nil {
 		t.Fatal(err)
 	}
 	return ws

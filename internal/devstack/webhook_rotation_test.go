@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -17,8 +16,8 @@ func TestPipelineWebhookSecretRotation(t *testing.T) {
 	ctx := t.Context()
 	s := newSendWS(t, p.env, defaultSender())
 	rcv := startReceiver(t)
-	hooks := &owner.Webhooks{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
-	ep, err := hooks.Add(ctx, owner.EndpointRequest{WorkspaceID: s.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true})
+	hooks := &webhook.Service{Endpoints: p.store.Webhooks, Attempts: p.store.Webhooks}
+	ep, err := hooks.Add(ctx, webhook.EndpointRequest{WorkspaceID: s.id, URL: rcv.url, Events: []string{"email.delivered"}, AllowInsecureHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}

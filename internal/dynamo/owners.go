@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -27,13 +27,13 @@ type ownerItem struct {
 	AddedAt     time.Time `dynamodbav:"added_at"`
 }
 
-func (it ownerItem) owner() owner.Owner {
-	return owner.Owner{Address: it.Address, WorkspaceID: it.WorkspaceID, AddedAt: it.AddedAt}
+func (it ownerItem) owner() account.Owner {
+	return account.Owner{Address: it.Address, WorkspaceID: it.WorkspaceID, AddedAt: it.AddedAt}
 }
 
 // AddOwner records o in its workspace and under its address, in one
 // transaction with the check that the workspace exists.
-func (s *Owners) AddOwner(ctx context.Context, o owner.Owner) error {
+func (s *Owners) AddOwner(ctx context.Context, o account.Owner) error {
 	wsCheck, err := s.workspaceCheck(o.WorkspaceID)
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func (s *Owners) AddOwner(ctx context.Context, o owner.Owner) error {
 	return nil
 }
 
-// RemoveOwner deletes both records of an owner; owner.ErrOwnerNotFound
+// RemoveOwner deletes both records of an owner; account.ErrOwnerNotFound
 // when the address does not own the workspace.
 func (s *Owners) RemoveOwner(ctx context.Context, workspaceID, address string) error {
 	inWS, err := s.deleteOf(key(ownersPK(workspaceID), address), itemExists())
@@ -66,7 +66,7 @@ func (s *Owners) RemoveOwner(ctx context.Context, workspaceID, address string) e
 	lookup := &ddbtypes.Delete{TableName: &s.Name, Key: key(ownerLookupPK(address), workspaceID)}
 	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{{Delete: inWS}, {Delete: lookup}}})
 	if isTransactionConditionFailed(err) {
-		return owner.ErrOwnerNotFound
+		return account.ErrOwnerNotFound
 	}
 	if err != nil {
 		return fmt.Errorf("remove owner: %w", err)
@@ -75,7 +75,7 @@ func (s *Owners) RemoveOwner(ctx context.Context, workspaceID, address string) e
 }
 
 // ListOwners returns the workspace's owners by address.
-func (s *Owners) ListOwners(ctx context.Context, workspaceID string) ([]owner.Owner, error) {
+func (s *Owners) ListOwners(ctx context.Context, workspaceID string) ([]account.Owner, error) {
 	return listAs(ctx, s.Table, "owners", ownersPK(workspaceID), ownerItem.owner)
 }
 
@@ -102,12 +102,12 @@ type auditItem struct {
 	At          time.Time `dynamodbav:"at"`
 }
 
-func (it auditItem) entry() owner.AuditEntry {
-	return owner.AuditEntry{WorkspaceID: it.WorkspaceID, Actor: it.Actor, Action: it.Action, Target: it.Target, At: it.At}
+func (it auditItem) entry() account.AuditEntry {
+	return account.AuditEntry{WorkspaceID: it.WorkspaceID, Actor: it.Actor, Action: it.Action, Target: it.Target, At: it.At}
 }
 
 // PutAudit appends e to its workspace's audit log.
-func (s *Owners) PutAudit(ctx context.Context, e owner.AuditEntry) error {
+func (s *Owners) PutAudit(ctx context.Context, e account.AuditEntry) error {
 	suffix := make([]byte, 4)
 	rand.Read(suffix) // never returns an error since Go 1.24
 	it := auditItem{
@@ -122,7 +122,7 @@ func (s *Owners) PutAudit(ctx context.Context, e owner.AuditEntry) error {
 
 // ListAudit returns up to limit entries of the workspace's log, newest
 // first: one reverse Query.
-func (s *Owners) ListAudit(ctx context.Context, workspaceID string, limit int) ([]owner.AuditEntry, error) {
+func (s *Owners) ListAudit(ctx context.Context, workspaceID string, limit int) ([]account.AuditEntry, error) {
 	in, err := s.partition("", schema.AttrPK, auditPK(workspaceID))
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (s *Owners) ListAudit(ctx context.Context, workspaceID string, limit int) (
 	if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
 		return nil, err
 	}
-	entries := make([]owner.AuditEntry, len(items))
+	entries := make([]account.AuditEntry, len(items))
 	for i, it := range items {
 		entries[i] = it.entry()
 	}

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/contact"
@@ -50,8 +51,8 @@ var (
 		*dynamo.AutomationRuns
 		*dynamo.Automations
 	}{}
-	_ owner.OwnerStore    = (*dynamo.Owners)(nil)
-	_ owner.AuditStore    = (*dynamo.Owners)(nil)
+	_ account.OwnerStore  = (*dynamo.Owners)(nil)
+	_ account.AuditStore  = (*dynamo.Owners)(nil)
 	_ owner.DeliveryStore = (*dynamo.Webhooks)(nil)
 	_ signin.Store        = (*dynamo.SignIns)(nil)
 	_ signin.Owners       = (*dynamo.Owners)(nil)

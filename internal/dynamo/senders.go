@@ -77,3 +77,10 @@ func (s *Senders) GetSender(ctx context.Context, workspaceID, id string) (identi
 func (s *Senders) ListSenders(ctx context.Context, workspaceID string) ([]identity.Sender, error) {
 	return listAs(ctx, s.Table, "senders", senderPK(workspaceID), senderItem.sender)
 }
+
+// DefaultSender is the workspace's default sender, nil when it has none;
+// workspace.ErrNotFound for an absent workspace.
+func (s *Senders) DefaultSender(ctx context.Context, workspaceID string) (*identity.Sender, error) {
+	ws, err := (&Workspaces{s.Table}).GetWorkspace(ctx, workspaceID)
+	return ws.DefaultSender, err
+}

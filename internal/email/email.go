@@ -5,11 +5,11 @@ package email
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Status is where an email is in its life.
@@ -114,7 +114,7 @@ type Click struct {
 }
 
 // ErrNotFound is returned for an email that is absent or foreign.
-var ErrNotFound = errors.New("email not found")
+var ErrNotFound error = fail.NotFound("email")
 
 // Filter narrows a list of emails; empty fields do not filter.
 type Filter struct {

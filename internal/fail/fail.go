@@ -205,3 +205,33 @@ func IsPermanent(err error) bool {
 func IsTransient(err error) bool {
 	return err != nil && !IsPermanent(err)
 }
+
+// Wrap is cause, a sentinel a caller tests with errors.Is, told in
+// context: cause's kind, reason and param, the message "context: cause's
+// message".
+func Wrap(cause *Error, format string, args ...any) *Error {
+	return &Error{
+		Kind: cause.Kind, Reason: cause.Reason, Param: cause.Param,
+		Message:   fmt.Sprintf(format, args...) + ": " + cause.Message,
+		Transient: cause.Transient, RetryAfter: cause.RetryAfter, Err: cause,
+	}
+}
+
+// Refused is the error for input param refused because of cause (a parse
+// error, a rule of the entity): the message names param, then cause.
+func Refused(param string, cause error) *Error {
+	msg := cause.Error()
+	if e, ok := As(cause); ok {
+		msg = e.Message
+	}
+	return &Error{Kind: KindInvalid, Param: param, Message: param + ": " + msg, Err: cause}
+}
+
+// ParamOf is the input err is about: "" for none, or an error that is not
+// an *Error.
+func ParamOf(err error) string {
+	if e, ok := As(err); ok {
+		return e.Param
+	}
+	return ""
+}

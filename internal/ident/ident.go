@@ -5,6 +5,8 @@ package ident
 import (
 	"errors"
 
+	"github.com/sesame-mail/sesame/internal/fail"
+
 	"github.com/google/uuid"
 )
 
@@ -23,4 +25,13 @@ func Parse(s string) (uuid.UUID, error) {
 		return uuid.UUID{}, ErrNotUUID
 	}
 	return id, nil
+}
+
+// RequireWorkspace refuses an action on no workspace: a store would read
+// an empty id as an absent workspace, or act outside every one.
+func RequireWorkspace(id string) error {
+	if id == "" {
+		return fail.Missing("workspace")
+	}
+	return nil
 }

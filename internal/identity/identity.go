@@ -10,6 +10,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // DomainStatus is the verification state of a sending domain.
@@ -62,10 +64,10 @@ func (s Sender) Address() mail.Address { return mail.Address{Name: s.Name, Addre
 
 // Errors of the identity stores.
 var (
-	ErrDomainNotFound = errors.New("domain not found")
-	ErrDomainExists   = errors.New("domain already added")
-	ErrDomainTaken    = errors.New("domain belongs to another workspace")
-	ErrSenderNotFound = errors.New("sender not found")
+	ErrDomainNotFound error = fail.NotFound("domain")
+	ErrDomainExists         = errors.New("domain already added")
+	ErrDomainTaken          = errors.New("domain belongs to another workspace")
+	ErrSenderNotFound error = fail.NotFound("sender")
 )
 
 // DomainOf returns the lowercased domain part of an address.

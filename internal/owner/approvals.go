@@ -11,6 +11,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // ApprovalStore keeps a workspace's campaigns: the reads and changes of
@@ -49,7 +51,7 @@ type Approvals struct {
 	Check campaign.Checker
 	// Workspaces reads the campaign's workspace: its emails' footer needs
 	// a postal address, so approving without one is refused.
-	Workspaces WorkspaceReader
+	Workspaces workspace.Reader
 	// PublicURL is the stack's public URL, which a preview's stand-in
 	// unsubscribe link starts with (PreviewLinks).
 	PublicURL string
@@ -59,11 +61,11 @@ type Approvals struct {
 
 // ErrNotApprovable refuses to approve, edit or resume a campaign whose
 // status does not allow it (a discarded or cancelled one, say).
-var ErrNotApprovable = errors.New("not possible in the campaign's status")
+var ErrNotApprovable = fail.Errorf(fail.KindConflict, "", "", "not possible in the campaign's status")
 
 // ErrNoPostalAddress refuses to approve a campaign of a workspace without
 // the postal address its emails' footer shows (CAN-SPAM asks for one).
-var ErrNoPostalAddress = errors.New("the workspace has no postal address for the campaign footer; set one with `sesame workspace set WS --postal-address \"…\"`, then approve again")
+var ErrNoPostalAddress = fail.Errorf(fail.KindConflict, "", "", "the workspace has no postal address for the campaign footer; set one with `sesame workspace set WS --postal-address \"…\"`, then approve again")
 
 func (a *Approvals) now() time.Time {
 	if a.Now != nil {
@@ -80,7 +82,7 @@ const approvalPage = 100
 // over the workspace's campaigns: a status filter is billed on every item
 // read anyway, so a Query per status would read them all once per status.
 func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Campaign, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	byStatus := map[campaign.Status][]campaign.Campaign{}
@@ -120,7 +122,7 @@ type Shown struct {
 // contact deleted since the draft is left out of the sample).
 func (a *Approvals) Show(ctx context.Context, workspaceID, id string, sample int) (Shown, error) {
 	if sample < 0 {
-		return Shown{}, &InputError{Field: "sample", Reason: "must be 0 or more"}
+		return Shown{}, fail.Invalid("sample", "sample must be 0 or more")
 	}
 	c, err := a.get(ctx, workspaceID, id)
 	if err != nil {
@@ -164,7 +166,7 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 	}
 	switch c.Status {
 	case campaign.StatusDiscarded, campaign.StatusCancelled:
-		return Approved{}, fmt.Errorf("campaign %s is %s: %w", c.ID, c.Status, ErrNotApprovable)
+		return Approved{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s", c.ID, c.Status)
 	case campaign.StatusPendingApproval:
 	case campaign.StatusScheduled:
 		if err := a.Starter.Schedule(ctx, c); err != nil {
@@ -192,7 +194,7 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 	c, err = a.Store.ApproveCampaign(ctx, workspaceID, c.ID, c.ContentHash, by, now, at)
 	if errors.Is(err, campaign.ErrConflict) {
 		// Edited, discarded or approved meanwhile: the owner looks again.
-		return Approved{}, fmt.Errorf("campaign %s changed while it was being approved (now %s); show it again: %w", c.ID, c.Status, ErrNotApprovable)
+		return Approved{}, fail.Wrap(ErrNotApprovable, "campaign %s changed while it was being approved (now %s); show it again", c.ID, c.Status)
 	}
 	if err != nil {
 		return Approved{}, err
@@ -230,7 +232,7 @@ type Edit struct {
 // approval is void.
 func (a *Approvals) Edit(ctx context.Context, workspaceID, id string, e Edit) (campaign.Campaign, error) {
 	if e.Subject == nil && e.HTML == nil {
-		return campaign.Campaign{}, ErrNothingToChange
+		return campaign.Campaign{}, workspace.ErrNothingToChange
 	}
 	c, err := a.get(ctx, workspaceID, id)
 	if err != nil {
@@ -248,11 +250,11 @@ func (a *Approvals) Edit(ctx context.Context, workspaceID, id string, e Edit) (c
 		if e, ok := fail.As(err); ok && e.Param == "html" {
 			field = "html-file"
 		}
-		return campaign.Campaign{}, &InputError{Field: field, Err: errors.New(fail.MessageOf(err))}
+		return campaign.Campaign{}, fail.Refused(field, errors.New(fail.MessageOf(err)))
 	}
 	c, err = a.Store.EditCampaign(ctx, workspaceID, c.ID, subject, html, campaign.ContentHash(subject, html, c.Sender))
 	if errors.Is(err, campaign.ErrConflict) {
-		return campaign.Campaign{}, fmt.Errorf("campaign %s is %s; only a campaign pending approval or scheduled can be edited: %w", c.ID, c.Status, ErrNotApprovable)
+		return campaign.Campaign{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s; only a campaign pending approval or scheduled can be edited", c.ID, c.Status)
 	}
 	return c, err
 }
@@ -273,7 +275,7 @@ func (a *Approvals) Cancel(ctx context.Context, workspaceID, id string) (campaig
 // newest first, after the keyset cursor after ("" is the first page); it
 // returns the next page's cursor, "" on the last.
 func (a *Approvals) Campaigns(ctx context.Context, workspaceID, after string, limit int) ([]campaign.Campaign, string, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, "", err
 	}
 	page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, "", after, limit)
@@ -296,7 +298,7 @@ func (a *Approvals) Resume(ctx context.Context, workspaceID, id string) (campaig
 
 // transition moves a campaign from one of from to to, now.
 func (a *Approvals) transition(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status) (campaign.Campaign, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return campaign.Campaign{}, err
 	}
 	c, err := a.Store.TransitionCampaign(ctx, workspaceID, normalID(id), from, to, a.now(), "")
@@ -304,7 +306,7 @@ func (a *Approvals) transition(ctx context.Context, workspaceID, id string, from
 	case errors.Is(err, campaign.ErrNotFound):
 		return campaign.Campaign{}, notACampaign(id)
 	case errors.Is(err, campaign.ErrConflict):
-		return campaign.Campaign{}, fmt.Errorf("campaign %s is %s; it can be made %s only from %s: %w", c.ID, c.Status, to, statusList(from), ErrNotApprovable)
+		return campaign.Campaign{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s; it can be made %s only from %s", c.ID, c.Status, to, statusList(from))
 	}
 	return c, err
 }
@@ -318,7 +320,7 @@ func statusList(s []campaign.Status) string {
 }
 
 func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return campaign.Campaign{}, err
 	}
 	c, err := a.Store.GetCampaign(ctx, workspaceID, normalID(id))
@@ -333,5 +335,5 @@ func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.C
 func normalID(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
 
 func notACampaign(id string) error {
-	return &InputError{Field: "campaign", Value: id, Reason: "is not a campaign of the workspace", missing: true}
+	return fail.Errorf(fail.KindNotFound, "", "campaign", "campaign %q is not a campaign of the workspace", id)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // ContactStore keeps a workspace's contacts.
@@ -26,7 +28,7 @@ type Contacts struct {
 
 // List returns up to limit contacts, newest first, read a page at a time.
 func (c *Contacts) List(ctx context.Context, workspaceID string, f contact.Filter, limit int) ([]contact.Contact, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	if f.Email != "" {
@@ -50,7 +52,7 @@ func (c *Contacts) List(ctx context.Context, workspaceID string, f contact.Filte
 
 // Show reads one contact by id, or by email when ref holds an @.
 func (c *Contacts) Show(ctx context.Context, workspaceID, ref string) (contact.Contact, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return contact.Contact{}, err
 	}
 	var found contact.Contact
@@ -61,7 +63,7 @@ func (c *Contacts) Show(ctx context.Context, workspaceID, ref string) (contact.C
 		found, err = c.Store.GetContact(ctx, workspaceID, strings.ToLower(ref))
 	}
 	if errors.Is(err, contact.ErrNotFound) {
-		return contact.Contact{}, &InputError{Field: "contact", Value: ref, Reason: "is not a contact of the workspace", missing: true}
+		return contact.Contact{}, fail.Errorf(fail.KindNotFound, "", "contact", "contact %q is not a contact of the workspace", ref)
 	}
 	return found, err
 }
@@ -78,7 +80,7 @@ func (c *Contacts) Delete(ctx context.Context, workspaceID, ref string) (contact
 
 // Import imports a CSV file (see contact.ReadCSV and contact.Importer).
 func (c *Contacts) Import(ctx context.Context, workspaceID string, r io.Reader, progress func(contact.Report)) (contact.Report, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return contact.Report{}, err
 	}
 	return contact.Importer{Store: c.Store, Workers: 16}.Import(ctx, workspaceID, r, progress)
@@ -92,7 +94,7 @@ const ContactEmailsScanned = 1000
 // EmailsTo returns the emails sent to the contact's address among the
 // workspace's newest ContactEmailsScanned, newest first.
 func (c *Contacts) EmailsTo(ctx context.Context, workspaceID string, ct contact.Contact) ([]email.Email, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	out := []email.Email{}

@@ -31,7 +31,7 @@ type ContentSources struct {
 		GetVersion(ctx context.Context, workspaceID, automationID string, version int) ([]automation.Step, error)
 	}
 	Contacts   ContactReader
-	Workspaces WorkspaceReader
+	Workspaces workspace.Reader
 }
 
 // ContentUnavailable is the content of an email that cannot be shown,

@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -109,11 +111,11 @@ func TestEmailDeliveries(t *testing.T) {
 			}
 			switch {
 			case tc.fault != nil:
-				wantErr(t, err, tc.fault)
+				failtest.WantIs(t, err, tc.fault)
 				return
 			case tc.wantErr != nil:
-				wantErr(t, err, tc.wantErr)
-				if !owner.IsNotFound(err) {
+				failtest.WantIs(t, err, tc.wantErr)
+				if fail.KindOf(err) != fail.KindNotFound {
 					t.Errorf("err %v is not a not-found", err)
 				}
 				return

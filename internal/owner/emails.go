@@ -6,6 +6,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
 )
 
@@ -40,11 +41,11 @@ func (f EmailFilter) Filter() (email.Filter, error) {
 	out := email.Filter{Status: email.Status(f.Status), Type: email.Type(f.Type), Environment: apikey.Environment(f.Environment)}
 	switch {
 	case f.Status != "" && !out.Status.Valid():
-		return email.Filter{}, &InputError{Field: "status", Value: f.Status, Reason: "is not an email status"}
+		return email.Filter{}, fail.Invalid("status", "status %q is not an email status", f.Status)
 	case f.Type != "" && !out.Type.Valid():
-		return email.Filter{}, &InputError{Field: "type", Value: f.Type, Reason: "is not an email type (campaign, automation, transactional)"}
+		return email.Filter{}, fail.Invalid("type", "type %q is not an email type (campaign, automation, transactional)", f.Type)
 	case f.Environment != "" && !out.Environment.Valid():
-		return email.Filter{}, &InputError{Field: "environment", Value: f.Environment, Reason: "is not live or test"}
+		return email.Filter{}, fail.Invalid("environment", "environment %q is not live or test", f.Environment)
 	}
 	return out, nil
 }
@@ -56,11 +57,11 @@ const EmailsPage = 100
 // the keyset cursor after ("" is the first page); it returns the next
 // page's cursor, "" on the last.
 func (e *Emails) List(ctx context.Context, workspaceID string, f EmailFilter, after string, limit int) ([]email.Email, string, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, "", err
 	}
 	if limit < 1 || limit > EmailsPage {
-		return nil, "", &InputError{Field: "limit", Reason: fmt.Sprintf("must be 1 to %d", EmailsPage)}
+		return nil, "", fail.Invalid("limit", "limit must be 1 to %d", EmailsPage)
 	}
 	filter, err := f.Filter()
 	if err != nil {
@@ -101,7 +102,7 @@ func (e *Emails) Show(ctx context.Context, workspaceID, emailID string) (ShownEm
 // get reads one email of the workspace, its id in any case; another
 // workspace's, or an id that is none, is email.ErrNotFound.
 func (e *Emails) get(ctx context.Context, workspaceID, emailID string) (email.Email, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return email.Email{}, err
 	}
 	id, err := ident.Parse(emailID)

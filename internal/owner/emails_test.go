@@ -2,10 +2,10 @@ package owner_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 )
 
@@ -27,11 +27,10 @@ func TestEmailFilter(t *testing.T) {
 			read := false
 			emails := &owner.Emails{Store: listFunc(func(f email.Filter) { read = true })}
 			_, _, err := emails.List(context.Background(), "ws", tc.in, "", 10)
-			var in *owner.InputError
 			switch {
 			case tc.field == "" && err != nil:
 				t.Fatalf("refused: %v", err)
-			case tc.field != "" && (!errors.As(err, &in) || in.Field != tc.field || read):
+			case tc.field != "" && (fail.ParamOf(err) != tc.field || read):
 				t.Fatalf("err = %v (read %v), want a refusal of %s and no read", err, read, tc.field)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -48,7 +49,7 @@ type Held struct {
 	Store     HeldStore
 	Templates TemplateStore
 	// Workspaces gives the brands an email may name (List's reasons).
-	Workspaces WorkspaceReader
+	Workspaces workspace.Reader
 	// Review is nil where no review queue is configured.
 	Review ReviewQueue
 }
@@ -108,7 +109,7 @@ type HeldShown struct {
 // Show reads one held email; an email not held (released, or another
 // workspace's) is sending.ErrNotHeld.
 func (h *Held) Show(ctx context.Context, workspaceID, emailID string) (HeldShown, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return HeldShown{}, err
 	}
 	held, err := h.Store.GetHeld(ctx, workspaceID, emailID)
@@ -165,7 +166,7 @@ func (h *Held) Deny(ctx context.Context, workspaceID, emailID string) error {
 // reasons of its own (a foreign brand, a deceptive link), and the verdict
 // is about it alone; a denied template stays denied.
 func (h *Held) decide(ctx context.Context, workspaceID, emailID string, cleared bool) error {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return err
 	}
 	if h.Review == nil {
@@ -228,9 +229,9 @@ type Captured struct {
 
 var (
 	// ErrNotCaptured refuses an email that a live key sent.
-	ErrNotCaptured = errors.New("not captured in test mode: a live key sent it")
+	ErrNotCaptured = fail.Errorf(fail.KindConflict, "", "", "not captured in test mode: a live key sent it")
 	// ErrNoRawMessages refuses --raw where no messages are kept.
-	ErrNoRawMessages = errors.New("raw messages are kept only by the local stack (sesame dev), not by a deployed stack")
+	ErrNoRawMessages error = fail.Errorf(fail.KindConflict, "", "", "raw messages are kept only by the local stack (sesame dev), not by a deployed stack")
 )
 
 // List returns every email captured in test mode, newest first.
@@ -240,7 +241,7 @@ func (c *Captured) List(ctx context.Context, workspaceID string) ([]email.Email,
 
 // Get returns one captured email; its id is case-insensitive.
 func (c *Captured) Get(ctx context.Context, workspaceID, emailID string) (email.Email, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return email.Email{}, err
 	}
 	id, err := ident.Parse(emailID)
@@ -252,7 +253,7 @@ func (c *Captured) Get(ctx context.Context, workspaceID, emailID string) (email.
 		return email.Email{}, fmt.Errorf("email %s: %w", emailID, err)
 	}
 	if e.Environment != apikey.Test {
-		return email.Email{}, fmt.Errorf("email %s: %w", emailID, ErrNotCaptured)
+		return email.Email{}, fail.Wrap(ErrNotCaptured, "email %s", emailID)
 	}
 	return e, nil
 }
@@ -276,7 +277,7 @@ func (c *Captured) Message(ctx context.Context, workspaceID, emailID string) ([]
 
 // listEmails reads every page of the workspace's emails that pass f.
 func listEmails(ctx context.Context, emails EmailLister, workspaceID string, f email.Filter) ([]email.Email, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	all := []email.Email{}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -94,11 +96,11 @@ func TestHeldDecisions(t *testing.T) {
 		"clear in a cleared template": {before: sending.TemplateCleared, clear: true, wantState: sending.TemplateCleared},
 		"deny in a cleared template":  {before: sending.TemplateCleared, clear: false, wantState: sending.TemplateCleared},
 	}
-	store := newStore(t)
+	store := storetest.New(t)
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
-			ws := newWorkspace(t, store, "Acme")
+			ws := storetest.Workspace(t, store, "Acme")
 			html := "<p>Order " + name + "</p>"
 			fp := review.Fingerprint(html)
 			looked, other := hold(t, store, ws.ID, html), hold(t, store, ws.ID, html)
@@ -147,22 +149,22 @@ func sortMessages(ms []sending.ReviewMessage) {
 
 func TestHeldDecisionRefusals(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
+	store := storetest.New(t)
+	ws, other := storetest.Workspace(t, store, "Acme"), storetest.Workspace(t, store, "Other")
 	html := "<p>Your code</p>"
 	id := hold(t, store, ws.ID, html)
 	queue := &fakeReview{}
 	h := newHeld(store, queue)
 
 	err := h.Clear(ctx, ws.ID, uuid.NewString())
-	wantErr(t, err, sending.ErrNotHeld)
+	failtest.WantIs(t, err, sending.ErrNotHeld)
 	err = h.Deny(ctx, other.ID, id) // another workspace's email is not there
-	wantErr(t, err, sending.ErrNotHeld)
+	failtest.WantIs(t, err, sending.ErrNotHeld)
 	if err == nil || !strings.Contains(err.Error(), id) {
 		t.Errorf("err = %v, want it to name the email", err)
 	}
-	wantInput(t, h.Clear(ctx, "", id), "workspace")
-	wantErr(t, newHeld(store, nil).Clear(ctx, ws.ID, id), owner.ErrNoReviewQueue)
+	failtest.WantInput(t, h.Clear(ctx, "", id), "workspace")
+	failtest.WantIs(t, newHeld(store, nil).Clear(ctx, ws.ID, id), owner.ErrNoReviewQueue)
 	if q := queue.queued(); len(q) != 0 {
 		t.Errorf("refusals queued %+v", q)
 	}
@@ -186,8 +188,8 @@ func TestHeldDecisionRefusals(t *testing.T) {
 
 func TestHeldAndCapturedLists(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
+	store := storetest.New(t)
+	ws, other := storetest.Workspace(t, store, "Acme"), storetest.Workspace(t, store, "Other")
 	put := func(workspaceID string, env apikey.Environment, status email.Status) string {
 		t.Helper()
 		id := uuid.Must(uuid.NewV7()).String()
@@ -206,9 +208,9 @@ func TestHeldAndCapturedLists(t *testing.T) {
 		t.Errorf("captured list of no emails = %#v (err %v), want an empty list", none, err)
 	}
 	_, err := h.List(ctx, "")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 	_, err = c.List(ctx, "")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 
 	// More captured emails than one page of the store.
 	var captured []string
@@ -253,8 +255,8 @@ func ids[T any](list []T, id func(T) string) []string {
 // email's own check once the template is cleared.
 func TestHeldListReasons(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
 	h := newHeld(store, nil)
 	layout := `<div><p>Hello %s</p><a href="%s">Your order</a></div>`
 	html := func(name, link string) string { return fmt.Sprintf(layout, name, link) }

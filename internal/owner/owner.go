@@ -6,64 +6,35 @@
 // methods it uses, so any repository with those methods serves it.
 package owner
 
-import "fmt"
+import (
+	"github.com/sesame-mail/sesame/internal/account"
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/automation"
+	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/segment"
+	"github.com/sesame-mail/sesame/internal/suppression"
+	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/workspace"
+)
 
 // Service is every owner action, one concern per field.
 type Service struct {
-	Workspaces   *Workspaces
-	Keys         *Keys
-	Domains      *Domains
-	Senders      *Senders
+	Workspaces   *workspace.Service
+	Keys         *apikey.Service
+	Domains      *identity.Domains
+	Senders      *identity.Senders
 	Held         *Held
 	Captured     *Captured
 	Emails       *Emails
-	Suppressions *Suppressions
-	Webhooks     *Webhooks
+	Suppressions *suppression.Service
+	Webhooks     *webhook.Service
 	Contacts     *Contacts
-	Segments     *Segments
+	Segments     *segment.Service
 	Approvals    *Approvals
-	Automations  *Automations
+	Automations  *automation.Service
 	// AutomationRuns reads automation runs.
-	AutomationRuns *AutomationRuns
+	AutomationRuns *automation.Runs
 	// Owners sign in to the dashboard; Audit is the log of what they did.
-	Owners *Owners
-	Audit  *Audit
-}
-
-// InputError refuses an input of an owner action. Field is the input's
-// name, one name for the console (its flag) and the dashboard (its form
-// field), e.g. "monthly-allowance". The service returns it unwrapped, so
-// a surface can name the input its own way.
-type InputError struct {
-	Field string
-	// Value is the value refused, when the input takes several.
-	Value string
-	// Reason says what the input must be ("is required"), or Err is why
-	// it was refused (a parse error).
-	Reason string
-	Err    error
-	// missing marks a refused id the workspace has not: IsNotFound.
-	missing bool
-}
-
-func (e *InputError) Error() string {
-	name := e.Field
-	if e.Value != "" {
-		name += fmt.Sprintf(" %q", e.Value)
-	}
-	if e.Err != nil {
-		return name + ": " + e.Err.Error()
-	}
-	return name + " " + e.Reason
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
-
-// requireWorkspace refuses an action on no workspace: the store would
-// read an empty id as an absent workspace, or act outside every one.
-func requireWorkspace(id string) error {
-	if id == "" {
-		return &InputError{Field: "workspace", Reason: "is required"}
-	}
-	return nil
+	Owners *account.Owners
+	Audit  *account.Audit
 }

@@ -120,8 +120,9 @@ func TestResolveStops(t *testing.T) {
 
 // fakeStore records the segments it is given.
 type fakeStore struct {
-	created []segment.Segment
-	err     error
+	segment.Store // reads and deletes: not used by Create
+	created       []segment.Segment
+	err           error
 }
 
 func (s *fakeStore) CreateSegment(_ context.Context, seg segment.Segment) error {

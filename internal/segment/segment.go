@@ -3,7 +3,6 @@ package segment
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,7 +18,7 @@ import (
 const MaxName = 200
 
 // ErrNotFound is a segment absent from the workspace.
-var ErrNotFound = errors.New("segment not found")
+var ErrNotFound error = fail.NotFound("segment")
 
 // Segment is a named filter of a workspace. ContactCount is how many
 // recipients (subscribed contacts off the do-not-send list) matched it
@@ -38,9 +37,13 @@ type Segment struct {
 type Store interface {
 	// CreateSegment stores a new segment of an existing workspace.
 	CreateSegment(ctx context.Context, s Segment) error
+	GetSegment(ctx context.Context, workspaceID, id string) (Segment, error)
+	ListSegments(ctx context.Context, workspaceID string) ([]Segment, error)
+	DeleteSegment(ctx context.Context, workspaceID, id string) error
 }
 
-// Service creates segments.
+// Service creates segments (the API, segments:write), and lists, shows
+// and deletes them (the console and the dashboard).
 type Service struct {
 	Store    Store
 	Resolver *Resolver

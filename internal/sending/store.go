@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/email"
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -126,7 +127,7 @@ type HeldStore interface {
 // Errors of the held store.
 var (
 	// ErrNotHeld is returned for an email that is not (or no longer) held.
-	ErrNotHeld = errors.New("email is not held")
+	ErrNotHeld error = fail.Errorf(fail.KindNotFound, "", "", "email is not held")
 	// ErrLeased is returned while another reviewer is sending the email.
 	ErrLeased = errors.New("held email is being released by another reviewer")
 )

@@ -8,12 +8,12 @@ package suppression
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/compose"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Reason is why an address is on the list.
@@ -120,7 +120,7 @@ func (f Filter) Matches(s Suppression) bool {
 }
 
 // ErrNotFound is returned for an address that is not on the list.
-var ErrNotFound = errors.New("address not on the do-not-send list")
+var ErrNotFound error = fail.Errorf(fail.KindNotFound, "", "", "address not on the do-not-send list")
 
 // Store keeps the workspace's list.
 type Store interface {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/event"
+	"github.com/sesame-mail/sesame/internal/fail"
 )
 
 // Request headers of every delivery (the spec's Events section).
@@ -38,7 +39,7 @@ const RecordTTL = 30 * 24 * time.Hour
 
 var (
 	// ErrEndpointNotFound: no such endpoint in the workspace.
-	ErrEndpointNotFound = errors.New("webhook endpoint not found")
+	ErrEndpointNotFound error = fail.NotFound("webhook endpoint")
 	// ErrInvalidURL: an endpoint URL refused at add time.
 	ErrInvalidURL = errors.New("invalid webhook URL")
 	// ErrUnknownEventType: an event type that is not one of the six.

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 )
 
@@ -52,7 +53,7 @@ func (w Workspace) OwnBrands() []string {
 }
 
 // ErrNotFound is returned for a workspace that does not exist.
-var ErrNotFound = errors.New("workspace not found")
+var ErrNotFound error = fail.NotFound("workspace")
 
 // Settings is a change to a workspace's settings; nil fields stay as they are.
 type Settings struct {

@@ -7,15 +7,22 @@ package owners
 import (
 	"log/slog"
 
+	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/ses"
+	"github.com/sesame-mail/sesame/internal/suppression"
+	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // Clients are what the owner service reaches besides the table.
@@ -64,30 +71,30 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 		}
 	}
 	return &owner.Service{
-		Workspaces: &owner.Workspaces{Store: repos.Workspaces},
-		Keys:       &owner.Keys{Store: repos.Keys},
-		Domains:    &owner.Domains{Store: repos.Domains, Identities: identities},
-		Senders:    &owner.Senders{Store: repos.Senders, Domains: repos.Domains, Workspaces: repos.Workspaces},
+		Workspaces: &workspace.Service{Store: repos.Workspaces},
+		Keys:       &apikey.Service{Store: repos.Keys},
+		Domains:    &identity.Domains{Store: repos.Domains, Identities: identities},
+		Senders:    &identity.Senders{Store: repos.Senders, Domains: repos.Domains},
 		Held:       &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
 		Captured:   &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
 		Emails: &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}, Webhooks: repos.Webhooks, Sources: owner.ContentSources{
 			Kept: repos.Emails, Campaigns: repos.Campaigns, Runs: repos.AutomationRuns, Versions: repos.Automations,
 			Contacts: repos.Contacts, Workspaces: repos.Workspaces,
 		}},
-		Suppressions: &owner.Suppressions{Store: repos.Suppressions},
-		Webhooks:     &owner.Webhooks{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
+		Suppressions: &suppression.Service{Store: repos.Suppressions},
+		Webhooks:     &webhook.Service{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
 		Contacts:     &owner.Contacts{Store: repos.Contacts, Emails: repos.Emails},
-		Segments: &owner.Segments{Store: repos.Segments, Resolver: &segment.Resolver{
+		Segments: &segment.Service{Store: repos.Segments, Resolver: &segment.Resolver{
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
 		Approvals: &owner.Approvals{
 			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: deliverability.Campaign,
 			Workspaces: repos.Workspaces,
 		},
-		Owners:         &owner.Owners{Store: repos.Owners},
-		Audit:          &owner.Audit{Store: repos.Owners},
-		Automations:    &owner.Automations{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
-		AutomationRuns: &owner.AutomationRuns{Store: repos.AutomationRuns},
+		Owners:         &account.Owners{Store: repos.Owners},
+		Audit:          &account.Audit{Store: repos.Owners},
+		Automations:    &automation.Service{Store: repos.Automations, Senders: repos.Senders, Workspaces: repos.Workspaces},
+		AutomationRuns: &automation.Runs{Store: repos.AutomationRuns},
 	}
 }
 

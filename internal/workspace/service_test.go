@@ -1,4 +1,4 @@
-package owner_test
+package workspace_test
 
 import (
 	"slices"
@@ -6,20 +6,21 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 func TestWorkspaces(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	w := &owner.Workspaces{Store: store.Workspaces}
+	store := storetest.New(t)
+	w := &workspace.Service{Store: store.Workspaces}
 
 	if all, err := w.List(ctx); err != nil || all == nil || len(all) != 0 {
 		t.Fatalf("List of no workspaces = %#v (err %v), want an empty list", all, err)
 	}
 	_, err := w.Create(ctx, "")
-	wantInput(t, err, "name")
+	failtest.WantInput(t, err, "name")
 	acme, err := w.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +50,13 @@ func TestWorkspaces(t *testing.T) {
 		t.Errorf("Get = %+v (err %v)", got, err)
 	}
 	_, err = w.Get(ctx, uuid.NewString())
-	wantErr(t, err, workspace.ErrNotFound)
+	failtest.WantIs(t, err, workspace.ErrNotFound)
 }
 
 func TestWorkspacesUpdate(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	w := &owner.Workspaces{Store: store.Workspaces}
+	store := storetest.New(t)
+	w := &workspace.Service{Store: store.Workspaces}
 	acme, err := w.Create(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -82,16 +83,16 @@ func TestWorkspacesUpdate(t *testing.T) {
 		"empty tracking":              {id: acme.ID, change: workspace.Settings{DefaultTracking: &empty}, field: "default-tracking"},
 		"a bad setting beside a good": {id: acme.ID, change: workspace.Settings{MonthlyAllowance: &zero, DefaultTracking: &loud}, field: "default-tracking"},
 		"postal address on two lines": {id: acme.ID, change: workspace.Settings{PostalAddress: &twoLines}, field: "postal-address"},
-		"nothing":                     {id: acme.ID, want: owner.ErrNothingToChange},
+		"nothing":                     {id: acme.ID, want: workspace.ErrNothingToChange},
 		"absent workspace":            {id: uuid.NewString(), change: workspace.Settings{MonthlyAllowance: &zero}, want: workspace.ErrNotFound},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := w.Update(t.Context(), tc.id, tc.change)
 			if tc.field != "" {
-				wantInput(t, err, tc.field)
+				failtest.WantInput(t, err, tc.field)
 			} else {
-				wantErr(t, err, tc.want)
+				failtest.WantIs(t, err, tc.want)
 			}
 		})
 	}

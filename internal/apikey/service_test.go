@@ -1,4 +1,4 @@
-package owner_test
+package apikey_test
 
 import (
 	"slices"
@@ -7,17 +7,18 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 func TestKeys(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
-	k := &owner.Keys{Store: store.Keys}
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
+	k := &apikey.Service{Store: store.Keys}
 
-	created, err := k.Create(ctx, owner.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test,
+	created, err := k.Create(ctx, apikey.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test,
 		Preset: apikey.PresetCustom, Scopes: []string{"emails:read", " email:send_bulk", "emails:read"}, Name: "ci"})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func TestKeys(t *testing.T) {
 	if err != nil || p.KeyID != created.Record.ID || !slices.Equal(p.Scopes, want) {
 		t.Fatalf("the created key authenticates as %+v (err %v)", p, err)
 	}
-	full, err := k.Create(ctx, owner.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Live})
+	full, err := k.Create(ctx, apikey.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Live})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +66,8 @@ func TestKeys(t *testing.T) {
 		}
 	}
 	_, err = k.Regenerate(ctx, ws.ID, created.Record.ID)
-	wantErr(t, err, apikey.ErrRevoked)
-	wantErr(t, k.Revoke(ctx, ws.ID, created.Record.ID), apikey.ErrRevoked)
+	failtest.WantIs(t, err, apikey.ErrRevoked)
+	failtest.WantIs(t, k.Revoke(ctx, ws.ID, created.Record.ID), apikey.ErrRevoked)
 	if none, err := k.List(ctx, uuid.NewString()); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("List of a workspace without keys = %#v (err %v), want an empty list", none, err)
 	}
@@ -74,32 +75,32 @@ func TestKeys(t *testing.T) {
 
 func TestKeysRefusals(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
-	k := &owner.Keys{Store: store.Keys}
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
+	k := &apikey.Service{Store: store.Keys}
 	absent := uuid.NewString()
 	cases := map[string]struct {
-		req   owner.KeyRequest
+		req   apikey.KeyRequest
 		field string // the input refused, or
 		want  error
 	}{
-		"no workspace":          {req: owner.KeyRequest{Environment: apikey.Live}, field: "workspace"},
-		"no environment":        {req: owner.KeyRequest{WorkspaceID: ws.ID}, field: "env"},
-		"environment prod":      {req: owner.KeyRequest{WorkspaceID: ws.ID, Environment: "prod"}, field: "env"},
-		"absent workspace":      {req: owner.KeyRequest{WorkspaceID: absent, Environment: apikey.Test}, want: workspace.ErrNotFound},
-		"custom without scopes": {req: owner.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: apikey.PresetCustom}},
-		"scopes with a preset":  {req: owner.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: apikey.PresetRead, Scopes: []string{"emails:read"}}},
-		"unknown scope":         {req: owner.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: apikey.PresetCustom, Scopes: []string{"email:teleport"}}},
-		"unknown preset":        {req: owner.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: "admin"}},
+		"no workspace":          {req: apikey.KeyRequest{Environment: apikey.Live}, field: "workspace"},
+		"no environment":        {req: apikey.KeyRequest{WorkspaceID: ws.ID}, field: "env"},
+		"environment prod":      {req: apikey.KeyRequest{WorkspaceID: ws.ID, Environment: "prod"}, field: "env"},
+		"absent workspace":      {req: apikey.KeyRequest{WorkspaceID: absent, Environment: apikey.Test}, want: workspace.ErrNotFound},
+		"custom without scopes": {req: apikey.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: apikey.PresetCustom}},
+		"scopes with a preset":  {req: apikey.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: apikey.PresetRead, Scopes: []string{"emails:read"}}},
+		"unknown scope":         {req: apikey.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: apikey.PresetCustom, Scopes: []string{"email:teleport"}}},
+		"unknown preset":        {req: apikey.KeyRequest{WorkspaceID: ws.ID, Environment: apikey.Test, Preset: "admin"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			created, err := k.Create(t.Context(), tc.req)
 			switch {
 			case tc.field != "":
-				wantInput(t, err, tc.field)
+				failtest.WantInput(t, err, tc.field)
 			case tc.want != nil:
-				wantErr(t, err, tc.want)
+				failtest.WantIs(t, err, tc.want)
 			case err == nil:
 				t.Error("Create succeeded")
 			}
@@ -114,11 +115,11 @@ func TestKeysRefusals(t *testing.T) {
 		}
 	}
 	_, err := k.Regenerate(ctx, ws.ID, uuid.NewString())
-	wantErr(t, err, apikey.ErrKeyNotFound)
-	wantErr(t, k.Revoke(ctx, ws.ID, uuid.NewString()), apikey.ErrKeyNotFound)
+	failtest.WantIs(t, err, apikey.ErrKeyNotFound)
+	failtest.WantIs(t, k.Revoke(ctx, ws.ID, uuid.NewString()), apikey.ErrKeyNotFound)
 	_, err = k.Regenerate(ctx, "", uuid.NewString())
-	wantInput(t, err, "workspace")
-	wantInput(t, k.Revoke(ctx, "", uuid.NewString()), "workspace")
+	failtest.WantInput(t, err, "workspace")
+	failtest.WantInput(t, k.Revoke(ctx, "", uuid.NewString()), "workspace")
 	_, err = k.List(ctx, "")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 }

@@ -1,4 +1,4 @@
-package owner_test
+package automation_test
 
 import (
 	"slices"
@@ -13,7 +13,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 )
 
 // putAutomation stores the key of an automation of workspaceID, as the
@@ -48,9 +49,9 @@ func startRun(t *testing.T, store dynamo.Repositories, workspaceID, automationID
 
 // An automation's runs come newest first, a page at a time.
 func TestAutomationRunsPages(t *testing.T) {
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme").ID
-	s := &owner.AutomationRuns{Store: store.AutomationRuns}
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme").ID
+	s := &automation.Runs{Store: store.AutomationRuns}
 	auto, other := putAutomation(t, store, ws), putAutomation(t, store, ws)
 	var ids []string
 	for range 3 {
@@ -60,11 +61,11 @@ func TestAutomationRunsPages(t *testing.T) {
 	slices.Sort(ids)
 	slices.Reverse(ids) // UUIDv7: newest first
 
-	first, err := s.Runs(t.Context(), ws, auto, owner.RunPage{Limit: 2})
+	first, err := s.Runs(t.Context(), ws, auto, automation.RunPage{Limit: 2})
 	if err != nil || len(first.Runs) != 2 || first.Next == "" {
 		t.Fatalf("first page = %+v, %v; want 2 runs and a next page", first, err)
 	}
-	rest, err := s.Runs(t.Context(), ws, strings.ToUpper(auto), owner.RunPage{After: first.Next})
+	rest, err := s.Runs(t.Context(), ws, strings.ToUpper(auto), automation.RunPage{After: first.Next})
 	if err != nil || len(rest.Runs) != 1 || rest.Next != "" {
 		t.Fatalf("second page = %+v, %v; want the last run and no next page", rest, err)
 	}
@@ -78,25 +79,25 @@ func TestAutomationRunsPages(t *testing.T) {
 	if !slices.Equal(got, ids) {
 		t.Errorf("runs %v, want newest first %v", got, ids)
 	}
-	if none, err := s.Runs(t.Context(), ws, uuid.NewString(), owner.RunPage{}); err != nil || none.Runs == nil || len(none.Runs) != 0 {
+	if none, err := s.Runs(t.Context(), ws, uuid.NewString(), automation.RunPage{}); err != nil || none.Runs == nil || len(none.Runs) != 0 {
 		t.Errorf("runs of an unknown automation = %+v, %v; want an empty list", none, err)
 	}
-	for field, page := range map[string]owner.RunPage{"limit": {Limit: owner.MaxRunLimit + 1}, "after": {After: "x"}} {
+	for field, page := range map[string]automation.RunPage{"limit": {Limit: automation.MaxRunLimit + 1}, "after": {After: "x"}} {
 		_, err := s.Runs(t.Context(), ws, auto, page)
-		wantInput(t, err, field)
+		failtest.WantInput(t, err, field)
 	}
-	_, err = s.Runs(t.Context(), ws, "cart", owner.RunPage{})
-	wantInput(t, err, "automation")
-	_, err = s.Runs(t.Context(), "", auto, owner.RunPage{})
-	wantInput(t, err, "workspace")
+	_, err = s.Runs(t.Context(), ws, "cart", automation.RunPage{})
+	failtest.WantInput(t, err, "automation")
+	_, err = s.Runs(t.Context(), "", auto, automation.RunPage{})
+	failtest.WantInput(t, err, "workspace")
 }
 
 // A run is found by its id alone, with its step log, among more
 // automations than one BatchGetItem reads; never another workspace's.
 func TestAutomationRunByID(t *testing.T) {
-	store := newStore(t)
-	ws, foreign := newWorkspace(t, store, "Acme").ID, newWorkspace(t, store, "Other").ID
-	s := &owner.AutomationRuns{Store: store.AutomationRuns}
+	store := storetest.New(t)
+	ws, foreign := storetest.Workspace(t, store, "Acme").ID, storetest.Workspace(t, store, "Other").ID
+	s := &automation.Runs{Store: store.AutomationRuns}
 	var last string
 	for range 101 {
 		last = putAutomation(t, store, ws)
@@ -119,9 +120,9 @@ func TestAutomationRunByID(t *testing.T) {
 	foreignRun := startRun(t, store, foreign, putAutomation(t, store, foreign))
 	for name, runID := range map[string]string{"another workspace's": foreignRun, "unknown": uuid.NewString(), "not an id": "run-1"} {
 		_, err := s.Run(t.Context(), ws, runID)
-		t.Run(name, func(t *testing.T) { wantInput(t, err, "run") })
+		t.Run(name, func(t *testing.T) { failtest.WantInput(t, err, "run") })
 	}
-	empty := newWorkspace(t, store, "Empty").ID
+	empty := storetest.Workspace(t, store, "Empty").ID
 	_, err = s.Run(t.Context(), empty, id)
-	wantInput(t, err, "run")
+	failtest.WantInput(t, err, "run")
 }

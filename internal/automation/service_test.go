@@ -1,4 +1,4 @@
-package owner_test
+package automation_test
 
 import (
 	"encoding/json"
@@ -10,14 +10,16 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // automationsOf is the automations service over store.
-func automationsOf(store dynamo.Repositories) *owner.Automations {
-	return &owner.Automations{Store: store.Automations, Senders: store.Senders, Workspaces: store.Workspaces}
+func automationsOf(store dynamo.Repositories) *automation.Service {
+	return &automation.Service{Store: store.Automations, Senders: store.Senders, Workspaces: store.Workspaces}
 }
 
 // sendingWorkspace is a workspace whose default sender is on its verified
@@ -26,7 +28,7 @@ func automationsOf(store dynamo.Repositories) *owner.Automations {
 func sendingWorkspace(t *testing.T, store dynamo.Repositories) (workspace.Workspace, identity.Sender) {
 	t.Helper()
 	ctx := t.Context()
-	ws := newWorkspace(t, store, "Acme")
+	ws := storetest.Workspace(t, store, "Acme")
 	addr := "Acme Ltd, 1 Main St, Springfield"
 	if _, err := store.Workspaces.UpdateWorkspace(ctx, ws.ID, workspace.Settings{PostalAddress: &addr}); err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func definitionJSON(t *testing.T, d automation.Definition) []byte {
 // at each of paths.
 func wantActivation(t *testing.T, err error, paths ...string) {
 	t.Helper()
-	var ae *owner.ActivationError
+	var ae *automation.ActivationError
 	if !errors.As(err, &ae) {
 		t.Fatalf("err = %v, want an activation error", err)
 	}
@@ -77,17 +79,17 @@ func wantActivation(t *testing.T, err error, paths ...string) {
 func TestAutomationCreate(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store := newStore(t)
+	store := storetest.New(t)
 	svc := automationsOf(store)
-	ws := newWorkspace(t, store, "Acme")
+	ws := storetest.Workspace(t, store, "Acme")
 	for _, name := range automation.BlueprintNames() {
-		a, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: name})
+		a, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: ws.ID, Blueprint: name})
 		if err != nil || a.Status != automation.StatusDraft || a.Event != name || a.Version != 1 {
 			t.Errorf("blueprint %s: %+v, %v", name, a, err)
 		}
 	}
 	d, _ := automation.Blueprint("order_placed")
-	a, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Definition: definitionJSON(t, d), Name: "Orders", Event: "order_paid"})
+	a, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: ws.ID, Definition: definitionJSON(t, d), Name: "Orders", Event: "order_paid"})
 	if err != nil || a.Name != "Orders" || a.Event != "order_paid" || len(a.Steps) != len(d.Steps) {
 		t.Errorf("from a file: %+v, %v", a, err)
 	}
@@ -97,48 +99,48 @@ func TestAutomationCreate(t *testing.T) {
 	bad := d
 	bad.Steps = []automation.Step{{Type: automation.StepWait, Duration: automation.Duration(automation.MaxWait + time.Minute)}, {Type: automation.StepSend}}
 	refusals := map[string]struct {
-		req   owner.AutomationRequest
+		req   automation.AutomationRequest
 		field string
 	}{
-		"neither":           {owner.AutomationRequest{}, "blueprint"},
-		"both":              {owner.AutomationRequest{Blueprint: "order_placed", Definition: []byte("{}")}, "blueprint"},
-		"unknown blueprint": {owner.AutomationRequest{Blueprint: "welcome"}, "blueprint"},
-		"not JSON":          {owner.AutomationRequest{Definition: []byte("name: x")}, "file"},
-		"bad steps":         {owner.AutomationRequest{Definition: definitionJSON(t, bad)}, "file"},
-		"event with spaces": {owner.AutomationRequest{Blueprint: "cart_abandoned", Event: "Cart Abandoned"}, "event"},
-		"event uppercase":   {owner.AutomationRequest{Blueprint: "cart_abandoned", Event: "CART_ABANDONED"}, "event"},
-		"long name":         {owner.AutomationRequest{Blueprint: "cart_abandoned", Name: strings.Repeat("n", 101)}, "name"},
+		"neither":           {automation.AutomationRequest{}, "blueprint"},
+		"both":              {automation.AutomationRequest{Blueprint: "order_placed", Definition: []byte("{}")}, "blueprint"},
+		"unknown blueprint": {automation.AutomationRequest{Blueprint: "welcome"}, "blueprint"},
+		"not JSON":          {automation.AutomationRequest{Definition: []byte("name: x")}, "file"},
+		"bad steps":         {automation.AutomationRequest{Definition: definitionJSON(t, bad)}, "file"},
+		"event with spaces": {automation.AutomationRequest{Blueprint: "cart_abandoned", Event: "Cart Abandoned"}, "event"},
+		"event uppercase":   {automation.AutomationRequest{Blueprint: "cart_abandoned", Event: "CART_ABANDONED"}, "event"},
+		"long name":         {automation.AutomationRequest{Blueprint: "cart_abandoned", Name: strings.Repeat("n", 101)}, "name"},
 	}
 	for name, tt := range refusals {
 		tt.req.WorkspaceID = ws.ID
 		_, err := svc.Create(ctx, tt.req)
-		if ie := (*owner.InputError)(nil); !errors.As(err, &ie) || ie.Field != tt.field {
+		if fail.ParamOf(err) != tt.field {
 			t.Errorf("%s: err = %v, want an input error about %q", name, err, tt.field)
 		}
 	}
-	_, err = svc.Create(ctx, owner.AutomationRequest{Definition: definitionJSON(t, bad), WorkspaceID: ws.ID})
+	_, err = svc.Create(ctx, automation.AutomationRequest{Definition: definitionJSON(t, bad), WorkspaceID: ws.ID})
 	for _, path := range []string{"steps[0].duration", "steps[1].subject", "steps[1].html"} {
 		if err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("the refusal does not name %s: %v", path, err)
 		}
 	}
-	if _, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: "nope", Blueprint: "cart_abandoned"}); !errors.Is(err, workspace.ErrNotFound) {
+	if _, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: "nope", Blueprint: "cart_abandoned"}); !errors.Is(err, workspace.ErrNotFound) {
 		t.Errorf("no workspace: %v", err)
 	}
 	if _, err := svc.Show(ctx, ws.ID, "0190a2c0-0000-7000-8000-000000000000"); err == nil {
 		t.Error("showed an unknown automation")
 	} else {
-		wantInput(t, err, "automation")
+		failtest.WantInput(t, err, "automation")
 	}
 }
 
 func TestAutomationActivation(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store := newStore(t)
+	store := storetest.New(t)
 	svc := automationsOf(store)
 	ws, beta := sendingWorkspace(t, store)
-	cart, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "cart_abandoned"})
+	cart, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "cart_abandoned"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func TestAutomationActivation(t *testing.T) {
 	d.Steps = append(d.Steps,
 		automation.Step{Type: automation.StepSend, Subject: "s", HTML: "h", SenderID: beta.ID},
 		automation.Step{Type: automation.StepSend, Subject: "s", HTML: "{{ contact.phone | \"x\" }}", SenderID: "0190a2c0-0000-7000-8000-000000000000"})
-	broken, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Definition: definitionJSON(t, d)})
+	broken, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: ws.ID, Definition: definitionJSON(t, d)})
 	if err != nil {
 		t.Fatalf("a draft may hold what activation refuses: %v", err)
 	}
@@ -172,8 +174,8 @@ func TestAutomationActivation(t *testing.T) {
 
 	// A workspace with no default sender cannot activate a send that names
 	// none, nor one without the postal address of the emails' footer.
-	bare := newWorkspace(t, store, "Bare")
-	noSender, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: bare.ID, Blueprint: "order_placed"})
+	bare := storetest.Workspace(t, store, "Bare")
+	noSender, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: bare.ID, Blueprint: "order_placed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +187,7 @@ func TestAutomationActivation(t *testing.T) {
 
 	// The 11th automation on one event name is refused, saying why.
 	for range automation.MaxActivePerEvent - 1 {
-		a, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "cart_abandoned"})
+		a, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "cart_abandoned"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +195,7 @@ func TestAutomationActivation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eleventh, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "cart_abandoned"})
+	eleventh, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "cart_abandoned"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,42 +217,42 @@ func TestAutomationActivation(t *testing.T) {
 func TestAutomationEdit(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	store := newStore(t)
+	store := storetest.New(t)
 	svc := automationsOf(store)
 	ws, _ := sendingWorkspace(t, store)
-	a, err := svc.Create(ctx, owner.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "product_viewed"})
+	a, err := svc.Create(ctx, automation.AutomationRequest{WorkspaceID: ws.ID, Blueprint: "product_viewed"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	name, event := "Viewed twice", "product_viewed_twice"
-	renamed, err := svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Name: &name, Event: &event})
+	renamed, err := svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{Name: &name, Event: &event})
 	if err != nil || renamed.Version != 2 || renamed.Name != name || renamed.Event != event || len(renamed.Steps) != 3 {
 		t.Fatalf("rename: %+v, %v", renamed, err)
 	}
-	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{})
-	wantInput(t, err, "file")
-	if _, err := svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Name: &name, Version: 1}); !errors.Is(err, owner.ErrAutomationChanged) {
+	_, err = svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{})
+	failtest.WantInput(t, err, "file")
+	if _, err := svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{Name: &name, Version: 1}); !errors.Is(err, automation.ErrAutomationChanged) {
 		t.Errorf("an edit made from version 1 of version 2: %v, want ErrAutomationChanged", err)
 	}
 	spaced := "Product Viewed"
-	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Event: &spaced})
-	wantInput(t, err, "event")
+	_, err = svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{Event: &spaced})
+	failtest.WantInput(t, err, "event")
 
 	if _, err := svc.Activate(ctx, ws.ID, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	d := renamed.Definition()
 	d.Steps[1].HTML = "<p>Hi {{ contact.first_name }}</p>"
-	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Definition: definitionJSON(t, d)})
+	_, err = svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{Definition: definitionJSON(t, d)})
 	wantActivation(t, err, "steps[1].html")
-	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Event: &name})
-	wantInput(t, err, "event")
+	_, err = svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{Event: &name})
+	failtest.WantInput(t, err, "event")
 	other := "other_event"
-	_, err = svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Event: &other})
-	wantInput(t, err, "event")
+	_, err = svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{Event: &other})
+	failtest.WantInput(t, err, "event")
 
 	d.Steps[1].HTML = "<p>Hi {{ contact.first_name | \"there\" }}</p>"
-	edited, err := svc.Edit(ctx, ws.ID, a.ID, owner.AutomationEdit{Definition: definitionJSON(t, d)})
+	edited, err := svc.Edit(ctx, ws.ID, a.ID, automation.AutomationEdit{Definition: definitionJSON(t, d)})
 	if err != nil || edited.Version != 3 || edited.Status != automation.StatusActive {
 		t.Fatalf("edit while active: %+v, %v", edited, err)
 	}

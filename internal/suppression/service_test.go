@@ -1,19 +1,20 @@
-package owner_test
+package suppression_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
 func TestSuppressions(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
-	s := &owner.Suppressions{Store: store.Suppressions}
+	store := storetest.New(t)
+	ws, other := storetest.Workspace(t, store, "Acme"), storetest.Workspace(t, store, "Other")
+	s := &suppression.Service{Store: store.Suppressions}
 	suppressed := func(workspaceID, recipient string) bool {
 		t.Helper()
 		sc, err := store.Sends.LoadContext(ctx, sending.ContextQuery{WorkspaceID: workspaceID, Recipient: recipient, Fingerprint: "x", Month: "2026-11"})
@@ -74,19 +75,19 @@ func TestSuppressions(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := s.Add(t.Context(), ws.ID, address, "")
-			wantInput(t, err, "address")
+			failtest.WantInput(t, err, "address")
 		})
 	}
 	_, _, err = s.Add(ctx, ws.ID, "dan@example.org", "asked by phone")
-	wantInput(t, err, "reason")
+	failtest.WantInput(t, err, "reason")
 	_, _, err = s.Add(ctx, "", "dan@example.org", "")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 	_, err = s.List(ctx, ws.ID, suppression.Filter{Reason: "spam"})
-	wantInput(t, err, "reason")
+	failtest.WantInput(t, err, "reason")
 	_, err = s.List(ctx, ws.ID, suppression.Filter{Email: "dan at example"})
-	wantInput(t, err, "email")
+	failtest.WantInput(t, err, "email")
 	_, err = s.Remove(ctx, "", "bob@example.org")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 	if suppressed(ws.ID, "dan@example.org") || suppressed(ws.ID, "eve@example.org") {
 		t.Error("a refused address was suppressed")
 	}

@@ -1,8 +1,10 @@
-package owner
+package account
 
 import (
 	"context"
 	"time"
+
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // AuditEntry is one owner action: who did what to which thing, when.
@@ -67,7 +69,7 @@ const MaxAudit = 200
 
 // Record writes that actor did action on target in the workspace.
 func (a *Audit) Record(ctx context.Context, workspaceID, actor, action, target string) error {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return err
 	}
 	now := time.Now
@@ -79,7 +81,7 @@ func (a *Audit) Record(ctx context.Context, workspaceID, actor, action, target s
 
 // List returns up to limit (1 to MaxAudit) entries, newest first.
 func (a *Audit) List(ctx context.Context, workspaceID string, limit int) ([]AuditEntry, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	if limit < 1 || limit > MaxAudit {

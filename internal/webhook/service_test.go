@@ -1,4 +1,4 @@
-package owner_test
+package webhook_test
 
 import (
 	"slices"
@@ -8,22 +8,23 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/event"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/webhook"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 func TestWebhooks(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
-	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks}
+	store := storetest.New(t)
+	ws, other := storetest.Workspace(t, store, "Acme"), storetest.Workspace(t, store, "Other")
+	w := &webhook.Service{Endpoints: store.Webhooks, Attempts: store.Webhooks}
 
 	if none, err := w.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("List of no endpoints = %#v (err %v), want an empty list", none, err)
 	}
-	ep, err := w.Add(ctx, owner.EndpointRequest{WorkspaceID: ws.ID, URL: "https://hooks.example.com/in", Events: []string{"email.bounced", "email.delivered"}})
+	ep, err := w.Add(ctx, webhook.EndpointRequest{WorkspaceID: ws.ID, URL: "https://hooks.example.com/in", Events: []string{"email.bounced", "email.delivered"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestWebhooks(t *testing.T) {
 		!slices.Equal(ep.Events, []event.Type{event.Delivered, event.Bounced}) {
 		t.Errorf("Add = %+v", ep)
 	}
-	local, err := w.Add(ctx, owner.EndpointRequest{WorkspaceID: ws.ID, URL: "http://localhost:9000/hook", AllowInsecureHTTP: true})
+	local, err := w.Add(ctx, webhook.EndpointRequest{WorkspaceID: ws.ID, URL: "http://localhost:9000/hook", AllowInsecureHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestWebhooks(t *testing.T) {
 	if len(attempts) != 2 || attempts[0].EventID != "evt_c" || attempts[1].EventID != "evt_b" {
 		t.Errorf("Deliveries(2) = %+v, want the two newest", attempts)
 	}
-	if none, err := w.Deliveries(ctx, ws.ID, local.ID, owner.MaxDeliveries); err != nil || none == nil || len(none) != 0 {
+	if none, err := w.Deliveries(ctx, ws.ID, local.ID, webhook.MaxDeliveries); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("Deliveries of an endpoint never called = %#v (err %v), want an empty list", none, err)
 	}
 
@@ -84,7 +85,7 @@ func TestWebhooks(t *testing.T) {
 	for name, call := range notFound {
 		t.Run(name+" from another workspace", func(t *testing.T) {
 			err := call()
-			wantErr(t, err, webhook.ErrEndpointNotFound)
+			failtest.WantIs(t, err, webhook.ErrEndpointNotFound)
 			if err != nil && !strings.Contains(err.Error(), ep.ID) {
 				t.Errorf("err = %v, want it to name the endpoint", err)
 			}
@@ -98,25 +99,25 @@ func TestWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = w.Secret(ctx, ws.ID, ep.ID)
-	wantErr(t, err, webhook.ErrEndpointNotFound)
+	failtest.WantIs(t, err, webhook.ErrEndpointNotFound)
 }
 
 func TestWebhooksRefusals(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
-	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks}
-	add := func(url string, events ...string) owner.EndpointRequest {
-		return owner.EndpointRequest{WorkspaceID: ws.ID, URL: url, Events: events}
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
+	w := &webhook.Service{Endpoints: store.Webhooks, Attempts: store.Webhooks}
+	add := func(url string, events ...string) webhook.EndpointRequest {
+		return webhook.EndpointRequest{WorkspaceID: ws.ID, URL: url, Events: events}
 	}
 	cases := map[string]struct {
-		req   owner.EndpointRequest
+		req   webhook.EndpointRequest
 		field string // the input refused, or
 		want  error
 	}{
-		"no workspace":          {req: owner.EndpointRequest{URL: "https://hooks.example.com/"}, field: "workspace"},
+		"no workspace":          {req: webhook.EndpointRequest{URL: "https://hooks.example.com/"}, field: "workspace"},
 		"no URL":                {req: add(""), field: "url"},
-		"absent workspace":      {req: owner.EndpointRequest{WorkspaceID: uuid.NewString(), URL: "https://hooks.example.com/"}, want: workspace.ErrNotFound},
+		"absent workspace":      {req: webhook.EndpointRequest{WorkspaceID: uuid.NewString(), URL: "https://hooks.example.com/"}, want: workspace.ErrNotFound},
 		"metadata address":      {req: add("http://169.254.169.254/"), want: webhook.ErrInvalidURL},
 		"http without the flag": {req: add("http://hooks.example.com/"), want: webhook.ErrInvalidURL},
 		"private address":       {req: add("https://192.168.1.10/"), want: webhook.ErrInvalidURL},
@@ -126,9 +127,9 @@ func TestWebhooksRefusals(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := w.Add(t.Context(), tc.req)
 			if tc.field != "" {
-				wantInput(t, err, tc.field)
+				failtest.WantInput(t, err, tc.field)
 			} else {
-				wantErr(t, err, tc.want)
+				failtest.WantIs(t, err, tc.want)
 			}
 		})
 	}
@@ -140,12 +141,12 @@ func TestWebhooksRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, limit := range []int{0, -1, owner.MaxDeliveries + 1} {
+	for _, limit := range []int{0, -1, webhook.MaxDeliveries + 1} {
 		_, err := w.Deliveries(ctx, ws.ID, ep.ID, limit)
-		wantInput(t, err, "limit")
+		failtest.WantInput(t, err, "limit")
 	}
 	_, err = w.Deliveries(ctx, ws.ID, uuid.NewString(), 10)
-	wantErr(t, err, webhook.ErrEndpointNotFound)
+	failtest.WantIs(t, err, webhook.ErrEndpointNotFound)
 	for name, call := range map[string]func() error{
 		"Secret":     func() error { _, err := w.Secret(ctx, "", ep.ID); return err },
 		"List":       func() error { _, err := w.List(ctx, ""); return err },
@@ -153,17 +154,17 @@ func TestWebhooksRefusals(t *testing.T) {
 		"Remove":     func() error { return w.Remove(ctx, "", ep.ID) },
 		"Deliveries": func() error { _, err := w.Deliveries(ctx, "", ep.ID, 10); return err },
 	} {
-		t.Run(name+" without a workspace", func(t *testing.T) { wantInput(t, call(), "workspace") })
+		t.Run(name+" without a workspace", func(t *testing.T) { failtest.WantInput(t, call(), "workspace") })
 	}
 }
 
 func TestWebhooksRotateSecret(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
+	store := storetest.New(t)
+	ws, other := storetest.Workspace(t, store, "Acme"), storetest.Workspace(t, store, "Other")
 	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	w := &owner.Webhooks{Endpoints: store.Webhooks, Attempts: store.Webhooks, Now: func() time.Time { return clock }}
-	ep, err := w.Add(ctx, owner.EndpointRequest{WorkspaceID: ws.ID, URL: "https://hooks.example.com/in"})
+	w := &webhook.Service{Endpoints: store.Webhooks, Attempts: store.Webhooks, Now: func() time.Time { return clock }}
+	ep, err := w.Add(ctx, webhook.EndpointRequest{WorkspaceID: ws.ID, URL: "https://hooks.example.com/in"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,16 +210,16 @@ func TestWebhooksRotateSecret(t *testing.T) {
 
 	// Another workspace, no workspace, no such endpoint: nothing rotates.
 	_, err = w.RotateSecret(ctx, other.ID, ep.ID)
-	wantErr(t, err, webhook.ErrEndpointNotFound)
+	failtest.WantIs(t, err, webhook.ErrEndpointNotFound)
 	if err != nil && !strings.Contains(err.Error(), ep.ID) {
 		t.Errorf("err = %v, want it to name the endpoint", err)
 	}
 	_, err = w.Endpoint(ctx, other.ID, ep.ID)
-	wantErr(t, err, webhook.ErrEndpointNotFound)
+	failtest.WantIs(t, err, webhook.ErrEndpointNotFound)
 	_, err = w.RotateSecret(ctx, ws.ID, uuid.NewString())
-	wantErr(t, err, webhook.ErrEndpointNotFound)
+	failtest.WantIs(t, err, webhook.ErrEndpointNotFound)
 	_, err = w.RotateSecret(ctx, "", ep.ID)
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 	if now, _ := w.Secret(ctx, ws.ID, ep.ID); now != second {
 		t.Errorf("a refused rotation changed the secret to %q", now)
 	}

@@ -1,34 +1,34 @@
-package owner
+package identity
 
 import (
 	"context"
 
-	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
-// DomainStore keeps a workspace's sending domains and the claims that give
+// DomainKeeper keeps a workspace's sending domains and the claims that give
 // each domain to one workspace.
-type DomainStore interface {
+type DomainKeeper interface {
 	// CanAddDomain says why the workspace cannot add the domain, if it
 	// cannot: absent workspace, domain added already, or claimed by another.
 	CanAddDomain(ctx context.Context, workspaceID, name string) error
-	AddDomain(ctx context.Context, workspaceID, name string, records []identity.DNSRecord) (identity.Domain, error)
-	SetDomainStatus(ctx context.Context, workspaceID, name string, status identity.DomainStatus, records []identity.DNSRecord) (identity.Domain, error)
-	ListDomains(ctx context.Context, workspaceID, after string, limit int) ([]identity.Domain, string, bool, error)
+	AddDomain(ctx context.Context, workspaceID, name string, records []DNSRecord) (Domain, error)
+	SetDomainStatus(ctx context.Context, workspaceID, name string, status DomainStatus, records []DNSRecord) (Domain, error)
+	ListDomains(ctx context.Context, workspaceID, after string, limit int) ([]Domain, string, bool, error)
 }
 
 // Identities is SES's side of a domain (ses.Client).
 type Identities interface {
 	// CreateDomain makes the domain an identity with Easy DKIM and returns
 	// the DNS records to publish; for an existing identity, its records.
-	CreateDomain(ctx context.Context, domain, configurationSet string) ([]identity.DNSRecord, error)
-	DomainStatus(ctx context.Context, domain string) (identity.ProviderStatus, error)
+	CreateDomain(ctx context.Context, domain, configurationSet string) ([]DNSRecord, error)
+	DomainStatus(ctx context.Context, domain string) (ProviderStatus, error)
 }
 
 // Domains adds a workspace's sending domains as SES identities and keeps
 // their verification in step with SES.
 type Domains struct {
-	Store      DomainStore
+	Store      DomainKeeper
 	Identities Identities
 }
 
@@ -43,7 +43,7 @@ type DomainRequest struct {
 
 // DomainCheck is a domain after its verification was read from SES.
 type DomainCheck struct {
-	Domain identity.Domain
+	Domain Domain
 	// DKIMStatus is SES's word: PENDING, SUCCESS, FAILED, TEMPORARY_FAILURE
 	// or NOT_STARTED.
 	DKIMStatus string
@@ -56,16 +56,16 @@ const domainsPage = 100
 // with the DNS records the owner publishes. A domain the workspace cannot
 // have is refused before SES is touched: SES identities belong to the
 // whole AWS account, so a domain belongs to one workspace.
-func (d *Domains) Add(ctx context.Context, req DomainRequest) (identity.Domain, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
-		return identity.Domain{}, err
+func (d *Domains) Add(ctx context.Context, req DomainRequest) (Domain, error) {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
+		return Domain{}, err
 	}
 	if err := d.Store.CanAddDomain(ctx, req.WorkspaceID, req.Name); err != nil {
-		return identity.Domain{}, err
+		return Domain{}, err
 	}
 	records, err := d.Identities.CreateDomain(ctx, req.Name, req.ConfigurationSet)
 	if err != nil {
-		return identity.Domain{}, err
+		return Domain{}, err
 	}
 	return d.Store.AddDomain(ctx, req.WorkspaceID, req.Name, records)
 }
@@ -74,7 +74,7 @@ func (d *Domains) Add(ctx context.Context, req DomainRequest) (identity.Domain, 
 // puts the domain among those the workspace sends from, and a DKIM failure
 // takes it out again.
 func (d *Domains) Status(ctx context.Context, workspaceID, name string) (DomainCheck, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return DomainCheck{}, err
 	}
 	st, err := d.Identities.DomainStatus(ctx, name)
@@ -89,24 +89,24 @@ func (d *Domains) Status(ctx context.Context, workspaceID, name string) (DomainC
 }
 
 // domainState is what SES's answer means for sending from the domain.
-func domainState(st identity.ProviderStatus) identity.DomainStatus {
+func domainState(st ProviderStatus) DomainStatus {
 	switch {
 	case st.Verified:
-		return identity.DomainVerified
+		return DomainVerified
 	case st.DKIMStatus == "FAILED" || st.DKIMStatus == "TEMPORARY_FAILURE":
-		return identity.DomainFailed
+		return DomainFailed
 	}
-	return identity.DomainPending
+	return DomainPending
 }
 
 // List returns the workspace's domains, newest first.
-func (d *Domains) List(ctx context.Context, workspaceID string) ([]identity.Domain, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+func (d *Domains) List(ctx context.Context, workspaceID string) ([]Domain, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
-	all := []identity.Domain{}
+	all := []Domain{}
 	for after, more := "", true; more; {
-		var page []identity.Domain
+		var page []Domain
 		var err error
 		page, after, more, err = d.Store.ListDomains(ctx, workspaceID, after, domainsPage)
 		if err != nil {

@@ -1,4 +1,4 @@
-package owner
+package automation
 
 import (
 	"context"
@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-
-	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -18,12 +17,12 @@ import (
 // AutomationStore keeps a workspace's automations: each edit a new kept
 // version, activation under the per-event limit (dynamo.Automations).
 type AutomationStore interface {
-	CreateAutomation(ctx context.Context, a automation.Automation) (automation.Automation, error)
-	GetAutomation(ctx context.Context, workspaceID, id string) (automation.Automation, error)
-	ListAutomations(ctx context.Context, workspaceID string) ([]automation.Automation, error)
-	UpdateAutomation(ctx context.Context, read automation.Automation, d automation.Definition) (automation.Automation, error)
-	ActivateAutomation(ctx context.Context, read automation.Automation) (automation.Automation, error)
-	DeactivateAutomation(ctx context.Context, read automation.Automation) (automation.Automation, error)
+	CreateAutomation(ctx context.Context, a Automation) (Automation, error)
+	GetAutomation(ctx context.Context, workspaceID, id string) (Automation, error)
+	ListAutomations(ctx context.Context, workspaceID string) ([]Automation, error)
+	UpdateAutomation(ctx context.Context, read Automation, d Definition) (Automation, error)
+	ActivateAutomation(ctx context.Context, read Automation) (Automation, error)
+	DeactivateAutomation(ctx context.Context, read Automation) (Automation, error)
 }
 
 // SenderReader reads one sender of a workspace.
@@ -31,13 +30,13 @@ type SenderReader interface {
 	GetSender(ctx context.Context, workspaceID, id string) (identity.Sender, error)
 }
 
-// Automations are the owner's automation definitions: create from a
+// Service is the owner's automation definitions: create from a
 // blueprint or a definition, list, show, edit, activate, deactivate. An
 // API key never reaches them; it only reports events.
-type Automations struct {
+type Service struct {
 	Store      AutomationStore
 	Senders    SenderReader
-	Workspaces WorkspaceReader
+	Workspaces workspace.Reader
 }
 
 // AutomationRequest asks for a new automation: from a blueprint or from
@@ -64,7 +63,7 @@ type AutomationEdit struct {
 // active one into what could not be: every problem, each with where it is.
 type ActivationError struct {
 	ID       string
-	Problems automation.Problems
+	Problems Problems
 }
 
 func (e *ActivationError) Error() string {
@@ -75,28 +74,28 @@ func (e *ActivationError) Unwrap() error { return e.Problems }
 
 // ErrAutomationChanged refuses an edit or a status change of an
 // automation someone changed meanwhile; read it again and retry.
-var ErrAutomationChanged = errors.New("the automation changed meanwhile (edited, activated or deactivated); show it again and retry")
+var ErrAutomationChanged error = fail.Errorf(fail.KindConflict, "", "", "the automation changed meanwhile (edited, activated or deactivated); show it again and retry")
 
 // Create stores a new draft automation from a blueprint or a definition;
 // the draft is checked as a definition (Check), not yet for activation.
-func (s *Automations) Create(ctx context.Context, req AutomationRequest) (automation.Automation, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
-		return automation.Automation{}, err
+func (s *Service) Create(ctx context.Context, req AutomationRequest) (Automation, error) {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
+		return Automation{}, err
 	}
-	var d automation.Definition
+	var d Definition
 	var err error
 	source := "file"
 	switch {
 	case (req.Blueprint == "") == (req.Definition == nil):
-		return automation.Automation{}, &InputError{Field: "blueprint", Reason: "or file is required, one of them"}
+		return Automation{}, fail.Invalid("blueprint", "blueprint or file is required, one of them")
 	case req.Blueprint != "":
 		source = "blueprint"
-		if d, err = automation.Blueprint(req.Blueprint); err != nil {
-			return automation.Automation{}, &InputError{Field: source, Err: err}
+		if d, err = Blueprint(req.Blueprint); err != nil {
+			return Automation{}, fail.Refused(source, err)
 		}
 	default:
-		if d, err = automation.ParseDefinition(req.Definition); err != nil {
-			return automation.Automation{}, &InputError{Field: source, Err: err}
+		if d, err = ParseDefinition(req.Definition); err != nil {
+			return Automation{}, fail.Refused(source, err)
 		}
 	}
 	if req.Name != "" {
@@ -106,34 +105,34 @@ func (s *Automations) Create(ctx context.Context, req AutomationRequest) (automa
 		d.Event = req.Event
 	}
 	if err := definitionError(source, d.Check()); err != nil {
-		return automation.Automation{}, err
+		return Automation{}, err
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
-		return automation.Automation{}, err
+		return Automation{}, err
 	}
-	return s.Store.CreateAutomation(ctx, automation.Automation{
+	return s.Store.CreateAutomation(ctx, Automation{
 		ID: id.String(), WorkspaceID: req.WorkspaceID, Name: d.Name, Event: d.Event,
-		Status: automation.StatusDraft, Steps: d.Steps,
+		Status: StatusDraft, Steps: d.Steps,
 	})
 }
 
 // List returns the workspace's automations, oldest first.
-func (s *Automations) List(ctx context.Context, workspaceID string) ([]automation.Automation, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+func (s *Service) List(ctx context.Context, workspaceID string) ([]Automation, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	return s.Store.ListAutomations(ctx, workspaceID)
 }
 
 // Show reads one automation with its current steps.
-func (s *Automations) Show(ctx context.Context, workspaceID, id string) (automation.Automation, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
-		return automation.Automation{}, err
+func (s *Service) Show(ctx context.Context, workspaceID, id string) (Automation, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
+		return Automation{}, err
 	}
 	a, err := s.Store.GetAutomation(ctx, workspaceID, strings.ToLower(strings.TrimSpace(id)))
-	if errors.Is(err, automation.ErrNotFound) {
-		return automation.Automation{}, &InputError{Field: "automation", Value: id, Reason: "is not an automation of the workspace", missing: true}
+	if errors.Is(err, ErrNotFound) {
+		return Automation{}, fail.Errorf(fail.KindNotFound, "", "automation", "automation %q is not an automation of the workspace", id)
 	}
 	return a, err
 }
@@ -142,22 +141,22 @@ func (s *Automations) Show(ctx context.Context, workspaceID, id string) (automat
 // execute it, runs under way keep theirs, and the event_keys it saw stay
 // seen. An active automation stays active only with a definition that
 // activates (ActivationError), and keeps its event (deactivate first).
-func (s *Automations) Edit(ctx context.Context, workspaceID, id string, edit AutomationEdit) (automation.Automation, error) {
+func (s *Service) Edit(ctx context.Context, workspaceID, id string, edit AutomationEdit) (Automation, error) {
 	a, err := s.Show(ctx, workspaceID, id)
 	if err != nil {
-		return automation.Automation{}, err
+		return Automation{}, err
 	}
 	if edit.Version != 0 && edit.Version != a.Version {
-		return automation.Automation{}, ErrAutomationChanged
+		return Automation{}, ErrAutomationChanged
 	}
 	d, source := a.Definition(), "name"
 	if edit.Definition != nil {
-		if d, err = automation.ParseDefinition(edit.Definition); err != nil {
-			return automation.Automation{}, &InputError{Field: "file", Err: err}
+		if d, err = ParseDefinition(edit.Definition); err != nil {
+			return Automation{}, fail.Refused("file", err)
 		}
 		source = "file"
 	} else if edit.Name == nil && edit.Event == nil {
-		return automation.Automation{}, &InputError{Field: "file", Reason: "or name or event is required: nothing to change"}
+		return Automation{}, fail.Invalid("file", "file or name or event is required: nothing to change")
 	}
 	if edit.Name != nil {
 		d.Name = *edit.Name
@@ -166,19 +165,19 @@ func (s *Automations) Edit(ctx context.Context, workspaceID, id string, edit Aut
 		d.Event = *edit.Event
 	}
 	if err := definitionError(source, d.Check()); err != nil {
-		return automation.Automation{}, err
+		return Automation{}, err
 	}
-	if a.Status == automation.StatusActive {
+	if a.Status == StatusActive {
 		if d.Event != a.Event {
-			return automation.Automation{}, &InputError{Field: "event", Reason: fmt.Sprintf("of an active automation stays %s: deactivate it, edit, and activate it again", a.Event)}
+			return Automation{}, fail.Invalid("event", "event of an active automation stays %s: deactivate it, edit, and activate it again", a.Event)
 		}
 		if err := s.checkActivation(ctx, a.ID, workspaceID, d); err != nil {
-			return automation.Automation{}, err
+			return Automation{}, err
 		}
 	}
 	edited, err := s.Store.UpdateAutomation(ctx, a, d)
-	if errors.Is(err, automation.ErrConflict) {
-		return automation.Automation{}, ErrAutomationChanged
+	if errors.Is(err, ErrConflict) {
+		return Automation{}, ErrAutomationChanged
 	}
 	return edited, err
 }
@@ -186,37 +185,37 @@ func (s *Automations) Edit(ctx context.Context, workspaceID, id string, edit Aut
 // Activate makes an automation receive events, after checking that it
 // can: a valid event name, every send step rendering with its fallbacks,
 // its senders verified, waits in range, and room among the event's
-// automation.MaxActivePerEvent. An active automation is returned as it is.
-func (s *Automations) Activate(ctx context.Context, workspaceID, id string) (automation.Automation, error) {
+// MaxActivePerEvent. An active automation is returned as it is.
+func (s *Service) Activate(ctx context.Context, workspaceID, id string) (Automation, error) {
 	a, err := s.Show(ctx, workspaceID, id)
-	if err != nil || a.Status == automation.StatusActive {
+	if err != nil || a.Status == StatusActive {
 		return a, err
 	}
 	if err := s.checkActivation(ctx, a.ID, workspaceID, a.Definition()); err != nil {
-		return automation.Automation{}, err
+		return Automation{}, err
 	}
 	active, err := s.Store.ActivateAutomation(ctx, a)
 	switch {
-	case errors.Is(err, automation.ErrEventFull):
-		return automation.Automation{}, &ActivationError{ID: a.ID, Problems: automation.Problems{{
+	case errors.Is(err, ErrEventFull):
+		return Automation{}, &ActivationError{ID: a.ID, Problems: Problems{{
 			Path: "event", Message: fmt.Sprintf("%s: %s", a.Event, err),
 		}}}
-	case errors.Is(err, automation.ErrConflict):
-		return automation.Automation{}, ErrAutomationChanged
+	case errors.Is(err, ErrConflict):
+		return Automation{}, ErrAutomationChanged
 	}
 	return active, err
 }
 
 // Deactivate stops an automation receiving events; runs under way go on.
 // An automation that is not active is returned as it is.
-func (s *Automations) Deactivate(ctx context.Context, workspaceID, id string) (automation.Automation, error) {
+func (s *Service) Deactivate(ctx context.Context, workspaceID, id string) (Automation, error) {
 	a, err := s.Show(ctx, workspaceID, id)
-	if err != nil || a.Status != automation.StatusActive {
+	if err != nil || a.Status != StatusActive {
 		return a, err
 	}
 	inactive, err := s.Store.DeactivateAutomation(ctx, a)
-	if errors.Is(err, automation.ErrConflict) {
-		return automation.Automation{}, ErrAutomationChanged
+	if errors.Is(err, ErrConflict) {
+		return Automation{}, ErrAutomationChanged
 	}
 	return inactive, err
 }
@@ -225,7 +224,7 @@ func (s *Automations) Deactivate(ctx context.Context, workspaceID, id string) (a
 // definition's (CheckActivation), the workspace's postal address when d
 // sends, and each send step's sender, the workspace's default or the one
 // sender_id names, on a verified domain of the workspace.
-func (s *Automations) checkActivation(ctx context.Context, id, workspaceID string, d automation.Definition) error {
+func (s *Service) checkActivation(ctx context.Context, id, workspaceID string, d Definition) error {
 	p := d.CheckActivation()
 	ws, err := s.Workspaces.GetWorkspace(ctx, workspaceID)
 	if err != nil {
@@ -233,11 +232,11 @@ func (s *Automations) checkActivation(ctx context.Context, id, workspaceID strin
 	}
 	refusals := map[string]string{} // by sender id, "" the default
 	for i, step := range d.Steps {
-		if step.Type != automation.StepSend {
+		if step.Type != StepSend {
 			continue
 		}
 		if ws.PostalAddress == "" && len(refusals) == 0 {
-			p = append(p, automation.Problem{Path: "postal_address", Message: errNoFooterAddress})
+			p = append(p, Problem{Path: "postal_address", Message: errNoFooterAddress})
 		}
 		why, seen := refusals[step.SenderID]
 		if !seen {
@@ -247,7 +246,7 @@ func (s *Automations) checkActivation(ctx context.Context, id, workspaceID strin
 			refusals[step.SenderID] = why
 		}
 		if why != "" {
-			p = append(p, automation.Problem{Path: fmt.Sprintf("steps[%d].sender_id", i), Message: why})
+			p = append(p, Problem{Path: fmt.Sprintf("steps[%d].sender_id", i), Message: why})
 		}
 	}
 	if len(p) > 0 {
@@ -263,7 +262,7 @@ const errNoFooterAddress = "the workspace has no postal address for the footer o
 
 // senderRefusal says why a send naming senderID ("" the default) could
 // not send from ws now, "" when it could.
-func (s *Automations) senderRefusal(ctx context.Context, ws workspace.Workspace, senderID string) (string, error) {
+func (s *Service) senderRefusal(ctx context.Context, ws workspace.Workspace, senderID string) (string, error) {
 	if senderID == "" {
 		_, err := sending.DefaultSender(ws)
 		return refusal(err)
@@ -292,12 +291,12 @@ func refusal(err error) (string, error) {
 
 // definitionError is p as an input error: a lone problem of the name or
 // the event names that input, others the source the definition came from.
-func definitionError(source string, p automation.Problems) error {
+func definitionError(source string, p Problems) error {
 	switch {
 	case len(p) == 0:
 		return nil
 	case len(p) == 1 && (p[0].Path == "name" || p[0].Path == "event"):
-		return &InputError{Field: p[0].Path, Err: errors.New(p[0].Message)}
+		return fail.Refused(p[0].Path, errors.New(p[0].Message))
 	}
-	return &InputError{Field: source, Err: p}
+	return fail.Refused(source, p)
 }

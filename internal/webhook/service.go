@@ -1,4 +1,4 @@
-package owner
+package webhook
 
 import (
 	"context"
@@ -6,30 +6,31 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 )
 
 // EndpointStore keeps a workspace's webhook endpoints and their secrets.
 type EndpointStore interface {
-	CreateEndpoint(ctx context.Context, ep webhook.Endpoint) error
-	GetEndpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error)
-	ListEndpoints(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error)
+	CreateEndpoint(ctx context.Context, ep Endpoint) error
+	GetEndpoint(ctx context.Context, workspaceID, id string) (Endpoint, error)
+	ListEndpoints(ctx context.Context, workspaceID string) ([]Endpoint, error)
 	// SetEndpointEnabled enables (clearing the failure count and reason)
 	// or disables an endpoint.
-	SetEndpointEnabled(ctx context.Context, workspaceID, id string, enabled bool, reason string) (webhook.Endpoint, error)
+	SetEndpointEnabled(ctx context.Context, workspaceID, id string, enabled bool, reason string) (Endpoint, error)
 	DeleteEndpoint(ctx context.Context, workspaceID, id string) error
 	// RotateEndpointSecret makes secret the signing secret; the secret in
 	// use until now signs beside it until previousUntil.
-	RotateEndpointSecret(ctx context.Context, workspaceID, id, secret string, previousUntil time.Time) (webhook.Endpoint, error)
+	RotateEndpointSecret(ctx context.Context, workspaceID, id, secret string, previousUntil time.Time) (Endpoint, error)
 }
 
 // AttemptLister reads an endpoint's delivery attempts, newest first.
 type AttemptLister interface {
-	ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error)
+	ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]Attempt, error)
 }
 
-// Webhooks manages a workspace's webhook endpoints.
-type Webhooks struct {
+// Service manages a workspace's webhook endpoints.
+type Service struct {
 	Endpoints EndpointStore
 	Attempts  AttemptLister
 	// Now is the clock a rotation's overlap starts from; nil is time.Now.
@@ -51,30 +52,30 @@ const MaxDeliveries = 1000
 
 // Add creates an enabled endpoint with a fresh signing secret (in the
 // returned endpoint; it stays retrievable with Secret).
-func (w *Webhooks) Add(ctx context.Context, req EndpointRequest) (webhook.Endpoint, error) {
-	if err := requireWorkspace(req.WorkspaceID); err != nil {
-		return webhook.Endpoint{}, err
+func (w *Service) Add(ctx context.Context, req EndpointRequest) (Endpoint, error) {
+	if err := ident.RequireWorkspace(req.WorkspaceID); err != nil {
+		return Endpoint{}, err
 	}
 	if req.URL == "" {
-		return webhook.Endpoint{}, &InputError{Field: "url", Reason: "is required"}
+		return Endpoint{}, fail.Invalid("url", "url is required")
 	}
-	ep, err := webhook.NewEndpoint(req.WorkspaceID, req.URL, req.Events, req.AllowInsecureHTTP)
+	ep, err := NewEndpoint(req.WorkspaceID, req.URL, req.Events, req.AllowInsecureHTTP)
 	switch {
-	case errors.Is(err, webhook.ErrUnknownEventType):
-		return webhook.Endpoint{}, &InputError{Field: "events", Err: err}
-	case errors.Is(err, webhook.ErrInvalidURL):
-		return webhook.Endpoint{}, &InputError{Field: "url", Err: err}
+	case errors.Is(err, ErrUnknownEventType):
+		return Endpoint{}, fail.Refused("events", err)
+	case errors.Is(err, ErrInvalidURL):
+		return Endpoint{}, fail.Refused("url", err)
 	case err != nil:
-		return webhook.Endpoint{}, err
+		return Endpoint{}, err
 	}
 	if err := w.Endpoints.CreateEndpoint(ctx, ep); err != nil {
-		return webhook.Endpoint{}, err
+		return Endpoint{}, err
 	}
 	return ep, nil
 }
 
 // Secret returns an endpoint's signing secret.
-func (w *Webhooks) Secret(ctx context.Context, workspaceID, id string) (string, error) {
+func (w *Service) Secret(ctx context.Context, workspaceID, id string) (string, error) {
 	ep, err := w.get(ctx, workspaceID, id)
 	if err != nil {
 		return "", err
@@ -84,21 +85,21 @@ func (w *Webhooks) Secret(ctx context.Context, workspaceID, id string) (string, 
 
 // RotateSecret gives an endpoint a fresh signing secret and returns it, to
 // be shown once (it stays retrievable with Secret). For
-// webhook.RotationOverlap (24 h) the secret in use until now still signs
+// RotationOverlap (24 h) the secret in use until now still signs
 // every delivery beside the new one, so a receiver switches without
 // refusing an event; Endpoint tells until when. Rotating again within the
 // overlap makes the secret in use just before it the old one: the one an
 // earlier rotation replaced stops signing.
-func (w *Webhooks) RotateSecret(ctx context.Context, workspaceID, id string) (string, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+func (w *Service) RotateSecret(ctx context.Context, workspaceID, id string) (string, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return "", err
 	}
 	now := time.Now
 	if w.Now != nil {
 		now = w.Now
 	}
-	secret := webhook.NewSecret()
-	if _, err := w.Endpoints.RotateEndpointSecret(ctx, workspaceID, id, secret, now().Add(webhook.RotationOverlap)); err != nil {
+	secret := NewSecret()
+	if _, err := w.Endpoints.RotateEndpointSecret(ctx, workspaceID, id, secret, now().Add(RotationOverlap)); err != nil {
 		return "", fmt.Errorf("endpoint %s: %w", id, err)
 	}
 	return secret, nil
@@ -107,14 +108,14 @@ func (w *Webhooks) RotateSecret(ctx context.Context, workspaceID, id string) (st
 // Endpoint returns one endpoint of the workspace (its secrets are read
 // with Secret; PreviousSecretUntil says until when a rotation's old secret
 // signs).
-func (w *Webhooks) Endpoint(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+func (w *Service) Endpoint(ctx context.Context, workspaceID, id string) (Endpoint, error) {
 	return w.get(ctx, workspaceID, id)
 }
 
 // List returns the workspace's endpoints; callers show them without their
 // secrets.
-func (w *Webhooks) List(ctx context.Context, workspaceID string) ([]webhook.Endpoint, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+func (w *Service) List(ctx context.Context, workspaceID string) ([]Endpoint, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	eps, err := w.Endpoints.ListEndpoints(ctx, workspaceID)
@@ -122,35 +123,35 @@ func (w *Webhooks) List(ctx context.Context, workspaceID string) ([]webhook.Endp
 		return nil, err
 	}
 	if eps == nil {
-		eps = []webhook.Endpoint{}
+		eps = []Endpoint{}
 	}
 	return eps, nil
 }
 
 // Enable enables an endpoint again and clears its failure count.
-func (w *Webhooks) Enable(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+func (w *Service) Enable(ctx context.Context, workspaceID, id string) (Endpoint, error) {
 	return w.setEnabled(ctx, workspaceID, id, true)
 }
 
 // Disable stops an endpoint's deliveries, the owner named as the reason.
-func (w *Webhooks) Disable(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
+func (w *Service) Disable(ctx context.Context, workspaceID, id string) (Endpoint, error) {
 	return w.setEnabled(ctx, workspaceID, id, false)
 }
 
-func (w *Webhooks) setEnabled(ctx context.Context, workspaceID, id string, enabled bool) (webhook.Endpoint, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
-		return webhook.Endpoint{}, err
+func (w *Service) setEnabled(ctx context.Context, workspaceID, id string, enabled bool) (Endpoint, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
+		return Endpoint{}, err
 	}
-	ep, err := w.Endpoints.SetEndpointEnabled(ctx, workspaceID, id, enabled, webhook.OwnerDisableReason)
+	ep, err := w.Endpoints.SetEndpointEnabled(ctx, workspaceID, id, enabled, OwnerDisableReason)
 	if err != nil {
-		return webhook.Endpoint{}, fmt.Errorf("endpoint %s: %w", id, err)
+		return Endpoint{}, fmt.Errorf("endpoint %s: %w", id, err)
 	}
 	return ep, nil
 }
 
 // Remove deletes an endpoint; its pending deliveries are dropped.
-func (w *Webhooks) Remove(ctx context.Context, workspaceID, id string) error {
-	if err := requireWorkspace(workspaceID); err != nil {
+func (w *Service) Remove(ctx context.Context, workspaceID, id string) error {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return err
 	}
 	if err := w.Endpoints.DeleteEndpoint(ctx, workspaceID, id); err != nil {
@@ -161,12 +162,12 @@ func (w *Webhooks) Remove(ctx context.Context, workspaceID, id string) error {
 
 // Deliveries returns up to limit (1 to MaxDeliveries) of the endpoint's
 // delivery attempts, newest first.
-func (w *Webhooks) Deliveries(ctx context.Context, workspaceID, id string, limit int) ([]webhook.Attempt, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+func (w *Service) Deliveries(ctx context.Context, workspaceID, id string, limit int) ([]Attempt, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	if limit < 1 || limit > MaxDeliveries {
-		return nil, &InputError{Field: "limit", Reason: fmt.Sprintf("must be 1 to %d", MaxDeliveries)}
+		return nil, fail.Invalid("limit", "limit must be 1 to %d", MaxDeliveries)
 	}
 	// Another workspace's endpoint (or none) is not found, never an empty log.
 	if _, err := w.get(ctx, workspaceID, id); err != nil {
@@ -177,18 +178,18 @@ func (w *Webhooks) Deliveries(ctx context.Context, workspaceID, id string, limit
 		return nil, err
 	}
 	if attempts == nil {
-		attempts = []webhook.Attempt{}
+		attempts = []Attempt{}
 	}
 	return attempts, nil
 }
 
-func (w *Webhooks) get(ctx context.Context, workspaceID, id string) (webhook.Endpoint, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
-		return webhook.Endpoint{}, err
+func (w *Service) get(ctx context.Context, workspaceID, id string) (Endpoint, error) {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
+		return Endpoint{}, err
 	}
 	ep, err := w.Endpoints.GetEndpoint(ctx, workspaceID, id)
 	if err != nil {
-		return webhook.Endpoint{}, fmt.Errorf("endpoint %s: %w", id, err)
+		return Endpoint{}, fmt.Errorf("endpoint %s: %w", id, err)
 	}
 	return ep, nil
 }

@@ -1,10 +1,11 @@
-package owner
+package account
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/ident"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
@@ -17,7 +18,7 @@ type Owner struct {
 }
 
 // ErrOwnerNotFound: the address does not own that workspace.
-var ErrOwnerNotFound = errors.New("owner not found")
+var ErrOwnerNotFound error = fail.NotFound("owner")
 
 // OwnerStore keeps the owners, listed by workspace and looked up by
 // address (sign-in starts from the address alone).
@@ -39,12 +40,12 @@ type Owners struct {
 
 // Add makes address an owner of the workspace.
 func (o *Owners) Add(ctx context.Context, workspaceID, address string) (Owner, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return Owner{}, err
 	}
 	addr, err := suppression.ParseEmail(address)
 	if err != nil {
-		return Owner{}, &InputError{Field: "email", Err: err}
+		return Owner{}, fail.Refused("email", err)
 	}
 	now := time.Now
 	if o.Now != nil {
@@ -60,7 +61,7 @@ func (o *Owners) Add(ctx context.Context, workspaceID, address string) (Owner, e
 // Remove takes address's ownership of the workspace away; its sessions
 // end at their next request (the dashboard checks ownership on each).
 func (o *Owners) Remove(ctx context.Context, workspaceID, address string) error {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return err
 	}
 	return o.Store.RemoveOwner(ctx, workspaceID, suppression.Key(address))
@@ -68,7 +69,7 @@ func (o *Owners) Remove(ctx context.Context, workspaceID, address string) error 
 
 // List returns the workspace's owners by address.
 func (o *Owners) List(ctx context.Context, workspaceID string) ([]Owner, error) {
-	if err := requireWorkspace(workspaceID); err != nil {
+	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
 	all, err := o.Store.ListOwners(ctx, workspaceID)

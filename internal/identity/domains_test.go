@@ -1,4 +1,4 @@
-package owner_test
+package identity_test
 
 import (
 	"context"
@@ -11,8 +11,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
+	"github.com/sesame-mail/sesame/internal/fail/failtest"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -71,12 +72,12 @@ func createsIdentity(domain, _ string) ([]identity.DNSRecord, error) { return dk
 
 func TestDomainsAdd(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
 	sesFake := &fakeIdentities{t: t, createDomain: createsIdentity}
-	d := &owner.Domains{Store: store.Domains, Identities: sesFake}
+	d := &identity.Domains{Store: store.Domains, Identities: sesFake}
 
-	dom, err := d.Add(ctx, owner.DomainRequest{WorkspaceID: ws.ID, Name: "example.com", ConfigurationSet: "sesame-full"})
+	dom, err := d.Add(ctx, identity.DomainRequest{WorkspaceID: ws.ID, Name: "example.com", ConfigurationSet: "sesame-full"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +95,8 @@ func TestDomainsAdd(t *testing.T) {
 
 func TestDomainsAddRefusals(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws, other := newWorkspace(t, store, "Acme"), newWorkspace(t, store, "Other")
+	store := storetest.New(t)
+	ws, other := storetest.Workspace(t, store, "Acme"), storetest.Workspace(t, store, "Other")
 	if _, err := store.Domains.AddDomain(ctx, ws.ID, "taken.example", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -103,32 +104,32 @@ func TestDomainsAddRefusals(t *testing.T) {
 		return nil, errors.New("AccessDeniedException: not authorized to perform ses:CreateEmailIdentity")
 	}
 	cases := map[string]struct {
-		req      owner.DomainRequest
+		req      identity.DomainRequest
 		create   func(string, string) ([]identity.DNSRecord, error)
 		field    string // the input refused, or
 		want     error
 		wantSES  bool // whether SES is reached
 		wantText string
 	}{
-		"no workspace":     {req: owner.DomainRequest{Name: "example.com"}, field: "workspace"},
-		"absent workspace": {req: owner.DomainRequest{WorkspaceID: uuid.NewString(), Name: "example.com"}, want: workspace.ErrNotFound},
-		"malformed":        {req: owner.DomainRequest{WorkspaceID: ws.ID, Name: "exa mple"}, want: identity.ErrInvalidDomain},
-		"added already":    {req: owner.DomainRequest{WorkspaceID: ws.ID, Name: "Taken.Example."}, want: identity.ErrDomainExists},
+		"no workspace":     {req: identity.DomainRequest{Name: "example.com"}, field: "workspace"},
+		"absent workspace": {req: identity.DomainRequest{WorkspaceID: uuid.NewString(), Name: "example.com"}, want: workspace.ErrNotFound},
+		"malformed":        {req: identity.DomainRequest{WorkspaceID: ws.ID, Name: "exa mple"}, want: identity.ErrInvalidDomain},
+		"added already":    {req: identity.DomainRequest{WorkspaceID: ws.ID, Name: "Taken.Example."}, want: identity.ErrDomainExists},
 		// SES identities are account-wide: one workspace has a domain.
-		"another workspace's": {req: owner.DomainRequest{WorkspaceID: other.ID, Name: "taken.example"}, want: identity.ErrDomainTaken},
-		"SES refuses": {req: owner.DomainRequest{WorkspaceID: ws.ID, Name: "example.com"}, create: denied,
+		"another workspace's": {req: identity.DomainRequest{WorkspaceID: other.ID, Name: "taken.example"}, want: identity.ErrDomainTaken},
+		"SES refuses": {req: identity.DomainRequest{WorkspaceID: ws.ID, Name: "example.com"}, create: denied,
 			wantSES: true, wantText: "AccessDeniedException"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			sesFake := &fakeIdentities{t: t, createDomain: tc.create}
-			d := &owner.Domains{Store: store.Domains, Identities: sesFake}
+			d := &identity.Domains{Store: store.Domains, Identities: sesFake}
 			_, err := d.Add(t.Context(), tc.req)
 			switch {
 			case tc.field != "":
-				wantInput(t, err, tc.field)
+				failtest.WantInput(t, err, tc.field)
 			case tc.want != nil:
-				wantErr(t, err, tc.want)
+				failtest.WantIs(t, err, tc.want)
 			case err == nil || !strings.Contains(err.Error(), tc.wantText):
 				t.Errorf("err = %v, want it to say %q", err, tc.wantText)
 			}
@@ -150,8 +151,8 @@ func TestDomainsAddRefusals(t *testing.T) {
 
 func TestDomainsStatus(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
 	for _, name := range []string{"example.com", "example.net"} {
 		if _, err := store.Domains.AddDomain(ctx, ws.ID, name, nil); err != nil {
 			t.Fatal(err)
@@ -166,7 +167,7 @@ func TestDomainsStatus(t *testing.T) {
 		st.Records = dkimRecords(domain)
 		return st, nil
 	}}
-	d := &owner.Domains{Store: store.Domains, Identities: sesFake}
+	d := &identity.Domains{Store: store.Domains, Identities: sesFake}
 	verified := func() []string {
 		t.Helper()
 		got, err := store.Workspaces.GetWorkspace(ctx, ws.ID)
@@ -206,11 +207,11 @@ func TestDomainsStatus(t *testing.T) {
 
 	answers["example.org"] = identity.ProviderStatus{Verified: true, DKIMStatus: "SUCCESS"}
 	_, err := d.Status(ctx, ws.ID, "example.org")
-	wantErr(t, err, identity.ErrDomainNotFound) // an SES identity, but not this workspace's
+	failtest.WantIs(t, err, identity.ErrDomainNotFound) // an SES identity, but not this workspace's
 	_, err = d.Status(ctx, ws.ID, "absent.example")
-	wantErr(t, err, ses.ErrIdentityNotFound)
+	failtest.WantIs(t, err, ses.ErrIdentityNotFound)
 	_, err = d.Status(ctx, "", "example.com")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 	if v := verified(); len(v) != 0 {
 		t.Errorf("refused status reads verified %v", v)
 	}
@@ -218,9 +219,9 @@ func TestDomainsStatus(t *testing.T) {
 
 func TestDomainsList(t *testing.T) {
 	ctx := t.Context()
-	store := newStore(t)
-	ws := newWorkspace(t, store, "Acme")
-	d := &owner.Domains{Store: store.Domains}
+	store := storetest.New(t)
+	ws := storetest.Workspace(t, store, "Acme")
+	d := &identity.Domains{Store: store.Domains}
 	if none, err := d.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("List of no domains = %#v (err %v), want an empty list", none, err)
 	}
@@ -245,5 +246,5 @@ func TestDomainsList(t *testing.T) {
 		t.Errorf("List = %d domains %v…, want all %d newest first", len(got), got[:min(3, len(got))], len(want))
 	}
 	_, err = d.List(ctx, "")
-	wantInput(t, err, "workspace")
+	failtest.WantInput(t, err, "workspace")
 }
