@@ -227,7 +227,9 @@ func TestListsFollowTheCursor(t *testing.T) {
 }
 
 func TestListErrorEndsTheIteration(t *testing.T) {
-	_, url := fakeAPI(t, func(_ int, w http.ResponseWriter) { answerError(w, http.StatusBadRequest, "", "invalid_field", "cursor") })
+	_, url := fakeAPI(t, func(_ int, w http.ResponseWriter) {
+		answerError(w, http.StatusBadRequest, "", "invalid_field", "cursor")
+	})
 	n := 0
 	for _, err := range newClient(t, url).Emails(t.Context(), sesame.ListEmailsParams{}) {
 		n++
