@@ -1,0 +1,168 @@
+package devstack_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	sesame "github.com/sesame-mail/sesame/clients/go"
+	"github.com/sesame-mail/sesame/clients/go/webhook"
+
+	"github.com/sesame-mail/sesame/internal/apikey"
+)
+
+// The Go client against the local stack, as a customer uses it: it sends,
+// reads back, pages through emails and events, and verifies the webhook
+// deliveries that followed. Its requests and Sesame's answers are checked
+// against the OpenAPI document on the way (p.http).
+func TestGoClientAgainstTheStack(t *testing.T) {
+	p := startPipeline(t)
+	ctx := t.Context()
+	s := newSendWS(t, p.env, defaultSender())
+	rcv := startReceiver(t)
+	ep := p.endpoint(t, s.id, rcv.url, "email.delivered")
+	c, err := sesame.New(p.url+"/", s.key, sesame.WithHTTPClient(p.http))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var ids, subjects []string
+	for i := range 3 {
+		m := msg("goclient", nil)
+		res, err := c.Send(ctx, sesame.Email{To: m["to"].(string), Subject: m["subject"].(string), Html: plainHTML})
+		if err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+		if !res.Success || res.Status != "sent" {
+			t.Fatalf("send %d: %+v", i, res)
+		}
+		// What the recipient got: one message, with the subject sent.
+		if got := emulated(t, m["subject"].(string)); len(got) != 1 || !slices.Contains(got[0].Destination.To, m["to"].(string)) {
+			t.Fatalf("the SES emulator holds %+v for send %d", got, i)
+		}
+		ids = append(ids, res.Id.String())
+		subjects = append(subjects, m["subject"].(string))
+	}
+
+	got, err := c.GetEmail(ctx, ids[0])
+	if err != nil || got.Id.String() != ids[0] || got.Subject != subjects[0] || got.Status != "sent" {
+		t.Errorf("GetEmail = %+v, %v", got, err)
+	}
+	var apiErr *sesame.Error
+	if _, err := c.GetEmail(ctx, "0195a3c2-7c2e-7000-8000-000000000001"); !errors.As(err, &apiErr) || apiErr.Code != "not_found" || apiErr.RequestID == "" {
+		t.Errorf("GetEmail of an unknown id: %v, want *sesame.Error not_found with a request id", err)
+	}
+
+	// One email a page: the iterator follows the cursor to the last one.
+	var listed []string
+	for e, err := range c.Emails(ctx, sesame.ListEmailsParams{Limit: new(1)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, e.Id.String())
+	}
+	if want := []string{ids[2], ids[1], ids[0]}; !slices.Equal(listed, want) {
+		t.Errorf("Emails listed %v, want newest first %v", listed, want)
+	}
+
+	p.drain(t, 3) // a Delivery each
+	if n, err := p.webhooks.PollOnce(ctx); err != nil || n != 3 {
+		t.Fatalf("webhooks queue gave %d jobs (err %v), want 3", n, err)
+	}
+	var delivered []string
+	for _, r := range rcv.received() {
+		ev, err := webhook.Parse(ep.Secret, r.header.Get(webhook.SignatureHeader), r.body, 5*time.Minute)
+		if err != nil {
+			t.Fatalf("webhook.Parse of a real delivery: %v", err)
+		}
+		if ev.Type != "email.delivered" || ev.Data == nil {
+			t.Fatalf("delivery %+v", ev)
+		}
+		delivered = append(delivered, ev.Data.Id.String())
+		if err := webhook.Verify(ep.Secret, r.header.Get(webhook.SignatureHeader), append(r.body, ' '), 0); !errors.Is(err, webhook.ErrMismatch) {
+			t.Errorf("a changed body verifies: %v", err)
+		}
+	}
+	slices.Sort(delivered)
+	slices.Sort(ids)
+	if !slices.Equal(delivered, ids) {
+		t.Errorf("webhooks for %v, want one per email %v", delivered, ids)
+	}
+
+	var feed []string
+	for ev, err := range c.Events(ctx, sesame.ListEventsParams{Limit: new(2)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == "email.delivered" {
+			feed = append(feed, ev.Data.Id.String())
+		}
+	}
+	slices.Sort(feed)
+	if !slices.Equal(feed, ids) {
+		t.Errorf("events feed's deliveries %v, want %v", feed, ids)
+	}
+}
+
+// Sesame's own rate limiter answers 429 with Retry-After; the client waits
+// that long (on the stack's clock, moved instead of slept) and sends again
+// with the same Idempotency-Key: one email leaves.
+func TestGoClientRetriesARateLimit(t *testing.T) {
+	p := startPipeline(t)
+	p.store.Table.Now = p.clock.Now // the rate limit's minute
+	s := newSendWS(t, p.env, defaultSender())
+	key := s.scopedKey(t, p.env, apikey.FullAccess...)
+	exhaust(t, p, key)
+
+	var waited []time.Duration
+	moveClock := func(_ context.Context, d time.Duration) error {
+		waited = append(waited, d)
+		p.clock.Set(p.clock.Now().Add(d))
+		return nil
+	}
+	c, err := sesame.New(p.url, key, sesame.WithHTTPClient(p.http), sesame.WithSleep(moveClock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := msg("goretry", nil)
+	res, err := c.Send(t.Context(), sesame.Email{To: m["to"].(string), Subject: m["subject"].(string), Html: plainHTML})
+	if err != nil || res.Status != "sent" {
+		t.Fatalf("Send = %+v, %v", res, err)
+	}
+	// The clock stands at the start of a minute: 60 s to the next window.
+	if !slices.Equal(waited, []time.Duration{60 * time.Second}) {
+		t.Errorf("waited %v, want the one Retry-After of 60s", waited)
+	}
+	if got := emulated(t, m["subject"].(string)); len(got) != 1 {
+		t.Errorf("the recipient got %d messages, want 1", len(got))
+	}
+
+	// Without retries the 429 is the caller's, typed.
+	exhaust(t, p, key)
+	c0, err := sesame.New(p.url, key, sesame.WithHTTPClient(p.http), sesame.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c0.GetEmail(t.Context(), res.Id.String())
+	var apiErr *sesame.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.Code != "rate_limited" || apiErr.RetryAfter != 60*time.Second || apiErr.RequestID == "" {
+		t.Errorf("err = %#v, want 429 rate_limited with Retry-After 60s", err)
+	}
+}
+
+// exhaust uses up key's requests of the current minute.
+func exhaust(t *testing.T, p *pipeline, key string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range apikey.RequestsPerMinute / 8 {
+				_, _ = p.store.Keys.Authenticate(t.Context(), key, apikey.Live)
+			}
+		})
+	}
+	wg.Wait()
+}
