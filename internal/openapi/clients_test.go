@@ -161,9 +161,10 @@ func TestGoClientFollowsDocument(t *testing.T) {
 	sameGenerated(t, "clients/go/api/api.gen.go", fresh, readFile(t, "../../clients/go/api/api.gen.go"))
 }
 
-// The official TypeScript client type-checks (tsc --noEmit, strict) against
-// types freshly generated from the document, and its committed types
-// (clients/typescript/src/schema.ts) are those.
+// The official TypeScript client, its tests and the README's quick start
+// type-check (tsc --noEmit, strict) against types freshly generated from
+// the document, and its committed types (clients/typescript/src/schema.ts)
+// are those.
 func TestTypeScriptClientFollowsDocument(t *testing.T) {
 	t.Parallel()
 	pkg, err := filepath.Abs("../../clients/typescript")
@@ -189,6 +190,7 @@ func TestTypeScriptClientFollowsDocument(t *testing.T) {
 	if err := os.Symlink(filepath.Join(pkg, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
+	writeFile(t, dir, filepath.Join("test", "readme.ts"), readmeTypeScript(t))
 	doc := writeFile(t, dir, "openapi.json", openapi.Document)
 	run(t, dir, filepath.Join(bin, "openapi-typescript"), doc, "--output", filepath.Join(dir, "src", "schema.ts"))
 	run(t, dir, filepath.Join(bin, "tsc"), "-p", ".", "--noEmit")
@@ -213,4 +215,19 @@ func sameGenerated(t *testing.T, name string, fresh, committed []byte) {
 		return "(end of file)"
 	}
 	t.Errorf("%s does not follow internal/openapi/openapi.json: run `make clients` and adapt the client.\nline %d is %q, generated now %q", name, line+1, at(cl), at(fl))
+}
+
+// readmeTypeScript is the README's TypeScript quick start as a module of
+// the package's tests: the package imported from its sources, and the
+// request handler's variables declared.
+func readmeTypeScript(t *testing.T) []byte {
+	t.Helper()
+	_, after, ok := strings.Cut(string(readFile(t, "../../README.md")), "## Clients")
+	_, block, found := strings.Cut(after, "```ts\n")
+	block, _, closed := strings.Cut(block, "```\n")
+	if !ok || !found || !closed {
+		t.Fatal("README.md has no TypeScript block under ## Clients")
+	}
+	block = strings.Replace(block, `from "@sesame-mail/client"`, `from "../src/index.js"`, 1)
+	return []byte("declare const secret: string;\ndeclare const request: Request;\n" + block)
 }
