@@ -191,8 +191,8 @@ func (c *Client) Suppressions(ctx context.Context, p ListSuppressionsParams) ite
 }
 
 // Suppress adds one address to the do-not-send list (reason nil: manual).
-func (c *Client) Suppress(ctx context.Context, email string, reason *api.SuppressionReason) (api.SuppressionResult, error) {
-	return decode[api.SuppressionResult](c.API.AddSuppressions(ctx, api.SuppressionRequest{Email: &email, Reason: reason}))
+func (c *Client) Suppress(ctx context.Context, email string, reason *api.SuppressionReason) (Suppression, error) {
+	return data[Suppression](c.API.AddSuppressions(ctx, api.SuppressionRequest{Email: &email, Reason: reason}))
 }
 
 // SuppressMany adds up to 1,000 addresses, each on its own.
@@ -200,9 +200,10 @@ func (c *Client) SuppressMany(ctx context.Context, emails []string, reason *api.
 	return decode[api.SuppressionBatchResult](c.API.AddSuppressions(ctx, api.SuppressionRequest{Emails: &emails, Reason: reason}))
 }
 
-// Unsuppress removes an address from the do-not-send list.
-func (c *Client) Unsuppress(ctx context.Context, email string) (api.SuppressionResult, error) {
-	return decode[api.SuppressionResult](c.API.DeleteSuppression(ctx, email))
+// Unsuppress removes an address from the do-not-send list and returns
+// the entry it removed.
+func (c *Client) Unsuppress(ctx context.Context, email string) (Suppression, error) {
+	return data[Suppression](c.API.DeleteSuppression(ctx, email))
 }
 
 // CreateSegment saves a segment (needs segments:write).

@@ -166,3 +166,121 @@ func exhaust(t *testing.T, p *pipeline, key string) {
 	}
 	wg.Wait()
 }
+
+// Every wrapper of the Go client against Sesame's real answers (checked
+// against the document on the way): a batch with a refused item, the
+// contacts' life, the do-not-send list and a send it stops, clicks,
+// metrics, domains and the deliverability check.
+func TestGoClientCoversTheAPI(t *testing.T) {
+	t.Parallel()
+	e := startDev(t)
+	ctx := t.Context()
+	s := newSendWS(t, e, defaultSender())
+	c, err := sesame.New(e.url, s.key, sesame.WithHTTPClient(e.http))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Item 1 is refused on purpose: its request is not the document's.
+	bad, err := sesame.New(e.url, s.key, sesame.WithHTTPClient(e.bad().http))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := msg("gobatch", nil)
+	items, err := bad.SendBatch(ctx, []sesame.Email{
+		{To: good["to"].(string), Subject: good["subject"].(string), Html: plainHTML},
+		{To: "not an address", Subject: "x", Html: plainHTML},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 || items[0].Result == nil || items[0].Result.Status != "sent" {
+		t.Fatalf("batch items %+v", items)
+	}
+	if it := items[1]; it.Index != 1 || it.Err == nil || it.Err.Code != "invalid_field" || it.Err.Param != "emails[1].to" {
+		t.Errorf("refused item %+v (err %+v)", it, it.Err)
+	}
+	if got := emulated(t, good["subject"].(string)); len(got) != 1 {
+		t.Errorf("the batch's good item reached %d messages, want 1", len(got))
+	}
+
+	first := "Ann"
+	addr := rcpt("gocontact")
+	created, err := c.CreateContact(ctx, sesame.ContactCreate{Email: addr, FirstName: &first})
+	if err != nil || created.Email != addr || created.FirstName == nil || *created.FirstName != first {
+		t.Fatalf("CreateContact = %+v, %v", created, err)
+	}
+	var apiErr *sesame.Error
+	if _, err := c.CreateContact(ctx, sesame.ContactCreate{Email: addr}); !errors.As(err, &apiErr) || apiErr.Code != "contact_exists" || apiErr.Param != "email" {
+		t.Errorf("a second contact with the address: %v, want contact_exists on email", err)
+	}
+	last := "Example"
+	updated, err := c.UpdateContact(ctx, created.Id.String(), sesame.ContactUpdate{LastName: &last})
+	if err != nil || updated.LastName == nil || *updated.LastName != last || *updated.FirstName != first {
+		t.Errorf("UpdateContact = %+v, %v", updated, err)
+	}
+	var contacts []string
+	for ct, err := range c.Contacts(ctx, sesame.ListContactsParams{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		contacts = append(contacts, ct.Email)
+	}
+	if !slices.Equal(contacts, []string{addr}) {
+		t.Errorf("Contacts = %v", contacts)
+	}
+	if _, err := c.DeleteContact(ctx, created.Id.String()); err != nil {
+		t.Errorf("DeleteContact: %v", err)
+	}
+	if _, err := c.GetContact(ctx, created.Id.String()); !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
+		t.Errorf("GetContact after delete: %v, want 404", err)
+	}
+
+	blocked := rcpt("gosuppressed")
+	if sup, err := c.Suppress(ctx, blocked, nil); err != nil || sup.Email != blocked || sup.Reason != "manual" {
+		t.Fatalf("Suppress = %+v, %v", sup, err)
+	}
+	var listed []string
+	for sup, err := range c.Suppressions(ctx, sesame.ListSuppressionsParams{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, sup.Email)
+	}
+	if !slices.Equal(listed, []string{blocked}) {
+		t.Errorf("Suppressions = %v", listed)
+	}
+	subject := "Blocked " + blocked
+	res, err := c.Send(ctx, sesame.Email{To: blocked, Subject: subject, Html: plainHTML})
+	if err != nil || res.Success || res.Status != "suppressed" {
+		t.Errorf("Send to a suppressed address = %+v, %v; want an answer with success false", res, err)
+	}
+	if got := emulated(t, subject); len(got) != 0 {
+		t.Errorf("a suppressed address got %d messages", len(got))
+	}
+	if _, err := c.Unsuppress(ctx, blocked); err != nil {
+		t.Errorf("Unsuppress: %v", err)
+	}
+
+	clicks, err := c.Clicks(ctx, items[0].Result.Id.String())
+	if err != nil || len(clicks.Data) != 0 || clicks.Truncated {
+		t.Errorf("Clicks = %+v, %v", clicks, err)
+	}
+	if _, err := c.Metrics(ctx, sesame.GetMetricsParams{}); err != nil {
+		t.Errorf("Metrics: %v", err)
+	}
+	var domains []string
+	for d, err := range c.Domains(ctx, sesame.ListDomainsParams{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		domains = append(domains, d.Name)
+	}
+	if len(domains) != 1 {
+		t.Errorf("Domains = %v, want the workspace's one", domains)
+	}
+	check, err := c.CheckDeliverability(ctx, sesame.DeliverabilityRequest{Subject: "ACT NOW", Html: `<a href="http://192.0.2.1/x">win</a>`})
+	if err != nil || len(check.Data.Checks) == 0 {
+		t.Errorf("CheckDeliverability = %+v, %v", check, err)
+	}
+}

@@ -214,16 +214,17 @@ export class Sesame {
     return this.#pages("/api/v1/suppressions", params);
   }
 
-  suppress(email: string, reason?: Schemas["SuppressionReason"]): Promise<Schemas["SuppressionResult"]> {
-    return this.#request("POST", "/api/v1/suppressions", { body: { email, reason } });
+  async suppress(email: string, reason?: Schemas["SuppressionReason"]): Promise<Suppression> {
+    return (await this.#request<Schemas["SuppressionResult"]>("POST", "/api/v1/suppressions", { body: { email, reason } })).data;
   }
 
   suppressMany(emails: string[], reason?: Schemas["SuppressionReason"]): Promise<Schemas["SuppressionBatchResult"]> {
     return this.#request("POST", "/api/v1/suppressions", { body: { emails, reason } });
   }
 
-  unsuppress(email: string): Promise<Json<"deleteSuppression", 200>> {
-    return this.#request("DELETE", `/api/v1/suppressions/${encodeURIComponent(email)}`);
+  /** Removes an address from the do-not-send list; the entry removed. */
+  async unsuppress(email: string): Promise<Suppression> {
+    return (await this.#request<Json<"deleteSuppression", 200>>("DELETE", `/api/v1/suppressions/${encodeURIComponent(email)}`)).data;
   }
 
   async createSegment(req: Schemas["SegmentCreate"]): Promise<Schemas["Segment"]> {
