@@ -101,3 +101,41 @@ test("Sesame's own 429 is waited out and the send retried once", { skip }, async
   assert.deepEqual(waits, [60_000]); // the clock stands at the start of a minute
   assert.equal((await delivered(m.subject)).length, 1);
 });
+
+test("a batch with a refused item, a contact's life, the do-not-send list", { skip }, async () => {
+  const client = new Sesame(env.SESAME_URL!, env.SESAME_KEY!);
+  const good = fresh("tsbatch");
+  const items = await client.sendBatch([good, { to: "not an address", subject: "x", html }]);
+  assert.equal(items.length, 2);
+  assert.ok(!("error" in items[0]!) && items[0]!.status === "sent");
+  const refused = items[1]!;
+  assert.ok("error" in refused);
+  assert.deepEqual([refused.index, refused.error.code, refused.error.param], [1, "invalid_field", "emails[1].to"]);
+  assert.equal((await delivered(good.subject)).length, 1);
+
+  const addr = `tscontact-${crypto.randomUUID().slice(0, 13)}@example.com`;
+  const contact = await client.createContact({ email: addr, first_name: "Ann" });
+  assert.equal(contact.email, addr);
+  await assert.rejects(
+    client.createContact({ email: addr }),
+    (err: unknown) => err instanceof SesameError && err.code === "contact_exists" && err.param === "email",
+  );
+  const updated = await client.updateContact(contact.id, { last_name: "Example" });
+  assert.deepEqual([updated.first_name, updated.last_name], ["Ann", "Example"]);
+  const emails: string[] = [];
+  for await (const c of client.contacts()) emails.push(c.email);
+  assert.ok(emails.includes(addr));
+  await client.deleteContact(contact.id);
+  await assert.rejects(client.getContact(contact.id), (err: unknown) => err instanceof SesameError && err.status === 404);
+
+  const blocked = `tssuppressed-${crypto.randomUUID().slice(0, 13)}@example.com`;
+  assert.equal((await client.suppress(blocked)).reason, "manual");
+  const listed: string[] = [];
+  for await (const s of client.suppressions({ email: blocked })) listed.push(s.email);
+  assert.deepEqual(listed, [blocked]);
+  const m = { ...fresh("tssuppressed"), to: blocked };
+  const res = await client.send(m);
+  assert.deepEqual([res.success, res.status], [false, "suppressed"]);
+  assert.equal((await delivered(m.subject)).length, 0);
+  assert.equal((await client.unsuppress(blocked)).email, blocked);
+});
