@@ -26,6 +26,7 @@ import (
 // that the Node test itself serves. The status and webhook consumers run
 // in the background meanwhile.
 func TestTypeScriptClientAgainstTheStack(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "clients", "typescript"))
 	if err != nil {
 		t.Fatal(err)
