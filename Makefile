@@ -3,6 +3,8 @@ SHELL := /bin/bash
 FUNCTIONS := $(notdir $(wildcard functions/*))
 GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w"
 NODE_DEPS := localstack/node_modules/.package-lock.json
+# The TypeScript client's own pinned tools (typescript, openapi-typescript).
+CLIENT_TS_DEPS := clients/typescript/node_modules/.package-lock.json
 # ARCH: the Lambda functions' architecture, arm64 (AWS's cheaper Graviton)
 # or amd64 (LocalStack on an x86 host runs functions natively only then).
 # `make build` builds for it and `make synth` declares it (cdk -c arch=).
@@ -10,15 +12,19 @@ ARCH ?= arm64
 check_arch = $(if $(filter $(ARCH),arm64 amd64),,$(error ARCH must be arm64 or amd64, not $(ARCH)))
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: dev dev-up dev-down dev-reset test build synth lint bench bench-smoke ci clean deps invoke fuzz chromium screenshots
+.PHONY: dev dev-up dev-down dev-reset test build synth lint bench bench-smoke ci clean deps invoke fuzz chromium screenshots clients
 
-deps: $(NODE_DEPS)
+deps: $(NODE_DEPS) $(CLIENT_TS_DEPS)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
 	@command -v node >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs npm)
 	go mod download
 
 $(NODE_DEPS): localstack/package.json localstack/package-lock.json
 	cd localstack && npm ci --no-audit --no-fund
+	@touch $@
+
+$(CLIENT_TS_DEPS): clients/typescript/package.json clients/typescript/package-lock.json
+	cd clients/typescript && npm ci --no-audit --no-fund
 	@touch $@
 
 bin/sesame: $(shell find cmd internal -name '*.go' -not -name '*_test.go') go.mod go.sum
@@ -100,9 +106,10 @@ synth: deps build
 	$(check_arch)
 	localstack/node_modules/.bin/cdk synth -q -c arch=$(ARCH) $(CDK_CONTEXT)
 
-## lint: gofmt, go vet, go mod tidy must leave no diff; shellcheck on the scripts;
-##   the OpenAPI document through Redocly (redocly.yaml) and Spectral (.spectral.yaml)
-lint: $(NODE_DEPS)
+## lint: gofmt, go vet, go mod tidy must leave no diff (the Go client's module too);
+##   shellcheck on the scripts; the OpenAPI document through Redocly (redocly.yaml)
+##   and Spectral (.spectral.yaml); tsc type-checks the TypeScript client and its tests
+lint: $(NODE_DEPS) $(CLIENT_TS_DEPS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
 	@command -v shellcheck >/dev/null || (apt-get update -qq && apt-get install -y -qq shellcheck)
 	shellcheck -x $$(git ls-files '*.sh') .ci/run
@@ -112,6 +119,14 @@ lint: $(NODE_DEPS)
 	@git diff --quiet go.mod go.sum || (echo "go mod tidy changed go.mod/go.sum"; cp /tmp/sesame.go.mod go.mod; cp /tmp/sesame.go.sum go.sum; exit 1)
 	localstack/node_modules/.bin/redocly lint sesame
 	localstack/node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity=warn internal/openapi/openapi.json
+	cd clients/go && go vet ./... && go mod tidy -diff
+	clients/typescript/node_modules/.bin/tsc -p clients/typescript --noEmit
+
+## clients: regenerate the clients' types and calls from internal/openapi/openapi.json
+##   (TestGoClientFollowsDocument and TestTypeScriptClientFollowsDocument fail until then)
+clients: $(CLIENT_TS_DEPS)
+	cd clients/go && go generate ./...
+	cd clients/typescript && npm run --silent generate
 
 clean:
-	rm -rf bin cdk.out .sesame/test
+	rm -rf bin cdk.out .sesame/test clients/typescript/dist

@@ -18,3 +18,8 @@ cd "$root"
 # package by default.
 read -r -a packages <<< "${PACKAGES:-./...}"
 go test -race -count=1 -timeout 12m "$@" "${packages[@]}"
+# The Go client is a module of its own (clients/go), outside ./...; its
+# stack tests and the TypeScript client's run in internal/devstack.
+if [ -z "${PACKAGES:-}" ]; then
+	(cd clients/go && go test -race -count=1 "$@" ./...)
+fi

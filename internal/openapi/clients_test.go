@@ -145,3 +145,89 @@ func readFile(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// The official Go client's generated layer (clients/go/api) is what the
+// pinned oapi-codegen makes of the document: a change to the API that the
+// client does not follow (`make clients`) fails here.
+func TestGoClientFollowsDocument(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := writeFile(t, dir, "openapi.json", openapi.Document)
+	config, err := filepath.Abs("../../clients/go/api/oapi-codegen.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := run(t, dir, "go", "run", oapiCodegen, "-config", config, doc)
+	sameGenerated(t, "clients/go/api/api.gen.go", fresh, readFile(t, "../../clients/go/api/api.gen.go"))
+}
+
+// The official TypeScript client, its tests and the README's quick start
+// type-check (tsc --noEmit, strict) against types freshly generated from
+// the document, and its committed types (clients/typescript/src/schema.ts)
+// are those.
+func TestTypeScriptClientFollowsDocument(t *testing.T) {
+	t.Parallel()
+	pkg, err := filepath.Abs("../../clients/typescript")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(pkg, "node_modules", ".bin")
+	for _, tool := range []string{"openapi-typescript", "tsc"} {
+		if _, err := os.Stat(filepath.Join(bin, tool)); errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s is not installed: run `make deps` (npm ci in clients/typescript)", tool)
+		}
+	}
+	// The package's sources and config, beside its installed tools.
+	dir := t.TempDir()
+	for _, sub := range []string{"src", "test"} {
+		if err := os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join(pkg, sub))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"package.json", "tsconfig.json"} {
+		writeFile(t, dir, name, readFile(t, filepath.Join(pkg, name)))
+	}
+	if err := os.Symlink(filepath.Join(pkg, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, filepath.Join("test", "readme.ts"), readmeTypeScript(t))
+	doc := writeFile(t, dir, "openapi.json", openapi.Document)
+	run(t, dir, filepath.Join(bin, "openapi-typescript"), doc, "--output", filepath.Join(dir, "src", "schema.ts"))
+	run(t, dir, filepath.Join(bin, "tsc"), "-p", ".", "--noEmit")
+	sameGenerated(t, "clients/typescript/src/schema.ts", readFile(t, filepath.Join(dir, "src", "schema.ts")), readFile(t, filepath.Join(pkg, "src", "schema.ts")))
+}
+
+// sameGenerated fails when a committed generated file is not the fresh one.
+func sameGenerated(t *testing.T, name string, fresh, committed []byte) {
+	t.Helper()
+	if bytes.Equal(fresh, committed) {
+		return
+	}
+	fl, cl := strings.Split(string(fresh), "\n"), strings.Split(string(committed), "\n")
+	line := 0
+	for line < min(len(fl), len(cl)) && fl[line] == cl[line] {
+		line++
+	}
+	at := func(l []string) string {
+		if line < len(l) {
+			return l[line]
+		}
+		return "(end of file)"
+	}
+	t.Errorf("%s does not follow internal/openapi/openapi.json: run `make clients` and adapt the client.\nline %d is %q, generated now %q", name, line+1, at(cl), at(fl))
+}
+
+// readmeTypeScript is the README's TypeScript quick start as a module of
+// the package's tests: the package imported from its sources, and the
+// request handler's variables declared.
+func readmeTypeScript(t *testing.T) []byte {
+	t.Helper()
+	_, after, ok := strings.Cut(string(readFile(t, "../../README.md")), "## Clients")
+	_, block, found := strings.Cut(after, "```ts\n")
+	block, _, closed := strings.Cut(block, "```\n")
+	if !ok || !found || !closed {
+		t.Fatal("README.md has no TypeScript block under ## Clients")
+	}
+	block = strings.Replace(block, `from "@sesame-mail/client"`, `from "../src/index.js"`, 1)
+	return []byte("declare const secret: string;\ndeclare const request: Request;\n" + block)
+}
