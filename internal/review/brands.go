@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // impersonated lists brands that phishing mail most often names. An email
@@ -219,14 +221,24 @@ func toLower(c byte) byte {
 }
 
 // ownsBrand reports whether one of own (names, brands, domains) owns
-// brand: its words are whole words of it ("PayPal Holdings"), or labels
-// of a domain ("mail.stripe.com"), or, joined, one such word or label
-// ("bankofamerica.com"). Merely containing it is not owning it:
+// brand. A name owns it when the brand's words are whole words of it
+// ("PayPal Holdings") or, joined, one such word. A domain (ownedDomain)
+// owns it only by its registrable name, the label left of the public
+// suffix: netflix.com, mail.netflix.com and netflix.co.uk own Netflix,
+// bankofamerica.com and bank-of-america.com own Bank of America, but
+// netflix-payments-update.com or netflixhelp.net, which anyone may
+// register, do not. Merely containing a brand is not owning it:
 // pineapple.shop does not own Apple.
 func ownsBrand(own []string, brand string) bool {
 	want := strings.Fields(brand)
 	joined := strings.Join(want, "")
 	for _, o := range own {
+		if label, ok := registrableLabel(o); ok {
+			if label == joined || slices.Equal(strings.Split(label, "-"), want) {
+				return true
+			}
+			continue
+		}
 		words := strings.FieldsFunc(strings.ToLower(o), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 		})
@@ -237,6 +249,26 @@ func ownsBrand(own []string, brand string) bool {
 		}
 	}
 	return false
+}
+
+// registrableLabel returns, for an own entry that is a domain name (ASCII
+// letters, digits, hyphens and at least one dot, as a verified domain is),
+// the lower-case label left of its public suffix ("netflix" of
+// mail.netflix.co.uk); ok is false for a name. An unlisted suffix counts
+// as one label, so secure-paypal.example gives "secure-paypal".
+func registrableLabel(o string) (label string, ok bool) {
+	d := strings.TrimSuffix(strings.ToLower(o), ".")
+	if !strings.Contains(d, ".") || strings.IndexFunc(d, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '.')
+	}) >= 0 {
+		return "", false
+	}
+	etld1, err := publicsuffix.EffectiveTLDPlusOne(d)
+	if err != nil { // a bare public suffix, or an empty label: owns nothing
+		return "", true
+	}
+	label, _, _ = strings.Cut(etld1, ".")
+	return label, true
 }
 
 // shownText is text as a reader sees it, written piece by piece: format
