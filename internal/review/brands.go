@@ -6,8 +6,6 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/net/publicsuffix"
 )
 
 // impersonated lists brands that phishing mail most often names. An email
@@ -253,9 +251,8 @@ func ownsBrand(own []string, brand string) bool {
 
 // registrableLabel returns, for an own entry that is a domain name (ASCII
 // letters, digits, hyphens and at least one dot, as a verified domain is),
-// the lower-case label left of its public suffix ("netflix" of
-// mail.netflix.co.uk); ok is false for a name. An unlisted suffix counts
-// as one label, so secure-paypal.example gives "secure-paypal".
+// the lower-case label left of its public suffix as Organization reads it
+// ("netflix" of mail.netflix.co.uk); ok is false for a name.
 func registrableLabel(o string) (label string, ok bool) {
 	d := strings.TrimSuffix(strings.ToLower(o), ".")
 	if !strings.Contains(d, ".") || strings.IndexFunc(d, func(r rune) bool {
@@ -263,12 +260,31 @@ func registrableLabel(o string) (label string, ok bool) {
 	}) >= 0 {
 		return "", false
 	}
-	etld1, err := publicsuffix.EffectiveTLDPlusOne(d)
-	if err != nil { // a bare public suffix, or an empty label: owns nothing
-		return "", true
-	}
-	label, _, _ = strings.Cut(etld1, ".")
+	label, _, _ = strings.Cut(Organization(d), ".")
 	return label, true
+}
+
+// Organization approximates host's registrable domain without the public
+// suffix list (whose Go package links net/http): the last two labels
+// (mail.example.com → example.com), or three when the last is a country
+// code and the one before a common second level (shop.example.co.uk →
+// example.co.uk).
+func Organization(host string) string {
+	labels := strings.Split(host, ".")
+	n := 2
+	if len(labels) >= 3 && len(labels[len(labels)-1]) == 2 && secondLevels[labels[len(labels)-2]] {
+		n = 3
+	}
+	if len(labels) <= n {
+		return host
+	}
+	return strings.Join(labels[len(labels)-n:], ".")
+}
+
+// secondLevels are the second-level labels under which country codes
+// register names (co.uk, com.au, ne.jp, org.br, ac.nz, gov.in).
+var secondLevels = map[string]bool{
+	"co": true, "com": true, "net": true, "org": true, "gov": true, "edu": true, "ac": true, "ne": true, "or": true,
 }
 
 // shownText is text as a reader sees it, written piece by piece: format
