@@ -66,7 +66,7 @@ func (c *console) rootCommand() *cobra.Command {
 	root.PersistentFlags().String("region", "", "AWS region (env AWS_REGION; default: from the AWS profile)")
 	root.PersistentFlags().StringVar(&c.output, "output", "text", "output format: text or json")
 	root.AddCommand(c.workspaceCommand(), c.keysCommand(), c.domainsCommand(), c.sendersCommand(),
-		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.contactsCommand(), c.segmentsCommand(), c.approvalsCommand(), c.automationsCommand(), c.webhooksCommand(), c.emailsCommand(), c.ownersCommand(), c.invokeCommand(), c.devCommand())
+		c.heldCommand(), c.capturedCommand(), c.suppressionsCommand(), c.contactsCommand(), c.segmentsCommand(), c.templatesCommand(), c.approvalsCommand(), c.automationsCommand(), c.webhooksCommand(), c.emailsCommand(), c.ownersCommand(), c.invokeCommand(), c.devCommand())
 	checkUsage(root)
 	c.explainErrors(root)
 	return root

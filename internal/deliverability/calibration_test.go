@@ -93,6 +93,9 @@ func TestCalibration(t *testing.T) {
 	for _, m := range msgs {
 		t.Logf("  %-24s SA %5.1f  check %-4s %3d  %v", m.file, m.sa, m.report.Verdict, m.report.Score, ids(m.report))
 	}
+	if phishLowFail < phishLow {
+		t.Errorf("%d of the %d phishing messages SpamAssassin scores under %.0f fail the check, want all", phishLowFail, phishLow, saHam)
+	}
 	if rho < minRho {
 		t.Errorf("Spearman rho between the check's spamminess and SpamAssassin's score is %.3f, want at least %.1f", rho, minRho)
 	}

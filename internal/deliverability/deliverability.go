@@ -358,42 +358,19 @@ func checkLinkDomains(sender string, hosts []string, found map[ID]string) {
 	if sender == "" {
 		return
 	}
-	own := organization(sender)
+	own := review.Organization(sender)
 	var foreign []string
 	for _, h := range hosts {
 		if _, err := netip.ParseAddr(h); err == nil || review.IsShortener(h) {
 			continue // ip_link's or url_shortener's finding
 		}
-		if organization(h) != own {
+		if review.Organization(h) != own {
 			foreign = append(foreign, h)
 		}
 	}
 	if len(foreign) > 0 {
 		found[UnrelatedLinkDomain] = fmt.Sprintf("Links go to domains unrelated to the sender's (%s): %s. Filters compare link domains with the sender's; links on your own domain read as yours.", sender, quoteList(foreign))
 	}
-}
-
-// organization approximates host's registrable domain without the public
-// suffix list (whose Go package links net/http): the last two labels
-// (mail.example.com → example.com), or three when the last is a country
-// code and the one before a common second level (shop.example.co.uk →
-// example.co.uk).
-func organization(host string) string {
-	labels := strings.Split(host, ".")
-	n := 2
-	if len(labels) >= 3 && len(labels[len(labels)-1]) == 2 && secondLevels[labels[len(labels)-2]] {
-		n = 3
-	}
-	if len(labels) <= n {
-		return host
-	}
-	return strings.Join(labels[len(labels)-n:], ".")
-}
-
-// secondLevels are the second-level labels under which country codes
-// register names (co.uk, com.au, ne.jp, org.br, ac.nz, gov.in).
-var secondLevels = map[string]bool{
-	"co": true, "com": true, "net": true, "org": true, "gov": true, "edu": true, "ac": true, "ne": true, "or": true,
 }
 
 // quoteList quotes the first few of items, saying how many more there are.

@@ -101,11 +101,16 @@ func (s *Service) Get(ctx context.Context, workspaceID, id string, version int) 
 	if err != nil {
 		return Version{}, err
 	}
-	rv, err := s.Reviewer.LayoutReview(ctx, workspaceID, t.Fingerprint)
+	rv, err := s.Review(ctx, workspaceID, t)
 	if err != nil {
 		return Version{}, err
 	}
 	return Version{Template: t, Review: rv}, nil
+}
+
+// Review reads where version t's layout is in the security review.
+func (s *Service) Review(ctx context.Context, workspaceID string, t Template) (Review, error) {
+	return s.Reviewer.LayoutReview(ctx, workspaceID, t.Fingerprint)
 }
 
 // List reads a page of templates, each at its latest version.

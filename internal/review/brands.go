@@ -219,14 +219,24 @@ func toLower(c byte) byte {
 }
 
 // ownsBrand reports whether one of own (names, brands, domains) owns
-// brand: its words are whole words of it ("PayPal Holdings"), or labels
-// of a domain ("mail.stripe.com"), or, joined, one such word or label
-// ("bankofamerica.com"). Merely containing it is not owning it:
+// brand. A name owns it when the brand's words are whole words of it
+// ("PayPal Holdings") or, joined, one such word. A domain (ownedDomain)
+// owns it only by its registrable name, the label left of the public
+// suffix: netflix.com, mail.netflix.com and netflix.co.uk own Netflix,
+// bankofamerica.com and bank-of-america.com own Bank of America, but
+// netflix-payments-update.com or netflixhelp.net, which anyone may
+// register, do not. Merely containing a brand is not owning it:
 // pineapple.shop does not own Apple.
 func ownsBrand(own []string, brand string) bool {
 	want := strings.Fields(brand)
 	joined := strings.Join(want, "")
 	for _, o := range own {
+		if label, ok := registrableLabel(o); ok {
+			if label == joined || slices.Equal(strings.Split(label, "-"), want) {
+				return true
+			}
+			continue
+		}
 		words := strings.FieldsFunc(strings.ToLower(o), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 		})
@@ -237,6 +247,44 @@ func ownsBrand(own []string, brand string) bool {
 		}
 	}
 	return false
+}
+
+// registrableLabel returns, for an own entry that is a domain name (ASCII
+// letters, digits, hyphens and at least one dot, as a verified domain is),
+// the lower-case label left of its public suffix as Organization reads it
+// ("netflix" of mail.netflix.co.uk); ok is false for a name.
+func registrableLabel(o string) (label string, ok bool) {
+	d := strings.TrimSuffix(strings.ToLower(o), ".")
+	if !strings.Contains(d, ".") || strings.IndexFunc(d, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '.')
+	}) >= 0 {
+		return "", false
+	}
+	label, _, _ = strings.Cut(Organization(d), ".")
+	return label, true
+}
+
+// Organization approximates host's registrable domain without the public
+// suffix list (whose Go package links net/http): the last two labels
+// (mail.example.com → example.com), or three when the last is a country
+// code and the one before a common second level (shop.example.co.uk →
+// example.co.uk).
+func Organization(host string) string {
+	labels := strings.Split(host, ".")
+	n := 2
+	if len(labels) >= 3 && len(labels[len(labels)-1]) == 2 && secondLevels[labels[len(labels)-2]] {
+		n = 3
+	}
+	if len(labels) <= n {
+		return host
+	}
+	return strings.Join(labels[len(labels)-n:], ".")
+}
+
+// secondLevels are the second-level labels under which country codes
+// register names (co.uk, com.au, ne.jp, org.br, ac.nz, gov.in).
+var secondLevels = map[string]bool{
+	"co": true, "com": true, "net": true, "org": true, "gov": true, "edu": true, "ac": true, "ne": true, "or": true,
 }
 
 // shownText is text as a reader sees it, written piece by piece: format

@@ -51,6 +51,41 @@ func TestFingerprintIsStable(t *testing.T) {
 	}
 }
 
+// A domain owns a brand only by its registrable name (the label left of
+// the public suffix); names and brands own it by whole words, as before.
+func TestOwnsBrand(t *testing.T) {
+	cases := []struct {
+		own   string
+		brand string
+		owns  bool
+	}{
+		{"netflix.com", "netflix", true},
+		{"mail.netflix.com", "netflix", true},
+		{"netflix.co.uk", "netflix", true},
+		{"Netflix.COM.", "netflix", true},
+		{"bankofamerica.com", "bank of america", true},
+		{"bank-of-america.com", "bank of america", true},
+		{"paypal.example", "paypal", true},
+		{"netflix-payments-update.com", "netflix", false},
+		{"netflixhelp.net", "netflix", false},
+		{"secure-paypal.example", "paypal", false},
+		{"netflix.evil.com", "netflix", false},
+		{"paypal.co.uk.evil.io", "paypal", false},
+		{"co.uk", "netflix", false},
+		{"pineapple.shop", "apple", false},
+		// Names and configured brands keep the word rule.
+		{"Netflix", "netflix", true},
+		{"Netflix Payments", "netflix", true},
+		{"PayPal Holdings", "paypal", true},
+		{"PayPalooza Events", "paypal", false},
+	}
+	for _, tc := range cases {
+		if got := ownsBrand([]string{tc.own}, tc.brand); got != tc.owns {
+			t.Errorf("ownsBrand(%q, %q) = %v, want %v", tc.own, tc.brand, got, tc.owns)
+		}
+	}
+}
+
 func TestForeignBrands(t *testing.T) {
 	cases := map[string]struct {
 		subject, body string
@@ -65,12 +100,13 @@ func TestForeignBrands(t *testing.T) {
 		"own subdomain":            {"Your Stripe receipt", "<p>x</p>", []string{"mail.stripe.com"}, nil},
 		"own domain, words joined": {"Bank of America alert", "<p>x</p>", []string{"bankofamerica.com"}, nil},
 		// Owning is by whole words and domain labels, not by containing.
-		"domain containing a brand": {"Apple ID locked", "<p>x</p>", []string{"pineapple.shop"}, []string{"apple"}},
-		"label containing a brand":  {"UPS: parcel waiting", "<p>x</p>", []string{"groupsoft.io"}, []string{"ups"}},
-		"name containing a brand":   {"Your PayPal receipt", "<p>x</p>", []string{"PayPalooza Events"}, []string{"paypal"}},
-		"brand only in attribute":   {"Hi", `<a href="https://apple.com">link</a>`, []string{"Acme"}, nil},
-		"brand only in script":      {"Hi", `<script>var google = 1</script>`, []string{"Acme"}, nil},
-		"word inside another word":  {"Pineapple news", "<p>Snapple</p>", []string{"Acme"}, nil},
+		"domain containing a brand":     {"Apple ID locked", "<p>x</p>", []string{"pineapple.shop"}, []string{"apple"}},
+		"label containing a brand":      {"UPS: parcel waiting", "<p>x</p>", []string{"groupsoft.io"}, []string{"ups"}},
+		"brand as one word of a domain": {"Your Netflix membership is on hold", "<p>x</p>", []string{"netflix-payments-update.com"}, []string{"netflix"}},
+		"name containing a brand":       {"Your PayPal receipt", "<p>x</p>", []string{"PayPalooza Events"}, []string{"paypal"}},
+		"brand only in attribute":       {"Hi", `<a href="https://apple.com">link</a>`, []string{"Acme"}, nil},
+		"brand only in script":          {"Hi", `<script>var google = 1</script>`, []string{"Acme"}, nil},
+		"word inside another word":      {"Pineapple news", "<p>Snapple</p>", []string{"Acme"}, nil},
 		// Shown whole, however the markup or invisible characters split it.
 		"split by an element":  {"Hi", "<p>Pay<span></span>Pal</p>", nil, []string{"paypal"}},
 		"split by inline tags": {"Hi", "<p>Micro<b>soft</b></p>", nil, []string{"microsoft"}},

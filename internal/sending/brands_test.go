@@ -7,9 +7,10 @@ import (
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// A workspace owns its name, its --brands and its verified domains: an
-// email naming any of them is not held as impersonation (review.Check with
-// workspace.OwnBrands, as Reviewer and plan run it).
+// A workspace owns its name, its --brands and the registrable names of its
+// verified domains: an email naming any of them is not held as
+// impersonation (review.Check with workspace.OwnBrands, as Reviewer and
+// plan run it).
 func TestOwnBrands(t *testing.T) {
 	const stripe = "Your Stripe receipt"
 	cases := map[string]struct {
@@ -24,6 +25,10 @@ func TestOwnBrands(t *testing.T) {
 		// A domain that merely contains a brand does not own it.
 		"pineapple.shop does not own apple": {subject: "Your Apple ID", ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"pineapple.shop"}}, cleared: false},
 		"groupsoft.io does not own ups":     {subject: "UPS: parcel waiting", ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"groupsoft.io"}}, cleared: false},
+		// A domain owns a brand only by its registrable name.
+		"netflix.co.uk owns netflix":                  {subject: "Your Netflix plan", ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"netflix.co.uk"}}, cleared: true},
+		"netflix-payments-update.com does not own it": {subject: "Your Netflix membership is on hold", ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"netflix-payments-update.com"}}, cleared: false},
+		"netflixhelp.net does not own netflix":        {subject: "Your Netflix plan", ws: workspace.Workspace{Name: "Acme", VerifiedDomains: []string{"netflixhelp.net"}}, cleared: false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -47,7 +47,8 @@ type Workspace struct {
 
 // OwnBrands are the names the workspace may mention without its email
 // being held as a possible impersonation: its name, its brands and its
-// verified domains.
+// verified domains (a domain owns only the brand that is its registrable
+// name: the review's ownsBrand).
 func (w Workspace) OwnBrands() []string {
 	return append(append([]string{w.Name}, w.Brands...), w.VerifiedDomains...)
 }
