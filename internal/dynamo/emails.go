@@ -36,6 +36,10 @@ type emailItem struct {
 	OptOutClicks int        `dynamodbav:"opt_out_clicks,omitempty"`
 	LastEventID  string     `dynamodbav:"last_event_id,omitempty"`
 	LastMetrics  []string   `dynamodbav:"last_event_metrics,omitempty"`
+	// Tags are "name:value" keys in a string set: the tag filter is a
+	// contains() on it.
+	Tags        []string   `dynamodbav:"tags,stringset,omitempty"`
+	ScheduledAt *time.Time `dynamodbav:"scheduled_at,omitempty"`
 	// What a campaign or automation email was rendered from.
 	CampaignID   string `dynamodbav:"campaign_id,omitempty"`
 	AutomationID string `dynamodbav:"automation_id,omitempty"`
@@ -54,7 +58,19 @@ func newEmailItem(e email.Email) emailItem {
 		TrackingMode: string(e.TrackingMode), Error: e.Error,
 		CampaignID: e.Source.CampaignID, AutomationID: e.Source.AutomationID, RunID: e.Source.RunID,
 		Step: e.Source.Step, ContactID: e.Source.ContactID,
+		Tags: tagKeys(e.Tags), ScheduledAt: e.ScheduledAt,
 	}
+}
+
+func tagKeys(tags []email.Tag) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	keys := make([]string, len(tags))
+	for i, t := range tags {
+		keys[i] = t.Key()
+	}
+	return keys
 }
 
 func (it emailItem) email() email.Email {
@@ -67,7 +83,15 @@ func (it emailItem) email() email.Email {
 		TrackingMode: email.TrackingMode(it.TrackingMode), Error: it.Error, OptOutClicks: it.OptOutClicks,
 		LastEventID: it.LastEventID, LastEventMetrics: it.LastMetrics,
 		Source: email.Source{CampaignID: it.CampaignID, AutomationID: it.AutomationID, RunID: it.RunID, Step: it.Step, ContactID: it.ContactID},
+		Tags:   tagsOf(it.Tags), ScheduledAt: it.ScheduledAt,
 	}
+}
+
+func tagsOf(keys []string) []email.Tag {
+	if len(keys) == 0 {
+		return nil
+	}
+	return email.TagsOfKeys(keys)
 }
 
 // PutEmail stores a new email; an existing id is an error.
@@ -86,7 +110,7 @@ func (s *Emails) GetEmail(ctx context.Context, workspaceID, id string) (email.Em
 }
 
 // ListEmails returns emails newest first through a reverse Query of the
-// workspace's emails; status, type and environment filter within it.
+// workspace's emails; status, type, environment and a tag filter within it.
 func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Filter, after string, limit int) ([]email.Email, string, bool, error) {
 	b := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrPK).Equal(expression.Value(emailPK(workspaceID))))
 	var filters []expression.ConditionBuilder
@@ -94,6 +118,9 @@ func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Fil
 		if v != "" {
 			filters = append(filters, expression.Name(name).Equal(expression.Value(v)))
 		}
+	}
+	if f.Tag.Name != "" {
+		filters = append(filters, expression.Contains(expression.Name("tags"), f.Tag.Key()))
 	}
 	switch len(filters) {
 	case 0:

@@ -3,6 +3,7 @@ package sending
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/mail"
 	"slices"
 	"strings"
@@ -112,6 +113,7 @@ func Plan(in PlanInput) (Decision, error) {
 		Email: email.Email{
 			ID: in.EmailID, WorkspaceID: in.Principal.WorkspaceID, To: req.To, Subject: req.Subject,
 			Type: email.TypeTransactional, Environment: in.Principal.Environment, SentAt: now, TrackingMode: mode,
+			Tags: req.Tags,
 		},
 		From: from, ReplyTo: replyTo,
 	}
@@ -169,7 +171,12 @@ func decideStatus(d *Decision, in PlanInput) {
 // markup), for an email whose template is cleared: the same at send time
 // and when a held email is reviewed.
 func checkEmail(req Request, ws workspace.Workspace) review.Verdict {
-	return review.Check(req.Subject, req.HTML, ws.OwnBrands())
+	body := req.HTML
+	if req.Text != "" {
+		// The caller's text part reaches readers too: its brands count.
+		body += "<pre>" + html.EscapeString(req.Text) + "</pre>"
+	}
+	return review.Check(req.Subject, body, ws.OwnBrands())
 }
 
 // replay answers a request whose Idempotency-Key is taken: the first

@@ -156,9 +156,7 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 		if err != nil {
 			return rv.release(ctx, h, email.StatusFailed, "not sent after review: its sender address is invalid")
 		}
-		msg := compose.Message{
-			From: from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
-		}
+		msg := messageOf(h.Request, from, h.ReplyTo, id)
 		raw, _, err := rv.Service.build(ctx, &msg, h.Request.Attachments)
 		switch {
 		case fail.IsPermanent(err):

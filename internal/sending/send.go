@@ -193,7 +193,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 
 	e := d.Email
-	msg := compose.Message{From: d.From, To: req.To, ReplyTo: d.ReplyTo, Subject: req.Subject, HTML: req.HTML, EmailID: e.ID}
+	msg := messageOf(req, d.From, d.ReplyTo, e.ID)
 	raw, warnings, err := s.build(ctx, &msg, req.Attachments)
 	if err != nil {
 		return Outcome{}, err
@@ -234,6 +234,15 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 	s.finish(ctx, e.WorkspaceID, claim, out)
 	return out, nil
+}
+
+// messageOf is the message a request becomes, from its resolved sender
+// and reply-to: the same at once, after review and when it is due.
+func messageOf(req Request, from mail.Address, replyTo []string, id string) compose.Message {
+	return compose.Message{
+		From: from, To: req.To, ReplyTo: replyTo, Subject: req.Subject, HTML: req.HTML, Text: req.Text,
+		Headers: req.Headers, EmailID: id,
+	}
 }
 
 // newClaim is the pending record an Idempotency-Key is claimed with,
