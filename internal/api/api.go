@@ -54,7 +54,7 @@ import (
 // routes.RouteFunctions and consumer of routes.Consumers: what each
 // functions/<name>/main.go runs.
 var Functions = []wire.Starter{
-	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, reads.Domains,
+	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, sends.CancelEmail, reads.Domains,
 	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI, pages.Unsubscribe,
 	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
@@ -162,7 +162,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
 			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL,
 		}, runs.Deps{Transport: svc.Transport, Queue: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger}),
-		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
+		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, config.ReviewQueue{ReviewQueueURL: cfg.ReviewQueueURL}, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }

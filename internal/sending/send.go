@@ -154,6 +154,9 @@ type ReviewMessage struct {
 	Vouched bool `json:"vouched,omitempty"`
 	// Denied marks an email the owner denied by hand: it is not sent.
 	Denied bool `json:"denied,omitempty"`
+	// Scheduled marks a scheduled email that is due (the tick's wake-up):
+	// it starts as a send made now would.
+	Scheduled bool `json:"scheduled,omitempty"`
 }
 
 // RequestHash identifies a request body for Idempotency-Key comparison.
@@ -205,9 +208,12 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		return Outcome{}, err
 	}
 
-	if d.Action == ActionHold {
+	switch d.Action {
+	case ActionHold:
 		held := HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg)}
 		return s.hold(ctx, held, d.NewTemplate, claim, out)
+	case ActionSchedule:
+		return s.schedule(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg)}, claim, out)
 	}
 	if held, err := s.Store.CreateEmail(ctx, e, keptOf(msg), claim); errors.Is(err, ErrIdempotencyTaken) {
 		return replay(*held, reqHash, now) // a concurrent twin won

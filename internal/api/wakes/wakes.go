@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/sending"
 )
 
 // AutomationTick wakes the runs whose long wait ended; its schedule
@@ -27,16 +28,20 @@ var AutomationTick = wire.Function[config.AutomationTick]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.AutomationTick, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
-		return Tick(NewTick(t, cfg.AutomationsQueue, sqs.NewFromConfig(env.AWS)), env.Logger), nil
+		return Tick(NewTick(t, cfg.AutomationsQueue, cfg.ReviewQueue, sqs.NewFromConfig(env.AWS)), env.Logger), nil
 	},
 }
 
-// NewTick is the tick over t, waking runs on the automations queue.
-func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *automation.Tick {
+// NewTick is the tick over t, waking runs on the automations queue and
+// handing due scheduled emails to the review queue.
+func NewTick(t *dynamo.Table, q config.AutomationsQueue, r config.ReviewQueue, c queue.BatchSendAPI) *automation.Tick {
 	return &automation.Tick{
 		Wakes: &dynamo.AutomationRuns{Table: t},
-		Queue: BatchWaker{Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL}},
-		Now:   t.Time,
+		Queue: BatchWaker{
+			Queue:  &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL},
+			Review: &queue.BatchPublisher{SQS: c, QueueURL: r.ReviewQueueURL},
+		},
+		Now: t.Time,
 	}
 }
 
@@ -52,8 +57,9 @@ func Tick(t *automation.Tick, logger *slog.Logger) func(context.Context) error {
 	}
 }
 
-// BatchWaker puts wake-ups on the automations queue at once.
-type BatchWaker struct{ Queue *queue.BatchPublisher }
+// BatchWaker puts wake-ups on the automations queue at once, and those
+// of scheduled emails on the review queue.
+type BatchWaker struct{ Queue, Review *queue.BatchPublisher }
 
 // wakeBatch is SQS's most messages a SendMessageBatch holds; wakeSenders
 // is how many the waker sends at once: a tick sweeping a minute of 1,000
@@ -66,21 +72,41 @@ const (
 
 func (w BatchWaker) WakeAll(ctx context.Context, ms []automation.WakeMessage) error {
 	bodies := make([][]byte, 0, len(ms))
+	var due [][]byte
 	for _, m := range ms {
+		if m.EmailID != "" {
+			b, err := json.Marshal(sending.ReviewMessage{WorkspaceID: m.WorkspaceID, EmailID: m.EmailID, Scheduled: true})
+			if err != nil {
+				return err
+			}
+			due = append(due, b)
+			continue
+		}
 		b, err := json.Marshal(m)
 		if err != nil {
 			return err
 		}
 		bodies = append(bodies, b)
 	}
+	if err := enqueueAll(ctx, w.Review, due); err != nil {
+		return err
+	}
+	return enqueueAll(ctx, w.Queue, bodies)
+}
+
+// enqueueAll sends bodies to q in batches, several at once.
+func enqueueAll(ctx context.Context, q *queue.BatchPublisher, bodies [][]byte) error {
+	if len(bodies) == 0 {
+		return nil
+	}
 	if len(bodies) <= wakeBatch {
-		return w.Queue.EnqueueAll(ctx, bodies)
+		return q.EnqueueAll(ctx, bodies)
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(wakeSenders)
 	for start := 0; start < len(bodies); start += wakeBatch {
 		batch := bodies[start:min(start+wakeBatch, len(bodies))]
-		g.Go(func() error { return w.Queue.EnqueueAll(ctx, batch) })
+		g.Go(func() error { return q.EnqueueAll(ctx, batch) })
 	}
 	return g.Wait()
 }
