@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/cancels"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(sends.CancelEmail) }
+func main() { wire.Main(cancels.CancelEmail) }

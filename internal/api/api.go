@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/audience"
 	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
+	"github.com/sesame-mail/sesame/internal/api/cancels"
 	"github.com/sesame-mail/sesame/internal/api/checks"
 	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/api/pages"
@@ -54,7 +55,7 @@ import (
 // routes.RouteFunctions and consumer of routes.Consumers: what each
 // functions/<name>/main.go runs.
 var Functions = []wire.Starter{
-	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, sends.CancelEmail, reads.Domains,
+	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, cancels.CancelEmail, reads.Domains,
 	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI, pages.Unsubscribe,
 	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,

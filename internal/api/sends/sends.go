@@ -14,13 +14,11 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/pipeline"
 	"github.com/sesame-mail/sesame/internal/api/sdk"
-	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -45,11 +43,6 @@ func route(rt routes.Route) wire.Function[config.Send] {
 			return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
 		}}
 }
-
-// CancelEmail cancels a scheduled email: the table alone, no SES.
-var CancelEmail = tableroutes.Read(routes.CancelEmail, func(t *dynamo.Table, _ httpapi.Cursors, logger *slog.Logger) []httpapi.Route {
-	return sendinghttp.Handlers{Service: &sending.Service{Store: &dynamo.Sends{Table: t}, Logger: logger, Now: t.Time}}.Routes()
-})
 
 // Review consumes the review queue: held email is sent once cleared, or
 // recorded as failed.
