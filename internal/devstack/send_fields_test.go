@@ -170,8 +170,8 @@ func TestSendFieldsBadInput(t *testing.T) {
 	if items[0].Error == nil || deref(items[0].Error.Param) != "emails[0].scheduled_at" {
 		t.Errorf("batch item: %+v", items[0])
 	}
-	e.bad().get(s.key, "/api/v1/emails?tag=kind").wantError(t, http.StatusBadRequest, "invalid_field", "tag")
-	e.bad().get(s.key, "/api/v1/emails?tag=kind:a%20b").wantError(t, http.StatusBadRequest, "invalid_field", "tag")
+	e.bad().get(bearer(s.key), "/api/v1/emails?tag=kind").wantError(t, http.StatusBadRequest, "invalid_field", "tag")
+	e.bad().get(bearer(s.key), "/api/v1/emails?tag=kind:a%20b").wantError(t, http.StatusBadRequest, "invalid_field", "tag")
 	e.bad().post(s.key, "/api/v1/emails/not-a-uuid/cancel", nil).wantError(t, http.StatusNotFound, "not_found", "")
 	e.bad().post(s.key, "/api/v1/emails/"+uuid.NewString()+"/cancel", nil).wantError(t, http.StatusNotFound, "not_found", "")
 	if n := len(e.emailIDs(t, s.key)); n != 0 {
