@@ -58,6 +58,7 @@ var functionConfigs = map[string]config.Function{
 	routes.Metrics.Function:     config.Read{},
 	routes.Send.Function:        config.Send{},
 	routes.SendBatch.Function:   config.Send{},
+	routes.CancelEmail.Function: config.Read{},
 	routes.OpenAPI.Function:     config.Public{},
 	routes.Unsubscribe.Function: config.Unsubscribe{},
 

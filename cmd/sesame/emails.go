@@ -94,6 +94,12 @@ func (c *console) showEmail(ctx context.Context, svc *owner.Service, id string) 
 	v := out.Email
 	if err := c.print(out, func(w io.Writer) {
 		fmt.Fprintf(w, "id\t%s\nsent\t%s\nstatus\t%s\ntype\t%s\nenvironment\t%s\nto\t%s\nsubject\t%s\n", v.ID, v.SentAt, v.Status, v.Type, v.Environment, v.To, v.Subject)
+		if v.ScheduledAt != nil {
+			fmt.Fprintf(w, "scheduled for\t%s\n", *v.ScheduledAt)
+		}
+		for _, t := range v.Tags {
+			fmt.Fprintf(w, "tag\t%s\n", t.Key())
+		}
 		if out.Content == nil {
 			fmt.Fprintf(w, "\nThe content is not shown: %s.\n", out.NoContent)
 			return

@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/audience"
 	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
+	"github.com/sesame-mail/sesame/internal/api/cancels"
 	"github.com/sesame-mail/sesame/internal/api/checks"
 	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/api/pages"
@@ -55,7 +56,7 @@ import (
 // routes.RouteFunctions and consumer of routes.Consumers: what each
 // functions/<name>/main.go runs.
 var Functions = []wire.Starter{
-	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, reads.Domains,
+	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, cancels.CancelEmail, reads.Domains,
 	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI, pages.Unsubscribe,
 	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
 	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
@@ -164,7 +165,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
 			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL, Pacing: cfg.Pacing,
 		}, runs.Deps{Transport: svc.Transport, Account: sender.Account(c.SES), Queue: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger}),
-		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, c.SQS),
+		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, config.ReviewQueue{ReviewQueueURL: cfg.ReviewQueueURL}, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }

@@ -80,6 +80,10 @@ type WakeMessage struct {
 	// step (the start's safety net of a run already past its first step)
 	// does nothing. Nil: any step (messages from before the field).
 	Step *int `json:"step,omitempty"`
+	// EmailID marks the wake-up of a scheduled single send, which shares
+	// the runs' durable timer: the tick hands it to the review queue
+	// (sending.ReviewMessage with Scheduled); no run has it.
+	EmailID string `json:"email_id,omitempty"`
 }
 
 // WakeBodies are ms as the automations queue carries them (JSON), for a

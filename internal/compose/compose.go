@@ -11,6 +11,7 @@ import (
 	"net/mail"
 	"net/textproto"
 	"strings"
+	"unicode/utf8"
 )
 
 // Attachment is a file sent with the message.
@@ -22,11 +23,14 @@ type Attachment struct {
 
 // Message is an outgoing email, already rendered.
 type Message struct {
-	From        mail.Address
-	To          string // one address
-	ReplyTo     []string
-	Subject     string
-	HTML        string
+	From    mail.Address
+	To      string // one address
+	ReplyTo []string
+	Subject string
+	HTML    string
+	// Text is the text/plain part as the caller wrote it; empty: derived
+	// from HTML.
+	Text        string
 	Attachments []Attachment
 	// Headers are extra headers, e.g. List-Unsubscribe and
 	// List-Unsubscribe-Post for campaigns.
@@ -45,6 +49,57 @@ var reserved = map[string]bool{
 	"Sender": true, "Subject": true, "Date": true, "Message-Id": true,
 	"Mime-Version": true, "Content-Type": true, "Content-Transfer-Encoding": true,
 	"Content-Disposition": true, "Return-Path": true,
+}
+
+// callerReserved are headers a caller's own (CheckCallerHeader) may not
+// set beyond those Build writes: each changes routing, authentication or
+// the MIME structure, or is written by SES or the stack on its way out.
+var callerReserved = map[string]bool{
+	"Received": true, "Authentication-Results": true, "Received-Spf": true,
+	"Mime-Version": true, "Message-Id": true, "Date": true,
+	"Delivered-To": true, "Envelope-To": true, "Errors-To": true,
+	"Disposition-Notification-To": true, "Return-Receipt-To": true,
+	"Feedback-Id": true, "List-Id": true, "Resent-From": true,
+}
+
+// callerReservedPrefixes are the families of headers a caller may not set
+// (canonical form): signatures, the one-click unsubscribe the stack owns,
+// MIME part headers, SES's own directives and resent blocks.
+var callerReservedPrefixes = []string{"Dkim-", "Arc-", "List-Unsubscribe", "Content-", "X-Ses-", "Resent-"}
+
+// MaxCallerHeaderValue bounds a caller header's value, so the field
+// stays within a line's 998 octets however the name runs.
+const MaxCallerHeaderValue = 900
+
+// CheckCallerHeader refuses a header a caller asks for (the send's
+// headers) unless it is a valid field that Build, SES and the stack leave
+// alone: one line of printable text (tab allowed), no header that changes
+// routing, authentication or the MIME structure. Errors wrap ErrInvalid.
+func CheckCallerHeader(name, value string) error {
+	if !validFieldName(name) || len(name) > 76 {
+		return fmt.Errorf("%w: %q is not a header name (printable ASCII, no spaces or colons, at most 76 characters)", ErrInvalid, name)
+	}
+	ck := textproto.CanonicalMIMEHeaderKey(name)
+	if reserved[ck] || callerReserved[ck] {
+		return fmt.Errorf("%w: %s is set by Sesame or SES and cannot be given", ErrInvalid, ck)
+	}
+	for _, p := range callerReservedPrefixes {
+		if strings.HasPrefix(ck, p) {
+			return fmt.Errorf("%w: %s* headers are set by Sesame or SES and cannot be given", ErrInvalid, p)
+		}
+	}
+	if len(value) > MaxCallerHeaderValue {
+		return fmt.Errorf("%w: the value of %s is over %d bytes", ErrInvalid, ck, MaxCallerHeaderValue)
+	}
+	if !utf8.ValidString(value) {
+		return fmt.Errorf("%w: the value of %s is not UTF-8", ErrInvalid, ck)
+	}
+	for _, r := range value {
+		if r < ' ' && r != '\t' || r == 0x7f {
+			return fmt.Errorf("%w: the value of %s holds a line break or another control character", ErrInvalid, ck)
+		}
+	}
+	return nil
 }
 
 // Addresses checks m and returns its From, To and Reply-To as a build

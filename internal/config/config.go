@@ -337,6 +337,8 @@ type AutomationTick struct {
 	SDK
 	DynamoDB
 	AutomationsQueue
+	// ReviewQueue takes the scheduled emails that are due.
+	ReviewQueue
 }
 
 // AutomationEvents configures POST /automations/events: runs started in

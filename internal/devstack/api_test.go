@@ -175,7 +175,7 @@ func TestEmailObject(t *testing.T) {
 		m.DeliveredAt = &delivered
 		m.Error = "stale text that must not show"
 	})
-	fields := []string{"id", "to", "subject", "status", "type", "environment", "sent_at", "delivered_at", "opened_at", "clicked_at", "bounced_at", "complained_at", "open_tracking_mode", "error"}
+	fields := []string{"id", "to", "subject", "status", "type", "environment", "sent_at", "delivered_at", "opened_at", "clicked_at", "bounced_at", "complained_at", "open_tracking_mode", "error", "tags"}
 	read := func(id string) map[string]any {
 		var got struct {
 			Data map[string]any `json:"data"`

@@ -168,23 +168,28 @@ type wakeItem struct {
 	AutomationID string `dynamodbav:"automation_id"`
 	RunID        string `dynamodbav:"run_id"`
 	Step         *int   `dynamodbav:"step,omitempty"`
+	EmailID      string `dynamodbav:"email_id,omitempty"`
 }
 
 // newWakeItem is the wake-up of m at at.
 func newWakeItem(at time.Time, m automation.WakeMessage) wakeItem {
 	pk, sk := wakeKey(at, m)
-	return wakeItem{PK: pk, SK: sk, WorkspaceID: m.WorkspaceID, AutomationID: m.AutomationID, RunID: m.RunID, Step: m.Step}
+	return wakeItem{PK: pk, SK: sk, WorkspaceID: m.WorkspaceID, AutomationID: m.AutomationID, RunID: m.RunID, Step: m.Step, EmailID: m.EmailID}
 }
 
 // message is the wake-up as the queue carries it.
 func (it wakeItem) message() automation.WakeMessage {
-	return automation.WakeMessage{WorkspaceID: it.WorkspaceID, AutomationID: it.AutomationID, RunID: it.RunID, Step: it.Step}
+	return automation.WakeMessage{WorkspaceID: it.WorkspaceID, AutomationID: it.AutomationID, RunID: it.RunID, Step: it.Step, EmailID: it.EmailID}
 }
 
 // wakeShards spread one minute's wake-ups so no partition runs hot.
 const wakeShards = 8
 
 func wakeKey(at time.Time, r automation.WakeMessage) (string, string) {
+	if r.EmailID != "" { // a scheduled email's: workspace#EMAIL#email id
+		return fmt.Sprintf("%s%s#%d", autoDuePrefix, at.UTC().Format("2006-01-02T15:04"), shardOf(r.EmailID, wakeShards)),
+			r.WorkspaceID + "#" + kindEmail + "#" + r.EmailID
+	}
 	shard := shardOf(r.RunID, wakeShards)
 	return fmt.Sprintf("%s%s#%d", autoDuePrefix, at.UTC().Format("2006-01-02T15:04"), shard),
 		r.WorkspaceID + "#" + r.AutomationID + "#" + r.RunID

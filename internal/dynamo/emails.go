@@ -34,6 +34,10 @@ type emailItem struct {
 	OptOutClicks int        `dynamodbav:"opt_out_clicks,omitempty"`
 	LastEventID  string     `dynamodbav:"last_event_id,omitempty"`
 	LastMetrics  []string   `dynamodbav:"last_event_metrics,omitempty"`
+	// Tags are "name:value" keys in a string set: the tag filter is a
+	// contains() on it.
+	Tags        []string   `dynamodbav:"tags,stringset,omitempty"`
+	ScheduledAt *time.Time `dynamodbav:"scheduled_at,omitempty"`
 	// What a campaign or automation email was rendered from.
 	CampaignID   string `dynamodbav:"campaign_id,omitempty"`
 	AutomationID string `dynamodbav:"automation_id,omitempty"`
@@ -54,7 +58,19 @@ func newEmailItem(e email.Email) emailItem {
 		TrackingMode: string(e.TrackingMode), Error: e.Error,
 		CampaignID: e.Source.CampaignID, AutomationID: e.Source.AutomationID, RunID: e.Source.RunID,
 		Step: e.Source.Step, ContactID: e.Source.ContactID,
+		Tags: tagKeys(e.Tags), ScheduledAt: e.ScheduledAt,
 	}
+}
+
+func tagKeys(tags []email.Tag) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	keys := make([]string, len(tags))
+	for i, t := range tags {
+		keys[i] = t.Key()
+	}
+	return keys
 }
 
 func (it emailItem) email() email.Email {
@@ -67,7 +83,15 @@ func (it emailItem) email() email.Email {
 		TrackingMode: email.TrackingMode(it.TrackingMode), Error: it.Error, OptOutClicks: it.OptOutClicks,
 		LastEventID: it.LastEventID, LastEventMetrics: it.LastMetrics,
 		Source: email.Source{CampaignID: it.CampaignID, AutomationID: it.AutomationID, RunID: it.RunID, Step: it.Step, ContactID: it.ContactID},
+		Tags:   tagsOf(it.Tags), ScheduledAt: it.ScheduledAt,
 	}
+}
+
+func tagsOf(keys []string) []email.Tag {
+	if len(keys) == 0 {
+		return nil
+	}
+	return email.TagsOfKeys(keys)
 }
 
 // PutEmail stores a new email; an existing id is an error.
@@ -142,6 +166,9 @@ func (s *Emails) ListEmails(ctx context.Context, workspaceID string, f email.Fil
 		if c.v != "" {
 			filters = append(filters, expression.Name(c.name).Equal(expression.Value(c.v)))
 		}
+	}
+	if f.Tag.Name != "" {
+		filters = append(filters, expression.Contains(expression.Name("tags"), f.Tag.Key()))
 	}
 	items, next, more, err := mergedPage[emailItem](ctx, s.Table, emailShardPKs(workspaceID), after, limit, filters...)
 	if err != nil {

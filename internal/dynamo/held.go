@@ -184,6 +184,43 @@ func (s *Held) MarkHeldSent(ctx context.Context, workspaceID, emailID, messageID
 	return nil
 }
 
+// StartScheduled moves a due scheduled email to held, its first content
+// chunk indexed by its template (recorded pending when new; none for a
+// test key's email, fingerprint ""), in one transaction that leaves an
+// email already held as it is and fails with ErrNotScheduled for any
+// other status.
+func (s *Held) StartScheduled(ctx context.Context, workspaceID, emailID, fingerprint string) error {
+	if fingerprint != "" {
+		err := s.putItem(ctx, templateItem{PK: templatePK(workspaceID), SK: fingerprint, State: string(sending.TemplatePending), CreatedAt: s.now().UTC()}, itemAbsent())
+		if err != nil && !isConditionFailed(err) {
+			return fmt.Errorf("put template: %w", err)
+		}
+	}
+	cond := expression.Name("status").In(expression.Value(string(email.StatusScheduled)), expression.Value(string(email.StatusHeld)))
+	u, err := s.emailStatusUpdate(key(emailPK(workspaceID, emailID), emailID), email.StatusHeld, "", cond)
+	if err != nil {
+		return err
+	}
+	items := []ddbtypes.TransactWriteItem{{Update: u}}
+	if fingerprint != "" {
+		index := expression.Set(expression.Name(schema.AttrGSI1PK), expression.Value(heldByTemplatePK(workspaceID, fingerprint))).
+			Set(expression.Name(schema.AttrGSI1SK), expression.Value(emailID))
+		c, err := s.updateOf(key(heldPK(workspaceID, emailID), heldChunkKey(0)), index, itemExists())
+		if err != nil {
+			return err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Update: c})
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if isTransactionConditionFailed(err) {
+		return sending.ErrNotScheduled
+	}
+	if err != nil {
+		return fmt.Errorf("start scheduled email: %w", err)
+	}
+	return nil
+}
+
 // ReleaseHeld moves a held email to status and drops its stored content,
 // in one transaction that fails with ErrNotHeld unless it is still held.
 func (s *Held) ReleaseHeld(ctx context.Context, workspaceID, emailID string, status email.Status, reason string) error {

@@ -145,7 +145,7 @@ const (
 	duePK  = "CAMPAIGNDUE"
 	// The wake-ups of automation runs waiting longer than a queue's delay
 	// can hold, by due minute and shard (AUTODUE#<minute>#<shard>, sk =
-	// workspace#automation#run), and the tick's cursor (AUTOTICK): the
+	// workspace#automation#run; a scheduled email's: workspace#EMAIL#id), and the tick's cursor (AUTOTICK): the
 	// last minute it swept.
 	autoDuePrefix = "AUTODUE#"
 	autoTickPK    = "AUTOTICK"
@@ -187,7 +187,10 @@ var (
 	IdempotencyKeysPattern       = wsPK("*", kindIdempotency) + "#*"
 	// EmailKeysPattern matches every workspace's emails, and
 	// EmailContentKeysPattern the kept content of each.
-	EmailKeysPattern        = wsPK("*", kindEmail) + "#*"
+	EmailKeysPattern = wsPK("*", kindEmail) + "#*"
+	// HeldKeysPattern matches the content of every held or scheduled
+	// email.
+	HeldKeysPattern         = wsPK("*", kindHeld) + "#*"
 	EmailContentKeysPattern = wsPK("*", kindEmailContent) + "#*"
 	// ContactEmailKeysPattern matches the contacts' email claims, every
 	// shard, and no other kind.

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -268,11 +269,23 @@ func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 		return nil, err
 	}
 	items = append(items, ddbtypes.TransactWriteItem{Put: emailPut}, ddbtypes.TransactWriteItem{Put: contentPut})
-	data := held
+	chunks, err := s.heldChunkPuts(h, held, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeClaimed(ctx, append(items, chunks...), claim != nil, "hold email")
+}
+
+// heldChunkPuts are the puts of a held email's gzip'd content, in chunks;
+// the first is indexed by the email's template when byTemplate (a
+// scheduled email is not, until it is due).
+func (s *Sends) heldChunkPuts(h sending.HeldEmail, data []byte, byTemplate bool) ([]ddbtypes.TransactWriteItem, error) {
+	ws := h.Email.WorkspaceID
+	var items []ddbtypes.TransactWriteItem
 	for i := 0; len(data) > 0 || i == 0; i++ {
 		n := min(len(data), heldChunkBytes)
 		chunk := heldChunk{PK: heldPK(ws, h.Email.ID), SK: heldChunkKey(i), Data: data[:n]}
-		if i == 0 {
+		if i == 0 && byTemplate {
 			chunk.GSI1PK, chunk.GSI1SK = heldByTemplatePK(ws, h.Fingerprint), h.Email.ID
 		}
 		data = data[n:]
@@ -282,7 +295,81 @@ func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 		}
 		items = append(items, ddbtypes.TransactWriteItem{Put: put})
 	}
-	return s.writeClaimed(ctx, items, claim != nil, "hold email")
+	return items, nil
+}
+
+// ScheduleEmail stores a scheduled email, its kept content, its content
+// as a held email's (not indexed by template) and its wake-up at wakeAt,
+// the automation tick's durable timer, in one transaction with the claim.
+func (s *Sends) ScheduleEmail(ctx context.Context, h sending.HeldEmail, wakeAt time.Time, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+	ws := h.Email.WorkspaceID
+	var items []ddbtypes.TransactWriteItem
+	if claim != nil {
+		put, err := s.claimPut(ws, *claim)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, ddbtypes.TransactWriteItem{Put: put})
+	}
+	emailPut, err := s.putOf(newEmailItem(h.Email), noCondition)
+	if err != nil {
+		return nil, err
+	}
+	contentPut, err := s.keptContentPut(ws, h.Email.ID, h.Kept)
+	if err != nil {
+		return nil, err
+	}
+	wakePut, err := s.putOf(newWakeItem(wakeAt, automation.WakeMessage{WorkspaceID: ws, EmailID: h.Email.ID}), noCondition)
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, ddbtypes.TransactWriteItem{Put: emailPut}, ddbtypes.TransactWriteItem{Put: contentPut}, ddbtypes.TransactWriteItem{Put: wakePut})
+	data, err := gzipJSON(h)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := s.heldChunkPuts(h, data, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.writeClaimed(ctx, append(items, chunks...), claim != nil, "schedule email")
+}
+
+// GetEmail reads an email of the workspace.
+func (s *Sends) GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
+	return (&Emails{s.Table}).GetEmail(ctx, workspaceID, id)
+}
+
+// CancelScheduled moves a scheduled email to cancelled and drops its
+// content, in one transaction that fails with ErrNotScheduled unless it
+// is still scheduled (a due email becomes held as it starts). Its
+// wake-up stays: when swept it finds nothing to send.
+func (s *Sends) CancelScheduled(ctx context.Context, workspaceID, emailID string, _ time.Time) error {
+	chunks, err := (&Held{s.Table}).heldChunks(ctx, workspaceID, emailID)
+	if err != nil {
+		return err
+	}
+	u, err := s.emailStatusUpdate(key(emailPK(workspaceID, emailID), emailID), email.StatusCancelled, "", isScheduled())
+	if err != nil {
+		return err
+	}
+	items := []ddbtypes.TransactWriteItem{{Update: u}}
+	for _, c := range chunks {
+		items = append(items, ddbtypes.TransactWriteItem{Delete: &ddbtypes.Delete{TableName: &s.Name, Key: key(c.PK, c.SK)}})
+	}
+	_, err = s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if isTransactionConditionFailed(err) {
+		return sending.ErrNotScheduled
+	}
+	if err != nil {
+		return fmt.Errorf("cancel scheduled email: %w", err)
+	}
+	return nil
+}
+
+// isScheduled is the condition of an email still scheduled.
+func isScheduled() expression.ConditionBuilder {
+	return expression.Name("status").Equal(expression.Value(string(email.StatusScheduled)))
 }
 
 // DeleteHeld removes a held email and its contents, for a hold whose review

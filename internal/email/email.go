@@ -25,15 +25,21 @@ const (
 	StatusBounced    Status = "bounced"
 	StatusSuppressed Status = "suppressed"
 	StatusHeld       Status = "held"
+	// StatusScheduled is an email accepted with scheduled_at, waiting for
+	// its time; it can be cancelled until it starts.
+	StatusScheduled Status = "scheduled"
+	// StatusCancelled is a scheduled email cancelled before it started.
+	StatusCancelled Status = "cancelled"
 )
 
 // Statuses lists every status in the spec's order.
 var Statuses = []Status{
 	StatusSent, StatusDelivered, StatusOpened, StatusClicked, StatusFailed,
 	StatusComplained, StatusBounced, StatusSuppressed, StatusHeld,
+	StatusScheduled, StatusCancelled,
 }
 
-// Valid reports whether s is a status of the spec.
+// Valid reports whether s is a status of the spec or of a scheduled send.
 func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
 
 // Type says what produced an email.
@@ -89,6 +95,10 @@ type Email struct {
 	// between its writes still counts them once.
 	LastEventID      string
 	LastEventMetrics []string
+	// Tags are the caller's metadata, at most MaxTags.
+	Tags []Tag
+	// ScheduledAt is when a scheduled email is due; nil when sent at once.
+	ScheduledAt *time.Time
 	// Source is what a campaign or automation email was rendered from,
 	// so its content can be rendered again for its owner; zero on
 	// transactional emails (whose content is kept) and on rows stored
@@ -121,6 +131,8 @@ type Filter struct {
 	Status      Status
 	Type        Type
 	Environment apikey.Environment
+	// Tag keeps the emails that carry this tag; zero: no tag filter.
+	Tag Tag
 }
 
 // Store reads emails of one workspace.
@@ -136,7 +148,7 @@ type Store interface {
 // backwards: a late Delivery after an Open leaves the email opened.
 func (s Status) Rank() int {
 	switch s {
-	case StatusHeld, StatusSuppressed:
+	case StatusHeld, StatusSuppressed, StatusScheduled, StatusCancelled:
 		return 0
 	case StatusSent:
 		return 1

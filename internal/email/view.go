@@ -18,6 +18,8 @@ type View struct {
 	ComplainedAt     *string      `json:"complained_at"`
 	OpenTrackingMode TrackingMode `json:"open_tracking_mode"`
 	Error            *string      `json:"error"`
+	Tags             []Tag        `json:"tags"`
+	ScheduledAt      *string      `json:"scheduled_at,omitempty"`
 }
 
 // View renders e as the spec's Email object: ISO 8601 UTC times, null for
@@ -38,6 +40,11 @@ func (e Email) View() View {
 		BouncedAt:        timestamp.Optional(e.BouncedAt),
 		ComplainedAt:     timestamp.Optional(e.ComplainedAt),
 		OpenTrackingMode: e.TrackingMode,
+		Tags:             e.Tags,
+		ScheduledAt:      timestamp.Optional(e.ScheduledAt),
+	}
+	if v.Tags == nil {
+		v.Tags = []Tag{}
 	}
 	if v.OpenTrackingMode == "" {
 		v.OpenTrackingMode = TrackingFull

@@ -81,6 +81,9 @@ const (
 	// CampaignNotCancellable is a cancel of a campaign sent, cancelled or
 	// discarded.
 	CampaignNotCancellable Reason = "campaign_not_cancellable"
+	// EmailNotCancellable is a cancel of an email that is not scheduled,
+	// or whose send has started.
+	EmailNotCancellable Reason = "email_not_cancellable"
 )
 
 // Reasons of KindForbidden.

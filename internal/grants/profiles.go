@@ -35,6 +35,7 @@ var ByFunction = map[string]Profile{
 	routes.ListCampaigns.Function:  readRoute,
 	routes.GetCampaign.Function:    readRoute,
 	routes.CancelCampaign.Function: campaignCancelRoute,
+	routes.CancelEmail.Function:    emailCancelRoute,
 
 	routes.ListSuppressions.Function:  readRoute,
 	routes.AddSuppressions.Function:   suppressionWriteRoute,
@@ -173,6 +174,21 @@ var campaignCancelRoute = Profile{
 	Keyed:   []Keyed{{Action: UpdateItem, LeadingKeys: []string{dynamo.CampaignKeysPattern}}},
 }
 
+// emailCancelRoute is POST /emails/{id}/cancel: the email (GetItem), its
+// held content's chunks (Query), and one transaction moving the email to
+// cancelled (UpdateItem) and deleting the chunks (DeleteItem). No SES,
+// no queue: a cancel never sends.
+var emailCancelRoute = Profile{
+	Name:    "email-cancel-route",
+	APIKeys: true,
+	Keyed: []Keyed{
+		{Action: GetItem, LeadingKeys: []string{dynamo.EmailKeysPattern}},
+		{Action: UpdateItem, LeadingKeys: []string{dynamo.EmailKeysPattern}},
+		{Action: Query, LeadingKeys: []string{dynamo.HeldKeysPattern}},
+		{Action: DeleteItem, LeadingKeys: []string{dynamo.HeldKeysPattern}},
+	},
+}
+
 // automationEventsRoute is POST /automations/events: the contact, by id
 // or by its email's claim (GetItem), and the event's listeners (Query);
 // per listener one transaction that puts the event_key and live-run
@@ -237,7 +253,7 @@ var automationRunnerConsumer = Profile{
 // automationTick is the one-minute tick: each due minute's wake-up shards
 // (Query) and their removal (BatchWriteItem), its cursor (GetItem,
 // PutItem), of those partitions only; the runs go to the automations
-// queue.
+// queue, the due scheduled emails to the review queue.
 var automationTick = Profile{
 	Name:  "automation-tick",
 	Table: []string{},
@@ -247,7 +263,7 @@ var automationTick = Profile{
 		{Action: GetItem, LeadingKeys: []string{dynamo.AutomationTickKeysPattern}},
 		{Action: PutItem, LeadingKeys: []string{dynamo.AutomationTickKeysPattern}},
 	},
-	SendTo: []queue.Def{queue.Automations},
+	SendTo: []queue.Def{queue.Automations, queue.Review},
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,

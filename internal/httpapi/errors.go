@@ -30,6 +30,7 @@ const (
 	CodeIdempotencyInProgress  Code = "idempotency_in_progress"
 	CodeContactExists          Code = "contact_exists"
 	CodeCampaignNotCancellable Code = "campaign_not_cancellable"
+	CodeEmailNotCancellable    Code = "email_not_cancellable"
 	CodeMessageTooLarge        Code = "message_too_large"
 	CodeRateLimited            Code = "rate_limited"
 	CodeQuotaExceeded          Code = "monthly_quota_exceeded"
@@ -68,6 +69,7 @@ var table = []row{
 	{fail.KindConflict, fail.IdempotencyInProgress, CodeIdempotencyInProgress, http.StatusConflict},
 	{fail.KindConflict, fail.ContactExists, CodeContactExists, http.StatusConflict},
 	{fail.KindConflict, fail.CampaignNotCancellable, CodeCampaignNotCancellable, http.StatusConflict},
+	{fail.KindConflict, fail.EmailNotCancellable, CodeEmailNotCancellable, http.StatusConflict},
 	{fail.KindTooLarge, "", CodeMessageTooLarge, http.StatusRequestEntityTooLarge},
 	{fail.KindTooMany, "", CodeRateLimited, http.StatusTooManyRequests},
 	{fail.KindTooMany, fail.QuotaExceeded, CodeQuotaExceeded, http.StatusTooManyRequests},

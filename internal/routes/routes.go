@@ -33,9 +33,11 @@ var (
 	SendBatch  = Route{Function: "send-batch", Method: "POST", Path: "/api/v1/send/batch", Scope: apikey.EmailSend}
 	Domains    = Route{Function: "list-domains", Method: "GET", Path: "/api/v1/domains", Scope: apikey.DomainsRead}
 	Clicks     = Route{Function: "list-clicks", Method: "GET", Path: "/api/v1/emails/{id}/clicks", Scope: apikey.EmailsRead}
-	Events     = Route{Function: "list-events", Method: "GET", Path: "/api/v1/events", Scope: apikey.EventsRead}
-	Metrics    = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
-	OpenAPI    = Route{Function: "get-openapi", Method: "GET", Path: "/api/v1/openapi.json", Public: true}
+	// CancelEmail cancels a scheduled email: the scope that schedules it.
+	CancelEmail = Route{Function: "cancel-email", Method: "POST", Path: "/api/v1/emails/{id}/cancel", Scope: apikey.EmailSend}
+	Events      = Route{Function: "list-events", Method: "GET", Path: "/api/v1/events", Scope: apikey.EventsRead}
+	Metrics     = Route{Function: "get-metrics", Method: "GET", Path: "/api/v1/metrics", Scope: apikey.MetricsRead}
+	OpenAPI     = Route{Function: "get-openapi", Method: "GET", Path: "/api/v1/openapi.json", Public: true}
 
 	CreateContact       = Route{Function: "create-contact", Method: "POST", Path: "/api/v1/contacts", Scope: apikey.ContactsWrite}
 	ListContacts        = Route{Function: "list-contacts", Method: "GET", Path: "/api/v1/contacts", Scope: apikey.ContactsRead}
@@ -64,7 +66,7 @@ var (
 
 // API is every implemented /api/v1 route.
 var API = []Route{
-	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI,
+	ListEmails, GetEmail, Send, SendBatch, Domains, Clicks, Events, Metrics, OpenAPI, CancelEmail,
 	CreateContact, ListContacts, GetContact, UpdateContact, DeleteContact,
 	ListSuppressions, AddSuppressions, DeleteSuppression,
 	CreateSegment,

@@ -3,6 +3,7 @@ package sending
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/mail"
 	"slices"
 	"strings"
@@ -51,11 +52,14 @@ const (
 	ActionHold
 	// ActionDeliver stores the email and hands it to SES.
 	ActionDeliver
+	// ActionSchedule stores the email scheduled, with its due time's
+	// wake-up; it is decided as a send when due (Reviewer).
+	ActionSchedule
 )
 
 var actionNames = [...]string{
 	ActionReplay: "replay", ActionRecord: "record", ActionFail: "fail",
-	ActionCapture: "capture", ActionHold: "hold", ActionDeliver: "deliver",
+	ActionCapture: "capture", ActionHold: "hold", ActionDeliver: "deliver", ActionSchedule: "schedule",
 }
 
 func (a Action) String() string {
@@ -108,15 +112,53 @@ func Plan(in PlanInput) (Decision, error) {
 			return Decision{}, err
 		}
 	}
+	due, err := checkSchedule(req.ScheduledAt, now)
+	if err != nil {
+		return Decision{}, err
+	}
 	d := Decision{
 		Email: email.Email{
 			ID: in.EmailID, WorkspaceID: in.Principal.WorkspaceID, To: req.To, Subject: req.Subject,
 			Type: email.TypeTransactional, Environment: in.Principal.Environment, SentAt: now, TrackingMode: mode,
+			Tags: req.Tags,
 		},
 		From: from, ReplyTo: replyTo,
 	}
+	if due != nil {
+		d.Email.ScheduledAt = due
+		d.Email.Status, d.Action = email.StatusScheduled, ActionSchedule
+		d.Answer = Outcome{StatusCode: statusOK, Body: Response{
+			Success: true, ID: d.Email.ID, Status: email.StatusScheduled,
+			Message: "scheduled for " + due.Format(time.RFC3339) + "; POST /api/v1/emails/" + d.Email.ID + "/cancel cancels it until then",
+		}}
+		return d, nil
+	}
 	decideStatus(&d, in)
 	return d, nil
+}
+
+// MaxScheduleAhead is how far ahead scheduled_at may be.
+const MaxScheduleAhead = 30 * 24 * time.Hour
+
+// checkSchedule reads scheduled_at (validated RFC 3339): nil when absent;
+// refused unless after now and at most MaxScheduleAhead ahead.
+func checkSchedule(scheduledAt string, now time.Time) (*time.Time, error) {
+	if scheduledAt == "" {
+		return nil, nil
+	}
+	at, err := time.Parse(time.RFC3339, scheduledAt)
+	if err != nil {
+		return nil, fail.Invalid("scheduled_at", "scheduled_at must be an RFC 3339 time with its offset")
+	}
+	at = at.UTC()
+	switch {
+	case !at.After(now):
+		return nil, fail.Invalid("scheduled_at", "scheduled_at must be in the future (it is %s, now is %s); leave it out to send at once",
+			at.Format(time.RFC3339), now.Format(time.RFC3339))
+	case at.Sub(now) > MaxScheduleAhead:
+		return nil, fail.Invalid("scheduled_at", "scheduled_at must be at most 30 days ahead")
+	}
+	return &at, nil
 }
 
 // decideStatus sets the email's status, the action and the answer. A
@@ -169,7 +211,12 @@ func decideStatus(d *Decision, in PlanInput) {
 // markup), for an email whose template is cleared: the same at send time
 // and when a held email is reviewed.
 func checkEmail(req Request, ws workspace.Workspace) review.Verdict {
-	return review.Check(req.Subject, req.HTML, ws.OwnBrands())
+	body := req.HTML
+	if req.Text != "" {
+		// The caller's text part reaches readers too: its brands count.
+		body += "<pre>" + html.EscapeString(req.Text) + "</pre>"
+	}
+	return review.Check(req.Subject, body, ws.OwnBrands())
 }
 
 // replay answers a request whose Idempotency-Key is taken: the first

@@ -8,7 +8,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"net/textproto"
+	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/sesame-mail/sesame/internal/attachment"
 	"github.com/sesame-mail/sesame/internal/compose"
@@ -32,7 +37,25 @@ type Request struct {
 	// Variables, instead of a subject and an html.
 	TemplateID string            `json:"template_id,omitempty"`
 	Variables  map[string]string `json:"variables,omitempty"`
+	// Text is the caller's own text/plain part; empty: derived from html.
+	Text string `json:"text,omitempty"`
+	// Headers are the caller's own headers (compose.CheckCallerHeader).
+	Headers map[string]string `json:"headers,omitempty"`
+	Tags    []email.Tag       `json:"tags,omitempty"`
+	// ScheduledAt (RFC 3339) sends the email then rather than now.
+	ScheduledAt string `json:"scheduled_at,omitempty"`
+	// Cc and Bcc are read only to be refused with a pointer to
+	// /send/batch (docs/decisions.md).
+	Cc  json.RawMessage `json:"cc,omitempty"`
+	Bcc json.RawMessage `json:"bcc,omitempty"`
 }
+
+// MaxHeaders is how many headers of its own a send may carry.
+const MaxHeaders = 20
+
+// MaxText bounds the text part, as attachments bound the message: the
+// 20 MB of SES's ceiling.
+const MaxText = 10 << 20
 
 // ReplyTo is reply_to, given as one address or an array of them.
 type ReplyTo []string
@@ -96,6 +119,14 @@ func (r *Request) Validate() error {
 	if r.Tracking != "" && !email.TrackingMode(r.Tracking).Valid() {
 		return fail.Invalid("tracking", "tracking must be full, essential or off")
 	}
+	for param, v := range map[string]json.RawMessage{"cc": r.Cc, "bcc": r.Bcc} {
+		if v != nil {
+			return fail.Invalid(param, "%s is not supported: each email has one recipient, so its delivery, opens and bounces are its own; send one email per recipient with POST /api/v1/send/batch", param)
+		}
+	}
+	if err := r.validateExtras(); err != nil {
+		return err
+	}
 	return attachment.Validate(r.Attachments)
 }
 
@@ -118,6 +149,41 @@ func (r *Request) checkTemplate() error {
 	}
 	r.TemplateID = id.String()
 	return emailtemplate.CheckVariables(r.Variables)
+}
+
+// validateExtras checks the optional fields beyond the spec's: text,
+// headers, tags and the syntax of scheduled_at (its range needs the
+// clock: Plan).
+func (r *Request) validateExtras() error {
+	if !utf8.ValidString(r.Text) || strings.ContainsRune(r.Text, 0) {
+		return fail.Invalid("text", "text must be UTF-8 text without NUL")
+	}
+	if len(r.Text) > MaxText {
+		return fail.Invalid("text", "text must be at most %d MB", MaxText>>20)
+	}
+	if len(r.Headers) > MaxHeaders {
+		return fail.Invalid("headers", "headers takes at most %d headers", MaxHeaders)
+	}
+	seen := make(map[string]bool, len(r.Headers))
+	for _, name := range slices.Sorted(maps.Keys(r.Headers)) {
+		if err := compose.CheckCallerHeader(name, r.Headers[name]); err != nil {
+			return fail.Invalid("headers", "headers: %s", strings.TrimPrefix(err.Error(), compose.ErrInvalid.Error()+": "))
+		}
+		ck := textproto.CanonicalMIMEHeaderKey(name)
+		if seen[ck] {
+			return fail.Invalid("headers", "headers: %s is given twice (names are case-insensitive)", ck)
+		}
+		seen[ck] = true
+	}
+	if err := email.CheckTags(r.Tags); err != nil {
+		return fail.Invalid("tags", "%s", err)
+	}
+	if r.ScheduledAt != "" {
+		if _, err := time.Parse(time.RFC3339, r.ScheduledAt); err != nil {
+			return fail.Invalid("scheduled_at", "scheduled_at must be an RFC 3339 time with its offset, e.g. 2026-12-01T09:00:00Z")
+		}
+	}
+	return nil
 }
 
 // checkReplyTo checks reply-to addresses (the request's or a sender's

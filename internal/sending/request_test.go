@@ -1,12 +1,15 @@
 package sending_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/mail"
 	"strings"
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/compose/raw"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/sending"
 )
@@ -48,6 +51,30 @@ func TestValidate(t *testing.T) {
 		"from showing its own domain's address":  {func(r *sending.Request) { r.From = `"hello@beta.test" <a@beta.test>` }, "", ""},
 		"from showing a subdomain's address":     {func(r *sending.Request) { r.From = `"billing@eu.beta.test" <a@beta.test>` }, "", ""},
 		"sender_id: from is not read":            {func(r *sending.Request) { r.SenderID, r.From = "snd_1", `"x@evil.test" <a@beta.test>` }, "", ""},
+
+		"text of its own":      {func(r *sending.Request) { r.Text = "Thanks\n\nAcme" }, "", ""},
+		"text with NUL":        {func(r *sending.Request) { r.Text = "a\x00b" }, "text", "without NUL"},
+		"text not UTF-8":       {func(r *sending.Request) { r.Text = "a\xffb" }, "text", "UTF-8"},
+		"a header of its own":  {func(r *sending.Request) { r.Headers = map[string]string{"X-Entity-Ref-ID": "inv-42"} }, "", ""},
+		"header Bcc":           {func(r *sending.Request) { r.Headers = map[string]string{"bcc": "x@evil.test"} }, "headers", "Bcc is set by Sesame or SES"},
+		"header DKIM":          {func(r *sending.Request) { r.Headers = map[string]string{"DKIM-Signature": "v=1"} }, "headers", "Dkim-* headers"},
+		"header with CRLF":     {func(r *sending.Request) { r.Headers = map[string]string{"X-A": "1\r\nBcc: x@evil.test"} }, "headers", "line break"},
+		"header twice by case": {func(r *sending.Request) { r.Headers = map[string]string{"x-a": "1", "X-A": "2"} }, "headers", "given twice"},
+		"21 headers":           {func(r *sending.Request) { r.Headers = manyHeaders(21) }, "headers", "at most 20"},
+		"20 headers":           {func(r *sending.Request) { r.Headers = manyHeaders(20) }, "", ""},
+		"tags": {func(r *sending.Request) {
+			r.Tags = []email.Tag{{Name: "kind", Value: "receipt"}, {Name: "plan_2", Value: "pro-x"}}
+		}, "", ""},
+		"tag with a space":              {func(r *sending.Request) { r.Tags = []email.Tag{{Name: "kind", Value: "a b"}} }, "tags", "tags[0].value may hold only"},
+		"tag name empty":                {func(r *sending.Request) { r.Tags = []email.Tag{{Name: "", Value: "x"}} }, "tags", "tags[0].name must be 1 to 256"},
+		"tag value of 257":              {func(r *sending.Request) { r.Tags = []email.Tag{{Name: "a", Value: strings.Repeat("v", 257)}} }, "tags", "1 to 256"},
+		"tag name twice":                {func(r *sending.Request) { r.Tags = []email.Tag{{Name: "a", Value: "1"}, {Name: "a", Value: "2"}} }, "tags", "given twice"},
+		"11 tags":                       {func(r *sending.Request) { r.Tags = make([]email.Tag, 11) }, "tags", "at most 10"},
+		"cc is refused for /send/batch": {func(r *sending.Request) { r.Cc = json.RawMessage(`"c@example.org"`) }, "cc", "POST /api/v1/send/batch"},
+		"bcc is refused":                {func(r *sending.Request) { r.Bcc = json.RawMessage(`["c@example.org"]`) }, "bcc", "/send/batch"},
+		"scheduled_at":                  {func(r *sending.Request) { r.ScheduledAt = "2026-12-01T09:00:00+01:00" }, "", ""},
+		"scheduled_at without offset":   {func(r *sending.Request) { r.ScheduledAt = "2026-12-01T09:00:00" }, "scheduled_at", "RFC 3339"},
+		"scheduled_at a date":           {func(r *sending.Request) { r.ScheduledAt = "tomorrow" }, "scheduled_at", "RFC 3339"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -61,7 +88,7 @@ func TestValidate(t *testing.T) {
 				// What validation accepts, Build writes: one address reading.
 				if _, err := raw.Build(compose.Message{
 					From: mail.Address{Address: "billing@acme.test"}, To: r.To, ReplyTo: r.ReplyTo,
-					Subject: r.Subject, HTML: r.HTML, EmailID: emailID,
+					Subject: r.Subject, HTML: r.HTML, Text: r.Text, Headers: r.Headers, EmailID: emailID,
 				}); err != nil {
 					t.Errorf("Build refuses a valid request: %v", err)
 				}
@@ -76,4 +103,12 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+func manyHeaders(n int) map[string]string {
+	h := make(map[string]string, n)
+	for i := range n {
+		h[fmt.Sprintf("X-Ref-%d", i)] = "v"
+	}
+	return h
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -58,7 +59,11 @@ func (rv *Reviewer) Handle(ctx context.Context, msgs []batch.Message) (retry []s
 			rv.Service.logger().ErrorContext(ctx, "malformed review message dropped", slog.String("message_id", msg.ID))
 			continue
 		}
-		err := rv.Review(ctx, m)
+		review := rv.Review
+		if m.Scheduled {
+			review = rv.startScheduled
+		}
+		err := review(ctx, m)
 		switch {
 		case err == nil:
 		case fail.IsPermanent(err):
@@ -140,9 +145,7 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 		if err != nil {
 			return rv.release(ctx, h, email.StatusFailed, "not sent after review: its sender address is invalid")
 		}
-		msg := compose.Message{
-			From: from, To: h.Request.To, ReplyTo: h.ReplyTo, Subject: h.Request.Subject, HTML: h.Request.HTML, EmailID: id,
-		}
+		msg := messageOf(h.Request, from, h.ReplyTo, id)
 		raw, _, err := rv.Service.build(ctx, &msg, h.Request.Attachments)
 		switch {
 		case fail.IsPermanent(err):
@@ -155,10 +158,20 @@ func (rv *Reviewer) send(ctx context.Context, h HeldEmail) error {
 			// the DLQ and the email stays held for the owner.
 			return fmt.Errorf("build held email %s: %w", id, err)
 		}
-		messageID, err := rv.Service.Transport.Send(ctx, SendInput{
+		in := SendInput{
 			Raw: raw, ConfigurationSet: rv.Service.ConfigSets.For(h.Email.TrackingMode),
 			Tags: map[string]string{"email_id": id, "workspace_id": ws}, From: from.Address, To: h.Request.To,
-		})
+		}
+		if h.Email.Environment == apikey.Test {
+			// A test key's scheduled email, due: captured, never sent.
+			if rv.Service.Captures != nil {
+				if err := rv.Service.Captures.Capture(ctx, in); err != nil {
+					rv.Service.logger().WarnContext(ctx, "captured message not kept", slog.String("email_id", id), slog.Any("err", err))
+				}
+			}
+			return rv.release(ctx, h, email.StatusSent, "")
+		}
+		messageID, err := rv.Service.Transport.Send(ctx, in)
 		switch {
 		case fail.IsPermanent(err):
 			return rv.release(ctx, h, email.StatusFailed, "rejected by the email provider: "+fail.MessageOf(err))

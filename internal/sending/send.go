@@ -165,6 +165,9 @@ type ReviewMessage struct {
 	Vouched bool `json:"vouched,omitempty"`
 	// Denied marks an email the owner denied by hand: it is not sent.
 	Denied bool `json:"denied,omitempty"`
+	// Scheduled marks a scheduled email that is due (the tick's wake-up):
+	// it starts as a send made now would.
+	Scheduled bool `json:"scheduled,omitempty"`
 }
 
 // RequestHash identifies a request body for Idempotency-Key comparison.
@@ -211,7 +214,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 
 	e := d.Email
-	msg := compose.Message{From: d.From, To: req.To, ReplyTo: d.ReplyTo, Subject: req.Subject, HTML: req.HTML, EmailID: e.ID}
+	msg := messageOf(req, d.From, d.ReplyTo, e.ID)
 	raw, warnings, err := s.build(ctx, &msg, req.Attachments)
 	if err != nil {
 		return Outcome{}, err
@@ -223,9 +226,12 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		return Outcome{}, err
 	}
 
-	if d.Action == ActionHold {
+	switch d.Action {
+	case ActionHold:
 		held := HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg)}
 		return s.hold(ctx, held, d.NewTemplate, claim, out)
+	case ActionSchedule:
+		return s.schedule(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg)}, claim, out)
 	}
 	if held, err := s.Store.CreateEmail(ctx, e, keptOf(msg), claim); errors.Is(err, ErrIdempotencyTaken) {
 		return replay(*held, reqHash, now) // a concurrent twin won
@@ -252,6 +258,15 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	}
 	s.finish(ctx, e.WorkspaceID, claim, out)
 	return out, nil
+}
+
+// messageOf is the message a request becomes, from its resolved sender
+// and reply-to: the same at once, after review and when it is due.
+func messageOf(req Request, from mail.Address, replyTo []string, id string) compose.Message {
+	return compose.Message{
+		From: from, To: req.To, ReplyTo: replyTo, Subject: req.Subject, HTML: req.HTML, Text: req.Text,
+		Headers: req.Headers, EmailID: id,
+	}
 }
 
 // newClaim is the pending record an Idempotency-Key is claimed with,

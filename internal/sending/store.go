@@ -104,6 +104,15 @@ type Store interface {
 	HoldEmail(ctx context.Context, h HeldEmail, newTemplate bool, claim *IdempotencyRecord) (*IdempotencyRecord, error)
 	// DeleteHeld deletes a held email that could not be queued for review.
 	DeleteHeld(ctx context.Context, workspaceID, emailID string) error
+	// ScheduleEmail stores a scheduled email, its content as a held
+	// email's (not yet waiting for any review) and its wake-up at the due
+	// minute, in one transaction with the claim, as HoldEmail does.
+	ScheduleEmail(ctx context.Context, h HeldEmail, wakeAt time.Time, claim *IdempotencyRecord) (*IdempotencyRecord, error)
+	// GetEmail reads an email of the workspace (email.ErrNotFound).
+	GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
+	// CancelScheduled moves a scheduled email to cancelled and drops its
+	// content; ErrNotScheduled when it is not scheduled or has started.
+	CancelScheduled(ctx context.Context, workspaceID, emailID string, now time.Time) error
 }
 
 // HeldStore is what the review of held emails uses.
@@ -122,6 +131,11 @@ type HeldStore interface {
 	ReleaseHeld(ctx context.Context, workspaceID, emailID string, status email.Status, reason string) error
 	// MarkHeldSent records that SES took a held email.
 	MarkHeldSent(ctx context.Context, workspaceID, emailID, messageID string) error
+	// StartScheduled moves a scheduled email to held, indexed by its
+	// template (recorded pending when new): from then on it is a held
+	// email. An email already held is left as it is; ErrNotScheduled when
+	// it is neither (cancelled, or released already).
+	StartScheduled(ctx context.Context, workspaceID, emailID, fingerprint string) error
 }
 
 // Errors of the held store.
@@ -130,6 +144,9 @@ var (
 	ErrNotHeld error = fail.Errorf(fail.KindNotFound, "", "", "email is not held")
 	// ErrLeased is returned while another reviewer is sending the email.
 	ErrLeased = errors.New("held email is being released by another reviewer")
+	// ErrNotScheduled is returned for an email that is not (or no longer)
+	// scheduled.
+	ErrNotScheduled = errors.New("email is not scheduled")
 )
 
 // FailureRecorder records a send that failed before SES took it: the

@@ -26,16 +26,18 @@ var AutomationTick = wire.Function[config.AutomationTick]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.AutomationTick, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
-		return Tick(NewTick(t, cfg.AutomationsQueue, sqs.NewFromConfig(env.AWS)), env.Logger), nil
+		return Tick(NewTick(t, cfg.AutomationsQueue, cfg.ReviewQueue, sqs.NewFromConfig(env.AWS)), env.Logger), nil
 	},
 }
 
-// NewTick is the tick over t, waking runs on the automations queue.
-func NewTick(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI) *runner.Tick {
+// NewTick is the tick over t, waking runs on the automations queue and
+// handing due scheduled emails to the review queue.
+func NewTick(t *dynamo.Table, q config.AutomationsQueue, r config.ReviewQueue, c queue.BatchSendAPI) *runner.Tick {
 	return &runner.Tick{
-		Wakes: &dynamo.AutomationRuns{Table: t},
-		Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL, Senders: automation.WakeSenders},
-		Now:   t.Time,
+		Wakes:  &dynamo.AutomationRuns{Table: t},
+		Queue:  &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL, Senders: automation.WakeSenders},
+		Review: &queue.BatchPublisher{SQS: c, QueueURL: r.ReviewQueueURL, Senders: automation.WakeSenders},
+		Now:    t.Time,
 	}
 }
 

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"github.com/sesame-mail/sesame/internal/sending"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/automation"
@@ -31,7 +33,11 @@ const SweepChunk = 1000
 type Tick struct {
 	Wakes WakeStore
 	Queue automation.WakeQueue
-	Now   func() time.Time
+	// Review takes the scheduled emails that are due, as the review queue
+	// carries them (sending.ReviewMessage): the held-email release sends
+	// them.
+	Review automation.WakeQueue
+	Now    func() time.Time
 }
 
 // Run sweeps the due minutes and says how many runs it woke. A minute is
@@ -59,11 +65,7 @@ func (t *Tick) Run(ctx context.Context) (int, error) {
 		for len(due) > 0 {
 			chunk := due[:min(SweepChunk, len(due))]
 			due = due[len(chunk):]
-			bodies, err := automation.WakeBodies(chunk)
-			if err != nil {
-				return woken, err
-			}
-			if err := t.Queue.EnqueueAll(ctx, bodies); err != nil {
+			if err := t.enqueue(ctx, chunk); err != nil {
 				return woken, err
 			}
 			if err := t.Wakes.ClearWakes(ctx, m, chunk); err != nil {
@@ -76,4 +78,32 @@ func (t *Tick) Run(ctx context.Context) (int, error) {
 		}
 	}
 	return woken, nil
+}
+
+// enqueue puts the runs of ms on the automations queue and the scheduled
+// emails of ms on the review queue.
+func (t *Tick) enqueue(ctx context.Context, ms []automation.WakeMessage) error {
+	var runs []automation.WakeMessage
+	var due [][]byte
+	for _, m := range ms {
+		if m.EmailID == "" {
+			runs = append(runs, m)
+			continue
+		}
+		b, err := json.Marshal(sending.ReviewMessage{WorkspaceID: m.WorkspaceID, EmailID: m.EmailID, Scheduled: true})
+		if err != nil {
+			return err
+		}
+		due = append(due, b)
+	}
+	if len(due) > 0 {
+		if err := t.Review.EnqueueAll(ctx, due); err != nil {
+			return err
+		}
+	}
+	bodies, err := automation.WakeBodies(runs)
+	if err != nil || len(bodies) == 0 {
+		return err
+	}
+	return t.Queue.EnqueueAll(ctx, bodies)
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // Build returns the RFC 5322 message: multipart/alternative with a
-// text/plain part derived from the HTML and the text/html part, wrapped in
+// text/plain part (m.Text, else derived from the HTML) and the text/html part, wrapped in
 // multipart/mixed when there are attachments.
 func Build(m compose.Message) ([]byte, error) {
 	from, to, replyTo, err := m.Addresses()
@@ -42,7 +42,11 @@ func Build(m compose.Message) ([]byte, error) {
 		msg.SetGenHeader(gomail.Header(textproto.CanonicalMIMEHeaderKey(k)), v)
 	}
 
-	msg.SetBodyString(gomail.TypeTextPlain, compose.HTMLToText(m.HTML))
+	text := m.Text
+	if text == "" {
+		text = compose.HTMLToText(m.HTML)
+	}
+	msg.SetBodyString(gomail.TypeTextPlain, text)
 	msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
 
 	size := 2*len(m.HTML) + 2048

@@ -55,6 +55,9 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	}
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|emails|" + string(f.Status) + "|" + string(f.Type) + "|" + string(f.Environment)
+	if f.Tag.Name != "" {
+		binding += "|tag=" + f.Tag.Key()
+	}
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]email.Email, string, bool, error) {
 		return h.Store.ListEmails(ctx, ws, f, after, limit)
 	}, email.Email.View)
@@ -68,13 +71,20 @@ func parseFilter(r *http.Request) (email.Filter, error) {
 		Environment: apikey.Environment(q.Get("environment")),
 	}
 	if q.Has("status") && !f.Status.Valid() {
-		return email.Filter{}, fail.Invalid("status", "status must be one of sent, delivered, opened, clicked, bounced, complained, failed, suppressed, held")
+		return email.Filter{}, fail.Invalid("status", "status must be one of sent, delivered, opened, clicked, bounced, complained, failed, suppressed, held, scheduled, cancelled")
 	}
 	if q.Has("type") && !f.Type.Valid() {
 		return email.Filter{}, fail.Invalid("type", "type must be one of campaign, automation, transactional")
 	}
 	if q.Has("environment") && !f.Environment.Valid() {
 		return email.Filter{}, fail.Invalid("environment", "environment must be live or test")
+	}
+	if q.Has("tag") {
+		t, err := email.ParseTagFilter(q.Get("tag"))
+		if err != nil {
+			return email.Filter{}, fail.Invalid("tag", "%s", err)
+		}
+		f.Tag = t
 	}
 	return f, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"net"
+	"net/textproto"
 	"net/url"
 	"regexp"
 	"strings"
@@ -19,6 +20,10 @@ type Want struct {
 	// HTML and Text are what the html and the text part must each hold:
 	// the content as rendered for this recipient.
 	HTML, Text []string
+	// TextIs, when set, is the whole text part, exactly (a caller's own).
+	TextIs string
+	// Headers must each be present once with exactly this value.
+	Headers map[string]string
 	// Attachments are the message's attachments, in order, exactly.
 	Attachments []Attachment
 	// Captured is a test key's message: kept, never handed to SES.
@@ -151,6 +156,14 @@ func checkMessage(m Message, w Want) []string {
 	for _, s := range w.Text {
 		if !strings.Contains(m.Text, s) {
 			add("the text part lacks %q", s)
+		}
+	}
+	if w.TextIs != "" && m.Text != w.TextIs {
+		add("the text part is %q, want exactly %q", m.Text, w.TextIs)
+	}
+	for name, v := range w.Headers {
+		if got := m.Header[textproto.CanonicalMIMEHeaderKey(name)]; len(got) != 1 || got[0] != v {
+			add("header %s is %q, want once %q", name, got, v)
 		}
 	}
 	if len(m.Attachments) != len(w.Attachments) {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/attachment"
@@ -71,6 +72,13 @@ func (store) HoldEmail(context.Context, sending.HeldEmail, bool, *sending.Idempo
 	return nil, nil
 }
 func (store) DeleteHeld(context.Context, string, string) error { return nil }
+func (store) ScheduleEmail(context.Context, sending.HeldEmail, time.Time, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+	return nil, nil
+}
+func (store) GetEmail(context.Context, string, string) (email.Email, error) {
+	return email.Email{}, email.ErrNotFound
+}
+func (store) CancelScheduled(context.Context, string, string, time.Time) error { return nil }
 
 // transport keeps what was handed to SES, by email id.
 type transport struct {

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -34,7 +35,22 @@ func (h Handlers) Routes() []httpapi.Route {
 	return []httpapi.Route{
 		{Route: routes.Send, Handler: h.Send},
 		{Route: routes.SendBatch, Handler: h.Batch},
+		{Route: routes.CancelEmail, Handler: h.Cancel},
 	}
+}
+
+// Cancel answers POST /api/v1/emails/{id}/cancel: the email, cancelled.
+func (h Handlers) Cancel(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpapi.PathUUID(r, "email")
+	if err != nil {
+		return err
+	}
+	e, err := h.Service.Cancel(r.Context(), httpapi.PrincipalFrom(r.Context()), id)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[email.View]{Data: e.View()})
+	return nil
 }
 
 func (h Handlers) logger() *slog.Logger {
