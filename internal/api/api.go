@@ -65,7 +65,7 @@ var Functions = []wire.Starter{
 	sender.CampaignSender, starts.CampaignTick,
 	runs.AutomationRunner, wakes.AutomationTick,
 	automations.AutomationEvents,
-	site.Dashboard,
+	site.Dashboard, site.AuthServer,
 }
 
 // Function is the function named name.
@@ -182,6 +182,15 @@ func NewDashboard(cfg config.API, d Deps, c Clients, raw owner.RawReader, logLin
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		app.ServeHTTP(w, r.WithContext(routes.WithFunction(r.Context(), routes.Dashboard.Function)))
 	}), nil
+}
+
+// NewAuthServer builds the OAuth authorization server over the process's
+// table (site.NewAuthServer), its issuer the process's public URL.
+func NewAuthServer(d Deps) http.Handler {
+	h := site.NewAuthServer(config.PublicURL{PublicURL: d.Links.BaseURL}, d.Repos, d.Logger)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(routes.WithFunction(r.Context(), routes.AuthServer.Function)))
+	})
 }
 
 // Routes returns every implemented route with its handler: routes.API,

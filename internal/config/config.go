@@ -342,6 +342,15 @@ type Dashboard struct {
 	SendsQueue
 }
 
+// OAuth configures the authorization server (ANY /oauth/…, its
+// well-known metadata): the table, and the public URL it names as issuer.
+type OAuth struct {
+	Logging
+	SDK
+	DynamoDB
+	PublicURL
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/oauth"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/signin"
 )
@@ -44,6 +45,9 @@ type Services struct {
 	Owner   *owner.Service
 	SignIn  *signin.Service
 	Metrics metrics.Store
+	// OAuth is the authorization server whose consent screen and
+	// connections the dashboard shows.
+	OAuth *oauth.Service
 }
 
 // App serves the dashboard.

@@ -43,6 +43,13 @@ func (s *Stack) Handler() http.Handler {
 	mux.Handle("/", h)
 	mux.Handle(routes.Dashboard.Prefix, s.Dashboard)
 	mux.Handle(routes.Dashboard.Prefix+"/", s.Dashboard)
+	// The authorization server comes with the dashboard, its consent
+	// screen.
+	auth := api.NewAuthServer(s.Deps)
+	mux.Handle(routes.AuthServer.Prefix+"/", auth)
+	for _, p := range routes.AuthServer.Also {
+		mux.Handle(p, auth)
+	}
 	return mux
 }
 

@@ -53,7 +53,22 @@ var ByFunction = map[string]Profile{
 	routes.AutomationRunner.Function: automationRunnerConsumer,
 	routes.AutomationTick.Function:   automationTick,
 
-	routes.Dashboard.Function: dashboardSite,
+	routes.Dashboard.Function:  dashboardSite,
+	routes.AuthServer.Function: authServer,
+}
+
+// authServer is the OAuth authorization server (internal/oauth): it
+// registers clients, redeems codes, issues, rotates and revokes tokens and
+// writes grants and their audit entries, on its own partitions only (an
+// access token is an API key secret record).
+var authServer = Profile{
+	Name: "oauth",
+	Keyed: []Keyed{
+		{Action: GetItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+		{Action: PutItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+		{Action: UpdateItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+		{Action: DeleteItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+	},
 }
 
 // readRoute is a GET route: every /api/v1 request reads its API key and

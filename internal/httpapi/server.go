@@ -81,6 +81,9 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 	}
 	p, authErr := s.authenticate(r)
 	if authErr != nil {
+		if fail.KindOf(authErr) == fail.KindUnauthorized {
+			w.Header().Set("WWW-Authenticate", Challenge(r))
+		}
 		s.WriteError(w, r, authErr)
 		return
 	}
