@@ -92,6 +92,7 @@ var functionConfigs = map[string]config.Function{
 
 	routes.Dashboard.Function:  config.Dashboard{},
 	routes.AuthServer.Function: config.OAuth{},
+	routes.MCP.Function:        config.MCP{},
 }
 
 // configOf is the config of a function; a function without one is a

@@ -65,7 +65,7 @@ var Functions = []wire.Starter{
 	sender.CampaignSender, starts.CampaignTick,
 	runs.AutomationRunner, wakes.AutomationTick,
 	automations.AutomationEvents,
-	site.Dashboard, site.AuthServer,
+	site.Dashboard, site.AuthServer, MCP,
 }
 
 // Function is the function named name.

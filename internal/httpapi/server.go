@@ -104,6 +104,23 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 	}
 }
 
+// Guard serves next behind the API's authentication: a request id, then
+// the key or access token checked and counted as an API route's are, a
+// failure answered in the error envelope (a 401 with the WWW-Authenticate
+// challenge). It is the MCP endpoint's front door.
+func (s *Server) Guard(next http.Handler) http.Handler {
+	return withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := s.authenticate(r); err != nil {
+			if fail.KindOf(err) == fail.KindUnauthorized {
+				w.Header().Set("WWW-Authenticate", Challenge(r))
+			}
+			s.WriteError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
 // WriteError writes err in the error envelope, mapped by the error table.
 // Faults are logged with their detail and answered as a bare 500.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {

@@ -103,8 +103,12 @@ var AuthServer = Site{Function: "oauth", Prefix: "/oauth", Also: []string{
 	"/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource",
 }}
 
+// MCP is the remote MCP server (internal/mcpserver, streamable HTTP) of
+// the assistants an owner connected.
+var MCP = Site{Function: "mcp", Prefix: "/mcp"}
+
 // Sites is every site.
-var Sites = []Site{Dashboard, AuthServer}
+var Sites = []Site{Dashboard, AuthServer, MCP}
 
 // All is every route the stack serves: API, then Pages.
 func All() []Route { return slices.Concat(API, Pages) }
