@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/site"
+	"github.com/sesame-mail/sesame/internal/api/authserver"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(site.AuthServer) }
+func main() { wire.Main(authserver.AuthServer) }

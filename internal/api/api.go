@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/authserver"
 	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/checks"
@@ -65,7 +66,7 @@ var Functions = []wire.Starter{
 	sender.CampaignSender, starts.CampaignTick,
 	runs.AutomationRunner, wakes.AutomationTick,
 	automations.AutomationEvents,
-	site.Dashboard, site.AuthServer, MCP,
+	site.Dashboard, authserver.AuthServer, MCP,
 }
 
 // Function is the function named name.
@@ -187,7 +188,7 @@ func NewDashboard(cfg config.API, d Deps, c Clients, raw owner.RawReader, logLin
 // NewAuthServer builds the OAuth authorization server over the process's
 // table (site.NewAuthServer), its issuer the process's public URL.
 func NewAuthServer(d Deps) http.Handler {
-	h := site.NewAuthServer(config.PublicURL{PublicURL: d.Links.BaseURL}, d.Repos, d.Logger)
+	h := authserver.New(config.PublicURL{PublicURL: d.Links.BaseURL}, d.Repos.OAuth, d.Repos.Owners, d.Logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(routes.WithFunction(r.Context(), routes.AuthServer.Function)))
 	})

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
+	"strings"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -68,7 +68,8 @@ func (a *App) connect(w http.ResponseWriter, r *http.Request, _ *session) error 
 	}
 	// The answer goes to the client's redirect URI: the form may post to
 	// the dashboard only, and its redirect may lead there only.
-	w.Header().Set("Content-Security-Policy", pageCSP+"; form-action 'self' "+originOf(req.RedirectURI))
+	// (A second form-action directive would be ignored: the one is widened.)
+	w.Header().Set("Content-Security-Policy", strings.Replace(pageCSP, "form-action 'self'", "form-action 'self' "+originOf(req.RedirectURI), 1))
 	return a.render(w, s, http.StatusOK, "connect.html", "Connect an application", "", connectData{
 		Request: req, Scopes: req.Scopes, Workspaces: ws, Picked: s.WorkspaceID,
 	})
@@ -208,7 +209,7 @@ func (a *App) resumeConnect(w http.ResponseWriter, r *http.Request) (string, boo
 	}
 	http.SetCookie(w, &http.Cookie{Name: connectCookie, Value: "", Path: a.base, MaxAge: -1, HttpOnly: true, Secure: a.secure, SameSite: http.SameSiteStrictMode})
 	q, err := url.ParseQuery(c.Value)
-	if err != nil || !slices.Contains([]string{"code"}, q.Get("response_type")) {
+	if err != nil || q.Get("client_id") == "" {
 		return "", false
 	}
 	return a.base + "/connect?" + q.Encode(), true

@@ -1,14 +1,11 @@
 // Package site declares the dashboard function (ANY /dashboard and
 // /dashboard/{proxy+}): the owner's web dashboard over the owner service,
-// signed in by a link sent through SES; and the OAuth authorization
-// server's function (ANY /oauth/… and its well-known metadata).
+// signed in by a link sent through SES.
 package site
 
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"strings"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
@@ -19,8 +16,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/dashboard"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/oauth"
-	"github.com/sesame-mail/sesame/internal/oauth/oauthhttp"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -72,23 +67,4 @@ func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API
 		Metrics: repos.Metrics,
 		OAuth:   &oauth.Service{Store: repos.OAuth, Audit: svc.Audit},
 	})
-}
-
-// AuthServer serves the OAuth authorization server's endpoints.
-var AuthServer = wire.Function[config.OAuth]{
-	Name: routes.AuthServer.Function,
-	AWS:  sdk.Load,
-	Build: func(_ context.Context, cfg config.OAuth, env wire.Env) (any, error) {
-		repos := dynamo.NewRepositories(dynamo.Open(env.AWS, cfg.Table))
-		return httpadapter.New(NewAuthServer(cfg.PublicURL, repos, env.Logger)).ProxyWithContext, nil
-	},
-}
-
-// NewAuthServer is the authorization server over repos, its issuer the
-// public URL; grants and refreshes go to the workspace's audit log.
-func NewAuthServer(public config.PublicURL, repos dynamo.Repositories, logger *slog.Logger) http.Handler {
-	return oauthhttp.Handler{
-		Service: &oauth.Service{Store: repos.OAuth, Audit: &owner.Audit{Store: repos.Owners}},
-		Issuer:  strings.TrimSuffix(public.PublicURL, "/"), Logger: logger,
-	}
 }
