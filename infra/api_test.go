@@ -67,8 +67,12 @@ func TestMethodPerRoute(t *testing.T) {
 	for _, r := range routes.All() {
 		distinct[r.Path] = true
 	}
-	if len(methods) != len(routes.All())+len(distinct)+2*len(routes.Sites) {
-		t.Errorf("%d methods, want one per route (%d), an ANY per path (%d) and two per site", len(methods), len(routes.All()), len(distinct))
+	siteMethods := 0
+	for _, site := range routes.Sites {
+		siteMethods += 2 + len(site.Also)
+	}
+	if len(methods) != len(routes.All())+len(distinct)+siteMethods {
+		t.Errorf("%d methods, want one per route (%d), an ANY per path (%d) and two per site plus its other paths", len(methods), len(routes.All()), len(distinct))
 	}
 	descriptions := map[string]string{} // function → its description
 	for _, f := range routes.RouteFunctions() {
@@ -104,6 +108,12 @@ func TestMethodPerRoute(t *testing.T) {
 	}
 	for _, site := range routes.Sites {
 		prefixes[site.Prefix], prefixes[site.Prefix+"/{proxy+}"] = true, true
+		for _, p := range site.Also {
+			segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+			for i := range segs {
+				prefixes["/"+strings.Join(segs[:i+1], "/")] = true
+			}
+		}
 	}
 	if len(paths) != len(prefixes) {
 		t.Errorf("%d API resources, want %d (one per distinct prefix)", len(paths), len(prefixes))

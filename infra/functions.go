@@ -97,7 +97,9 @@ var functionConfigs = map[string]config.Function{
 	routes.AutomationRunner.Function: config.AutomationRunner{},
 	routes.AutomationTick.Function:   config.AutomationTick{},
 
-	routes.Dashboard.Function: config.Dashboard{},
+	routes.Dashboard.Function:  config.Dashboard{},
+	routes.AuthServer.Function: config.OAuth{},
+	routes.MCP.Function:        config.MCP{},
 }
 
 // configOf is the config of a function; a function without one is a

@@ -111,6 +111,9 @@ func NewSesameStack(scope constructs.Construct, id string, props *SesameStackPro
 		suppress(fn, "Serverless-LambdaDLQ", synchronousOnly)
 		addRoute(api, routes.Route{Method: "ANY", Path: site.Prefix}, fn)
 		addRoute(api, routes.Route{Method: "ANY", Path: site.Prefix + "/{proxy+}"}, fn)
+		for _, p := range site.Also {
+			addRoute(api, routes.Route{Method: "ANY", Path: p}, fn)
+		}
 	}
 	for _, c := range routes.Consumers {
 		fns.newConsumer(c)

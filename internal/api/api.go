@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/authserver"
 	"github.com/sesame-mail/sesame/internal/api/automations"
 	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/cancels"
@@ -68,7 +69,7 @@ var Functions = []wire.Starter{
 	runs.AutomationRunner, wakes.AutomationTick,
 	automations.AutomationEvents,
 	templates.CreateTemplate, templates.ListTemplates, templates.GetTemplate, templates.UpdateTemplate, templates.DeleteTemplate,
-	site.Dashboard,
+	site.Dashboard, authserver.AuthServer, MCP,
 }
 
 // Function is the function named name.
@@ -185,6 +186,15 @@ func NewDashboard(cfg config.API, d Deps, c Clients, raw owner.RawReader, logLin
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		app.ServeHTTP(w, r.WithContext(routes.WithFunction(r.Context(), routes.Dashboard.Function)))
 	}), nil
+}
+
+// NewAuthServer builds the OAuth authorization server over the process's
+// table (site.NewAuthServer), its issuer the process's public URL.
+func NewAuthServer(d Deps) http.Handler {
+	h := authserver.New(config.PublicURL{PublicURL: d.Links.BaseURL}, d.Repos.OAuth, d.Repos.Owners, d.Logger)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(routes.WithFunction(r.Context(), routes.AuthServer.Function)))
+	})
 }
 
 // Routes returns every implemented route with its handler: routes.API,

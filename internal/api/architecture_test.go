@@ -25,6 +25,7 @@ var domainPackages = []string{
 	"internal/review", "internal/compose", "internal/workspace", "internal/apikey",
 	"internal/owner", "internal/unsubscribe", "internal/suppression", "internal/cost", "internal/sizing", "internal/segment", "internal/deliverability", "internal/campaign/engine",
 	"internal/campaign", "internal/automation", "internal/automation/runner", "internal/sending/listmail", "internal/signin", "internal/account",
+	"internal/oauth",
 }
 
 // forbidden are what no domain package may depend on, even indirectly:
@@ -254,7 +255,8 @@ func later() { _ = regexp.MustCompile("e") }
 // senders are the functions that write MIME messages: only they link the
 // MIME writer (go-mail, with x/text and html/template), which the others
 // would start for nothing (BenchmarkInit).
-var senders = []string{"send", "send-batch", "review", "campaign-sender", "automation-runner"}
+var senders = []string{"send", "send-batch", "review", "campaign-sender", "automation-runner",
+	"mcp"} // its send_email tool is the send route
 
 func TestOnlySendersLinkTheMIMEWriter(t *testing.T) {
 	const writer = "github.com/wneessen/go-mail"

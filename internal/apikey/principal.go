@@ -24,6 +24,9 @@ func (e *RateLimitedError) Error() string { return "rate limited" }
 type Principal struct {
 	WorkspaceID string
 	KeyID       string
+	// GrantID is the OAuth connection whose access token this is; "" for
+	// an API key.
+	GrantID     string
 	Environment Environment
 	// Scopes is nil for a key created before scopes existed (full access).
 	Scopes []Scope

@@ -380,6 +380,38 @@ type Dashboard struct {
 	SendsQueue
 }
 
+// OAuth configures the authorization server (ANY /oauth/…, its
+// well-known metadata): the table, and the public URL it names as issuer.
+type OAuth struct {
+	Logging
+	SDK
+	DynamoDB
+	PublicURL
+}
+
+// MCP configures the MCP endpoint (ANY /mcp): its tools are the /api/v1
+// routes called in-process, so it reads what those routes read (the send
+// routes' and POST /automations/events').
+type MCP struct {
+	Logging
+	SDK
+	DynamoDB
+	Paging
+	SES
+	ReviewQueue
+	WebhooksQueue
+	AutomationsQueue
+}
+
+// API is c as the settings of every function at once (NewDeps's), those
+// the MCP endpoint does not use left empty.
+func (c MCP) API() API {
+	return API{
+		LogLevel: c.LogLevel, DynamoDB: c.DynamoDB, Paging: c.Paging, SES: c.SES,
+		ReviewQueue: c.ReviewQueue, WebhooksQueue: c.WebhooksQueue, AutomationsQueue: c.AutomationsQueue,
+	}
+}
+
 // Function is what every function's config has.
 type Function interface {
 	Level() slog.Level

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/emailtemplate"
 	"github.com/sesame-mail/sesame/internal/metrics"
+	"github.com/sesame-mail/sesame/internal/oauth"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/signin"
 )
@@ -46,6 +47,9 @@ type Services struct {
 	SignIn    *signin.Service
 	Metrics   metrics.Store
 	Templates *emailtemplate.Service
+	// OAuth is the authorization server whose consent screen and
+	// connections the dashboard shows.
+	OAuth *oauth.Service
 }
 
 // App serves the dashboard.

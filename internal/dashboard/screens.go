@@ -19,5 +19,6 @@ func (a *App) screens() []route {
 		a.suppressionRoutes(), a.contactRoutes(), a.segmentRoutes(), a.templateRoutes(),
 		a.domainRoutes(), a.senderRoutes(), a.workspaceRoutes(), a.rotateRoutes(),
 		a.automationRoutes(),
+		a.connectRoutes(),
 	)
 }

@@ -73,6 +73,11 @@ func (a *App) useLink(w http.ResponseWriter, r *http.Request, _ *session) error 
 		Name: cookieName, Value: a.signer.Cookie(sess.ID), Path: a.base,
 		HttpOnly: true, Secure: a.secure, SameSite: http.SameSiteStrictMode,
 	})
+	if next, ok := a.resumeConnect(w, r); ok {
+		// The consent screen picks its own workspace.
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return nil
+	}
 	if sess.WorkspaceID == "" {
 		http.Redirect(w, r, a.base+"/workspaces", http.StatusSeeOther)
 		return nil

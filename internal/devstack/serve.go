@@ -43,7 +43,27 @@ func (s *Stack) Handler() http.Handler {
 	mux.Handle("/", h)
 	mux.Handle(routes.Dashboard.Prefix, s.Dashboard)
 	mux.Handle(routes.Dashboard.Prefix+"/", s.Dashboard)
+	// The authorization server comes with the dashboard, its consent
+	// screen.
+	auth := api.NewAuthServer(s.Deps)
+	mux.Handle(routes.AuthServer.Prefix+"/", auth)
+	for _, p := range routes.AuthServer.Also {
+		mux.Handle(p, auth)
+	}
+	mcp, err := api.NewMCP(s.Deps)
+	if err != nil {
+		mcp = errorHandler(err)
+	}
+	mux.Handle(routes.MCP.Prefix, mcp)
 	return mux
+}
+
+// errorHandler answers every request with err: a part of the stack that
+// could not be built says why.
+func errorHandler(err error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	})
 }
 
 // Serve serves every route on ln and runs the pollers until ctx ends.

@@ -30,6 +30,10 @@ type keySecretItem struct {
 	KeyID       string   `dynamodbav:"key_id"`
 	Environment string   `dynamodbav:"environment"`
 	Scopes      []string `dynamodbav:"scopes,omitempty"` // absent: created before scopes
+	// An OAuth access token's record names its grant and expires (TTL,
+	// checked by Authenticate, as TTL deletes only some time after it).
+	GrantID   string `dynamodbav:"grant_id,omitempty"`
+	ExpiresAt int64  `dynamodbav:"expires_at,omitempty"`
 }
 
 type keyItem struct {
@@ -89,6 +93,9 @@ func (s *Keys) Authenticate(ctx context.Context, apiKey string, env apikey.Envir
 	cond := itemExists().And(expression.Or(
 		expression.AttributeNotExists(expression.Name(cur)),
 		expression.Name(cur).LessThan(expression.Value(apikey.RequestsPerMinute)),
+	)).And(expression.Or(
+		expression.AttributeNotExists(expression.Name(schema.AttrExpiresAt)),
+		expression.Name(schema.AttrExpiresAt).GreaterThan(expression.Value(now.Unix())),
 	))
 	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(cond).Build()
 	if err != nil {
@@ -106,7 +113,7 @@ func (s *Keys) Authenticate(ctx context.Context, apiKey string, env apikey.Envir
 	})
 	var ccf *ddbtypes.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		if len(ccf.Item) == 0 {
+		if len(ccf.Item) == 0 || expired(ccf.Item, now) {
 			return apikey.Principal{}, apikey.ErrUnknownKey
 		}
 		next := time.Unix((window+1)*60, 0)
@@ -124,9 +131,16 @@ func (s *Keys) Authenticate(ctx context.Context, apiKey string, env apikey.Envir
 	}
 	s.pruneRateWindows(ctx, out.Attributes, cur)
 	return apikey.Principal{
-		WorkspaceID: it.WorkspaceID, KeyID: it.KeyID,
+		WorkspaceID: it.WorkspaceID, KeyID: it.KeyID, GrantID: it.GrantID,
 		Environment: env, Scopes: toScopes(it.Scopes),
 	}, nil
+}
+
+// expired reports whether a secret record has an expiry at or before now
+// (an OAuth access token's).
+func expired(item map[string]ddbtypes.AttributeValue, now time.Time) bool {
+	var it keySecretItem
+	return attributevalue.UnmarshalMap(item, &it) == nil && it.ExpiresAt != 0 && it.ExpiresAt <= now.Unix()
 }
 
 // pruneRateWindows removes counters of windows older than the previous one,

@@ -128,6 +128,8 @@ const (
 	// random suffix; a reverse Query is newest first).
 	kindOwner = "OWNER"
 	kindAudit = "AUDIT"
+	// The connections (OAuth grants) an owner approved (sk = UUIDv7 id).
+	kindOAuthGrant = "OAUTHGRANT"
 
 	// Outside every workspace: the API key secret record, keyed by the
 	// key's hash and read on every request (it holds the rate-limit
@@ -159,6 +161,17 @@ const (
 	signinLinkPrefix = "SIGNINLINK#"
 	sessionPrefix    = "SESSION#"
 	signinRatePrefix = "SIGNINRATE#"
+	// The OAuth authorization server, outside every workspace because a
+	// client registers and redeems before any workspace is named: clients
+	// (TTL until approved), authorization codes and refresh tokens under
+	// the SHA-256 of their secret (TTL). Access tokens are API key secret
+	// records (apiKeyPrefix) with a TTL and their grant's id.
+	oauthClientPrefix  = "OAUTHCLIENT#"
+	oauthClientSK      = "CLIENT"
+	oauthCodePrefix    = "OAUTHCODE#"
+	oauthCodeSK        = "CODE"
+	oauthRefreshPrefix = "OAUTHREFRESH#"
+	oauthRefreshSK     = "REFRESH"
 
 	// On GSI1 outside every workspace: the console's list of workspaces.
 	workspacesListPK = "WORKSPACES"
@@ -210,6 +223,14 @@ var (
 	StoredTemplateKeysPattern        = wsPK("*", kindStoredTemplate)
 	StoredTemplateVersionKeysPattern = wsPK("*", kindStoredTemplateVersion) + "#*"
 	LayoutKeysPattern                = wsPK("*", kindTemplate)
+	// OAuthKeysPatterns match what the authorization server reads and
+	// writes: its clients, codes and refresh tokens, the access tokens
+	// (API key secret records), and every workspace's grants and audit
+	// log.
+	OAuthKeysPatterns = []string{
+		oauthClientPrefix + "*", oauthCodePrefix + "*", oauthRefreshPrefix + "*", apiKeyPrefix + "*",
+		wsPK("*", kindOAuthGrant), wsPK("*", kindAudit),
+	}
 )
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
@@ -222,14 +243,15 @@ var WorkspaceKinds = []string{
 	kindCampaign, kindCampaignRecipients,
 	kindAutomation, kindAutomationVersion, kindAutomationListener, kindAutomationListenerCount,
 	kindAutomationKey, kindAutomationLive, kindAutomationRate, kindAutomationRun,
-	kindOwner, kindAudit,
+	kindOwner, kindAudit, kindOAuthGrant,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
 // and GlobalIndexKeys the GSI1 partitions outside every workspace.
 var (
 	GlobalPrefixes = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK, autoDuePrefix, autoTickPK,
-		ownerPrefix, signinLinkPrefix, sessionPrefix, signinRatePrefix}
+		ownerPrefix, signinLinkPrefix, sessionPrefix, signinRatePrefix,
+		oauthClientPrefix, oauthCodePrefix, oauthRefreshPrefix}
 	GlobalIndexKeys = []string{workspacesListPK}
 )
 
@@ -277,6 +299,7 @@ func workspaceKey(id string) map[string]ddbtypes.AttributeValue {
 	return key(workspacePK(id), kindWorkspace)
 }
 func keysPK(ws string) string           { return wsPK(ws, kindKeys) }
+func oauthGrantPK(ws string) string     { return wsPK(ws, kindOAuthGrant) }
 func apiKeySecretPK(hash string) string { return apiKeyPrefix + hash }
 func domainPK(ws string) string         { return wsPK(ws, kindDomain) }
 func domainListPK(ws string) string     { return wsPK(ws, kindDomainList) }

@@ -58,6 +58,9 @@ type (
 	Owners struct{ *Table }
 	// SignIns are the dashboard's sign-in links, sessions and rate counts.
 	SignIns struct{ *Table }
+	// OAuth are the authorization server's clients, codes, grants and
+	// tokens.
+	OAuth struct{ *Table }
 )
 
 // Repositories are every repository over one table, for processes (the dev
@@ -88,6 +91,7 @@ type Repositories struct {
 	AutomationRuns *AutomationRuns
 	Owners         *Owners
 	SignIns        *SignIns
+	OAuth          *OAuth
 }
 
 // NewRepositories builds every repository over t.
@@ -98,6 +102,6 @@ func NewRepositories(t *Table) Repositories {
 		Statuses: &Statuses{t}, Events: &Events{t}, Clicks: &Clicks{t}, Metrics: &Metrics{t}, Webhooks: &Webhooks{t},
 		Contacts: &Contacts{t}, Segments: &Segments{t}, Templates: &Templates{t}, Campaigns: &Campaigns{t}, ListSends: &ListSends{t},
 		Automations: &Automations{t}, AutomationRuns: &AutomationRuns{t},
-		Owners: &Owners{t}, SignIns: &SignIns{t},
+		Owners: &Owners{t}, SignIns: &SignIns{t}, OAuth: &OAuth{t},
 	}
 }

@@ -60,7 +60,38 @@ var ByFunction = map[string]Profile{
 	routes.AutomationRunner.Function: automationRunnerConsumer,
 	routes.AutomationTick.Function:   automationTick,
 
-	routes.Dashboard.Function: dashboardSite,
+	routes.Dashboard.Function:  dashboardSite,
+	routes.AuthServer.Function: authServer,
+	routes.MCP.Function:        mcpEndpoint,
+}
+
+// mcpEndpoint is the MCP endpoint (internal/mcpserver): its tools are the
+// send, read, contact, automation-event and deliverability routes called
+// in-process, so it may do what those routes do together (sendRoute,
+// readRoute, contactWriteRoute, automationEventsRoute, checkRoute), and
+// no more: no segment, no campaign write, no do-not-send write is a tool.
+var mcpEndpoint = Profile{
+	Name:         "mcp",
+	Table:        []string{GetItem, BatchGetItem, Query, PutItem, UpdateItem, DeleteItem},
+	QueryIndexes: true,
+	APIKeys:      true,
+	Keyed:        []Keyed{{Action: BatchWriteItem, LeadingKeys: []string{dynamo.EmailKeysPattern, dynamo.EmailContentKeysPattern}}},
+	SendTo:       []queue.Def{queue.Review, queue.Webhooks, queue.Automations},
+	SendEmail:    true,
+}
+
+// authServer is the OAuth authorization server (internal/oauth): it
+// registers clients, redeems codes, issues, rotates and revokes tokens and
+// writes grants and their audit entries, on its own partitions only (an
+// access token is an API key secret record).
+var authServer = Profile{
+	Name: "oauth",
+	Keyed: []Keyed{
+		{Action: GetItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+		{Action: PutItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+		{Action: UpdateItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+		{Action: DeleteItem, LeadingKeys: dynamo.OAuthKeysPatterns},
+	},
 }
 
 // readRoute is a GET route: every /api/v1 request reads its API key and

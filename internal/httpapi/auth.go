@@ -10,6 +10,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/oauth"
 )
 
 // Authenticator checks a well-formed key and counts the request against the
@@ -44,6 +45,11 @@ func (s *Server) authenticate(r *http.Request) (apikey.Principal, error) {
 	}
 	key = strings.TrimSpace(key)
 	env, ok := apikey.Parse(key)
+	if !ok && oauth.IsAccessToken(key) {
+		// A connection's access token is checked as a live key is: the
+		// store keeps it as one, with an expiry.
+		env, ok = apikey.Live, true
+	}
 	if !ok {
 		return apikey.Principal{}, unauthorized
 	}
@@ -63,4 +69,28 @@ func (s *Server) authenticate(r *http.Request) (apikey.Principal, error) {
 		s.logger().ErrorContext(r.Context(), "api key check failed", slog.String("request_id", RequestID(r.Context())), slog.Any("err", err))
 		return apikey.Principal{}, fail.Unavailable(authRetryAfter, "the API key could not be checked right now; retry shortly with the same Idempotency-Key if you sent one")
 	}
+}
+
+// ResourceMetadataPath is where the protected resource metadata (RFC 9728)
+// is served, on the stack's public origin.
+const ResourceMetadataPath = "/.well-known/oauth-protected-resource"
+
+// Challenge is the WWW-Authenticate value of a 401 (RFC 6750 §3, RFC 9728
+// §5.1): it points an OAuth client at the resource metadata, on the origin
+// the request came to.
+func Challenge(r *http.Request) string {
+	scheme := "https"
+	if r.TLS == nil && !strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") && isLoopbackHost(r.Host) {
+		scheme = "http"
+	}
+	return `Bearer realm="sesame", resource_metadata="` + scheme + "://" + r.Host + ResourceMetadataPath + `"`
+}
+
+func isLoopbackHost(hostport string) bool {
+	host := hostport
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.HasSuffix(hostport, "]") {
+		host = hostport[:i]
+	}
+	host = strings.Trim(host, "[]")
+	return host == "localhost" || host == "::1" || strings.HasPrefix(host, "127.")
 }

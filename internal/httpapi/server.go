@@ -81,6 +81,9 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 	}
 	p, authErr := s.authenticate(r)
 	if authErr != nil {
+		if fail.KindOf(authErr) == fail.KindUnauthorized {
+			w.Header().Set("WWW-Authenticate", Challenge(r))
+		}
 		s.WriteError(w, r, authErr)
 		return
 	}
@@ -99,6 +102,23 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt Route) {
 	if err := rt.Handler(w, r); err != nil {
 		s.WriteError(w, r, err)
 	}
+}
+
+// Guard serves next behind the API's authentication: a request id, then
+// the key or access token checked and counted as an API route's are, a
+// failure answered in the error envelope (a 401 with the WWW-Authenticate
+// challenge). It is the MCP endpoint's front door.
+func (s *Server) Guard(next http.Handler) http.Handler {
+	return withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := s.authenticate(r); err != nil {
+			if fail.KindOf(err) == fail.KindUnauthorized {
+				w.Header().Set("WWW-Authenticate", Challenge(r))
+			}
+			s.WriteError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
 }
 
 // WriteError writes err in the error envelope, mapped by the error table.

@@ -94,6 +94,8 @@ var Pages = []Route{Unsubscribe, UnsubscribeOneClick}
 type Site struct {
 	Function string
 	Prefix   string
+	// Also are exact paths outside Prefix the function serves too (ANY).
+	Also []string
 }
 
 // Description is how the stack describes the site's function.
@@ -102,8 +104,20 @@ func (s Site) Description() string { return "Sesame ANY " + s.Prefix + "/…" }
 // Dashboard is the owner's web dashboard (internal/dashboard).
 var Dashboard = Site{Function: "dashboard", Prefix: "/dashboard"}
 
+// AuthServer is the OAuth 2.1 authorization server (internal/oauth/
+// oauthhttp): registration and tokens under /oauth, its metadata and the
+// protected resource's at their well-known paths. One function serves
+// them (docs/decisions.md): four small endpoints over one store.
+var AuthServer = Site{Function: "oauth", Prefix: "/oauth", Also: []string{
+	"/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource",
+}}
+
+// MCP is the remote MCP server (internal/mcpserver, streamable HTTP) of
+// the assistants an owner connected.
+var MCP = Site{Function: "mcp", Prefix: "/mcp"}
+
 // Sites is every site.
-var Sites = []Site{Dashboard}
+var Sites = []Site{Dashboard, AuthServer, MCP}
 
 // All is every route the stack serves: API, then Pages.
 func All() []Route { return slices.Concat(API, Pages) }

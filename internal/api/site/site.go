@@ -16,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dashboard"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/oauth"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/ses"
@@ -66,5 +67,6 @@ func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API
 		SignIn:    &signin.Service{Store: repos.SignIns, Owners: svc.Owners, Mailer: dashboard.Mailer{SES: mail, From: cfg.DashboardFrom}},
 		Metrics:   repos.Metrics,
 		Templates: templates.Service(repos.Table),
+		OAuth:     &oauth.Service{Store: repos.OAuth, Audit: svc.Audit},
 	})
 }

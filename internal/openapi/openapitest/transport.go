@@ -17,7 +17,8 @@ import (
 )
 
 // keyHeader is an Authorization header with a well-formed Sesame key.
-var keyHeader = regexp.MustCompile(`^Bearer ps_(live|test)_[0-9A-Za-z]{40}$`)
+// keyHeader is a key, or a connection's OAuth access token.
+var keyHeader = regexp.MustCompile(`^Bearer (ps_(live|test)_[0-9A-Za-z]{40}|ps_oat_[0-9A-Za-z_-]{43})$`)
 
 // options are the settings of every check.
 func options() *openapi3filter.Options {
@@ -28,7 +29,7 @@ func options() *openapi3filter.Options {
 		SkipSettingDefaults: true,
 		AuthenticationFunc: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {
 			if h := in.RequestValidationInput.Request.Header.Get("Authorization"); !keyHeader.MatchString(h) {
-				return in.NewError(errors.New("the Authorization header is not Bearer and a ps_live_ or ps_test_ key"))
+				return in.NewError(errors.New("the Authorization header is not Bearer and a ps_live_ or ps_test_ key or a ps_oat_ token"))
 			}
 			return nil
 		},

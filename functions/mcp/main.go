@@ -1,0 +1,9 @@
+// Command mcp is the Lambda function serving the MCP endpoint (ANY /mcp).
+package main
+
+import (
+	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/api/wire"
+)
+
+func main() { wire.Main(api.MCP) }
