@@ -43,6 +43,7 @@ func (e AutomationRunOutcome) Valid() bool {
 const (
 	BatchItem0StatusFailed     BatchItem0Status = "failed"
 	BatchItem0StatusHeld       BatchItem0Status = "held"
+	BatchItem0StatusScheduled  BatchItem0Status = "scheduled"
 	BatchItem0StatusSent       BatchItem0Status = "sent"
 	BatchItem0StatusSuppressed BatchItem0Status = "suppressed"
 )
@@ -53,6 +54,8 @@ func (e BatchItem0Status) Valid() bool {
 	case BatchItem0StatusFailed:
 		return true
 	case BatchItem0StatusHeld:
+		return true
+	case BatchItem0StatusScheduled:
 		return true
 	case BatchItem0StatusSent:
 		return true
@@ -234,12 +237,14 @@ func (e DomainStatus) Valid() bool {
 // Defines values for EmailStatus.
 const (
 	EmailStatusBounced    EmailStatus = "bounced"
+	EmailStatusCancelled  EmailStatus = "cancelled"
 	EmailStatusClicked    EmailStatus = "clicked"
 	EmailStatusComplained EmailStatus = "complained"
 	EmailStatusDelivered  EmailStatus = "delivered"
 	EmailStatusFailed     EmailStatus = "failed"
 	EmailStatusHeld       EmailStatus = "held"
 	EmailStatusOpened     EmailStatus = "opened"
+	EmailStatusScheduled  EmailStatus = "scheduled"
 	EmailStatusSent       EmailStatus = "sent"
 	EmailStatusSuppressed EmailStatus = "suppressed"
 )
@@ -248,6 +253,8 @@ const (
 func (e EmailStatus) Valid() bool {
 	switch e {
 	case EmailStatusBounced:
+		return true
+	case EmailStatusCancelled:
 		return true
 	case EmailStatusClicked:
 		return true
@@ -260,6 +267,8 @@ func (e EmailStatus) Valid() bool {
 	case EmailStatusHeld:
 		return true
 	case EmailStatusOpened:
+		return true
+	case EmailStatusScheduled:
 		return true
 	case EmailStatusSent:
 		return true
@@ -316,6 +325,7 @@ const (
 	ErrorCodeCampaignNotCancellable ErrorCode = "campaign_not_cancellable"
 	ErrorCodeConflict               ErrorCode = "conflict"
 	ErrorCodeContactExists          ErrorCode = "contact_exists"
+	ErrorCodeEmailNotCancellable    ErrorCode = "email_not_cancellable"
 	ErrorCodeForbidden              ErrorCode = "forbidden"
 	ErrorCodeIdempotencyConflict    ErrorCode = "idempotency_conflict"
 	ErrorCodeIdempotencyInProgress  ErrorCode = "idempotency_in_progress"
@@ -347,6 +357,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeConflict:
 		return true
 	case ErrorCodeContactExists:
+		return true
+	case ErrorCodeEmailNotCancellable:
 		return true
 	case ErrorCodeForbidden:
 		return true
@@ -523,6 +535,7 @@ func (e MetricsReportType) Valid() bool {
 const (
 	SendResultStatusFailed     SendResultStatus = "failed"
 	SendResultStatusHeld       SendResultStatus = "held"
+	SendResultStatusScheduled  SendResultStatus = "scheduled"
 	SendResultStatusSent       SendResultStatus = "sent"
 	SendResultStatusSuppressed SendResultStatus = "suppressed"
 )
@@ -533,6 +546,8 @@ func (e SendResultStatus) Valid() bool {
 	case SendResultStatusFailed:
 		return true
 	case SendResultStatusHeld:
+		return true
+	case SendResultStatusScheduled:
 		return true
 	case SendResultStatusSent:
 		return true
@@ -561,6 +576,42 @@ func (e SuppressionReason) Valid() bool {
 	case SuppressionReasonManual:
 		return true
 	case SuppressionReasonUnsubscribed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemplateObject.
+const (
+	TemplateObjectTemplate TemplateObject = "template"
+)
+
+// Valid indicates whether the value is a known member of the TemplateObject enum.
+func (e TemplateObject) Valid() bool {
+	switch e {
+	case TemplateObjectTemplate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemplateReviewState.
+const (
+	TemplateReviewStateCleared TemplateReviewState = "cleared"
+	TemplateReviewStateDenied  TemplateReviewState = "denied"
+	TemplateReviewStatePending TemplateReviewState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the TemplateReviewState enum.
+func (e TemplateReviewState) Valid() bool {
+	switch e {
+	case TemplateReviewStateCleared:
+		return true
+	case TemplateReviewStateDenied:
+		return true
+	case TemplateReviewStatePending:
 		return true
 	default:
 		return false
@@ -608,16 +659,31 @@ func (e WarningCode) Valid() bool {
 
 // Defines values for ListContactsParamsSubscribed.
 const (
-	False ListContactsParamsSubscribed = "false"
-	True  ListContactsParamsSubscribed = "true"
+	ListContactsParamsSubscribedFalse ListContactsParamsSubscribed = "false"
+	ListContactsParamsSubscribedTrue  ListContactsParamsSubscribed = "true"
 )
 
 // Valid indicates whether the value is a known member of the ListContactsParamsSubscribed enum.
 func (e ListContactsParamsSubscribed) Valid() bool {
 	switch e {
-	case False:
+	case ListContactsParamsSubscribedFalse:
 		return true
-	case True:
+	case ListContactsParamsSubscribedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteTemplate200JSONResponseBodyDataDeleted.
+const (
+	DeleteTemplate200JSONResponseBodyDataDeletedTrue DeleteTemplate200JSONResponseBodyDataDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the DeleteTemplate200JSONResponseBodyDataDeleted enum.
+func (e DeleteTemplate200JSONResponseBodyDataDeleted) Valid() bool {
+	switch e {
+	case DeleteTemplate200JSONResponseBodyDataDeletedTrue:
 		return true
 	default:
 		return false
@@ -864,6 +930,7 @@ type BatchItemError struct {
 	// - `idempotency_in_progress`: 409: a request with the same Idempotency-Key is still running; retry after Retry-After.
 	// - `contact_exists`: 409: another contact of the workspace has this email; `param` is `email`.
 	// - `campaign_not_cancellable`: 409: the campaign is `sent`, `cancelled` or `discarded`; nothing changed.
+	// - `email_not_cancellable`: 409: a cancel of an email that is not scheduled, or whose send has started; nothing changed.
 	// - `message_too_large`: 413: the request body is over 5 MB, the encoded message over 20 MB, or the attachments together over 20 MB; the message states the limit.
 	// - `rate_limited`: 429: the key made more than 1,000 requests this minute (or API Gateway throttled the stage); retry after Retry-After.
 	// - `monthly_quota_exceeded`: 429: the workspace used its monthly allowance of live emails; Retry-After runs to the first of next month (UTC). Test keys are not counted.
@@ -1246,14 +1313,22 @@ type Email struct {
 	// OpenedAt First open: a date at midnight UTC under `essential`, always null under `off`.
 	OpenedAt *time.Time `json:"opened_at"`
 
+	// ScheduledAt Present only on an email accepted with `scheduled_at`: when it is due.
+	//
+	// Examples: 2026-11-20T08:30:00.000Z
+	ScheduledAt *Timestamp `json:"scheduled_at,omitempty"`
+
 	// SentAt When the email was accepted.
 	//
 	// Examples: 2026-11-20T08:30:00.000Z
 	SentAt Timestamp `json:"sent_at"`
 
-	// Status `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review.
+	// Status `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review. `scheduled`: accepted with `scheduled_at`, waiting for its time (it is then sent, held or suppressed as a send is). `cancelled`: a scheduled email cancelled before its time; never sent.
 	Status  EmailStatus `json:"status"`
 	Subject string      `json:"subject"`
+
+	// Tags The send's `tags`, ordered by name; empty when it had none (and on campaign and automation emails).
+	Tags []Tag `json:"tags"`
 
 	// To The recipient's address.
 	To string `json:"to"`
@@ -1274,7 +1349,7 @@ type EmailList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// EmailStatus `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review.
+// EmailStatus `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review. `scheduled`: accepted with `scheduled_at`, waiting for its time (it is then sent, held or suppressed as a send is). `cancelled`: a scheduled email cancelled before its time; never sent.
 type EmailStatus string
 
 // EmailType What produced the email. Emails sent through this API are `transactional`.
@@ -1301,6 +1376,7 @@ type Error struct {
 		// - `idempotency_in_progress`: 409: a request with the same Idempotency-Key is still running; retry after Retry-After.
 		// - `contact_exists`: 409: another contact of the workspace has this email; `param` is `email`.
 		// - `campaign_not_cancellable`: 409: the campaign is `sent`, `cancelled` or `discarded`; nothing changed.
+		// - `email_not_cancellable`: 409: a cancel of an email that is not scheduled, or whose send has started; nothing changed.
 		// - `message_too_large`: 413: the request body is over 5 MB, the encoded message over 20 MB, or the attachments together over 20 MB; the message states the limit.
 		// - `rate_limited`: 429: the key made more than 1,000 requests this minute (or API Gateway throttled the stage); retry after Retry-After.
 		// - `monthly_quota_exceeded`: 429: the workspace used its monthly allowance of live emails; Retry-After runs to the first of next month (UTC). Test keys are not counted.
@@ -1336,6 +1412,7 @@ type Error struct {
 // - `idempotency_in_progress`: 409: a request with the same Idempotency-Key is still running; retry after Retry-After.
 // - `contact_exists`: 409: another contact of the workspace has this email; `param` is `email`.
 // - `campaign_not_cancellable`: 409: the campaign is `sent`, `cancelled` or `discarded`; nothing changed.
+// - `email_not_cancellable`: 409: a cancel of an email that is not scheduled, or whose send has started; nothing changed.
 // - `message_too_large`: 413: the request body is over 5 MB, the encoded message over 20 MB, or the attachments together over 20 MB; the message states the limit.
 // - `rate_limited`: 429: the key made more than 1,000 requests this minute (or API Gateway throttled the stage); retry after Retry-After.
 // - `monthly_quota_exceeded`: 429: the workspace used its monthly allowance of live emails; Retry-After runs to the first of next month (UTC). Test keys are not counted.
@@ -1507,7 +1584,7 @@ type SegmentCreate struct {
 	Name string `json:"name"`
 }
 
-// SendRequest One email. Unknown fields are refused (400 `invalid_field`, `param` the field).
+// SendRequest One email. Unknown fields are refused (400 `invalid_field`, `param` the field). Give `subject` and `html`, or `template_id` (with `variables`) and neither of them. `cc` and `bcc` are refused (400 `invalid_field`, `param` `cc` or `bcc`): each email has one recipient, with its own status, events and webhooks; send one email per recipient with `POST /api/v1/send/batch`.
 type SendRequest struct {
 	// Attachments Up to 20 attachments, at most 20 MB together.
 	Attachments *[]Attachment `json:"attachments,omitempty"`
@@ -1517,17 +1594,34 @@ type SendRequest struct {
 	// Examples: Acme <hello@acme.com>
 	From *string `json:"from,omitempty"`
 
+	// Headers Up to 20 headers of your own, name to value, carried into the message as given (names are case-insensitive: one name once). Refused (`param` `headers`): a name that is not printable ASCII without spaces or colons or is over 76 characters; a value with a line break or other control character (tab allowed) or over 900 bytes; and every header that Sesame or SES sets or that changes routing, authentication or the MIME structure: `From`, `To`, `Cc`, `Bcc`, `Reply-To`, `Sender`, `Subject`, `Date`, `Message-ID`, `MIME-Version`, `Return-Path`, `Received`, `Authentication-Results`, `Received-SPF`, `Delivered-To`, `Envelope-To`, `Errors-To`, `Disposition-Notification-To`, `Return-Receipt-To`, `Feedback-ID`, `List-Id`, and any `Content-*`, `DKIM-*`, `ARC-*`, `List-Unsubscribe*`, `X-SES-*` or `Resent-*`.
+	//
+	// Examples: {"X-Entity-Ref-ID":"invoice-2041"}
+	Headers *map[string]string `json:"headers,omitempty"`
+
 	// Html The HTML body.
-	Html string `json:"html"`
+	Html string `json:"html,omitempty"`
 
 	// ReplyTo One address or up to 10, each exactly one address (`a@example.org,` is refused: give several as an array) whose display name holds no address on another domain than its own. Without it, the sender's default reply-to, if any.
 	ReplyTo *SendRequest_ReplyTo `json:"reply_to,omitempty"`
+
+	// ScheduledAt RFC 3339 time with its offset, after now and at most 30 days ahead: the email is accepted with status `scheduled` (200) and sent at that time (within about two minutes after it, never before), as a send made then would be: held, suppressed or failed by the rules of that moment. `POST /api/v1/emails/{id}/cancel` cancels it until it starts. Refused (`param` `scheduled_at`): not RFC 3339, not in the future, or more than 30 days ahead.
+	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 
 	// SenderId A sender of the workspace (`sesame senders list`); wins over `from`. Unknown: 404 `sender_not_found`; not on a verified domain: 403 `sender_not_verified`.
 	SenderId *string `json:"sender_id,omitempty"`
 
 	// Subject One line of text: no line breaks or other control characters; at most 998 characters (code points, however many bytes each). Long subjects are folded into RFC 2047 encoded-words, so no header line passes 78 octets.
-	Subject string `json:"subject"`
+	Subject string `json:"subject,omitempty"`
+
+	// Tags Up to 10 name/value pairs of metadata (each part 1 to 256 ASCII letters, digits, `_` or `-`; a name once). Returned on the Email object and in webhook `data`; `GET /api/v1/emails?tag=name:value` filters by one.
+	Tags *[]Tag `json:"tags,omitempty"`
+
+	// TemplateId Sends the latest version of a stored template (`/api/v1/templates`), rendered with `variables`: it goes out at once when that version's layout is cleared, and is held for review as any new layout when it is not. Not a template of the workspace: 400 `invalid_field`, `param` `template_id`.
+	TemplateId *openapi_types.UUID `json:"template_id,omitempty"`
+
+	// Text The plain-text part, exactly as given (UTF-8, no NUL, at most 10 MB). Without it, the text part is derived from `html`.
+	Text *string `json:"text,omitempty"`
 
 	// To One recipient, with or without a display name.
 	//
@@ -1536,6 +1630,10 @@ type SendRequest struct {
 
 	// Tracking Overrides the workspace's default tracking mode for this email. `off` answers 503 until the workspace is provisioned for it.
 	Tracking *TrackingMode `json:"tracking,omitempty"`
+
+	// Variables The values of the template's `{{ data.<key> }}`, inserted as text (escaped in html). A variable the template reads with no fallback and not given: 400 `invalid_field`, `param` `variables.<key>`. Only with `template_id`.
+	Variables *map[string]string `json:"variables,omitempty"`
+	union     json.RawMessage
 }
 
 // SendRequestReplyTo0 defines model for SendRequest.ReplyTo.0.
@@ -1548,6 +1646,12 @@ type SendRequestReplyTo1 = []string
 type SendRequest_ReplyTo struct {
 	union json.RawMessage
 }
+
+// SendRequest0 defines model for SendRequest.0.
+type SendRequest0 = interface{}
+
+// SendRequest1 defines model for SendRequest.1.
+type SendRequest1 = interface{}
 
 // SendResult defines model for SendResult.
 type SendResult struct {
@@ -1671,6 +1775,69 @@ type SuppressionResult struct {
 	Data Suppression `json:"data"`
 }
 
+// Tag A name/value pair of the caller's metadata: kept on the email, returned on it and in its webhook events, and a filter of `GET /api/v1/emails` (`tag=name:value`).
+type Tag struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Template A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+type Template struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Html On GET and writes; left out of lists.
+	Html   *string            `json:"html,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
+	Name   string             `json:"name"`
+	Object TemplateObject     `json:"object"`
+
+	// Review The security review's verdict on the version's layout, reached when the version was saved. `cleared`: sends of it go out at once (each email still gets its own quick check of brands and links); `denied`: sends of it fail; `pending`: only while another review of the same layout is running.
+	Review  *TemplateReview `json:"review,omitempty"`
+	Subject string          `json:"subject"`
+
+	// UpdatedAt When this version was saved.
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Variables The `data` keys the version reads, sorted.
+	Variables []string `json:"variables"`
+
+	// Version Raised by every change of the subject or the html; a rename keeps it.
+	Version int `json:"version"`
+}
+
+// TemplateObject defines model for Template.Object.
+type TemplateObject string
+
+// TemplateCreate A new template. Unknown fields are refused (400 `invalid_field`).
+type TemplateCreate struct {
+	Html    string `json:"html"`
+	Name    string `json:"name"`
+	Subject string `json:"subject"`
+}
+
+// TemplateList defines model for TemplateList.
+type TemplateList struct {
+	Data       []Template `json:"data"`
+	HasMore    bool       `json:"has_more"`
+	NextCursor *string    `json:"next_cursor"`
+}
+
+// TemplateReview The security review's verdict on the version's layout, reached when the version was saved. `cleared`: sends of it go out at once (each email still gets its own quick check of brands and links); `denied`: sends of it fail; `pending`: only while another review of the same layout is running.
+type TemplateReview struct {
+	Reasons *[]string           `json:"reasons,omitempty"`
+	State   TemplateReviewState `json:"state"`
+}
+
+// TemplateReviewState defines model for TemplateReview.State.
+type TemplateReviewState string
+
+// TemplateUpdate The fields to change. A new subject or html is a new version, reviewed when saved; the versions before stay readable.
+type TemplateUpdate struct {
+	Html    *string `json:"html,omitempty"`
+	Name    *string `json:"name,omitempty"`
+	Subject *string `json:"subject,omitempty"`
+}
+
 // Timestamp ISO 8601 UTC with milliseconds.
 //
 // Examples: 2026-11-20T08:30:00.000Z
@@ -1706,6 +1873,9 @@ type IdempotencyKey = string
 
 // Limit defines model for Limit.
 type Limit = int
+
+// TemplateID defines model for TemplateID.
+type TemplateID = openapi_types.UUID
 
 // WebhookEventID defines model for WebhookEventID.
 type WebhookEventID = string
@@ -1748,6 +1918,12 @@ type SegmentInvalid = Error
 
 // SegmentsUnavailable Every error answer.
 type SegmentsUnavailable = Error
+
+// TemplateInvalid Every error answer.
+type TemplateInvalid = Error
+
+// TemplateNotFound Every error answer.
+type TemplateNotFound = Error
 
 // Unauthorized Every error answer.
 type Unauthorized = Error
@@ -1810,6 +1986,9 @@ type ListEmailsParams struct {
 
 	// Environment Only live (delivered) or test (captured) emails.
 	Environment *Environment `form:"environment,omitempty" json:"environment,omitempty"`
+
+	// Tag Only emails carrying this tag, written `name:value`.
+	Tag *string `form:"tag,omitempty" json:"tag,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
@@ -1872,6 +2051,24 @@ type ListSuppressionsParams struct {
 // AddSuppressions200JSONResponseBody defines parameters for AddSuppressions.
 type AddSuppressions200JSONResponseBody struct {
 	union json.RawMessage
+}
+
+// ListTemplatesParams defines parameters for ListTemplates.
+type ListTemplatesParams struct {
+	// Limit Page size, 1 to 100; larger values are treated as 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page, unchanged, with the same filters.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// DeleteTemplate200JSONResponseBodyDataDeleted defines parameters for DeleteTemplate.
+type DeleteTemplate200JSONResponseBodyDataDeleted bool
+
+// GetTemplateParams defines parameters for GetTemplate.
+type GetTemplateParams struct {
+	// Version A version kept from before; without it, the latest.
+	Version *int `form:"version,omitempty" json:"version,omitempty"`
 }
 
 // UnsubscribeOneClickFormdataBody defines parameters for UnsubscribeOneClick.
@@ -2006,6 +2203,12 @@ type SendBulkJSONRequestBody = BulkDraftRequest
 
 // AddSuppressionsJSONRequestBody defines body for AddSuppressions for application/json ContentType.
 type AddSuppressionsJSONRequestBody = SuppressionRequest
+
+// CreateTemplateJSONRequestBody defines body for CreateTemplate for application/json ContentType.
+type CreateTemplateJSONRequestBody = TemplateCreate
+
+// UpdateTemplateJSONRequestBody defines body for UpdateTemplate for application/json ContentType.
+type UpdateTemplateJSONRequestBody = TemplateUpdate
 
 // UnsubscribeOneClickFormdataRequestBody defines body for UnsubscribeOneClick for application/x-www-form-urlencoded ContentType.
 type UnsubscribeOneClickFormdataRequestBody UnsubscribeOneClickFormdataBody
@@ -2529,6 +2732,278 @@ func (t *PropertyValue) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSendRequest0 returns the union data inside the SendRequest as a SendRequest0
+func (t SendRequest) AsSendRequest0() (SendRequest0, error) {
+	var body SendRequest0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSendRequest0 overwrites any union data inside the SendRequest as the provided SendRequest0
+func (t *SendRequest) FromSendRequest0(v SendRequest0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSendRequest0 performs a merge with any union data inside the SendRequest, using the provided SendRequest0
+func (t *SendRequest) MergeSendRequest0(v SendRequest0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSendRequest1 returns the union data inside the SendRequest as a SendRequest1
+func (t SendRequest) AsSendRequest1() (SendRequest1, error) {
+	var body SendRequest1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSendRequest1 overwrites any union data inside the SendRequest as the provided SendRequest1
+func (t *SendRequest) FromSendRequest1(v SendRequest1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSendRequest1 performs a merge with any union data inside the SendRequest, using the provided SendRequest1
+func (t *SendRequest) MergeSendRequest1(v SendRequest1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SendRequest) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.Attachments != nil {
+		object["attachments"], err = json.Marshal(t.Attachments)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'attachments': %w", err)
+		}
+	}
+
+	if t.From != nil {
+		object["from"], err = json.Marshal(t.From)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'from': %w", err)
+		}
+	}
+
+	if t.Headers != nil {
+		object["headers"], err = json.Marshal(t.Headers)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'headers': %w", err)
+		}
+	}
+
+	object["html"], err = json.Marshal(t.Html)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'html': %w", err)
+	}
+
+	if t.ReplyTo != nil {
+		object["reply_to"], err = json.Marshal(t.ReplyTo)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'reply_to': %w", err)
+		}
+	}
+
+	if t.ScheduledAt != nil {
+		object["scheduled_at"], err = json.Marshal(t.ScheduledAt)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'scheduled_at': %w", err)
+		}
+	}
+
+	if t.SenderId != nil {
+		object["sender_id"], err = json.Marshal(t.SenderId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'sender_id': %w", err)
+		}
+	}
+
+	object["subject"], err = json.Marshal(t.Subject)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'subject': %w", err)
+	}
+
+	if t.Tags != nil {
+		object["tags"], err = json.Marshal(t.Tags)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'tags': %w", err)
+		}
+	}
+
+	if t.TemplateId != nil {
+		object["template_id"], err = json.Marshal(t.TemplateId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'template_id': %w", err)
+		}
+	}
+
+	if t.Text != nil {
+		object["text"], err = json.Marshal(t.Text)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'text': %w", err)
+		}
+	}
+
+	object["to"], err = json.Marshal(t.To)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'to': %w", err)
+	}
+
+	if t.Tracking != nil {
+		object["tracking"], err = json.Marshal(t.Tracking)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'tracking': %w", err)
+		}
+	}
+
+	if t.Variables != nil {
+		object["variables"], err = json.Marshal(t.Variables)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'variables': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *SendRequest) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["attachments"]; found {
+		err = json.Unmarshal(raw, &t.Attachments)
+		if err != nil {
+			return fmt.Errorf("error reading 'attachments': %w", err)
+		}
+	}
+
+	if raw, found := object["from"]; found {
+		err = json.Unmarshal(raw, &t.From)
+		if err != nil {
+			return fmt.Errorf("error reading 'from': %w", err)
+		}
+	}
+
+	if raw, found := object["headers"]; found {
+		err = json.Unmarshal(raw, &t.Headers)
+		if err != nil {
+			return fmt.Errorf("error reading 'headers': %w", err)
+		}
+	}
+
+	if raw, found := object["html"]; found {
+		err = json.Unmarshal(raw, &t.Html)
+		if err != nil {
+			return fmt.Errorf("error reading 'html': %w", err)
+		}
+	}
+
+	if raw, found := object["reply_to"]; found {
+		err = json.Unmarshal(raw, &t.ReplyTo)
+		if err != nil {
+			return fmt.Errorf("error reading 'reply_to': %w", err)
+		}
+	}
+
+	if raw, found := object["scheduled_at"]; found {
+		err = json.Unmarshal(raw, &t.ScheduledAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'scheduled_at': %w", err)
+		}
+	}
+
+	if raw, found := object["sender_id"]; found {
+		err = json.Unmarshal(raw, &t.SenderId)
+		if err != nil {
+			return fmt.Errorf("error reading 'sender_id': %w", err)
+		}
+	}
+
+	if raw, found := object["subject"]; found {
+		err = json.Unmarshal(raw, &t.Subject)
+		if err != nil {
+			return fmt.Errorf("error reading 'subject': %w", err)
+		}
+	}
+
+	if raw, found := object["tags"]; found {
+		err = json.Unmarshal(raw, &t.Tags)
+		if err != nil {
+			return fmt.Errorf("error reading 'tags': %w", err)
+		}
+	}
+
+	if raw, found := object["template_id"]; found {
+		err = json.Unmarshal(raw, &t.TemplateId)
+		if err != nil {
+			return fmt.Errorf("error reading 'template_id': %w", err)
+		}
+	}
+
+	if raw, found := object["text"]; found {
+		err = json.Unmarshal(raw, &t.Text)
+		if err != nil {
+			return fmt.Errorf("error reading 'text': %w", err)
+		}
+	}
+
+	if raw, found := object["to"]; found {
+		err = json.Unmarshal(raw, &t.To)
+		if err != nil {
+			return fmt.Errorf("error reading 'to': %w", err)
+		}
+	}
+
+	if raw, found := object["tracking"]; found {
+		err = json.Unmarshal(raw, &t.Tracking)
+		if err != nil {
+			return fmt.Errorf("error reading 'tracking': %w", err)
+		}
+	}
+
+	if raw, found := object["variables"]; found {
+		err = json.Unmarshal(raw, &t.Variables)
+		if err != nil {
+			return fmt.Errorf("error reading 'variables': %w", err)
+		}
+	}
+
+	return err
+}
+
 // AsSendRequestReplyTo0 returns the union data inside the SendRequest_ReplyTo as a SendRequestReplyTo0
 func (t SendRequest_ReplyTo) AsSendRequestReplyTo0() (SendRequestReplyTo0, error) {
 	var body SendRequestReplyTo0
@@ -2928,6 +3403,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/emails/{id} (the `GetEmail` operationId).
 	GetEmail(ctx context.Context, id EmailID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CancelEmail Cancel a scheduled email
+	//
+	// An email accepted with `scheduled_at` and still `scheduled` becomes `cancelled` and is never sent. Once its time has come and its send has started (it is then `held`, `sent` or later), or for any email not scheduled, 409 `email_not_cancellable` and nothing changes. Cancel never sends. No body.
+	//
+	// Corresponds with POST /api/v1/emails/{id}/cancel (the `CancelEmail` operationId).
+	CancelEmail(ctx context.Context, id EmailID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEmailClicks List an email's clicks
 	//
 	// Every tracked click on the email, newest first, up to the 1,000 newest (then `truncated` is true). Clicks on unsubscribe links are never listed, only counted in `opt_out_clicks`. This is the only way to read the clicks of a transactional email.
@@ -3081,6 +3563,63 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /api/v1/suppressions/{email} (the `DeleteSuppression` operationId).
 	DeleteSuppression(ctx context.Context, email string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTemplates List templates
+	//
+	// The workspace's templates at their latest version, newest first, without their html.
+	//
+	// Corresponds with GET /api/v1/templates (the `ListTemplates` operationId).
+	ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTemplateWithBody Create a template
+	//
+	// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+	CreateTemplateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTemplate Create a template
+	//
+	// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+	CreateTemplate(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTemplate Delete a template
+	//
+	// Removes the template and its versions. Emails sent with it keep their content.
+	//
+	// Corresponds with DELETE /api/v1/templates/{id} (the `DeleteTemplate` operationId).
+	DeleteTemplate(ctx context.Context, id TemplateID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTemplate Get a template
+	//
+	// The latest version, or `version`, with its review.
+	//
+	// Corresponds with GET /api/v1/templates/{id} (the `GetTemplate` operationId).
+	GetTemplate(ctx context.Context, id TemplateID, params *GetTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTemplateWithBody Update a template
+	//
+	// A new subject or html saves a new version and reviews it; a new name alone renames.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+	UpdateTemplateWithBody(ctx context.Context, id TemplateID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTemplate Update a template
+	//
+	// A new subject or html saves a new version and reviews it; a new name alone renames.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+	UpdateTemplate(ctx context.Context, id TemplateID, body UpdateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetUnsubscribePage Unsubscribe confirmation page
 	//
@@ -3417,6 +3956,23 @@ func (c *Client) GetEmail(ctx context.Context, id EmailID, reqEditors ...Request
 	return c.Client.Do(req)
 }
 
+// CancelEmail Cancel a scheduled email
+//
+// An email accepted with `scheduled_at` and still `scheduled` becomes `cancelled` and is never sent. Once its time has come and its send has started (it is then `held`, `sent` or later), or for any email not scheduled, 409 `email_not_cancellable` and nothing changes. Cancel never sends. No body.
+//
+// Corresponds with POST /api/v1/emails/{id}/cancel (the `CancelEmail` operationId).
+func (c *Client) CancelEmail(ctx context.Context, id EmailID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelEmailRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListEmailClicks List an email's clicks
 //
 // Every tracked click on the email, newest first, up to the 1,000 newest (then `truncated` is true). Clicks on unsubscribe links are never listed, only counted in `opt_out_clicks`. This is the only way to read the clicks of a transactional email.
@@ -3721,6 +4277,133 @@ func (c *Client) AddSuppressions(ctx context.Context, body AddSuppressionsJSONRe
 // Corresponds with DELETE /api/v1/suppressions/{email} (the `DeleteSuppression` operationId).
 func (c *Client) DeleteSuppression(ctx context.Context, email string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteSuppressionRequest(c.Server, email)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTemplates List templates
+//
+// The workspace's templates at their latest version, newest first, without their html.
+//
+// Corresponds with GET /api/v1/templates (the `ListTemplates` operationId).
+func (c *Client) ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTemplatesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTemplateWithBody Create a template
+//
+// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+func (c *Client) CreateTemplateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTemplateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTemplate Create a template
+//
+// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+func (c *Client) CreateTemplate(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTemplateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTemplate Delete a template
+//
+// Removes the template and its versions. Emails sent with it keep their content.
+//
+// Corresponds with DELETE /api/v1/templates/{id} (the `DeleteTemplate` operationId).
+func (c *Client) DeleteTemplate(ctx context.Context, id TemplateID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTemplateRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTemplate Get a template
+//
+// The latest version, or `version`, with its review.
+//
+// Corresponds with GET /api/v1/templates/{id} (the `GetTemplate` operationId).
+func (c *Client) GetTemplate(ctx context.Context, id TemplateID, params *GetTemplateParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTemplateRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTemplateWithBody Update a template
+//
+// A new subject or html saves a new version and reviews it; a new name alone renames.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+func (c *Client) UpdateTemplateWithBody(ctx context.Context, id TemplateID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTemplateRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTemplate Update a template
+//
+// A new subject or html saves a new version and reviews it; a new name alone renames.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+func (c *Client) UpdateTemplate(ctx context.Context, id TemplateID, body UpdateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTemplateRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4423,6 +5106,18 @@ func NewListEmailsRequest(server string, params *ListEmailsParams) (*http.Reques
 
 		}
 
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4464,6 +5159,40 @@ func NewGetEmailRequest(server string, id EmailID) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCancelEmailRequest constructs an http.Request for the CancelEmail method
+func NewCancelEmailRequest(server string, id EmailID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/emails/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5057,6 +5786,254 @@ func NewDeleteSuppressionRequest(server string, email string) (*http.Request, er
 	return req, nil
 }
 
+// NewListTemplatesRequest constructs an http.Request for the ListTemplates method
+func NewListTemplatesRequest(server string, params *ListTemplatesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/templates")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTemplateRequest calls the generic CreateTemplate builder with application/json body
+func NewCreateTemplateRequest(server string, body CreateTemplateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTemplateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTemplateRequestWithBody constructs an http.Request for the CreateTemplate method, with any body, and a specified content type
+func NewCreateTemplateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/templates")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteTemplateRequest constructs an http.Request for the DeleteTemplate method
+func NewDeleteTemplateRequest(server string, id TemplateID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/templates/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTemplateRequest constructs an http.Request for the GetTemplate method
+func NewGetTemplateRequest(server string, id TemplateID, params *GetTemplateParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/templates/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Version != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", *params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateTemplateRequest calls the generic UpdateTemplate builder with application/json body
+func NewUpdateTemplateRequest(server string, id TemplateID, body UpdateTemplateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTemplateRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateTemplateRequestWithBody constructs an http.Request for the UpdateTemplate method, with any body, and a specified content type
+func NewUpdateTemplateRequestWithBody(server string, id TemplateID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/templates/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetUnsubscribePageRequest constructs an http.Request for the GetUnsubscribePage method
 func NewGetUnsubscribePageRequest(server string, token string) (*http.Request, error) {
 	var err error
@@ -5339,6 +6316,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/emails/{id} (the `GetEmail` operationId).
 	GetEmailWithResponse(ctx context.Context, id EmailID, reqEditors ...RequestEditorFn) (*GetEmailResponse, error)
 
+	// CancelEmailWithResponse Cancel a scheduled email
+	//
+	// An email accepted with `scheduled_at` and still `scheduled` becomes `cancelled` and is never sent. Once its time has come and its send has started (it is then `held`, `sent` or later), or for any email not scheduled, 409 `email_not_cancellable` and nothing changes. Cancel never sends. No body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/emails/{id}/cancel (the `CancelEmail` operationId).
+	CancelEmailWithResponse(ctx context.Context, id EmailID, reqEditors ...RequestEditorFn) (*CancelEmailResponse, error)
+
 	// ListEmailClicksWithResponse List an email's clicks
 	//
 	// Every tracked click on the email, newest first, up to the 1,000 newest (then `truncated` is true). Clicks on unsubscribe links are never listed, only counted in `opt_out_clicks`. This is the only way to read the clicks of a transactional email.
@@ -5504,6 +6490,69 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /api/v1/suppressions/{email} (the `DeleteSuppression` operationId).
 	DeleteSuppressionWithResponse(ctx context.Context, email string, reqEditors ...RequestEditorFn) (*DeleteSuppressionResponse, error)
+
+	// ListTemplatesWithResponse List templates
+	//
+	// The workspace's templates at their latest version, newest first, without their html.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/templates (the `ListTemplates` operationId).
+	ListTemplatesWithResponse(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*ListTemplatesResponse, error)
+
+	// CreateTemplateWithBodyWithResponse Create a template
+	//
+	// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+	CreateTemplateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error)
+
+	// CreateTemplateWithResponse Create a template
+	//
+	// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+	CreateTemplateWithResponse(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error)
+
+	// DeleteTemplateWithResponse Delete a template
+	//
+	// Removes the template and its versions. Emails sent with it keep their content.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/templates/{id} (the `DeleteTemplate` operationId).
+	DeleteTemplateWithResponse(ctx context.Context, id TemplateID, reqEditors ...RequestEditorFn) (*DeleteTemplateResponse, error)
+
+	// GetTemplateWithResponse Get a template
+	//
+	// The latest version, or `version`, with its review.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/templates/{id} (the `GetTemplate` operationId).
+	GetTemplateWithResponse(ctx context.Context, id TemplateID, params *GetTemplateParams, reqEditors ...RequestEditorFn) (*GetTemplateResponse, error)
+
+	// UpdateTemplateWithBodyWithResponse Update a template
+	//
+	// A new subject or html saves a new version and reviews it; a new name alone renames.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+	UpdateTemplateWithBodyWithResponse(ctx context.Context, id TemplateID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTemplateResponse, error)
+
+	// UpdateTemplateWithResponse Update a template
+	//
+	// A new subject or html saves a new version and reviews it; a new name alone renames.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+	UpdateTemplateWithResponse(ctx context.Context, id TemplateID, body UpdateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTemplateResponse, error)
 
 	// GetUnsubscribePageWithResponse Unsubscribe confirmation page
 	//
@@ -7401,6 +8450,158 @@ func (r GetEmailResponse) ContentType() string {
 	return ""
 }
 
+// CancelEmailResponse200Headers the declared response headers of an HTTP 200 response for CancelEmail
+type CancelEmailResponse200Headers struct {
+	XRequestId string
+}
+
+// CancelEmailResponse401Headers the declared response headers of an HTTP 401 response for CancelEmail
+type CancelEmailResponse401Headers struct {
+	XRequestId string
+}
+
+// CancelEmailResponse403Headers the declared response headers of an HTTP 403 response for CancelEmail
+type CancelEmailResponse403Headers struct {
+	XRequestId string
+}
+
+// CancelEmailResponse404Headers the declared response headers of an HTTP 404 response for CancelEmail
+type CancelEmailResponse404Headers struct {
+	XRequestId string
+}
+
+// CancelEmailResponse409Headers the declared response headers of an HTTP 409 response for CancelEmail
+type CancelEmailResponse409Headers struct {
+	XRequestId string
+}
+
+// CancelEmailResponse429Headers the declared response headers of an HTTP 429 response for CancelEmail
+type CancelEmailResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// CancelEmailResponse500Headers the declared response headers of an HTTP 500 response for CancelEmail
+type CancelEmailResponse500Headers struct {
+	XRequestId string
+}
+
+// CancelEmailResponse503Headers the declared response headers of an HTTP 503 response for CancelEmail
+type CancelEmailResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CancelEmailResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data Email `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *InsufficientScope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *EmailNotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *KeyCheckUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelEmailResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelEmailResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelEmailResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelEmailResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelEmailResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelEmailResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelEmailResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelEmailResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelEmailResponse) GetJSON200() *struct {
+	Data Email `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CancelEmailResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CancelEmailResponse) GetJSON403() *InsufficientScope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CancelEmailResponse) GetJSON404() *EmailNotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CancelEmailResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelEmailResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CancelEmailResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelEmailResponse) GetJSON503() *KeyCheckUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelEmailResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelEmailResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelEmailResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelEmailResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListEmailClicksResponse200Headers the declared response headers of an HTTP 200 response for ListEmailClicks
 type ListEmailClicksResponse200Headers struct {
 	XRequestId string
@@ -8932,6 +10133,774 @@ func (r DeleteSuppressionResponse) ContentType() string {
 	return ""
 }
 
+// ListTemplatesResponse200Headers the declared response headers of an HTTP 200 response for ListTemplates
+type ListTemplatesResponse200Headers struct {
+	XRequestId string
+}
+
+// ListTemplatesResponse400Headers the declared response headers of an HTTP 400 response for ListTemplates
+type ListTemplatesResponse400Headers struct {
+	XRequestId string
+}
+
+// ListTemplatesResponse401Headers the declared response headers of an HTTP 401 response for ListTemplates
+type ListTemplatesResponse401Headers struct {
+	XRequestId string
+}
+
+// ListTemplatesResponse403Headers the declared response headers of an HTTP 403 response for ListTemplates
+type ListTemplatesResponse403Headers struct {
+	XRequestId string
+}
+
+// ListTemplatesResponse429Headers the declared response headers of an HTTP 429 response for ListTemplates
+type ListTemplatesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// ListTemplatesResponse500Headers the declared response headers of an HTTP 500 response for ListTemplates
+type ListTemplatesResponse500Headers struct {
+	XRequestId string
+}
+
+// ListTemplatesResponse503Headers the declared response headers of an HTTP 503 response for ListTemplates
+type ListTemplatesResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type ListTemplatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TemplateList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *InsufficientScope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *KeyCheckUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTemplatesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTemplatesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListTemplatesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListTemplatesResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTemplatesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTemplatesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTemplatesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTemplatesResponse) GetJSON200() *TemplateList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListTemplatesResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListTemplatesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListTemplatesResponse) GetJSON403() *InsufficientScope {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTemplatesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListTemplatesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTemplatesResponse) GetJSON503() *KeyCheckUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTemplatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTemplatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTemplatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTemplatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTemplateResponse201Headers the declared response headers of an HTTP 201 response for CreateTemplate
+type CreateTemplateResponse201Headers struct {
+	XRequestId string
+}
+
+// CreateTemplateResponse400Headers the declared response headers of an HTTP 400 response for CreateTemplate
+type CreateTemplateResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateTemplateResponse401Headers the declared response headers of an HTTP 401 response for CreateTemplate
+type CreateTemplateResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateTemplateResponse403Headers the declared response headers of an HTTP 403 response for CreateTemplate
+type CreateTemplateResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateTemplateResponse413Headers the declared response headers of an HTTP 413 response for CreateTemplate
+type CreateTemplateResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateTemplateResponse429Headers the declared response headers of an HTTP 429 response for CreateTemplate
+type CreateTemplateResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// CreateTemplateResponse500Headers the declared response headers of an HTTP 500 response for CreateTemplate
+type CreateTemplateResponse500Headers struct {
+	XRequestId string
+}
+
+// CreateTemplateResponse503Headers the declared response headers of an HTTP 503 response for CreateTemplate
+type CreateTemplateResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CreateTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+		Data Template `json:"data"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *TemplateInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *InsufficientScope
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *KeyCheckUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTemplateResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTemplateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTemplateResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTemplateResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTemplateResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateTemplateResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTemplateResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTemplateResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTemplateResponse) GetJSON201() *struct {
+	// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+	Data Template `json:"data"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateTemplateResponse) GetJSON400() *TemplateInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateTemplateResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateTemplateResponse) GetJSON403() *InsufficientScope {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateTemplateResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateTemplateResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateTemplateResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateTemplateResponse) GetJSON503() *KeyCheckUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteTemplateResponse200Headers the declared response headers of an HTTP 200 response for DeleteTemplate
+type DeleteTemplateResponse200Headers struct {
+	XRequestId string
+}
+
+// DeleteTemplateResponse401Headers the declared response headers of an HTTP 401 response for DeleteTemplate
+type DeleteTemplateResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteTemplateResponse403Headers the declared response headers of an HTTP 403 response for DeleteTemplate
+type DeleteTemplateResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteTemplateResponse404Headers the declared response headers of an HTTP 404 response for DeleteTemplate
+type DeleteTemplateResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteTemplateResponse429Headers the declared response headers of an HTTP 429 response for DeleteTemplate
+type DeleteTemplateResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteTemplateResponse500Headers the declared response headers of an HTTP 500 response for DeleteTemplate
+type DeleteTemplateResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteTemplateResponse503Headers the declared response headers of an HTTP 503 response for DeleteTemplate
+type DeleteTemplateResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type DeleteTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Deleted DeleteTemplate200JSONResponseBodyDataDeleted `json:"deleted"`
+			Id      openapi_types.UUID                           `json:"id"`
+		} `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *InsufficientScope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *TemplateNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *KeyCheckUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteTemplateResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteTemplateResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteTemplateResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteTemplateResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteTemplateResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteTemplateResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteTemplateResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteTemplateResponse) GetJSON200() *struct {
+	Data struct {
+		Deleted DeleteTemplate200JSONResponseBodyDataDeleted `json:"deleted"`
+		Id      openapi_types.UUID                           `json:"id"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteTemplateResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteTemplateResponse) GetJSON403() *InsufficientScope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteTemplateResponse) GetJSON404() *TemplateNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteTemplateResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteTemplateResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteTemplateResponse) GetJSON503() *KeyCheckUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTemplateResponse200Headers the declared response headers of an HTTP 200 response for GetTemplate
+type GetTemplateResponse200Headers struct {
+	XRequestId string
+}
+
+// GetTemplateResponse400Headers the declared response headers of an HTTP 400 response for GetTemplate
+type GetTemplateResponse400Headers struct {
+	XRequestId string
+}
+
+// GetTemplateResponse401Headers the declared response headers of an HTTP 401 response for GetTemplate
+type GetTemplateResponse401Headers struct {
+	XRequestId string
+}
+
+// GetTemplateResponse403Headers the declared response headers of an HTTP 403 response for GetTemplate
+type GetTemplateResponse403Headers struct {
+	XRequestId string
+}
+
+// GetTemplateResponse404Headers the declared response headers of an HTTP 404 response for GetTemplate
+type GetTemplateResponse404Headers struct {
+	XRequestId string
+}
+
+// GetTemplateResponse429Headers the declared response headers of an HTTP 429 response for GetTemplate
+type GetTemplateResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetTemplateResponse500Headers the declared response headers of an HTTP 500 response for GetTemplate
+type GetTemplateResponse500Headers struct {
+	XRequestId string
+}
+
+// GetTemplateResponse503Headers the declared response headers of an HTTP 503 response for GetTemplate
+type GetTemplateResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+		Data Template `json:"data"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *InsufficientScope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *TemplateNotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *KeyCheckUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTemplateResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetTemplateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetTemplateResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetTemplateResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTemplateResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTemplateResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTemplateResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTemplateResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTemplateResponse) GetJSON200() *struct {
+	// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+	Data Template `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTemplateResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetTemplateResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetTemplateResponse) GetJSON403() *InsufficientScope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTemplateResponse) GetJSON404() *TemplateNotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTemplateResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetTemplateResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTemplateResponse) GetJSON503() *KeyCheckUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateTemplateResponse200Headers the declared response headers of an HTTP 200 response for UpdateTemplate
+type UpdateTemplateResponse200Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse400Headers the declared response headers of an HTTP 400 response for UpdateTemplate
+type UpdateTemplateResponse400Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse401Headers the declared response headers of an HTTP 401 response for UpdateTemplate
+type UpdateTemplateResponse401Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse403Headers the declared response headers of an HTTP 403 response for UpdateTemplate
+type UpdateTemplateResponse403Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse404Headers the declared response headers of an HTTP 404 response for UpdateTemplate
+type UpdateTemplateResponse404Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse409Headers the declared response headers of an HTTP 409 response for UpdateTemplate
+type UpdateTemplateResponse409Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse413Headers the declared response headers of an HTTP 413 response for UpdateTemplate
+type UpdateTemplateResponse413Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse429Headers the declared response headers of an HTTP 429 response for UpdateTemplate
+type UpdateTemplateResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// UpdateTemplateResponse500Headers the declared response headers of an HTTP 500 response for UpdateTemplate
+type UpdateTemplateResponse500Headers struct {
+	XRequestId string
+}
+
+// UpdateTemplateResponse503Headers the declared response headers of an HTTP 503 response for UpdateTemplate
+type UpdateTemplateResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type UpdateTemplateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+		Data Template `json:"data"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *TemplateInvalid
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *InsufficientScope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *TemplateNotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *KeyCheckUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateTemplateResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UpdateTemplateResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateTemplateResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateTemplateResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateTemplateResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UpdateTemplateResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateTemplateResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateTemplateResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdateTemplateResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateTemplateResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTemplateResponse) GetJSON200() *struct {
+	// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+	Data Template `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateTemplateResponse) GetJSON400() *TemplateInvalid {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateTemplateResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateTemplateResponse) GetJSON403() *InsufficientScope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateTemplateResponse) GetJSON404() *TemplateNotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateTemplateResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateTemplateResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateTemplateResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateTemplateResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateTemplateResponse) GetJSON503() *KeyCheckUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTemplateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTemplateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTemplateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTemplateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetUnsubscribePageResponse200Headers the declared response headers of an HTTP 200 response for GetUnsubscribePage
 type GetUnsubscribePageResponse200Headers struct {
 	XRequestId string
@@ -9309,6 +11278,21 @@ func (c *ClientWithResponses) GetEmailWithResponse(ctx context.Context, id Email
 	return ParseGetEmailResponse(rsp)
 }
 
+// CancelEmailWithResponse Cancel a scheduled email
+//
+// An email accepted with `scheduled_at` and still `scheduled` becomes `cancelled` and is never sent. Once its time has come and its send has started (it is then `held`, `sent` or later), or for any email not scheduled, 409 `email_not_cancellable` and nothing changes. Cancel never sends. No body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/emails/{id}/cancel (the `CancelEmail` operationId).
+func (c *ClientWithResponses) CancelEmailWithResponse(ctx context.Context, id EmailID, reqEditors ...RequestEditorFn) (*CancelEmailResponse, error) {
+	rsp, err := c.CancelEmail(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelEmailResponse(rsp)
+}
+
 // ListEmailClicksWithResponse List an email's clicks
 //
 // Every tracked click on the email, newest first, up to the 1,000 newest (then `truncated` is true). Clicks on unsubscribe links are never listed, only counted in `opt_out_clicks`. This is the only way to read the clicks of a transactional email.
@@ -9569,6 +11553,111 @@ func (c *ClientWithResponses) DeleteSuppressionWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseDeleteSuppressionResponse(rsp)
+}
+
+// ListTemplatesWithResponse List templates
+//
+// The workspace's templates at their latest version, newest first, without their html.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/templates (the `ListTemplates` operationId).
+func (c *ClientWithResponses) ListTemplatesWithResponse(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*ListTemplatesResponse, error) {
+	rsp, err := c.ListTemplates(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTemplatesResponse(rsp)
+}
+
+// CreateTemplateWithBodyWithResponse Create a template
+//
+// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+func (c *ClientWithResponses) CreateTemplateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error) {
+	rsp, err := c.CreateTemplateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTemplateResponse(rsp)
+}
+
+// CreateTemplateWithResponse Create a template
+//
+// Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/templates (the `CreateTemplate` operationId).
+func (c *ClientWithResponses) CreateTemplateWithResponse(ctx context.Context, body CreateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTemplateResponse, error) {
+	rsp, err := c.CreateTemplate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTemplateResponse(rsp)
+}
+
+// DeleteTemplateWithResponse Delete a template
+//
+// Removes the template and its versions. Emails sent with it keep their content.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/templates/{id} (the `DeleteTemplate` operationId).
+func (c *ClientWithResponses) DeleteTemplateWithResponse(ctx context.Context, id TemplateID, reqEditors ...RequestEditorFn) (*DeleteTemplateResponse, error) {
+	rsp, err := c.DeleteTemplate(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTemplateResponse(rsp)
+}
+
+// GetTemplateWithResponse Get a template
+//
+// The latest version, or `version`, with its review.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/templates/{id} (the `GetTemplate` operationId).
+func (c *ClientWithResponses) GetTemplateWithResponse(ctx context.Context, id TemplateID, params *GetTemplateParams, reqEditors ...RequestEditorFn) (*GetTemplateResponse, error) {
+	rsp, err := c.GetTemplate(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTemplateResponse(rsp)
+}
+
+// UpdateTemplateWithBodyWithResponse Update a template
+//
+// A new subject or html saves a new version and reviews it; a new name alone renames.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+func (c *ClientWithResponses) UpdateTemplateWithBodyWithResponse(ctx context.Context, id TemplateID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTemplateResponse, error) {
+	rsp, err := c.UpdateTemplateWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTemplateResponse(rsp)
+}
+
+// UpdateTemplateWithResponse Update a template
+//
+// A new subject or html saves a new version and reviews it; a new name alone renames.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/templates/{id} (the `UpdateTemplate` operationId).
+func (c *ClientWithResponses) UpdateTemplateWithResponse(ctx context.Context, id TemplateID, body UpdateTemplateJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTemplateResponse, error) {
+	rsp, err := c.UpdateTemplate(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTemplateResponse(rsp)
 }
 
 // GetUnsubscribePageWithResponse Unsubscribe confirmation page
@@ -11754,6 +13843,180 @@ func ParseGetEmailResponse(rsp *http.Response) (*GetEmailResponse, error) {
 	return response, nil
 }
 
+// ParseCancelEmailResponse parses an HTTP response from a CancelEmailWithResponse call
+func ParseCancelEmailResponse(rsp *http.Response) (*CancelEmailResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelEmailResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data Email `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest InsufficientScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest EmailNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest KeyCheckUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelEmailResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelEmailResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelEmailResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelEmailResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelEmailResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelEmailResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelEmailResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelEmailResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListEmailClicksResponse parses an HTTP response from a ListEmailClicksWithResponse call
 func ParseListEmailClicksResponse(rsp *http.Response) (*ListEmailClicksResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13491,6 +15754,880 @@ func ParseDeleteSuppressionResponse(rsp *http.Response) (*DeleteSuppressionRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteSuppressionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTemplatesResponse parses an HTTP response from a ListTemplatesWithResponse call
+func ParseListTemplatesResponse(rsp *http.Response) (*ListTemplatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTemplatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TemplateList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest InsufficientScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest KeyCheckUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTemplatesResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListTemplatesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListTemplatesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListTemplatesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTemplatesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTemplatesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTemplatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTemplateResponse parses an HTTP response from a CreateTemplateWithResponse call
+func ParseCreateTemplateResponse(rsp *http.Response) (*CreateTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+			Data Template `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest TemplateInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest InsufficientScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest KeyCheckUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTemplateResponse201Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateTemplateResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTemplateResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTemplateResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTemplateResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateTemplateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTemplateResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTemplateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTemplateResponse parses an HTTP response from a DeleteTemplateWithResponse call
+func ParseDeleteTemplateResponse(rsp *http.Response) (*DeleteTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Deleted DeleteTemplate200JSONResponseBodyDataDeleted `json:"deleted"`
+				Id      openapi_types.UUID                           `json:"id"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest InsufficientScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TemplateNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest KeyCheckUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteTemplateResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteTemplateResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteTemplateResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteTemplateResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteTemplateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteTemplateResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteTemplateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTemplateResponse parses an HTTP response from a GetTemplateWithResponse call
+func ParseGetTemplateResponse(rsp *http.Response) (*GetTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+			Data Template `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest InsufficientScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TemplateNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest KeyCheckUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTemplateResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetTemplateResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetTemplateResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetTemplateResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTemplateResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetTemplateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTemplateResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTemplateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTemplateResponse parses an HTTP response from a UpdateTemplateWithResponse call
+func ParseUpdateTemplateResponse(rsp *http.Response) (*UpdateTemplateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTemplateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup.
+			Data Template `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest TemplateInvalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest InsufficientScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TemplateNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest KeyCheckUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateTemplateResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers UpdateTemplateResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdateTemplateResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateTemplateResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateTemplateResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers UpdateTemplateResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateTemplateResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateTemplateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdateTemplateResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateTemplateResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

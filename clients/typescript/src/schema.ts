@@ -44,6 +44,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/emails/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The email's id. An id that is not a UUID, or names another workspace's email, answers 404 `not_found`. */
+                id: components["parameters"]["EmailID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled email
+         * @description An email accepted with `scheduled_at` and still `scheduled` becomes `cancelled` and is never sent. Once its time has come and its send has started (it is then `held`, `sent` or later), or for any email not scheduled, 409 `email_not_cancellable` and nothing changes. Cancel never sends. No body.
+         */
+        post: operations["cancelEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/emails/{id}/clicks": {
         parameters: {
             query?: never;
@@ -466,6 +489,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description The workspace's templates at their latest version, newest first, without their html.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description Stores version 1 and runs the security review on its layout now, so sends of it go out without a hold.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description The latest version, or `version`, with its review.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description Removes the template and its versions. Emails sent with it keep their content.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a template
+         * @description A new subject or html saves a new version and reviews it; a new name alone renames.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
 }
 export interface webhooks {
     "email.delivered": {
@@ -610,10 +685,10 @@ export interface components {
          */
         Timestamp: string;
         /**
-         * @description `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review.
+         * @description `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review. `scheduled`: accepted with `scheduled_at`, waiting for its time (it is then sent, held or suppressed as a send is). `cancelled`: a scheduled email cancelled before its time; never sent.
          * @enum {string}
          */
-        EmailStatus: "sent" | "delivered" | "opened" | "clicked" | "failed" | "complained" | "bounced" | "suppressed" | "held";
+        EmailStatus: "sent" | "delivered" | "opened" | "clicked" | "failed" | "complained" | "bounced" | "suppressed" | "held" | "scheduled" | "cancelled";
         /**
          * @description What produced the email. Emails sent through this API are `transactional`.
          * @enum {string}
@@ -629,12 +704,21 @@ export interface components {
          * @enum {string}
          */
         TrackingMode: "full" | "essential" | "off";
+        /** @description A name/value pair of the caller's metadata: kept on the email, returned on it and in its webhook events, and a filter of `GET /api/v1/emails` (`tag=name:value`). */
+        Tag: {
+            name: string;
+            value: string;
+        };
         Email: {
             /**
              * Format: uuid
              * @description The id `POST /api/v1/send` returned.
              */
             id: string;
+            /** @description The send's `tags`, ordered by name; empty when it had none (and on campaign and automation emails). */
+            tags: components["schemas"]["Tag"][];
+            /** @description Present only on an email accepted with `scheduled_at`: when it is due. */
+            scheduled_at?: components["schemas"]["Timestamp"];
             /** @description The recipient's address. */
             to: string;
             subject: string;
@@ -771,7 +855,7 @@ export interface components {
              */
             content_type?: string;
         } & (unknown | unknown);
-        /** @description One email. Unknown fields are refused (400 `invalid_field`, `param` the field). */
+        /** @description One email. Unknown fields are refused (400 `invalid_field`, `param` the field). Give `subject` and `html`, or `template_id` (with `variables`) and neither of them. `cc` and `bcc` are refused (400 `invalid_field`, `param` `cc` or `bcc`): each email has one recipient, with its own status, events and webhooks; send one email per recipient with `POST /api/v1/send/batch`. */
         SendRequest: {
             /**
              * @description One recipient, with or without a display name.
@@ -780,9 +864,9 @@ export interface components {
              */
             to: string;
             /** @description One line of text: no line breaks or other control characters; at most 998 characters (code points, however many bytes each). Long subjects are folded into RFC 2047 encoded-words, so no header line passes 78 octets. */
-            subject: string;
+            subject?: string;
             /** @description The HTML body. */
-            html: string;
+            html?: string;
             /** @description A sender of the workspace (`sesame senders list`); wins over `from`. Unknown: 404 `sender_not_found`; not on a verified domain: 403 `sender_not_verified`. */
             sender_id?: string;
             /**
@@ -796,7 +880,34 @@ export interface components {
             attachments?: components["schemas"]["Attachment"][];
             /** @description Overrides the workspace's default tracking mode for this email. `off` answers 503 until the workspace is provisioned for it. */
             tracking?: components["schemas"]["TrackingMode"];
-        };
+            /**
+             * Format: uuid
+             * @description Sends the latest version of a stored template (`/api/v1/templates`), rendered with `variables`: it goes out at once when that version's layout is cleared, and is held for review as any new layout when it is not. Not a template of the workspace: 400 `invalid_field`, `param` `template_id`.
+             */
+            template_id?: string;
+            /** @description The values of the template's `{{ data.<key> }}`, inserted as text (escaped in html). A variable the template reads with no fallback and not given: 400 `invalid_field`, `param` `variables.<key>`. Only with `template_id`. */
+            variables?: {
+                [key: string]: string;
+            };
+            /** @description The plain-text part, exactly as given (UTF-8, no NUL, at most 10 MB). Without it, the text part is derived from `html`. */
+            text?: string;
+            /**
+             * @description Up to 20 headers of your own, name to value, carried into the message as given (names are case-insensitive: one name once). Refused (`param` `headers`): a name that is not printable ASCII without spaces or colons or is over 76 characters; a value with a line break or other control character (tab allowed) or over 900 bytes; and every header that Sesame or SES sets or that changes routing, authentication or the MIME structure: `From`, `To`, `Cc`, `Bcc`, `Reply-To`, `Sender`, `Subject`, `Date`, `Message-ID`, `MIME-Version`, `Return-Path`, `Received`, `Authentication-Results`, `Received-SPF`, `Delivered-To`, `Envelope-To`, `Errors-To`, `Disposition-Notification-To`, `Return-Receipt-To`, `Feedback-ID`, `List-Id`, and any `Content-*`, `DKIM-*`, `ARC-*`, `List-Unsubscribe*`, `X-SES-*` or `Resent-*`.
+             * @example {
+             *       "X-Entity-Ref-ID": "invoice-2041"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Up to 10 name/value pairs of metadata (each part 1 to 256 ASCII letters, digits, `_` or `-`; a name once). Returned on the Email object and in webhook `data`; `GET /api/v1/emails?tag=name:value` filters by one. */
+            tags?: components["schemas"]["Tag"][];
+            /**
+             * Format: date-time
+             * @description RFC 3339 time with its offset, after now and at most 30 days ahead: the email is accepted with status `scheduled` (200) and sent at that time (within about two minutes after it, never before), as a send made then would be: held, suppressed or failed by the rules of that moment. `POST /api/v1/emails/{id}/cancel` cancels it until it starts. Refused (`param` `scheduled_at`): not RFC 3339, not in the future, or more than 30 days ahead.
+             */
+            scheduled_at?: string;
+        } | unknown | unknown;
         /** @description A sendable message that mailbox providers may clip or refuse: host the file and link to it. */
         Warning: {
             /**
@@ -815,7 +926,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            status: "sent" | "held" | "suppressed" | "failed";
+            status: "sent" | "held" | "suppressed" | "failed" | "scheduled";
             /** @description What happened, in words. */
             message: string;
             /** @description Present only when `status` is `failed`: why. */
@@ -848,7 +959,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            status: "sent" | "held" | "suppressed" | "failed";
+            status: "sent" | "held" | "suppressed" | "failed" | "scheduled";
             /** @description What happened, in words. */
             message: string;
             /** @description Present only when there is a warning. */
@@ -978,6 +1089,7 @@ export interface components {
          *     - `idempotency_in_progress`: 409: a request with the same Idempotency-Key is still running; retry after Retry-After.
          *     - `contact_exists`: 409: another contact of the workspace has this email; `param` is `email`.
          *     - `campaign_not_cancellable`: 409: the campaign is `sent`, `cancelled` or `discarded`; nothing changed.
+         *     - `email_not_cancellable`: 409: a cancel of an email that is not scheduled, or whose send has started; nothing changed.
          *     - `message_too_large`: 413: the request body is over 5 MB, the encoded message over 20 MB, or the attachments together over 20 MB; the message states the limit.
          *     - `rate_limited`: 429: the key made more than 1,000 requests this minute (or API Gateway throttled the stage); retry after Retry-After.
          *     - `monthly_quota_exceeded`: 429: the workspace used its monthly allowance of live emails; Retry-After runs to the first of next month (UTC). Test keys are not counted.
@@ -987,7 +1099,7 @@ export interface components {
          *     - `access_denied`: 403 from API Gateway itself (e.g. a resource policy or firewall rule).
          * @enum {string}
          */
-        ErrorCode: "missing_field" | "invalid_field" | "unauthorized" | "forbidden" | "insufficient_scope" | "account_not_approved" | "sender_not_verified" | "not_found" | "sender_not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "idempotency_in_progress" | "contact_exists" | "campaign_not_cancellable" | "message_too_large" | "rate_limited" | "monthly_quota_exceeded" | "internal_error" | "service_unavailable" | "invalid_request" | "access_denied";
+        ErrorCode: "missing_field" | "invalid_field" | "unauthorized" | "forbidden" | "insufficient_scope" | "account_not_approved" | "sender_not_verified" | "not_found" | "sender_not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "idempotency_in_progress" | "contact_exists" | "campaign_not_cancellable" | "email_not_cancellable" | "message_too_large" | "rate_limited" | "monthly_quota_exceeded" | "internal_error" | "service_unavailable" | "invalid_request" | "access_denied";
         /** @description Every error answer. */
         Error: {
             error: {
@@ -1286,6 +1398,52 @@ export interface components {
             /** @description Present when matched is 0: nothing listens for the name; check it, and that the automation is active rather than a draft. */
             message?: string;
         };
+        /** @description The security review's verdict on the version's layout, reached when the version was saved. `cleared`: sends of it go out at once (each email still gets its own quick check of brands and links); `denied`: sends of it fail; `pending`: only while another review of the same layout is running. */
+        TemplateReview: {
+            /** @enum {string} */
+            state: "pending" | "cleared" | "denied";
+            reasons?: string[];
+        };
+        /** @description A stored template at one version. Its subject and html use Sesame's template language: `{{ data.<key> }}` reads the send's `variables`, `{{ contact.first_name | "there" }}` the recipient's contact (a contact variable needs a fallback), and values are inserted as text, never markup. */
+        Template: {
+            /** @constant */
+            object: "template";
+            /** Format: uuid */
+            id: string;
+            name: string;
+            subject: string;
+            /** @description On GET and writes; left out of lists. */
+            html?: string;
+            /** @description Raised by every change of the subject or the html; a rename keeps it. */
+            version: number;
+            /** @description The `data` keys the version reads, sorted. */
+            variables: string[];
+            review?: components["schemas"]["TemplateReview"];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was saved.
+             */
+            updated_at: string;
+        };
+        /** @description A new template. Unknown fields are refused (400 `invalid_field`). */
+        TemplateCreate: {
+            name: string;
+            subject: string;
+            html: string;
+        };
+        /** @description The fields to change. A new subject or html is a new version, reviewed when saved; the versions before stay readable. */
+        TemplateUpdate: {
+            name?: string;
+            subject?: string;
+            html?: string;
+        };
+        TemplateList: {
+            data: components["schemas"]["Template"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
     };
     responses: {
         /** @description Missing, malformed, unknown, revoked or regenerated API key. */
@@ -1422,6 +1580,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No such template (or version) in this workspace (absent, deleted, another workspace's, or the id is not a UUID). */
+        TemplateNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A field breaks a rule; `param` names it: `name`, `subject` or `html` (a template-language error says where, by line and column), or `body`/`Content-Type` for a body that is not a JSON object; an unknown field is refused with its name. A PATCH with no field: `param` null. */
+        TemplateInvalid: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Page size, 1 to 100; larger values are treated as 100. */
@@ -1440,6 +1618,8 @@ export interface components {
         ContactID: string;
         /** @description The campaign's id (a draft's `approval_id`). An id that is not a UUID, or names another workspace's campaign, answers 404 `not_found`. */
         CampaignID: string;
+        /** @description The template's id. An id that is not a UUID, or names another workspace's template, answers 404 `not_found`. */
+        TemplateID: string;
     };
     requestBodies: never;
     headers: {
@@ -1467,6 +1647,8 @@ export interface operations {
                 type?: components["schemas"]["EmailType"];
                 /** @description Only live (delivered) or test (captured) emails. */
                 environment?: components["schemas"]["Environment"];
+                /** @description Only emails carrying this tag, written `name:value`. */
+                tag?: string;
             };
             header?: never;
             path?: never;
@@ -1484,7 +1666,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailList"];
                 };
             };
-            /** @description `limit` below 1 or not a whole number, a malformed cursor (edited, or used with another workspace or other filters), or an unknown `status`, `type` or `environment` value. */
+            /** @description `limit` below 1 or not a whole number, a malformed cursor (edited, or used with another workspace or other filters), or an unknown `status`, `type` or `environment` value, or a `tag` that is not `name:value`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1528,6 +1710,48 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["EmailNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["KeyCheckUnavailable"];
+        };
+    };
+    cancelEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The email's id. An id that is not a UUID, or names another workspace's email, answers 404 `not_found`. */
+                id: components["parameters"]["EmailID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email, cancelled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Email"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["EmailNotFound"];
+            /** @description `email_not_cancellable`: the email is not scheduled, or its send has started; nothing changed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["KeyCheckUnavailable"];
@@ -1579,7 +1803,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted and sent (or captured), or recorded and not sent (`suppressed`, `failed`). */
+            /** @description Accepted and sent (or captured), scheduled (`scheduled_at`), or recorded and not sent (`suppressed`, `failed`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2687,6 +2911,229 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100; larger values are treated as 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page, unchanged, with the same filters. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateList"];
+                };
+            };
+            /** @description `limit` below 1 or not a whole number, or a malformed cursor. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["KeyCheckUnavailable"];
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateCreate"];
+            };
+        };
+        responses: {
+            /** @description The template, with its review. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Template"];
+                    };
+                };
+            };
+            400: components["responses"]["TemplateInvalid"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            /** @description `html` over 512 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["KeyCheckUnavailable"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: {
+                /** @description A version kept from before; without it, the latest. */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The template's id. An id that is not a UUID, or names another workspace's template, answers 404 `not_found`. */
+                id: components["parameters"]["TemplateID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Template"];
+                    };
+                };
+            };
+            /** @description `version` not a whole number from 1. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["TemplateNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["KeyCheckUnavailable"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template's id. An id that is not a UUID, or names another workspace's template, answers 404 `not_found`. */
+                id: components["parameters"]["TemplateID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template is gone. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["TemplateNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["KeyCheckUnavailable"];
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template's id. An id that is not a UUID, or names another workspace's template, answers 404 `not_found`. */
+                id: components["parameters"]["TemplateID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateUpdate"];
+            };
+        };
+        responses: {
+            /** @description The template at its new version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Template"];
+                    };
+                };
+            };
+            400: components["responses"]["TemplateInvalid"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["TemplateNotFound"];
+            /** @description Another request changed the template at the same moment, three times over: retry. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `html` over 512 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["KeyCheckUnavailable"];
         };
     };
     onEmailDelivered: {
