@@ -56,13 +56,14 @@ func TestHandlersDoNotImportStorage(t *testing.T) {
 // linkBudget bounds the internal packages a route function links (go list
 // -deps). get-email linked 43 when this test was written, most through
 // its wiring package (internal/api/reads serves five routes) and storage
-// (one dynamo package for every entity); the issue aims under 25. Lower
-// the figure as the wiring is split. It was raised once, to 44, when
-// config's pacing shares began reading their defaults from
-// internal/sending/capacity (every function links config): moving those
-// defaults into config is the next cut.
+// (one dynamo package for every entity, so each new entity reaches every
+// function that reads the table: stored templates and OAuth grants made
+// it 45, with config's pacing shares reading capacity's defaults); the
+// issue aims under 25, which needs storage split by entity and the
+// wiring split by route. Lower the figure as they are; a new entity that
+// raises it says so here.
 var linkBudget = map[string]int{
-	"functions/get-email": 44,
+	"functions/get-email": 45,
 }
 
 func TestRouteFunctionsLinkFewPackages(t *testing.T) {

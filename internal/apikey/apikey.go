@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/fail"
+	"github.com/sesame-mail/sesame/internal/tokentext"
 )
 
 // Environment is where a key's sends go: live delivers, test captures.
@@ -104,3 +105,19 @@ var ErrKeyNotFound error = fail.NotFound("api key")
 
 // ErrRevoked is returned when a revoked key is regenerated or revoked again.
 var ErrRevoked = errors.New("api key is revoked")
+
+// AccessTokenPrefix begins an OAuth connection's access token (issued by
+// internal/oauth), which authenticates as a live key does: the store keeps
+// it as a key's secret record, with an expiry.
+const AccessTokenPrefix = "ps_oat_"
+
+// IsAccessToken reports whether s is shaped as an access token: the
+// prefix, then 32 random bytes in base64url (43 characters).
+func IsAccessToken(s string) bool {
+	rest, ok := strings.CutPrefix(s, AccessTokenPrefix)
+	if !ok || len(rest) != 43 {
+		return false
+	}
+	_, err := tokentext.Decode(rest)
+	return err == nil
+}

@@ -205,6 +205,9 @@ var (
 	// email.
 	HeldKeysPattern         = wsPK("*", kindHeld) + "#*"
 	EmailContentKeysPattern = wsPK("*", kindEmailContent) + "#*"
+	// LegacyEmailKeysPattern matches the one partition every email of a
+	// workspace had before the shards (read as a fallback for old emails).
+	LegacyEmailKeysPattern = wsPK("*", kindEmail)
 	// ContactEmailKeysPattern matches the contacts' email claims, every
 	// shard, and no other kind.
 	ContactEmailKeysPattern = wsPK("*", kindContactEmail) + "#*"

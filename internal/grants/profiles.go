@@ -205,7 +205,8 @@ var campaignCancelRoute = Profile{
 	Keyed:   []Keyed{{Action: UpdateItem, LeadingKeys: []string{dynamo.CampaignKeysPattern}}},
 }
 
-// emailCancelRoute is POST /emails/{id}/cancel: the email (GetItem), its
+// emailCancelRoute is POST /emails/{id}/cancel: the email (GetItem, at
+// its shard, else where emails were kept before the shards), its
 // held content's chunks (Query), and one transaction moving the email to
 // cancelled (UpdateItem) and deleting the chunks (DeleteItem). No SES,
 // no queue: a cancel never sends.
@@ -213,7 +214,7 @@ var emailCancelRoute = Profile{
 	Name:    "email-cancel-route",
 	APIKeys: true,
 	Keyed: []Keyed{
-		{Action: GetItem, LeadingKeys: []string{dynamo.EmailKeysPattern}},
+		{Action: GetItem, LeadingKeys: []string{dynamo.EmailKeysPattern, dynamo.LegacyEmailKeysPattern}},
 		{Action: UpdateItem, LeadingKeys: []string{dynamo.EmailKeysPattern}},
 		{Action: Query, LeadingKeys: []string{dynamo.HeldKeysPattern}},
 		{Action: DeleteItem, LeadingKeys: []string{dynamo.HeldKeysPattern}},

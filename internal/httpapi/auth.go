@@ -10,7 +10,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/oauth"
 )
 
 // Authenticator checks a well-formed key and counts the request against the
@@ -45,7 +44,7 @@ func (s *Server) authenticate(r *http.Request) (apikey.Principal, error) {
 	}
 	key = strings.TrimSpace(key)
 	env, ok := apikey.Parse(key)
-	if !ok && oauth.IsAccessToken(key) {
+	if !ok && apikey.IsAccessToken(key) {
 		// A connection's access token is checked as a live key is: the
 		// store keeps it as one, with an expiry.
 		env, ok = apikey.Live, true

@@ -40,7 +40,7 @@ const (
 
 // Token prefixes tell tokens apart from keys and from each other.
 const (
-	AccessPrefix  = "ps_oat_"
+	AccessPrefix  = apikey.AccessTokenPrefix
 	RefreshPrefix = "ps_ort_"
 	CodePrefix    = "ps_oac_"
 	ClientPrefix  = "sesame-client-"
@@ -67,7 +67,7 @@ func IsToken(s, p string) bool {
 }
 
 // IsAccessToken reports whether s is shaped as an access token.
-func IsAccessToken(s string) bool { return IsToken(s, AccessPrefix) }
+func IsAccessToken(s string) bool { return apikey.IsAccessToken(s) }
 
 // Hash is the stored form of a token or code: hex SHA-256. An access token
 // is hashed as an API key is (apikey.Hash), since it is stored as one.
