@@ -27,8 +27,11 @@ type (
 	// Email is what Send sends.
 	Email = api.SendRequest
 	// SentEmail is an email as the API reports it (GET /emails/{id}).
-	SentEmail              = api.Email
-	SendResult             = api.SendResult
+	SentEmail  = api.Email
+	SendResult = api.SendResult
+	// Tag is a name/value pair an email carries (Email.Tags), returned on
+	// the email and in its webhooks' data.
+	Tag                    = api.Tag
 	Warning                = api.Warning
 	Attachment             = api.Attachment
 	ClickList              = api.ClickList

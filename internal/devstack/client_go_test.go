@@ -38,9 +38,15 @@ func TestGoClientAgainstTheStack(t *testing.T) {
 	}
 
 	var ids, subjects []string
+	// The first email carries tags: they come back on its webhook.
+	tags := []sesame.Tag{{Name: "order", Value: "A-17"}, {Name: "plan", Value: "pro"}}
 	for i := range 3 {
 		m := msg("goclient", nil)
-		res, err := c.Send(ctx, sesame.Email{To: m["to"].(string), Subject: m["subject"].(string), Html: plainHTML})
+		e := sesame.Email{To: m["to"].(string), Subject: m["subject"].(string), Html: plainHTML}
+		if i == 0 {
+			e.Tags = &tags
+		}
+		res, err := c.Send(ctx, e)
 		if err != nil {
 			t.Fatalf("send %d: %v", i, err)
 		}
@@ -90,6 +96,13 @@ func TestGoClientAgainstTheStack(t *testing.T) {
 			t.Fatalf("delivery %+v", ev)
 		}
 		delivered = append(delivered, ev.Data.Id.String())
+		wantTags := []sesame.Tag{}
+		if ev.Data.Id.String() == ids[0] {
+			wantTags = tags
+		}
+		if !slices.Equal(ev.Data.Tags, wantTags) {
+			t.Errorf("webhook of %s: data.tags = %+v, want %+v", ev.Data.Id, ev.Data.Tags, wantTags)
+		}
 		if err := webhook.Verify(ep.Secret, r.header.Get(webhook.SignatureHeader), append(r.body, ' '), 0); !errors.Is(err, webhook.ErrMismatch) {
 			t.Errorf("a changed body verifies: %v", err)
 		}
