@@ -57,3 +57,15 @@ type List[T any] struct {
 	HasMore    bool    `json:"has_more"`
 	NextCursor *string `json:"next_cursor"`
 }
+
+// WriteDeleted answers a delete of the resource id: 200 with
+// {"data": {"id": …, "deleted": true}}, the one shape every delete route
+// answers with.
+func WriteDeleted(w http.ResponseWriter, id string) {
+	WriteJSON(w, http.StatusOK, Data[deleted]{Data: deleted{ID: id, Deleted: true}})
+}
+
+type deleted struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}

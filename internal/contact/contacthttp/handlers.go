@@ -87,14 +87,8 @@ func (h Handlers) Delete(w http.ResponseWriter, r *http.Request) error {
 	if err := h.Service.Delete(r.Context(), workspace(r), id); err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[deleted]{Data: deleted{ID: id, Deleted: true}})
+	httpapi.WriteDeleted(w, id)
 	return nil
-}
-
-// deleted is the answer of a delete.
-type deleted struct {
-	ID      string `json:"id"`
-	Deleted bool   `json:"deleted"`
 }
 
 // List answers GET /api/v1/contacts.
