@@ -134,7 +134,7 @@ func (c *console) approvalsCommand() *cobra.Command {
 		Short: "Change the subject or HTML of a campaign not yet started: it returns to pending approval",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
-			var e owner.Edit
+			var e campaign.Edit
 			if cmd.Flags().Changed("subject") {
 				e.Subject = &subject
 			}
@@ -158,7 +158,7 @@ func (c *console) approvalsCommand() *cobra.Command {
 	edit.Flags().StringVar(&subject, "subject", "", "the new subject")
 	edit.Flags().StringVar(&htmlFile, "html-file", "", "a file holding the new HTML")
 
-	transition := func(use, short, verb string, do func(a *owner.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error)) *cobra.Command {
+	transition := func(use, short, verb string, do func(a *campaign.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error)) *cobra.Command {
 		return &cobra.Command{
 			Use:   use + " ID",
 			Short: short,
@@ -173,15 +173,15 @@ func (c *console) approvalsCommand() *cobra.Command {
 		}
 	}
 	discard := transition("discard", "Throw away a campaign not yet started: it is never sent", "discarded",
-		func(a *owner.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
+		func(a *campaign.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
 			return a.Discard(cmd.Context(), c.cfg.WorkspaceID, id)
 		})
 	resume := transition("resume", "Resume a paused campaign (recipients already sent are skipped)", "resumed",
-		func(a *owner.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
+		func(a *campaign.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
 			return a.Resume(cmd.Context(), c.cfg.WorkspaceID, id)
 		})
 	cancel := transition("cancel", "Cancel a campaign: not yet started, it is never sent; sending or paused, it sends nobody more", "cancelled",
-		func(a *owner.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
+		func(a *campaign.Approvals, cmd *cobra.Command, id string) (campaign.Campaign, error) {
 			return a.Cancel(cmd.Context(), c.cfg.WorkspaceID, id)
 		})
 	cmd.AddCommand(list, show, approve, edit, discard, resume, cancel)

@@ -117,15 +117,18 @@ func (c *console) contactsCommand() *cobra.Command {
 			})
 		}),
 	}
-	show.Flags().BoolVar(&withEmails, "emails", false, fmt.Sprintf("also list the emails to the contact among the workspace's newest %d (with --json: the emails only)", owner.ContactEmailsScanned))
+	show.Flags().BoolVar(&withEmails, "emails", false, fmt.Sprintf("also list the emails to the contact among the workspace's newest %d (with --json: the emails only)", contact.EmailsScanned))
 
 	del := &cobra.Command{
 		Use:   "delete ID|EMAIL",
 		Short: "Delete a contact and its personal data (a do-not-send entry stays)",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
-			ct, err := svc.Contacts.Delete(cmd.Context(), c.cfg.WorkspaceID, args[0])
+			ct, err := svc.Contacts.Show(cmd.Context(), c.cfg.WorkspaceID, args[0])
 			if err != nil {
+				return err
+			}
+			if err := svc.Contacts.Delete(cmd.Context(), c.cfg.WorkspaceID, ct.ID); err != nil {
 				return err
 			}
 			return c.print(map[string]string{"deleted": ct.ID}, func(w io.Writer) { fmt.Fprintf(w, "deleted %s (%s)\n", ct.ID, ct.Email) })

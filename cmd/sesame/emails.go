@@ -12,6 +12,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 func (c *console) emailsCommand() *cobra.Command {
@@ -22,7 +23,11 @@ func (c *console) emailsCommand() *cobra.Command {
 		Short: "Show the attempts to deliver an email's events to the workspace's webhook endpoints, oldest first",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
-			d, err := svc.Emails.Deliveries(cmd.Context(), c.cfg.WorkspaceID, args[0])
+			m, err := svc.Emails.Get(cmd.Context(), c.cfg.WorkspaceID, args[0])
+			if err != nil {
+				return err
+			}
+			d, err := svc.Webhooks.DeliveriesOf(cmd.Context(), m)
 			if err != nil {
 				return err
 			}
@@ -40,7 +45,7 @@ func (c *console) emailsCommand() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%dms\n", a.At.Format(time.RFC3339Nano), a.EndpointURL, a.EventType, a.Number, result, a.LatencyMS)
 				}
 				if d.Partial {
-					fmt.Fprintf(w, "\nThe search stopped early (at most %d attempts since the email was sent, shared by the first %d endpoints): later deliveries may be missing; `sesame webhooks deliveries` lists an endpoint's attempts.\n", owner.DeliveriesExamined, owner.DeliveriesEndpoints)
+					fmt.Fprintf(w, "\nThe search stopped early (at most %d attempts since the email was sent, shared by the first %d endpoints): later deliveries may be missing; `sesame webhooks deliveries` lists an endpoint's attempts.\n", webhook.EmailDeliveriesExamined, webhook.EmailDeliveriesEndpoints)
 				}
 			})
 		}),
@@ -79,7 +84,7 @@ func (c *console) showEmail(ctx context.Context, svc *owner.Service, id string) 
 	}
 	out := shownEmail{Email: shown.View()}
 	content, err := svc.Emails.Content(ctx, c.cfg.WorkspaceID, shown.ID)
-	var missing *owner.ContentUnavailable
+	var missing *email.ContentUnavailable
 	switch {
 	case errors.As(err, &missing):
 		out.NoContent = missing.Reason

@@ -11,7 +11,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -59,7 +58,7 @@ func TestEmailsDeliveries(t *testing.T) {
 		first < 0 || second < first {
 		t.Errorf("deliveries printed, want the 503 then the 204:\n%s", out)
 	}
-	got, _ := mustJSON[owner.EmailDeliveries](c, "emails", "deliveries", m.ID, "--workspace", ws)
+	got, _ := mustJSON[webhook.EmailDeliveries](c, "emails", "deliveries", m.ID, "--workspace", ws)
 	if len(got.Attempts) != 2 || got.Partial || got.Attempts[1].StatusCode != 204 || got.Attempts[1].EndpointURL != ep.URL ||
 		got.Attempts[1].EmailID != m.ID {
 		t.Errorf("deliveries --output json = %+v", got)

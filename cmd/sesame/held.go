@@ -11,6 +11,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/sending"
 )
 
 func (c *console) heldCommand() *cobra.Command {
@@ -28,14 +29,14 @@ func (c *console) heldCommand() *cobra.Command {
 			return c.printHeld(held)
 		}),
 	}
-	decide := func(use, short, verb string, decision func(h *owner.Held, ctx context.Context, workspaceID, emailID string) error) *cobra.Command {
+	decide := func(use, short, verb string, decision func(h *sending.Held, ctx context.Context, workspaceID, emailID string) error) *cobra.Command {
 		return &cobra.Command{
 			Use:   use + " EMAIL_ID",
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 				err := decision(svc.Held, cmd.Context(), c.cfg.WorkspaceID, args[0])
-				if errors.Is(err, owner.ErrNoReviewQueue) {
+				if errors.Is(err, sending.ErrNoReviewQueue) {
 					return fmt.Errorf("SESAME_REVIEW_QUEUE_URL is not set: the review function releases held email (stack output ReviewQueueUrl, or .sesame/dev.env)")
 				}
 				if err != nil {
@@ -48,8 +49,8 @@ func (c *console) heldCommand() *cobra.Command {
 		}
 	}
 	cmd.AddCommand(list,
-		decide("clear", "Clear the email's template: it is sent, and the emails waiting with it get their own check", "cleared", (*owner.Held).Clear),
-		decide("deny", "Deny the email's template: it and the emails waiting with it are not sent", "denied", (*owner.Held).Deny))
+		decide("clear", "Clear the email's template: it is sent, and the emails waiting with it get their own check", "cleared", (*sending.Held).Clear),
+		decide("deny", "Deny the email's template: it and the emails waiting with it are not sent", "denied", (*sending.Held).Deny))
 	return cmd
 }
 
@@ -64,7 +65,7 @@ func (c *console) capturedCommand() *cobra.Command {
 		RunE: c.withOwner(func(cmd *cobra.Command, args []string, svc *owner.Service) error {
 			if raw {
 				msg, err := svc.Captured.Message(cmd.Context(), c.cfg.WorkspaceID, args[0])
-				if errors.Is(err, owner.ErrNoRawMessages) {
+				if errors.Is(err, email.ErrNoRawMessages) {
 					return fmt.Errorf("%w: for the local stack, source its settings (set -a; . .sesame/dev.env; set +a), whose SESAME_LOCAL_DATA names where they are", err)
 				}
 				if err != nil {
@@ -106,7 +107,7 @@ type heldView struct {
 }
 
 // printHeld prints held emails with their reasons.
-func (c *console) printHeld(held []owner.HeldEmail) error {
+func (c *console) printHeld(held []sending.HeldEntry) error {
 	views := make([]heldView, len(held))
 	for i, h := range held {
 		views[i] = heldView{View: h.View(), HeldBecause: h.Reasons}

@@ -18,7 +18,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/emulatortest"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/review"
@@ -337,7 +336,7 @@ func TestCapturedShow(t *testing.T) {
 	}
 	args := []string{"captured", "show", captured, "--raw", "--workspace", ws}
 	out, err := c.run(args...)
-	checkFails(t, args, out, err, owner.ErrNoRawMessages, "source its settings")
+	checkFails(t, args, out, err, email.ErrNoRawMessages, "source its settings")
 
 	t.Setenv("SESAME_LOCAL_DATA", dataDir)
 	if out := c.must("captured", "show", captured, "--raw", "--workspace", ws); out != string(raw) {
@@ -347,7 +346,7 @@ func TestCapturedShow(t *testing.T) {
 		args   []string
 		wantIs error
 	}{
-		"a live email":                {[]string{"captured", "show", live, "--raw", "--workspace", ws}, owner.ErrNotCaptured},
+		"a live email":                {[]string{"captured", "show", live, "--raw", "--workspace", ws}, email.ErrNotCaptured},
 		"another workspace's":         {[]string{"captured", "show", captured, "--raw", "--workspace", other}, email.ErrNotFound},
 		"not an id":                   {[]string{"captured", "show", "../../etc/passwd", "--raw", "--workspace", ws}, email.ErrNotFound},
 		"captured before it was kept": {[]string{"captured", "show", noCopy, "--raw", "--workspace", ws}, devstack.ErrNoRawMessage},

@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -30,11 +31,11 @@ type ownerClients struct {
 	DynamoDB dynamo.DB
 	SES      ses.API
 	SQS      ownerSQS
-	Raw      owner.RawReader // nil: no messages are kept (a deployed stack)
+	Raw      email.RawReader // nil: no messages are kept (a deployed stack)
 	// Approver names who approves a campaign; Starter starts it (nil: the
 	// engine's starter over the table and the sends queue, when
 	// SESAME_SENDS_QUEUE_URL names one).
-	Approver owner.Approver
+	Approver campaign.Approver
 	Starter  campaign.Starter
 }
 

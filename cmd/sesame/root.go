@@ -33,7 +33,7 @@ type console struct {
 	sesAPI ses.API
 	// approver and starter, when set, replace the campaign approver (the
 	// AWS principal) and starter (tests inject fakes).
-	approver owner.Approver
+	approver campaign.Approver
 	starter  campaign.Starter
 }
 

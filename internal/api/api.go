@@ -40,9 +40,9 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -174,7 +174,7 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 // NewDashboard builds the dashboard over the process's table and clients
 // (site.New), its sign-in links also logged when logLinks (the local
 // stack).
-func NewDashboard(cfg config.API, d Deps, c Clients, raw owner.RawReader, logLinks bool) (http.Handler, error) {
+func NewDashboard(cfg config.API, d Deps, c Clients, raw email.RawReader, logLinks bool) (http.Handler, error) {
 	app, err := site.New(site.Settings{
 		PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
 		Queues: owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL},

@@ -29,7 +29,7 @@ func RenderSend(step Step, run Run, c contact.Contact) (subject, html string, er
 // Compose is the message a send step of run sends c (its rendered subject
 // and html), with the footer and the one-click unsubscribe headers: the
 // runner's and the owner's view of an automation email
-// (owner.Emails.Content) are both this.
+// (email.Views.Content) are both this.
 func Compose(links listmail.Links, ws workspace.Workspace, from identity.Sender, run Run, c contact.Contact, subject, html, emailID string) (compose.Message, error) {
 	return listmail.WithUnsubscribe(links, ws, from, compose.Message{
 		From: from.Address(), To: c.Email, ReplyTo: from.ReplyTo, Subject: subject, HTML: html, EmailID: emailID,

@@ -13,7 +13,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/routes"
 	workspaces "github.com/sesame-mail/sesame/internal/workspace"
@@ -91,7 +90,7 @@ func BenchmarkCampaign(b *testing.B) {
 	w := emailWork{}
 	var id string
 	w.add(routes.SendBulk.Function, r.measure(func() { id = r.draft(b, key, segID, html) }))
-	approvals := &owner.Approvals{
+	approvals := &campaign.Approvals{
 		Store: r.deps.Repos.Campaigns, Contacts: r.deps.Repos.Contacts, Approver: ownerApprover{}, Starter: r.deps.CampaignStarter,
 		Workspaces: r.deps.Repos.Workspaces,
 	}

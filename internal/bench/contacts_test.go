@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // importRowsPerOp is how many CSV rows one benchmark op imports:
@@ -38,7 +38,7 @@ func BenchmarkContactImport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := owner.Contacts{Store: repos.Contacts}
+	svc := contact.Service{Store: repos.Contacts, Imports: repos.Contacts}
 	rows := b.N * importRowsPerOp
 	file := importCSV(rows)
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 )
 
@@ -15,6 +16,14 @@ import (
 // errors.
 type Service struct {
 	Store Store
+	// The owner's surfaces also use these; the API leaves them nil.
+	// Imports writes an import (Import); ByEmail finds a contact by its
+	// address (Show); Emails lists the workspace's emails (EmailsTo).
+	Imports ImportStore
+	ByEmail interface {
+		GetContactByEmail(ctx context.Context, workspaceID, email string) (Contact, error)
+	}
+	Emails email.Lister
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

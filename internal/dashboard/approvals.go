@@ -11,7 +11,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 func (a *App) approvalRoutes() []route {
@@ -28,7 +27,7 @@ func (a *App) approvalRoutes() []route {
 }
 
 // previewApproval is the campaign's email as its first frozen recipient
-// gets it (owner.Approvals.Preview).
+// gets it (campaign.Approvals.Preview).
 func (a *App) previewApproval(w http.ResponseWriter, r *http.Request, s *session) error {
 	p, err := a.svc.Owner.Approvals.Preview(r.Context(), s.WorkspaceID, r.PathValue("id"))
 	if err != nil {
@@ -49,10 +48,10 @@ func (a *App) approvals(w http.ResponseWriter, r *http.Request, s *session) erro
 const approvalSample = 10
 
 type approvalData struct {
-	owner.Shown
+	campaign.Shown
 	// Preview is the email as its first frozen recipient gets it, and
 	// ShownAs names them ("" when none is left).
-	Preview owner.Preview
+	Preview campaign.Preview
 	ShownAs string
 	// Report is the deliverability verdict, nil when unavailable.
 	Report *deliverability.Report
@@ -153,7 +152,7 @@ func (a *App) approve(w http.ResponseWriter, r *http.Request, s *session) error 
 func (a *App) editApproval(w http.ResponseWriter, r *http.Request, s *session) error {
 	page := func(status int, msg string) error { return a.approvalPage(w, r, s, status, msg) }
 	subject, html := r.PostFormValue("subject"), r.PostFormValue("html")
-	c, err := a.svc.Owner.Approvals.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), owner.Edit{Subject: &subject, HTML: &html})
+	c, err := a.svc.Owner.Approvals.Edit(r.Context(), s.WorkspaceID, r.PathValue("id"), campaign.Edit{Subject: &subject, HTML: &html})
 	if err != nil {
 		return refused(err, page)
 	}

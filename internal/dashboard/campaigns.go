@@ -6,7 +6,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/campaign"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 func (a *App) campaignRoutes() []route {
@@ -36,7 +35,7 @@ func (a *App) campaigns(w http.ResponseWriter, r *http.Request, s *session) erro
 }
 
 type campaignData struct {
-	owner.Shown
+	campaign.Shown
 	Remaining  int
 	Cancelable bool
 	// Resumable: paused, it can be resumed.

@@ -10,7 +10,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // maxImport bounds a CSV upload: API Gateway's payload limit is 10 MB.
@@ -71,7 +70,7 @@ func (a *App) contactPage(w http.ResponseWriter, r *http.Request, s *session) er
 		return err
 	}
 	return a.render(w, s, http.StatusOK, "contact.html", ct.Email, "/contacts", contactData{
-		Contact: ct.View(), Emails: sent, Scanned: owner.ContactEmailsScanned,
+		Contact: ct.View(), Emails: sent, Scanned: contact.EmailsScanned,
 	})
 }
 
@@ -91,8 +90,7 @@ func (a *App) deleteContact(w http.ResponseWriter, r *http.Request, s *session) 
 		}, nil
 	}
 	return a.askThenDo(w, r, s, ask, account.ActionContactDeleted, "/contacts", func(ctx context.Context) (string, error) {
-		deleted, err := a.svc.Owner.Contacts.Delete(ctx, s.WorkspaceID, ct.ID)
-		return deleted.ID, err
+		return ct.ID, a.svc.Owner.Contacts.Delete(ctx, s.WorkspaceID, ct.ID)
 	})
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
 func (a *App) emailRoutes() []route {
@@ -23,7 +23,7 @@ const emailsShown = 50
 
 type emailsData struct {
 	Emails []email.Email
-	Filter owner.EmailFilter
+	Filter email.FilterInput
 	// Statuses and Types are the filters' choices.
 	Statuses []email.Status
 	Types    []email.Type
@@ -35,7 +35,7 @@ type emailsData struct {
 func (a *App) emails(w http.ResponseWriter, r *http.Request, s *session) error {
 	q := r.URL.Query()
 	d := emailsData{
-		Filter:   owner.EmailFilter{Status: q.Get("status"), Type: q.Get("type"), Environment: q.Get("environment")},
+		Filter:   email.FilterInput{Status: q.Get("status"), Type: q.Get("type"), Environment: q.Get("environment")},
 		Statuses: email.Statuses, Types: []email.Type{email.TypeTransactional, email.TypeCampaign, email.TypeAutomation},
 	}
 	list, next, err := a.svc.Owner.Emails.List(r.Context(), s.WorkspaceID, d.Filter, q.Get("after"), emailsShown)
@@ -70,9 +70,9 @@ type step struct {
 }
 
 type emailData struct {
-	owner.ShownEmail
+	email.Shown
 	Timeline   []step
-	Deliveries owner.EmailDeliveries
+	Deliveries webhook.EmailDeliveries
 	// DeliveriesFailed: the webhook deliveries could not be read; the
 	// rest of the email is shown all the same.
 	DeliveriesFailed bool
@@ -90,16 +90,16 @@ func (a *App) email(w http.ResponseWriter, r *http.Request, s *session) error {
 	if err != nil {
 		return err
 	}
-	d := emailData{ShownEmail: shown, Timeline: timeline(shown.Email), Examined: owner.DeliveriesExamined, Endpoints: owner.DeliveriesEndpoints}
+	d := emailData{Shown: shown, Timeline: timeline(shown.Email), Examined: webhook.EmailDeliveriesExamined, Endpoints: webhook.EmailDeliveriesEndpoints}
 	d.Content, err = a.svc.Owner.Emails.Content(ctx, s.WorkspaceID, shown.ID)
-	var missing *owner.ContentUnavailable
+	var missing *email.ContentUnavailable
 	switch {
 	case errors.As(err, &missing):
 		d.NoContent = missing.Reason
 	case err != nil:
 		return err
 	}
-	if d.Deliveries, err = a.svc.Owner.Emails.DeliveriesOf(ctx, shown.Email); err != nil {
+	if d.Deliveries, err = a.svc.Owner.Webhooks.DeliveriesOf(ctx, shown.Email); err != nil {
 		a.logger.ErrorContext(ctx, "dashboard: read an email's webhook deliveries", slog.String("email_id", shown.ID), slog.Any("err", err))
 		d.DeliveriesFailed = true
 	}

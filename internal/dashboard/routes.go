@@ -260,7 +260,7 @@ func (a *App) static() http.Handler {
 type ownerKey struct{}
 
 // Approver names the signed-in owner of the request as the approver of a
-// campaign (owner.Approver): "dashboard:<address>".
+// campaign (campaign.Approver): "dashboard:<address>".
 type Approver struct{}
 
 // Identity is the request's owner.

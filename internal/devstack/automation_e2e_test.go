@@ -10,7 +10,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/automation/runner"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/email"
 )
 
 // The owner creates cart_abandoned from its blueprint and activates it;
@@ -204,7 +204,7 @@ func TestAutomationTestKeyEndToEnd(t *testing.T) {
 	if got := p.ses.sendsTo(c.Email); len(got) != 0 {
 		t.Errorf("%d sends through SES, want 0", len(got))
 	}
-	captured, err := (&owner.Captured{Emails: p.store.Emails}).List(ctx, b.id)
+	captured, err := (&email.Captured{Emails: p.store.Emails}).List(ctx, b.id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/httpapi"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/queue/queuetest"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -232,10 +231,10 @@ func TestCampaignCancelledWhilePausedIsFinal(t *testing.T) {
 		t.Fatalf("cancel: %+v", out.Data)
 	}
 
-	if _, err := approvals.Resume(t.Context(), b.id, d.ApprovalID); !errors.Is(err, owner.ErrNotApprovable) {
+	if _, err := approvals.Resume(t.Context(), b.id, d.ApprovalID); !errors.Is(err, campaign.ErrNotApprovable) {
 		t.Errorf("resume a cancelled campaign: %v, want ErrNotApprovable", err)
 	}
-	if _, err := approvals.Approve(t.Context(), b.id, d.ApprovalID, nil); !errors.Is(err, owner.ErrNotApprovable) {
+	if _, err := approvals.Approve(t.Context(), b.id, d.ApprovalID, nil); !errors.Is(err, campaign.ErrNotApprovable) {
 		t.Errorf("approve a cancelled campaign: %v, want ErrNotApprovable", err)
 	}
 	drainSends(t, sends)

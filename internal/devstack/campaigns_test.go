@@ -14,7 +14,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -204,7 +203,7 @@ func TestApprovalsLifecycle(t *testing.T) {
 	// and nothing starts.
 	none := ""
 	b.update(t, e, workspace.Settings{PostalAddress: &none})
-	if _, err := a.Approve(ctx, b.id, now.ApprovalID, nil); !errors.Is(err, owner.ErrNoPostalAddress) || len(starter.started) != 0 {
+	if _, err := a.Approve(ctx, b.id, now.ApprovalID, nil); !errors.Is(err, campaign.ErrNoPostalAddress) || len(starter.started) != 0 {
 		t.Errorf("approve without a postal address: %v, started %v", err, starter.started)
 	}
 	addr := "Shop Ltd, 1 Main St, Springfield"
@@ -222,7 +221,7 @@ func TestApprovalsLifecycle(t *testing.T) {
 	if got.Status != "sending" || got.ApprovedAt == nil || got.StartedAt == nil {
 		t.Errorf("approved campaign over HTTP: %+v", got)
 	}
-	if _, err := a.Edit(ctx, b.id, now.ApprovalID, owner.Edit{Subject: ptr("Late")}); !errors.Is(err, owner.ErrNotApprovable) {
+	if _, err := a.Edit(ctx, b.id, now.ApprovalID, campaign.Edit{Subject: ptr("Late")}); !errors.Is(err, campaign.ErrNotApprovable) {
 		t.Errorf("edit of a sending campaign: %v", err)
 	}
 
@@ -233,7 +232,7 @@ func TestApprovalsLifecycle(t *testing.T) {
 	if err != nil || scheduled.Status != campaign.StatusScheduled || len(starter.scheduled) != 1 {
 		t.Fatalf("approve --at: %+v, %v", scheduled, err)
 	}
-	edited, err := a.Edit(ctx, b.id, later.ApprovalID, owner.Edit{Subject: ptr("December news")})
+	edited, err := a.Edit(ctx, b.id, later.ApprovalID, campaign.Edit{Subject: ptr("December news")})
 	if err != nil || edited.Status != campaign.StatusPendingApproval || edited.Approved() || edited.ScheduledAt != nil {
 		t.Errorf("edit after approve: %+v, %v", edited, err)
 	}
@@ -245,7 +244,7 @@ func TestApprovalsLifecycle(t *testing.T) {
 	if _, err := a.Discard(ctx, b.id, " "+strings.ToUpper(later.ApprovalID)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Approve(ctx, b.id, later.ApprovalID, nil); !errors.Is(err, owner.ErrNotApprovable) {
+	if _, err := a.Approve(ctx, b.id, later.ApprovalID, nil); !errors.Is(err, campaign.ErrNotApprovable) {
 		t.Errorf("approve after discard: %v", err)
 	}
 	if len(starter.started) != 1 || len(starter.scheduled) != 1 {

@@ -258,8 +258,7 @@ func TestAutomationEmailShownAsItWent(t *testing.T) {
 	link := unsubscribeURL(t, msg)
 	went := wentTo(t, p.env, c.Email)
 
-	svc := owners.Service(owners.Queues{}, p.store, owners.Clients{})
-	svc.Emails.PublicURL = "https://mail.example"
+	svc := owners.Service(owners.Queues{}, p.store, owners.Clients{PublicURL: "https://mail.example"})
 	got, err := svc.Emails.Content(ctx, b.id, list.Data[0].ID)
 	if err != nil {
 		t.Fatal(err)

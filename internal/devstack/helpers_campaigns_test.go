@@ -13,7 +13,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/deliverability"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -151,8 +150,8 @@ func (a approver) Identity(context.Context) (string, error) { return string(a), 
 
 // approvals is the owner's side of campaigns over e's table, as the
 // console and the dashboard reach it.
-func (e *env) approvals(starter campaign.Starter) *owner.Approvals {
-	return &owner.Approvals{
+func (e *env) approvals(starter campaign.Starter) *campaign.Approvals {
+	return &campaign.Approvals{
 		Store: e.store.Campaigns, Contacts: e.store.Contacts, Approver: approver("arn:aws:iam::123456789012:user/owner"),
 		Starter: starter, Check: deliverability.Campaign, Workspaces: e.store.Workspaces,
 	}

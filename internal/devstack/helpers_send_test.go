@@ -21,7 +21,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/attachment/fetch"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -36,8 +35,8 @@ const plainHTML = "<p>Hello there</p>"
 
 // held is the owner's side of the review, as the console and the
 // dashboard reach it.
-func (e *env) held() *owner.Held {
-	return &owner.Held{Emails: e.deps.Repos.Emails, Store: e.deps.Repos.Held, Templates: e.deps.Repos.Held, Workspaces: e.deps.Repos.Workspaces, Review: e.deps.Sending.Review}
+func (e *env) held() *sending.Held {
+	return &sending.Held{Emails: e.deps.Repos.Emails, Store: e.deps.Repos.Held, Workspaces: e.deps.Repos.Workspaces, Review: e.deps.Sending.Review}
 }
 
 // withService serves the env's routes on a second server whose send

@@ -11,7 +11,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/metrics"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/segment"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/sending/capacity"
@@ -51,9 +50,9 @@ var (
 		*dynamo.AutomationRuns
 		*dynamo.Automations
 	}{}
-	_ account.OwnerStore  = (*dynamo.Owners)(nil)
-	_ account.AuditStore  = (*dynamo.Owners)(nil)
-	_ owner.DeliveryStore = (*dynamo.Webhooks)(nil)
-	_ signin.Store        = (*dynamo.SignIns)(nil)
-	_ signin.Owners       = (*dynamo.Owners)(nil)
+	_ account.OwnerStore         = (*dynamo.Owners)(nil)
+	_ account.AuditStore         = (*dynamo.Owners)(nil)
+	_ webhook.EmailAttemptReader = (*dynamo.Webhooks)(nil)
+	_ signin.Store               = (*dynamo.SignIns)(nil)
+	_ signin.Owners              = (*dynamo.Owners)(nil)
 )

@@ -9,7 +9,7 @@ import (
 // Content is what an email carried, as its owner is shown it: the
 // subject, the html part, the text part and each attachment's name and
 // size. Nothing keeps the raw message; Content is rebuilt from what is
-// stored (owner.Emails.Content).
+// stored (Views.Content).
 type Content struct {
 	Subject     string
 	HTML        string

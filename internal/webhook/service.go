@@ -33,6 +33,8 @@ type AttemptLister interface {
 type Service struct {
 	Endpoints EndpointStore
 	Attempts  AttemptLister
+	// EmailAttempts finds an email's attempts (DeliveriesOf).
+	EmailAttempts EmailAttemptReader
 	// Now is the clock a rotation's overlap starts from; nil is time.Now.
 	Now func() time.Time
 }

@@ -1,7 +1,7 @@
-// Package owners builds the owner service (internal/owner) over the
-// table and the AWS clients: the one place that says which repository
-// serves which owner concern, for the console (cmd/sesame) and the
-// dashboard function alike.
+// Package owners builds the owner façade (internal/owner: the entity
+// services an owner uses) over the table and the AWS clients: the one
+// place that says which repository serves which entity service, for the
+// console (cmd/sesame) and the dashboard function alike.
 package owners
 
 import (
@@ -13,12 +13,16 @@ import (
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/segment"
+	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/listmail"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/webhook"
@@ -33,12 +37,16 @@ type Clients struct {
 	// (sends queue).
 	SQS SQS
 	// Raw reads captured messages; nil on a deployed stack.
-	Raw owner.RawReader
+	Raw email.RawReader
 	// Approver names who approves a campaign; Starter starts it (nil: the
 	// engine's starter over the table and the sends queue, when
 	// SendsQueueURL names one).
-	Approver owner.Approver
+	Approver campaign.Approver
 	Starter  campaign.Starter
+	// PublicURL starts the stand-in unsubscribe links of an approval's
+	// preview and of a shown campaign or automation email; the console
+	// has none (listmail.PreviewLinks).
+	PublicURL string
 }
 
 // SQS is what the owner service sends to SQS.
@@ -58,7 +66,7 @@ type Queues struct {
 // Service is the owner service over repos and c.
 func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 	identities := &ses.Client{API: c.SES}
-	var review owner.ReviewQueue // none: held clear and deny refuse
+	var review sending.Enqueuer // none: held clear and deny refuse
 	if q.ReviewQueueURL != "" {
 		review = &queue.Publisher{SQS: c.SQS, QueueURL: q.ReviewQueueURL}
 	}
@@ -70,26 +78,29 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 				c.SQS, slog.New(slog.DiscardHandler))
 		}
 	}
+	shown := listmail.Shown{Contacts: repos.Contacts, Workspaces: repos.Workspaces, PublicURL: c.PublicURL}
 	return &owner.Service{
 		Workspaces: &workspace.Service{Store: repos.Workspaces},
 		Keys:       &apikey.Service{Store: repos.Keys},
 		Domains:    &identity.Domains{Store: repos.Domains, Identities: identities},
 		Senders:    &identity.Senders{Store: repos.Senders, Domains: repos.Domains},
-		Held:       &owner.Held{Emails: repos.Emails, Store: repos.Held, Templates: repos.Held, Workspaces: repos.Workspaces, Review: review},
-		Captured:   &owner.Captured{Emails: repos.Emails, Raw: c.Raw},
-		Emails: &owner.Emails{Store: emailReads{repos.Emails, repos.Clicks}, Webhooks: repos.Webhooks, Sources: owner.ContentSources{
-			Kept: repos.Emails, Campaigns: repos.Campaigns, Runs: repos.AutomationRuns, Versions: repos.Automations,
-			Contacts: repos.Contacts, Workspaces: repos.Workspaces,
-		}},
+		Held:       &sending.Held{Emails: repos.Emails, Store: repos.Held, Workspaces: repos.Workspaces, Review: review},
+		Captured:   &email.Captured{Emails: repos.Emails, Raw: c.Raw},
+		Emails: &email.Views{Store: emailReads{repos.Emails, repos.Clicks}, Kept: repos.Emails,
+			Campaigns:   campaign.EmailContent{Campaigns: repos.Campaigns, Shown: shown},
+			Automations: automation.EmailContent{Runs: repos.AutomationRuns, Versions: repos.Automations, Shown: shown},
+		},
 		Suppressions: &suppression.Service{Store: repos.Suppressions},
-		Webhooks:     &webhook.Service{Endpoints: repos.Webhooks, Attempts: repos.Webhooks},
-		Contacts:     &owner.Contacts{Store: repos.Contacts, Emails: repos.Emails},
+		Webhooks:     &webhook.Service{Endpoints: repos.Webhooks, Attempts: repos.Webhooks, EmailAttempts: repos.Webhooks},
+		Contacts: &contact.Service{
+			Store: repos.Contacts, Imports: repos.Contacts, ByEmail: repos.Contacts, Emails: repos.Emails,
+		},
 		Segments: &segment.Service{Store: repos.Segments, Resolver: &segment.Resolver{
 			Contacts: repos.Contacts, Suppressions: repos.Suppressions,
 		}},
-		Approvals: &owner.Approvals{
+		Approvals: &campaign.Approvals{
 			Store: repos.Campaigns, Contacts: repos.Contacts, Approver: c.Approver, Starter: starter, Check: deliverability.Campaign,
-			Workspaces: repos.Workspaces,
+			Workspaces: repos.Workspaces, PublicURL: c.PublicURL,
 		},
 		Owners:         &account.Owners{Store: repos.Owners},
 		Audit:          &account.Audit{Store: repos.Owners},
@@ -98,7 +109,7 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 	}
 }
 
-// emailReads are the emails and their clicks (owner.EmailStore).
+// emailReads are the emails and their clicks (email.ViewStore).
 type emailReads struct {
 	*dynamo.Emails
 	*dynamo.Clicks

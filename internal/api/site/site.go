@@ -57,9 +57,8 @@ type Settings struct {
 // logLinks also logs each sign-in link (the local stack).
 func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API, logger *slog.Logger, logLinks bool) (*dashboard.App, error) {
 	c.Approver = dashboard.Approver{}
+	c.PublicURL = cfg.PublicURL.PublicURL // the preview's and a shown email's links
 	svc := owners.Service(cfg.Queues, repos, c)
-	svc.Approvals.PublicURL = cfg.PublicURL.PublicURL // the approval preview's links
-	svc.Emails.PublicURL = cfg.PublicURL.PublicURL    // a shown email's links
 	return dashboard.New(dashboard.Config{
 		PublicURL: cfg.PublicURL.PublicURL, Secret: []byte(cfg.DashboardSecret.DashboardSecret), LogLinks: logLinks, Logger: logger,
 	}, dashboard.Services{

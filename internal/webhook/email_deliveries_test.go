@@ -1,4 +1,4 @@
-package owner_test
+package webhook_test
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/fail/failtest"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
@@ -37,8 +36,10 @@ func (oneEmail) ListClicks(context.Context, string, string, int) ([]email.Click,
 	return nil, false, nil
 }
 
-// deliveryStore answers with its function fields.
+// deliveryStore answers with its function fields; the endpoint changes
+// it does not make are the nil embedded store's.
 type deliveryStore struct {
+	webhook.EndpointStore
 	endpoints func() ([]webhook.Endpoint, error)
 	attempts  func(endpointID, emailID string, since time.Time, examine int) ([]webhook.Attempt, bool, error)
 }
@@ -49,6 +50,16 @@ func (d deliveryStore) ListEndpoints(context.Context, string) ([]webhook.Endpoin
 
 func (d deliveryStore) EmailAttempts(_ context.Context, _, endpointID, emailID string, since time.Time, examine int) ([]webhook.Attempt, bool, error) {
 	return d.attempts(endpointID, emailID, since, examine)
+}
+
+// deliveries finds an email's deliveries as the owner's surfaces do: the
+// email read by its id, then its deliveries.
+func deliveries(ctx context.Context, emails email.ViewStore, store deliveryStore, workspaceID, id string) (webhook.EmailDeliveries, error) {
+	m, err := (&email.Views{Store: emails}).Get(ctx, workspaceID, id)
+	if err != nil {
+		return webhook.EmailDeliveries{}, err
+	}
+	return (&webhook.Service{Endpoints: store, EmailAttempts: store}).DeliveriesOf(ctx, m)
 }
 
 // An email's deliveries: every endpoint's attempts of it since its
@@ -85,7 +96,7 @@ func TestEmailDeliveries(t *testing.T) {
 		"another workspace's or none": {email: m, id: uuid.NewString(), wantErr: email.ErrNotFound},
 		"not an email id":             {email: m, id: "evt_1", wantErr: email.ErrNotFound},
 		"a store fault":               {email: m, id: m.ID, fault: errors.New("throttled"), wantReads: 2, wantShare: 500},
-		"past the endpoints searched": {email: m, id: m.ID, many: 23, wantReads: owner.DeliveriesEndpoints, wantShare: 50,
+		"past the endpoints searched": {email: m, id: m.ID, many: 23, wantReads: webhook.EmailDeliveriesEndpoints, wantShare: 50,
 			want: "[a.example.com evt_delivered b.example.com evt_delivered a.example.com evt_opened] partial=true"},
 	}
 	for name, tc := range cases {
@@ -105,7 +116,7 @@ func TestEmailDeliveries(t *testing.T) {
 					return logs[endpointID], endpointID != tc.incomplete, tc.fault
 				},
 			}
-			got, err := (&owner.Emails{Store: oneEmail{tc.email}, Webhooks: store}).Deliveries(t.Context(), "ws", tc.id)
+			got, err := deliveries(t.Context(), oneEmail{tc.email}, store, "ws", tc.id)
 			if n := int(reads.Load()); n != tc.wantReads && (tc.fault == nil || n < 1) {
 				t.Errorf("%d attempt reads, want %d", n, tc.wantReads)
 			}
@@ -131,7 +142,7 @@ func TestEmailDeliveries(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (&owner.Emails{}).Deliveries(t.Context(), "", m.ID); err == nil {
+	if _, err := deliveries(t.Context(), oneEmail{m}, deliveryStore{}, "", m.ID); err == nil {
 		t.Error("no workspace: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package owner_test
+package email_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/owner"
+	"github.com/sesame-mail/sesame/internal/sending/listmail"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
@@ -71,7 +71,7 @@ func (contentFakes) GetWorkspace(_ context.Context, id string) (workspace.Worksp
 // An email's content: a transactional email's as kept, with its text part
 // derived from the html; a campaign's and an automation's rendered again
 // for the contact (merge tags included), footer included and the
-// unsubscribe link the approval preview's stand-in (owner.PreviewLinks on
+// unsubscribe link the approval preview's stand-in (listmail.PreviewLinks on
 // the public URL) for the recipient's own; what cannot be shown says why;
 // a store fault is a fault, not "not shown".
 func TestEmailContent(t *testing.T) {
@@ -144,10 +144,13 @@ func TestEmailContent(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			f := tc.fakes
-			emails := &owner.Emails{Store: f, Sources: owner.ContentSources{Kept: f, Campaigns: f, Runs: f, Versions: f, Contacts: f, Workspaces: f},
-				PublicURL: "https://mail.example/"}
+			shown := listmail.Shown{Contacts: f, Workspaces: f, PublicURL: "https://mail.example/"}
+			emails := &email.Views{Store: f, Kept: f,
+				Campaigns:   campaign.EmailContent{Campaigns: f, Shown: shown},
+				Automations: automation.EmailContent{Runs: f, Versions: f, Shown: shown},
+			}
 			got, err := emails.Content(t.Context(), "ws", id)
-			var missing *owner.ContentUnavailable
+			var missing *email.ContentUnavailable
 			switch {
 			case tc.fault:
 				if err == nil || errors.As(err, &missing) {

@@ -1,4 +1,4 @@
-package owner_test
+package campaign_test
 
 import (
 	"context"
@@ -8,14 +8,13 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/identity"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // previewStore is an ApprovalStore of one campaign and its frozen chunks;
 // a method a preview does not call is left nil.
 type previewStore struct {
-	owner.ApprovalStore
+	campaign.ApprovalStore
 	getCampaign func(ws, id string) (campaign.Campaign, error)
 	readChunk   func(n int) ([]string, error)
 }
@@ -59,7 +58,7 @@ func TestApprovalsPreview(t *testing.T) {
 		"nobody left":       {[][]string{{"gone"}, {"gone"}}, "1 Main St", "", "Hi there", `<p>Dear there </p><div`, "Dear there", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			a := &owner.Approvals{
+			a := &campaign.Approvals{
 				Store: previewStore{
 					getCampaign: func(ws, id string) (campaign.Campaign, error) { return c, nil },
 					readChunk:   func(n int) ([]string, error) { return tc.chunks[n], nil },

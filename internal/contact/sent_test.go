@@ -1,4 +1,4 @@
-package owner_test
+package contact_test
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // pagedEmails lists all, newest first, a page at a time, counting the
@@ -32,7 +31,7 @@ func (p *pagedEmails) ListEmails(_ context.Context, _ string, _ email.Filter, af
 // not read.
 func TestContactEmailsTo(t *testing.T) {
 	var all []email.Email
-	for i := range owner.ContactEmailsScanned + 100 {
+	for i := range contact.EmailsScanned + 100 {
 		to := fmt.Sprintf("other%d@example.com", i)
 		if i%350 == 0 {
 			to = "Ann@Example.com"
@@ -40,7 +39,7 @@ func TestContactEmailsTo(t *testing.T) {
 		all = append(all, email.Email{ID: fmt.Sprint(i), To: to})
 	}
 	lister := &pagedEmails{all: all}
-	c := &owner.Contacts{Emails: lister}
+	c := &contact.Service{Emails: lister}
 	got, err := c.EmailsTo(t.Context(), "ws", contact.Contact{Email: "ann@example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +51,8 @@ func TestContactEmailsTo(t *testing.T) {
 	if fmt.Sprint(ids) != "[0 350 700]" {
 		t.Errorf("emails %v, want [0 350 700] (the 1050th is beyond the scan)", ids)
 	}
-	if lister.read != owner.ContactEmailsScanned {
-		t.Errorf("read %d emails, want %d", lister.read, owner.ContactEmailsScanned)
+	if lister.read != contact.EmailsScanned {
+		t.Errorf("read %d emails, want %d", lister.read, contact.EmailsScanned)
 	}
 	if _, err := c.EmailsTo(t.Context(), "", contact.Contact{}); err == nil {
 		t.Error("no workspace: no error")

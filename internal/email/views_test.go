@@ -1,4 +1,4 @@
-package owner_test
+package email_test
 
 import (
 	"context"
@@ -6,26 +6,25 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
-	"github.com/sesame-mail/sesame/internal/owner"
 )
 
 // The list's filters take the API's values; an unknown one is refused,
 // named by its input, and nothing is read.
 func TestEmailFilter(t *testing.T) {
 	cases := map[string]struct {
-		in    owner.EmailFilter
+		in    email.FilterInput
 		field string
 	}{
-		"none":            {in: owner.EmailFilter{}},
-		"all":             {in: owner.EmailFilter{Status: "opened", Type: "campaign", Environment: "test"}},
-		"bad status":      {in: owner.EmailFilter{Status: "lost"}, field: "status"},
-		"bad type":        {in: owner.EmailFilter{Type: "bulk"}, field: "type"},
-		"bad environment": {in: owner.EmailFilter{Environment: "prod"}, field: "environment"},
+		"none":            {in: email.FilterInput{}},
+		"all":             {in: email.FilterInput{Status: "opened", Type: "campaign", Environment: "test"}},
+		"bad status":      {in: email.FilterInput{Status: "lost"}, field: "status"},
+		"bad type":        {in: email.FilterInput{Type: "bulk"}, field: "type"},
+		"bad environment": {in: email.FilterInput{Environment: "prod"}, field: "environment"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			read := false
-			emails := &owner.Emails{Store: listFunc(func(f email.Filter) { read = true })}
+			emails := &email.Views{Store: listFunc(func(f email.Filter) { read = true })}
 			_, _, err := emails.List(context.Background(), "ws", tc.in, "", 10)
 			switch {
 			case tc.field == "" && err != nil:
@@ -35,7 +34,7 @@ func TestEmailFilter(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := (&owner.Emails{}).List(context.Background(), "ws", owner.EmailFilter{}, "", owner.EmailsPage+1); err == nil {
+	if _, _, err := (&email.Views{}).List(context.Background(), "ws", email.FilterInput{}, "", email.ViewsPage+1); err == nil {
 		t.Error("a page above the limit is taken")
 	}
 }

@@ -1,4 +1,4 @@
-package owner
+package campaign
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -18,13 +17,13 @@ import (
 // ApprovalStore keeps a workspace's campaigns: the reads and changes of
 // the owner's approvals.
 type ApprovalStore interface {
-	campaign.Transitions
+	Transitions
 	// GetCampaign reads a campaign with its html.
-	GetCampaign(ctx context.Context, workspaceID, id string) (campaign.Campaign, error)
-	ListCampaigns(ctx context.Context, workspaceID string, status campaign.Status, after string, limit int) ([]campaign.Campaign, string, bool, error)
+	GetCampaign(ctx context.Context, workspaceID, id string) (Campaign, error)
+	ListCampaigns(ctx context.Context, workspaceID string, status Status, after string, limit int) ([]Campaign, string, bool, error)
 	ReadChunk(ctx context.Context, workspaceID, campaignID string, n int) ([]string, error)
-	ApproveCampaign(ctx context.Context, workspaceID, id, contentHash, by string, at time.Time, scheduledAt *time.Time) (campaign.Campaign, error)
-	EditCampaign(ctx context.Context, workspaceID, id, subject, html, contentHash string) (campaign.Campaign, error)
+	ApproveCampaign(ctx context.Context, workspaceID, id, contentHash, by string, at time.Time, scheduledAt *time.Time) (Campaign, error)
+	EditCampaign(ctx context.Context, workspaceID, id, subject, html, contentHash string) (Campaign, error)
 }
 
 // ContactReader reads the contacts of a campaign's sample.
@@ -40,20 +39,20 @@ type Approver interface {
 
 // Approvals are the owner's side of bulk campaigns: the queue of drafts,
 // what the approver sees, approve (now or at a time), edit, discard, and
-// resume of a paused campaign. An API key never reaches them.
+// resume of a paused  An API key never reaches them.
 type Approvals struct {
 	Store    ApprovalStore
 	Contacts ContactReader
 	Approver Approver
 	// Starter starts an approved campaign's send (the engine).
-	Starter campaign.Starter
+	Starter Starter
 	// Check is the deliverability check show runs on the content now.
-	Check campaign.Checker
+	Check Checker
 	// Workspaces reads the campaign's workspace: its emails' footer needs
 	// a postal address, so approving without one is refused.
 	Workspaces workspace.Reader
 	// PublicURL is the stack's public URL, which a preview's stand-in
-	// unsubscribe link starts with (PreviewLinks).
+	// unsubscribe link starts with (listmail.PreviewLinks).
 	PublicURL string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -81,11 +80,11 @@ const approvalPage = 100
 // send: pending approval, then scheduled, newest first in each. One pass
 // over the workspace's campaigns: a status filter is billed on every item
 // read anyway, so a Query per status would read them all once per status.
-func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Campaign, error) {
+func (a *Approvals) List(ctx context.Context, workspaceID string) ([]Campaign, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, err
 	}
-	byStatus := map[campaign.Status][]campaign.Campaign{}
+	byStatus := map[Status][]Campaign{}
 	after := ""
 	for {
 		page, next, more, err := a.Store.ListCampaigns(ctx, workspaceID, "", after, approvalPage)
@@ -100,8 +99,8 @@ func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Ca
 		}
 		after = next
 	}
-	var out []campaign.Campaign
-	for _, st := range campaign.Editable {
+	var out []Campaign
+	for _, st := range Editable {
 		out = append(out, byStatus[st]...)
 	}
 	return out, nil
@@ -111,10 +110,10 @@ func (a *Approvals) List(ctx context.Context, workspaceID string) ([]campaign.Ca
 // its frozen recipients, the deliverability verdict of the content now
 // and the text a plain-text reader gets.
 type Shown struct {
-	campaign.Campaign
+	Campaign
 	Sample []contact.Contact
 	// Verdict is nil when the check is absent or failed.
-	Verdict campaign.Verdict
+	Verdict Verdict
 	Text    string
 }
 
@@ -148,7 +147,7 @@ func (a *Approvals) Show(ctx context.Context, workspaceID, id string, sample int
 // Approved is the outcome of an approval: the campaign, and whether it
 // was approved before (approving twice changes nothing).
 type Approved struct {
-	campaign.Campaign
+	Campaign
 	Already bool
 }
 
@@ -165,10 +164,10 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 		return Approved{}, err
 	}
 	switch c.Status {
-	case campaign.StatusDiscarded, campaign.StatusCancelled:
+	case StatusDiscarded, StatusCancelled:
 		return Approved{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s", c.ID, c.Status)
-	case campaign.StatusPendingApproval:
-	case campaign.StatusScheduled:
+	case StatusPendingApproval:
+	case StatusScheduled:
 		if err := a.Starter.Schedule(ctx, c); err != nil {
 			return Approved{Campaign: c, Already: true}, startNotRecorded(c, err)
 		}
@@ -192,7 +191,7 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 		return Approved{}, fmt.Errorf("who approves: %w", err)
 	}
 	c, err = a.Store.ApproveCampaign(ctx, workspaceID, c.ID, c.ContentHash, by, now, at)
-	if errors.Is(err, campaign.ErrConflict) {
+	if errors.Is(err, ErrConflict) {
 		// Edited, discarded or approved meanwhile: the owner looks again.
 		return Approved{}, fail.Wrap(ErrNotApprovable, "campaign %s changed while it was being approved (now %s); show it again", c.ID, c.Status)
 	}
@@ -213,9 +212,9 @@ func (a *Approvals) Approve(ctx context.Context, workspaceID, id string, at *tim
 // startNotRecorded is the error of an approved campaign whose start the
 // engine did not take, saying what repeats it: approving a scheduled
 // campaign again records its start again; resume queues a sending one.
-func startNotRecorded(c campaign.Campaign, err error) error {
+func startNotRecorded(c Campaign, err error) error {
 	again := "run `sesame approvals resume " + c.ID + "`"
-	if c.Status == campaign.StatusScheduled {
+	if c.Status == StatusScheduled {
 		again = "approve it again"
 	}
 	return fmt.Errorf("campaign %s is approved (%s) but its start was not recorded; %s: %w", c.ID, c.Status, again, err)
@@ -230,13 +229,13 @@ type Edit struct {
 // Edit changes the content of a campaign that has not started (pending
 // approval or scheduled); it returns to pending_approval and any earlier
 // approval is void.
-func (a *Approvals) Edit(ctx context.Context, workspaceID, id string, e Edit) (campaign.Campaign, error) {
+func (a *Approvals) Edit(ctx context.Context, workspaceID, id string, e Edit) (Campaign, error) {
 	if e.Subject == nil && e.HTML == nil {
-		return campaign.Campaign{}, workspace.ErrNothingToChange
+		return Campaign{}, workspace.ErrNothingToChange
 	}
 	c, err := a.get(ctx, workspaceID, id)
 	if err != nil {
-		return campaign.Campaign{}, err
+		return Campaign{}, err
 	}
 	subject, html := c.Subject, c.HTML
 	if e.Subject != nil {
@@ -245,36 +244,36 @@ func (a *Approvals) Edit(ctx context.Context, workspaceID, id string, e Edit) (c
 	if e.HTML != nil {
 		html = *e.HTML
 	}
-	if err := campaign.CheckContent(subject, html); err != nil {
+	if err := CheckContent(subject, html); err != nil {
 		field := "subject"
 		if e, ok := fail.As(err); ok && e.Param == "html" {
 			field = "html-file"
 		}
-		return campaign.Campaign{}, fail.Refused(field, errors.New(fail.MessageOf(err)))
+		return Campaign{}, fail.Refused(field, errors.New(fail.MessageOf(err)))
 	}
-	c, err = a.Store.EditCampaign(ctx, workspaceID, c.ID, subject, html, campaign.ContentHash(subject, html, c.Sender))
-	if errors.Is(err, campaign.ErrConflict) {
-		return campaign.Campaign{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s; only a campaign pending approval or scheduled can be edited", c.ID, c.Status)
+	c, err = a.Store.EditCampaign(ctx, workspaceID, c.ID, subject, html, ContentHash(subject, html, c.Sender))
+	if errors.Is(err, ErrConflict) {
+		return Campaign{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s; only a campaign pending approval or scheduled can be edited", c.ID, c.Status)
 	}
 	return c, err
 }
 
 // Discard throws away a campaign that has not started: it is never sent.
-func (a *Approvals) Discard(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
-	return a.transition(ctx, workspaceID, id, campaign.Editable, campaign.StatusDiscarded)
+func (a *Approvals) Discard(ctx context.Context, workspaceID, id string) (Campaign, error) {
+	return a.transition(ctx, workspaceID, id, Editable, StatusDiscarded)
 }
 
 // Cancel stops a campaign: one not yet started is never sent, one sending
 // or paused sends nobody more (the sender reads the status before each
 // batch).
-func (a *Approvals) Cancel(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
-	return a.transition(ctx, workspaceID, id, campaign.Cancellable, campaign.StatusCancelled)
+func (a *Approvals) Cancel(ctx context.Context, workspaceID, id string) (Campaign, error) {
+	return a.transition(ctx, workspaceID, id, Cancellable, StatusCancelled)
 }
 
 // Campaigns is a page of the workspace's campaigns of every status,
 // newest first, after the keyset cursor after ("" is the first page); it
 // returns the next page's cursor, "" on the last.
-func (a *Approvals) Campaigns(ctx context.Context, workspaceID, after string, limit int) ([]campaign.Campaign, string, error) {
+func (a *Approvals) Campaigns(ctx context.Context, workspaceID, after string, limit int) ([]Campaign, string, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
 		return nil, "", err
 	}
@@ -288,30 +287,30 @@ func (a *Approvals) Campaigns(ctx context.Context, workspaceID, after string, li
 // Resume restarts a paused campaign, or fans a sending campaign's
 // chunks out again (its start was lost): recipients already sent are
 // skipped.
-func (a *Approvals) Resume(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
-	c, err := a.transition(ctx, workspaceID, id, []campaign.Status{campaign.StatusPaused, campaign.StatusSending}, campaign.StatusSending)
+func (a *Approvals) Resume(ctx context.Context, workspaceID, id string) (Campaign, error) {
+	c, err := a.transition(ctx, workspaceID, id, []Status{StatusPaused, StatusSending}, StatusSending)
 	if err != nil {
-		return campaign.Campaign{}, err
+		return Campaign{}, err
 	}
 	return c, a.Starter.Start(ctx, c)
 }
 
 // transition moves a campaign from one of from to to, now.
-func (a *Approvals) transition(ctx context.Context, workspaceID, id string, from []campaign.Status, to campaign.Status) (campaign.Campaign, error) {
+func (a *Approvals) transition(ctx context.Context, workspaceID, id string, from []Status, to Status) (Campaign, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
-		return campaign.Campaign{}, err
+		return Campaign{}, err
 	}
 	c, err := a.Store.TransitionCampaign(ctx, workspaceID, normalID(id), from, to, a.now(), "")
 	switch {
-	case errors.Is(err, campaign.ErrNotFound):
-		return campaign.Campaign{}, notACampaign(id)
-	case errors.Is(err, campaign.ErrConflict):
-		return campaign.Campaign{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s; it can be made %s only from %s", c.ID, c.Status, to, statusList(from))
+	case errors.Is(err, ErrNotFound):
+		return Campaign{}, notACampaign(id)
+	case errors.Is(err, ErrConflict):
+		return Campaign{}, fail.Wrap(ErrNotApprovable, "campaign %s is %s; it can be made %s only from %s", c.ID, c.Status, to, statusList(from))
 	}
 	return c, err
 }
 
-func statusList(s []campaign.Status) string {
+func statusList(s []Status) string {
 	names := make([]string, 0, len(s))
 	for _, st := range s {
 		names = append(names, string(st))
@@ -319,13 +318,13 @@ func statusList(s []campaign.Status) string {
 	return strings.Join(names, " or ")
 }
 
-func (a *Approvals) get(ctx context.Context, workspaceID, id string) (campaign.Campaign, error) {
+func (a *Approvals) get(ctx context.Context, workspaceID, id string) (Campaign, error) {
 	if err := ident.RequireWorkspace(workspaceID); err != nil {
-		return campaign.Campaign{}, err
+		return Campaign{}, err
 	}
 	c, err := a.Store.GetCampaign(ctx, workspaceID, normalID(id))
-	if errors.Is(err, campaign.ErrNotFound) {
-		return campaign.Campaign{}, notACampaign(id)
+	if errors.Is(err, ErrNotFound) {
+		return Campaign{}, notACampaign(id)
 	}
 	return c, err
 }

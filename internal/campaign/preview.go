@@ -1,19 +1,18 @@
-package owner
+package campaign
 
 import (
 	"context"
 	"errors"
 	"strings"
 
-	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/contact"
-	"github.com/sesame-mail/sesame/internal/unsubscribe"
+	"github.com/sesame-mail/sesame/internal/sending/listmail"
 )
 
 // Preview is a campaign's email as one real recipient of its frozen set
 // gets it: merge tags rendered for them, the footer with the postal
-// address and the unsubscribe link (campaign.Message, as the sender
+// address and the unsubscribe link (Message, as the sender
 // builds it).
 type Preview struct {
 	// Recipient is whom it is rendered for: the first frozen recipient
@@ -34,20 +33,6 @@ type Preview struct {
 // is only written when the email is built.
 const previewEmailID = "preview"
 
-// PreviewLinks are the unsubscribe links of a preview: shaped as a
-// recipient's (the stack's public URL, then the unsubscribe path) but
-// signed for nobody, so a click in the owner's preview unsubscribes no one.
-type PreviewLinks struct{ BaseURL string }
-
-// URL is the stand-in link.
-func (l PreviewLinks) URL(unsubscribe.Token) (string, error) {
-	base := strings.TrimSuffix(l.BaseURL, "/")
-	if base == "" {
-		base = "https://sesame.invalid" // a console without the public URL
-	}
-	return base + unsubscribe.PathPrefix + "preview", nil
-}
-
 // Preview renders campaign id for the first of its frozen recipients who
 // is still a contact.
 func (a *Approvals) Preview(ctx context.Context, workspaceID, id string) (Preview, error) {
@@ -67,11 +52,11 @@ func (a *Approvals) Preview(ctx context.Context, workspaceID, id string) (Previe
 	if err != nil {
 		return Preview{}, err
 	}
-	msg, err := campaign.Message(c, ws, PreviewLinks{BaseURL: a.PublicURL}, p.Recipient, previewEmailID)
+	msg, err := Message(c, ws, listmail.PreviewLinks{BaseURL: a.PublicURL}, p.Recipient, previewEmailID)
 	if errors.Is(err, compose.ErrInvalid) {
 		// Shown as far as it renders, with what keeps it from going.
 		p.Problem = strings.TrimPrefix(err.Error(), compose.ErrInvalid.Error()+": ")
-		msg.Subject, msg.HTML = campaign.Render(c, p.Recipient)
+		msg.Subject, msg.HTML = Render(c, p.Recipient)
 	} else if err != nil {
 		return Preview{}, err
 	}
@@ -81,7 +66,7 @@ func (a *Approvals) Preview(ctx context.Context, workspaceID, id string) (Previe
 
 // sample reads up to n of c's frozen recipients, in frozen order; a
 // contact deleted since the draft is left out.
-func (a *Approvals) sample(ctx context.Context, workspaceID string, c campaign.Campaign, n int) ([]contact.Contact, error) {
+func (a *Approvals) sample(ctx context.Context, workspaceID string, c Campaign, n int) ([]contact.Contact, error) {
 	var out []contact.Contact
 	for chunk := 0; chunk < c.Chunks && len(out) < n; chunk++ {
 		ids, err := a.Store.ReadChunk(ctx, workspaceID, c.ID, chunk)

@@ -1,4 +1,4 @@
-package owner_test
+package sending_test
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail/failtest"
-	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -74,8 +73,8 @@ func hold(t *testing.T, store dynamo.Repositories, workspaceID, html string) str
 	return id
 }
 
-func newHeld(store dynamo.Repositories, queue owner.ReviewQueue) *owner.Held {
-	return &owner.Held{Emails: store.Emails, Store: store.Held, Templates: store.Held, Workspaces: store.Workspaces, Review: queue}
+func newHeld(store dynamo.Repositories, queue sending.Enqueuer) *sending.Held {
+	return &sending.Held{Emails: store.Emails, Store: store.Held, Workspaces: store.Workspaces, Review: queue}
 }
 
 // The owner's verdict is the template's while the template is undecided,
@@ -164,7 +163,7 @@ func TestHeldDecisionRefusals(t *testing.T) {
 		t.Errorf("err = %v, want it to name the email", err)
 	}
 	failtest.WantInput(t, h.Clear(ctx, "", id), "workspace")
-	failtest.WantIs(t, newHeld(store, nil).Clear(ctx, ws.ID, id), owner.ErrNoReviewQueue)
+	failtest.WantIs(t, newHeld(store, nil).Clear(ctx, ws.ID, id), sending.ErrNoReviewQueue)
 	if q := queue.queued(); len(q) != 0 {
 		t.Errorf("refusals queued %+v", q)
 	}
@@ -200,7 +199,7 @@ func TestHeldAndCapturedLists(t *testing.T) {
 		return id
 	}
 	h := newHeld(store, nil)
-	c := &owner.Captured{Emails: store.Emails}
+	c := &email.Captured{Emails: store.Emails}
 	if none, err := h.List(ctx, ws.ID); err != nil || none == nil || len(none) != 0 {
 		t.Errorf("held list of no emails = %#v (err %v), want an empty list", none, err)
 	}
@@ -234,7 +233,7 @@ func TestHeldAndCapturedLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, tc := range map[string]struct{ got, want []string }{
-		"held":     {ids(gotHeld, func(e owner.HeldEmail) string { return e.ID }), held},
+		"held":     {ids(gotHeld, func(e sending.HeldEntry) string { return e.ID }), held},
 		"captured": {ids(gotCaptured, func(e email.Email) string { return e.ID }), captured},
 	} {
 		if !slices.Equal(tc.got, tc.want) {
