@@ -1,7 +1,11 @@
 package api_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,4 +86,69 @@ func TestRouteFunctionsLinkFewPackages(t *testing.T) {
 			t.Errorf("%s links %d internal packages, over its budget of %d:\n%s", fn, len(linked), budget, strings.Join(linked, "\n"))
 		}
 	}
+}
+
+// internal/owner is only the façade the console and the dashboard share:
+// one struct whose fields are entity services, and no function, method,
+// variable, constant or other type, so no owner rule can settle there
+// again: a rule goes in its entity's package and service.
+func TestOwnerIsOnlyAFacade(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "owner", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("internal/owner: %v, %v", files, err)
+	}
+	structs := 0
+	for _, path := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				t.Errorf("%s: func %s: the owner façade has no functions; put the rule in its entity's service", path, d.Name.Name)
+			case *ast.GenDecl:
+				if d.Tok == token.IMPORT {
+					continue
+				}
+				for _, spec := range d.Specs {
+					ts, ok := spec.(*ast.TypeSpec)
+					st, isStruct := (*ast.StructType)(nil), false
+					if ok {
+						st, isStruct = ts.Type.(*ast.StructType)
+					}
+					if !isStruct {
+						t.Errorf("%s: a %s declaration: the owner façade declares one struct and nothing else", path, d.Tok)
+						continue
+					}
+					structs++
+					for _, field := range st.Fields.List {
+						if !isEntityService(field.Type) {
+							t.Errorf("%s: %s.%s is not a pointer to another package's service", path, ts.Name.Name, fieldName(field))
+						}
+					}
+				}
+			}
+		}
+	}
+	if structs != 1 {
+		t.Errorf("internal/owner declares %d structs, want the one façade", structs)
+	}
+}
+
+// isEntityService says whether a field's type is *pkg.Type.
+func isEntityService(e ast.Expr) bool {
+	star, ok := e.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	_, ok = star.X.(*ast.SelectorExpr)
+	return ok
+}
+
+func fieldName(f *ast.Field) string {
+	if len(f.Names) == 0 {
+		return "(embedded)"
+	}
+	return f.Names[0].Name
 }
