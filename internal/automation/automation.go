@@ -1,7 +1,7 @@
 // Package automation is a workspace's automations: a named sequence of
 // steps (send, wait, tag) that an event reported by the team's backend
 // starts for one contact, once per event_key for ever. Its definitions
-// are the owner's (internal/owner), its trigger route is served by
+// are the owner's (Service), its trigger route is served by
 // automationhttp, and its runs are executed by the runner (runner.go).
 package automation
 

@@ -1,8 +1,8 @@
 // Package campaign is a bulk send: a draft to a segment's recipients,
 // frozen when drafted, held until the workspace owner approves it, then
 // sent once to each frozen recipient who is still subscribed and not
-// suppressed. Its routes are served by campaignhttp; the owner's
-// approvals live in internal/owner.
+// suppressed. Its routes are served by campaignhttp (Drafts, Service);
+// the owner's side, for the console and the dashboard, is Approvals.
 package campaign
 
 import (

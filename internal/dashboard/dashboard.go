@@ -1,8 +1,8 @@
 // Package dashboard is the owner's web dashboard: server-rendered HTML
 // pages under /dashboard, signed in by an emailed link (internal/signin).
-// It is an adapter like the console: it parses forms, calls the owner
-// service (internal/owner) and renders html/template pages; the rules are
-// the owner service's. A screen is one handler file and one template
+// It is an adapter like the console: it parses forms, calls the entity
+// services gathered in internal/owner and renders html/template pages;
+// the rules are the services'. A screen is one handler file and one template
 // (screens.go lists them).
 package dashboard
 
