@@ -14,7 +14,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability"
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/emaildb"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -56,7 +57,7 @@ type Queues struct {
 }
 
 // Service is the owner service over repos and c.
-func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
+func Service(q Queues, repos repositories.Set, c Clients) *owner.Service {
 	identities := &ses.Client{API: c.SES}
 	var review owner.ReviewQueue // none: held clear and deny refuse
 	if q.ReviewQueueURL != "" {
@@ -100,6 +101,6 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 
 // emailReads are the emails and their clicks (owner.EmailStore).
 type emailReads struct {
-	*dynamo.Emails
-	*dynamo.Clicks
+	*emaildb.Emails
+	*emaildb.Clicks
 }
