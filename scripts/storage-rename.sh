@@ -281,3 +281,21 @@ if [ -s "$changed" ]; then
 	xargs gofmt -w <"$changed"
 	echo "storage-rename: $(wc -l <"$changed") files changed" >&2
 fi
+
+# Docs name test files and repositories: their new paths and qualifiers.
+docs=$(find . -name '*.md' -not -path '*/node_modules/*' -not -path './cdk.out/*')
+[ -n "$docs" ] || exit 0
+MOVES="$moves" perl -i -pe '
+BEGIN {
+	for (split /\n/, $ENV{MOVES}) { my ($f, $p) = split " "; $to{$f} = $p if $p }
+	%home = (AutomationRuns => "automationdb", Automations => "automationdb", Campaigns => "campaigndb",
+		Clicks => "emaildb", Emails => "emaildb", Contacts => "contactdb", Domains => "workspacedb",
+		Senders => "workspacedb", Workspaces => "workspacedb", Events => "eventdb", Held => "sendingdb",
+		Sends => "sendingdb", Keys => "apikeydb", ListSends => "listmaildb", Metrics => "metricsdb",
+		OAuth => "oauthdb", Owners => "accountdb", Pace => "capacitydb", Segments => "segmentdb",
+		SignIns => "signindb", Statuses => "statusdb", Suppressions => "suppressiondb",
+		Templates => "emailtemplatedb", Webhooks => "webhookdb");
+}
+s{internal/dynamo/(\w+\.go)\b}{ $to{$1} ? "internal/dynamo/$to{$1}/$1" : "internal/dynamo/$1" }ge;
+s{\bdynamo\.(\w+)\b}{ $home{$1} ? "$home{$1}.$1" : "dynamo.$1" }ge;
+' $docs
