@@ -356,7 +356,7 @@ func ListAs[I, T any](ctx context.Context, s *Table, what, pk string, conv func(
 	return out, nil
 }
 
-// PutOf is the write of item, under cond when it is set; run it with put,
+// PutOf is the write of item, under cond when it is set; run it with Put,
 // or put it in a transaction.
 func (s *Table) PutOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put, error) {
 	av, err := attributevalue.MarshalMap(item)
@@ -384,7 +384,7 @@ func (s *Table) Put(ctx context.Context, p *ddbtypes.Put) error {
 	return err
 }
 
-// PutItem writes item, under cond when it is set (see putOf and put).
+// PutItem writes item, under cond when it is set (see PutOf and Put).
 func (s *Table) PutItem(ctx context.Context, item any, cond expression.ConditionBuilder) error {
 	p, err := s.PutOf(item, cond)
 	if err != nil {
@@ -411,7 +411,7 @@ func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error)
 }
 
 // UpdateOf is the update of the item at k, under cond when it is set; run
-// it with update, or put it in a transaction.
+// it with Update, or put it in a transaction.
 func (s *Table) UpdateOf(k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
 	b := expression.NewBuilder().WithUpdate(update)
 	if cond.IsSet() {
@@ -429,7 +429,7 @@ func (s *Table) UpdateOf(k map[string]ddbtypes.AttributeValue, update expression
 
 // Update runs u; when after is not nil it receives the item as it is after
 // the update. A failed condition comes back as DynamoDB's exception
-// (isConditionFailed), holding the item when u asks for it
+// (IsConditionFailed), holding the item when u asks for it
 // (ReturnValuesOnConditionCheckFailure).
 func (s *Table) Update(ctx context.Context, u *ddbtypes.Update, after any) error {
 	in := &dynamodb.UpdateItemInput{
@@ -448,7 +448,7 @@ func (s *Table) Update(ctx context.Context, u *ddbtypes.Update, after any) error
 	return attributevalue.UnmarshalMap(out.Attributes, after)
 }
 
-// UpdateItem applies update to the item at k (see updateOf and update).
+// UpdateItem applies update to the item at k (see UpdateOf and Update).
 func (s *Table) UpdateItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder, after any) error {
 	u, err := s.UpdateOf(k, update, cond)
 	if err != nil {
@@ -471,7 +471,7 @@ func (s *Table) DeleteOf(k map[string]ddbtypes.AttributeValue, cond expression.C
 }
 
 // Remove runs d; when before is not nil it receives the item as it was. A
-// failed condition comes back as DynamoDB's exception (isConditionFailed).
+// failed condition comes back as DynamoDB's exception (IsConditionFailed).
 func (s *Table) Remove(ctx context.Context, d *ddbtypes.Delete, before any) error {
 	in := &dynamodb.DeleteItemInput{
 		TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,

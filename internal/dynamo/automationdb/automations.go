@@ -286,7 +286,7 @@ func statusSet(a automation.Automation) expression.UpdateBuilder {
 }
 
 // transact runs items as one transaction, retrying one cancelled by a
-// concurrent transaction (dynamo.Table.transact): the indexes of the items
+// concurrent transaction (dynamo.Table.Transact): the indexes of the items
 // whose condition failed, nil when it committed.
 func (s *Automations) transact(ctx context.Context, items []ddbtypes.TransactWriteItem, what string) ([]int, error) {
 	failed, err := s.Table.Transact(ctx, items)

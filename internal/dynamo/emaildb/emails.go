@@ -132,7 +132,7 @@ func (s *Emails) EmailItem(ctx context.Context, workspaceID, id string) (EmailIt
 // UpdateEmail applies update to email id under cond (which fails on an
 // absent item), at its shard and, when no item is there, where the
 // layout before the shards kept it. A failed condition comes back as
-// DynamoDB's exception (isConditionFailed).
+// DynamoDB's exception (dynamo.IsConditionFailed).
 func (s *Emails) UpdateEmail(ctx context.Context, workspaceID, id string, update expression.UpdateBuilder, cond expression.ConditionBuilder) error {
 	u, err := s.UpdateOf(dynamo.Key(dynamo.EmailPK(workspaceID, id), id), update, cond)
 	if err != nil {
