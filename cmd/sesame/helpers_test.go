@@ -11,6 +11,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -21,7 +22,7 @@ import (
 type consoleTable struct {
 	t     *testing.T
 	name  string
-	store dynamo.Repositories // the same table, read directly
+	store repositories.Set // the same table, read directly
 }
 
 func newConsoleTable(t *testing.T) *consoleTable {
@@ -31,7 +32,7 @@ func newConsoleTable(t *testing.T) *consoleTable {
 		t.Setenv(name, "")
 	}
 	name := dynamotest.NewTable(t)
-	return &consoleTable{t: t, name: name, store: dynamo.NewRepositories(&dynamo.Table{DB: dynamotest.Client(t), Name: name})}
+	return &consoleTable{t: t, name: name, store: repositories.New(&dynamo.Table{DB: dynamotest.Client(t), Name: name})}
 }
 
 // runConsole runs the console on args as given, in process, and returns what

@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -49,7 +50,7 @@ type ownerSQS interface {
 // newOwner builds the owner service over the stack's table, SES and the
 // queues (owners.Service).
 func newOwner(cfg config.Console, table string, c ownerClients) *owner.Service {
-	repos := dynamo.NewRepositories(dynamo.NewTable(c.DynamoDB, table))
+	repos := repositories.New(dynamo.NewTable(c.DynamoDB, table))
 	return owners.Service(owners.Queues{ReviewQueueURL: cfg.ReviewQueueURL, SendsQueueURL: cfg.SendsQueueURL}, repos, owners.Clients{
 		SES: c.SES, SQS: c.SQS, Raw: c.Raw, Approver: c.Approver, Starter: c.Starter,
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/devstack"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/ses"
 )
 
@@ -42,7 +43,7 @@ func (c *console) devSeedCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			repos := dynamo.NewRepositories(dynamo.NewTable(dynamodb.NewFromConfig(awsCfg, disableChecksum), table))
+			repos := repositories.New(dynamo.NewTable(dynamodb.NewFromConfig(awsCfg, disableChecksum), table))
 			prev, err := devstack.ReadEnv(envFile)
 			if err != nil {
 				return err

@@ -40,6 +40,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
@@ -84,7 +85,7 @@ func Function(name string) (wire.Starter, bool) {
 
 // Deps is what the handlers and consumers need, built once per process.
 type Deps struct {
-	Repos    dynamo.Repositories
+	Repos    repositories.Set
 	Cursors  httpapi.Cursors
 	Logger   *slog.Logger
 	Sending  *sending.Service
@@ -136,7 +137,7 @@ func NewClients(awsCfg aws.Config, b config.SDK, dynamoOpts ...func(*dynamodb.Op
 // NewDeps builds every function's services over the clients, from the
 // builders the functions use.
 func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
-	repos := dynamo.NewRepositories(dynamo.NewTable(c.DynamoDB, cfg.Table))
+	repos := repositories.New(dynamo.NewTable(c.DynamoDB, cfg.Table))
 	statusProcessor := pipeline.Processor(repos.Table, cfg.WebhooksQueue, c.SQS, logger)
 	svc := sends.Service(repos.Table, cfg.SES, &ses.Client{API: c.SES}, &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
 		statusProcessor, logger)

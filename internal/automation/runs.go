@@ -7,7 +7,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/ident"
 )
 
-// RunReader reads automation runs (dynamo.AutomationRuns).
+// RunReader reads automation runs (automationdb.AutomationRuns).
 type RunReader interface {
 	// ListRuns reads a page of an automation's runs, newest first, after
 	// the run id after ("" for the first page).

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/fail/failtest"
 )
@@ -20,7 +20,7 @@ import (
 // putAutomation stores the key of an automation of workspaceID, as the
 // definitions' create writes it (dynamo's automationItem), and returns
 // its id; the runs side reads no more of it.
-func putAutomation(t *testing.T, store dynamo.Repositories, workspaceID string) string {
+func putAutomation(t *testing.T, store repositories.Set, workspaceID string) string {
 	t.Helper()
 	id := uuid.Must(uuid.NewV7()).String()
 	item, err := attributevalue.MarshalMap(map[string]string{"pk": "WS#" + workspaceID + "#AUTOMATION", "sk": id, "id": id})
@@ -35,7 +35,7 @@ func putAutomation(t *testing.T, store dynamo.Repositories, workspaceID string) 
 
 // startRun starts a run of automationID for a new contact, as an event
 // does, and returns its id.
-func startRun(t *testing.T, store dynamo.Repositories, workspaceID, automationID string) string {
+func startRun(t *testing.T, store repositories.Set, workspaceID, automationID string) string {
 	t.Helper()
 	now := time.Now().UTC()
 	r := automation.Run{ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: workspaceID, AutomationID: automationID, Version: 1,

@@ -15,7 +15,7 @@ import (
 )
 
 // AutomationStore keeps a workspace's automations: each edit a new kept
-// version, activation under the per-event limit (dynamo.Automations).
+// version, activation under the per-event limit (automationdb.Automations).
 type AutomationStore interface {
 	CreateAutomation(ctx context.Context, a Automation) (Automation, error)
 	GetAutomation(ctx context.Context, workspaceID, id string) (Automation, error)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/automation"
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/fail/failtest"
@@ -18,14 +18,14 @@ import (
 )
 
 // automationsOf is the automations service over store.
-func automationsOf(store dynamo.Repositories) *automation.Service {
+func automationsOf(store repositories.Set) *automation.Service {
 	return &automation.Service{Store: store.Automations, Senders: store.Senders, Workspaces: store.Workspaces}
 }
 
 // sendingWorkspace is a workspace whose default sender is on its verified
 // domain acme.test; it also has a sender on beta.test, not verified.
 // It returns the workspace and that unverified sender.
-func sendingWorkspace(t *testing.T, store dynamo.Repositories) (workspace.Workspace, identity.Sender) {
+func sendingWorkspace(t *testing.T, store repositories.Set) (workspace.Workspace, identity.Sender) {
 	t.Helper()
 	ctx := t.Context()
 	ws := storetest.Workspace(t, store, "Acme")

@@ -120,7 +120,7 @@ func (t *Trigger) start(ctx context.Context, r Run) (RunResult, error) {
 
 // wake enqueues the started runs' first wake-up. A failure is logged, not
 // answered: each run was written with a wake-up item two minutes after it
-// is due (dynamo.AutomationRuns.StartRun), which the tick enqueues, so
+// is due (automationdb.AutomationRuns.StartRun), which the tick enqueues, so
 // the run starts late rather than never, and the caller, told duplicate
 // on a retry, is not asked to retry what already happened.
 func (t *Trigger) wake(ctx context.Context, msgs []WakeMessage) {

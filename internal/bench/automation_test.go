@@ -20,6 +20,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sizing"
@@ -68,7 +69,7 @@ func BenchmarkAutomation(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The setup is unbilled: automations, contacts, the tick's cursor.
-	setup := dynamo.NewRepositories(&dynamo.Table{DB: r.db.DB, Name: r.deps.Repos.Table.Name})
+	setup := repositories.New(&dynamo.Table{DB: r.db.DB, Name: r.deps.Repos.Table.Name})
 	events := seedAutomations(b, setup, ws.id, (n+runsPerAutomation-1)/runsPerAutomation, html)
 	contacts := seedRunContacts(b, setup, ws.id, n)
 	keys := triggerKeys(b, setup, ws.id, n)
@@ -143,7 +144,7 @@ func BenchmarkAutomation(b *testing.B) {
 const eventsPerKey = apikey.RequestsPerMinute * 9 / 10
 
 // triggerKeys creates the keys that report n events.
-func triggerKeys(b *testing.B, store dynamo.Repositories, ws string, n int) []string {
+func triggerKeys(b *testing.B, store repositories.Set, ws string, n int) []string {
 	b.Helper()
 	keys := make([]string, (n+eventsPerKey-1)/eventsPerKey)
 	for i := range keys {
@@ -229,7 +230,7 @@ type (
 // seedAutomations activates count automations of ws, each listening for
 // its own event name: send html with a greeting, wait a day, send again.
 // It returns the event names.
-func seedAutomations(b *testing.B, store dynamo.Repositories, ws string, count int, html string) []string {
+func seedAutomations(b *testing.B, store repositories.Set, ws string, count int, html string) []string {
 	b.Helper()
 	greeting := `<p>Hi {{ contact.first_name | "there" }}, your {{ event.product_name | "items" }} are waiting.</p>`
 	steps, err := json.Marshal([]automation.Step{
@@ -261,7 +262,7 @@ func seedAutomations(b *testing.B, store dynamo.Repositories, ws string, count i
 }
 
 // seedRunContacts stores n subscribed contacts of ws and returns their ids.
-func seedRunContacts(b *testing.B, store dynamo.Repositories, ws string, n int) []string {
+func seedRunContacts(b *testing.B, store repositories.Set, ws string, n int) []string {
 	b.Helper()
 	now := time.Now()
 	ids := make([]string, 0, n)

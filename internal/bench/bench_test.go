@@ -23,8 +23,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
-	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -174,7 +174,7 @@ func newRig(b *testing.B) *rig {
 }
 
 // newWorkspace sets up a workspace whose templates of html are cleared.
-func newWorkspace(b *testing.B, store dynamo.Repositories, html ...string) workspace {
+func newWorkspace(b *testing.B, store repositories.Set, html ...string) workspace {
 	b.Helper()
 	ctx := b.Context()
 	must := func(err error) {

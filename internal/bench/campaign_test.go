@@ -13,6 +13,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
 	"github.com/sesame-mail/sesame/internal/routes"
 	workspaces "github.com/sesame-mail/sesame/internal/workspace"
@@ -81,7 +82,7 @@ func BenchmarkCampaign(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The audience is set up unbilled: it is not the campaign's work.
-	seedContacts(b, dynamo.NewRepositories(&dynamo.Table{DB: r.db.DB, Name: r.deps.Repos.Table.Name}), ws, campaignContacts)
+	seedContacts(b, repositories.New(&dynamo.Table{DB: r.db.DB, Name: r.deps.Repos.Table.Name}), ws, campaignContacts)
 	r.db.storedByteMonths(time.Now()) // forget the setup's items
 
 	html := loadBodies(b)[1].html

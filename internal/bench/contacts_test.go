@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func BenchmarkContactImport(b *testing.B) {
 	ctx := b.Context()
 	billed := &billedDB{DB: dynamotest.Client(b)}
 	db := &dynamotest.Recorder{DB: billed}
-	repos := dynamo.NewRepositories(&dynamo.Table{DB: db, Name: dynamotest.NewTable(b)})
+	repos := repositories.New(&dynamo.Table{DB: db, Name: dynamotest.NewTable(b)})
 	ws, err := repos.Workspaces.CreateWorkspace(ctx, "Bench")
 	if err != nil {
 		b.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/segment"
 	workspaces "github.com/sesame-mail/sesame/internal/workspace"
@@ -60,7 +61,7 @@ func BenchmarkBulkDraft(b *testing.B) {
 	}
 	n := b.N * segmentContactsPerOp
 	// The audience is set up unbilled: it is not the request's work.
-	seedContacts(b, dynamo.NewRepositories(&dynamo.Table{DB: billed.DB, Name: deps.Repos.Table.Name}), ws, n)
+	seedContacts(b, repositories.New(&dynamo.Table{DB: billed.DB, Name: deps.Repos.Table.Name}), ws, n)
 
 	body := `{"segment_id":"` + segID + `","subject":"Our November news","html":"<h1>November</h1><p>What changed this month.</p>"}`
 	req := httptest.NewRequest(http.MethodPost, "/api/v1/send/bulk", strings.NewReader(body))
@@ -117,7 +118,7 @@ const draftFilter = `{"all":[{"field":"tags","op":"has_tag","value":"customer"}]
 // bulkWorkspace is a workspace approved for bulk sending with a verified
 // default sender, a key with email:send_bulk and a segment of
 // draftFilter; it returns their ids and the key.
-func bulkWorkspace(b *testing.B, repos dynamo.Repositories) (ws, key, segmentID string) {
+func bulkWorkspace(b *testing.B, repos repositories.Set) (ws, key, segmentID string) {
 	b.Helper()
 	ctx := b.Context()
 	w, err := repos.Workspaces.CreateWorkspace(ctx, "Bench")

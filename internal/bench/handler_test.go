@@ -29,6 +29,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 )
 
 // recorder keeps the parameters of every SDK call while on.
@@ -203,7 +204,7 @@ var handlerResults struct {
 func BenchmarkHandler(b *testing.B) {
 	ctx := b.Context()
 	table := dynamotest.NewTable(b)
-	store := dynamo.NewRepositories(dynamo.NewTable(dynamotest.Client(b), table))
+	store := repositories.New(dynamo.NewTable(dynamotest.Client(b), table))
 	rec := &recorder{}
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
@@ -59,7 +60,7 @@ func benchContact(ws string, i int, now time.Time) contact.Contact {
 
 // seedContacts stores n contacts in transactions of contact.CreateBatch,
 // 16 at a time, and puts every 100th address on the do-not-send list.
-func seedContacts(b *testing.B, repos dynamo.Repositories, ws string, n int) {
+func seedContacts(b *testing.B, repos repositories.Set, ws string, n int) {
 	b.Helper()
 	now := time.Now()
 	var g errgroup.Group
@@ -116,7 +117,7 @@ func BenchmarkSegmentEvaluation(b *testing.B) {
 	}
 	n := b.N * segmentContactsPerOp
 	// The audience is set up unbilled: it is not the request's work.
-	seedContacts(b, dynamo.NewRepositories(&dynamo.Table{DB: billed.DB, Name: deps.Repos.Table.Name}), ws.ID, n)
+	seedContacts(b, repositories.New(&dynamo.Table{DB: billed.DB, Name: deps.Repos.Table.Name}), ws.ID, n)
 
 	body := `{"name":"Active paying customers","filter":` + segmentFilter + `}`
 	create := func() time.Duration {

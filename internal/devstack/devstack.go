@@ -17,7 +17,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
@@ -96,7 +96,7 @@ type Demo struct {
 // otherwise it creates a new one with a live and a test full-access key, and
 // adds its domain as the console does (`sesame domains add` and `status`)
 // through identities, the local stack's SES identities (LocalSES).
-func Seed(ctx context.Context, store dynamo.Repositories, identities identity.Identities, prev Env) (Demo, error) {
+func Seed(ctx context.Context, store repositories.Set, identities identity.Identities, prev Env) (Demo, error) {
 	demo := Demo{WorkspaceID: prev["SESAME_WORKSPACE_ID"], LiveKey: prev["SESAME_LIVE_KEY"], TestKey: prev["SESAME_TEST_KEY"]}
 	if demo.WorkspaceID != "" && keyWorks(ctx, store, demo.LiveKey, demo.WorkspaceID) && keyWorks(ctx, store, demo.TestKey, demo.WorkspaceID) {
 		return seedOwner(ctx, store, demo)
@@ -133,7 +133,7 @@ func Seed(ctx context.Context, store dynamo.Repositories, identities identity.Id
 
 // seedOwner makes DemoOwner an owner of the demo workspace (again: adding
 // an owner twice changes nothing).
-func seedOwner(ctx context.Context, store dynamo.Repositories, demo Demo) (Demo, error) {
+func seedOwner(ctx context.Context, store repositories.Set, demo Demo) (Demo, error) {
 	owners := &account.Owners{Store: store.Owners}
 	if _, err := owners.Add(ctx, demo.WorkspaceID, DemoOwner); err != nil {
 		return Demo{}, fmt.Errorf("demo owner: %w", err)
@@ -142,7 +142,7 @@ func seedOwner(ctx context.Context, store dynamo.Repositories, demo Demo) (Demo,
 	return demo, nil
 }
 
-func keyWorks(ctx context.Context, store dynamo.Repositories, key, workspaceID string) bool {
+func keyWorks(ctx context.Context, store repositories.Set, key, workspaceID string) bool {
 	env, ok := apikey.Parse(key)
 	if !ok {
 		return false

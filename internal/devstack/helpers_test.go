@@ -30,8 +30,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/devstack"
-	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi/openapitest"
@@ -47,7 +47,7 @@ type env struct {
 	t      *testing.T
 	url    string
 	deps   api.Deps
-	store  dynamo.Repositories
+	store  repositories.Set
 	rec    *dynamotest.Recorder
 	queues *queuetest.Set
 	ses    *fakeTransport

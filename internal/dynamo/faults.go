@@ -11,8 +11,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/fail"
 )
 
-// faultRetryAfter is what a client is told to wait after a store fault.
-const faultRetryAfter = 2 * time.Second
+// FaultRetryAfter is what a client is told to wait after a store fault.
+const FaultRetryAfter = 2 * time.Second
 
 // NewTable is the table name over db as every process uses it: a fault of
 // DynamoDB (a throttle, a timeout, an unreachable endpoint) reaches the
@@ -27,17 +27,17 @@ func NewTable(db DB, name string) *Table {
 // still unwrap to the SDK's error.
 type faultsUnavailable struct{ db DB }
 
-// storeFault is err made transient unless it is an answer: a failed
+// StoreFault is err made transient unless it is an answer: a failed
 // condition, or a transaction cancelled by one (isTransactionConditionFailed),
 // or a refusal of the request (isRequestRefused).
 // A transaction cancelled only by throttling or a concurrent transaction is
 // a fault; it still unwraps to the cancellation, so a caller can read its
 // reasons.
-func storeFault(err error) error {
-	if err == nil || isConditionFailed(err) || isTransactionConditionFailed(err) || isRequestRefused(err) {
+func StoreFault(err error) error {
+	if err == nil || IsConditionFailed(err) || IsTransactionConditionFailed(err) || isRequestRefused(err) {
 		return err
 	}
-	e := fail.Unavailable(faultRetryAfter, "the data store did not answer; retry shortly (with the same Idempotency-Key if you sent one)")
+	e := fail.Unavailable(FaultRetryAfter, "the data store did not answer; retry shortly (with the same Idempotency-Key if you sent one)")
 	e.Err = err
 	return e
 }
@@ -53,7 +53,7 @@ func isRequestRefused(err error) bool {
 // call runs one DynamoDB call and makes its fault transient.
 func call[I, O any](do func(context.Context, I, ...func(*dynamodb.Options)) (O, error), ctx context.Context, in I, opts []func(*dynamodb.Options)) (O, error) {
 	out, err := do(ctx, in, opts...)
-	return out, storeFault(err)
+	return out, StoreFault(err)
 }
 
 func (f faultsUnavailable) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {

@@ -8,14 +8,14 @@ import (
 // shardedKinds are the kinds a workspace spreads over shards, with how
 // many: a key of one of them without a shard is of the layout before.
 var shardedKinds = map[string]int{
-	kindContact: contactShards, kindContactEmail: contactShards,
-	kindEmail: emailShards, kindEvent: feedShards, kindIdempotency: idempotencyShards,
-	kindDedupe: dedupeShards, kindMetrics: counterShards, kindWebhookAttempt: attemptShards,
+	kindContact: ContactShards, kindContactEmail: ContactShards,
+	KindEmail: emailShards, kindEvent: feedShards, kindIdempotency: idempotencyShards,
+	kindDedupe: dedupeShards, kindMetrics: CounterShards, KindWebhookAttempt: attemptShards,
 }
 
 // perEndpoint are the kinds with a partition (or its shards) per webhook
 // endpoint: every email's events heat the one endpoint's.
-var perEndpoint = map[string]bool{kindWebhookAttempt: true}
+var perEndpoint = map[string]bool{KindWebhookAttempt: true}
 
 // Spread names the partition key pk for the hot-key model: its class
 // (the key with the workspace id and the shard replaced by placeholders)
@@ -31,13 +31,13 @@ func Spread(pk string) (class string, partitions int) {
 	ws, kind, ok := WorkspaceOf(pk)
 	if !ok {
 		switch pk {
-		case pacePK, duePK, autoTickPK:
+		case PacePK, DuePK, AutoTickPK:
 			return pk, 1
 		}
 		return pk, 0
 	}
-	base := wsPK("<ws>", kind)
-	sub := strings.TrimPrefix(pk, wsPK(ws, kind))
+	base := WSPK("<ws>", kind)
+	sub := strings.TrimPrefix(pk, WSPK(ws, kind))
 	sub = strings.TrimPrefix(sub, "#")
 	if perEndpoint[kind] {
 		_, shard, _ := strings.Cut(sub, "#")

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
@@ -18,7 +19,7 @@ const (
 	workspacePrefix = "WS#"
 
 	// The workspace record itself (sk WORKSPACE).
-	kindWorkspace = "WORKSPACE"
+	KindWorkspace = "WORKSPACE"
 	// API key descriptions (sk = key id); the secrets are apiKeyPrefix items.
 	kindKeys = "KEYS"
 	// Domains by name; DOMAINS is their GSI1 list, newest first by id.
@@ -32,7 +33,7 @@ const (
 	// There is deliberately no status index: it would double the write
 	// cost of every status change; filters read within the Query, under a
 	// budget.
-	kindEmail = "EMAIL"
+	KindEmail = "EMAIL"
 	// The content a transactional email was sent with (BODY#<email id>,
 	// sk = CONTENT: a partition per email, so sending heats none), TTL
 	// email.ContentKept.
@@ -59,7 +60,7 @@ const (
 	// that id (SESEVENT#<shard>, sk = SES event id, TTL 14 days).
 	kindEvent  = "EVENT"
 	kindDedupe = "SESEVENT"
-	// Daily counters, each day's counts spread over counterShards items
+	// Daily counters, each day's counts spread over CounterShards items
 	// (METRICS#<shard>, sk = YYYY-MM-DD; before, METRICS alone), summed
 	// when read.
 	kindMetrics = "METRICS"
@@ -74,8 +75,8 @@ const (
 	// their TTL, still belong to a workspace.
 	kindWebhook         = "WEBHOOK"
 	kindWebhookDelivery = "WHDELIVERY"
-	kindWebhookAttempt  = "WHATTEMPT"
-	// Contacts, sharded over contactShards partitions by their id
+	KindWebhookAttempt  = "WHATTEMPT"
+	// Contacts, sharded over ContactShards partitions by their id
 	// (CONTACT#<shard>, sk = UUIDv7 id, so a reverse Query of a shard is
 	// newest first), and the claim of each email, sharded by the email
 	// (CONTACTEMAIL#<shard>, sk = lowercased email, holding the id).
@@ -85,7 +86,7 @@ const (
 	// (CAMPAIGNPROG#<campaign id>, sk = chunk number), and the hourly
 	// campaign and automation sends, bounces and complaints the
 	// reputation breaker reads (sk = YYYY-MM-DDTHH, TTL 8 days).
-	kindCampaignProgress = "CAMPAIGNPROG"
+	KindCampaignProgress = "CAMPAIGNPROG"
 	kindReputation       = "REPUTATION"
 	// Segments (sk = UUIDv7 id): a name and a filter, never members.
 	kindSegment = "SEGMENT"
@@ -107,21 +108,21 @@ const (
 	// sk = zero-padded version) for the runs that execute it. The active
 	// automations listening for one event name (AUTOEVENT#<event>, sk =
 	// automation id, holding the version a new run executes).
-	kindAutomation         = "AUTOMATION"
-	kindAutomationVersion  = "AUTOVER"
-	kindAutomationListener = "AUTOEVENT"
+	KindAutomation         = "AUTOMATION"
+	KindAutomationVersion  = "AUTOVER"
+	KindAutomationListener = "AUTOEVENT"
 	// How many automations listen for each event name (sk = event name),
 	// so activation holds automation.MaxActivePerEvent atomically.
-	kindAutomationListenerCount = "AUTOEVENTS"
+	KindAutomationListenerCount = "AUTOEVENTS"
 	// Per automation: the event_keys that started a run, for ever
 	// (AUTOKEY#<automation id>, sk = event_key), the contacts with a live
 	// run (AUTOLIVE#<automation id>, sk = contact id), the events counted
 	// per minute (AUTORATE#<automation id>, sk = minute, TTL), and its runs
 	// (AUTORUN#<automation id>, sk = UUIDv7 run id).
-	kindAutomationKey  = "AUTOKEY"
-	kindAutomationLive = "AUTOLIVE"
-	kindAutomationRate = "AUTORATE"
-	kindAutomationRun  = "AUTORUN"
+	KindAutomationKey  = "AUTOKEY"
+	KindAutomationLive = "AUTOLIVE"
+	KindAutomationRate = "AUTORATE"
+	KindAutomationRun  = "AUTORUN"
 
 	// The owners of a workspace (sk = address), who sign in to its
 	// dashboard, and its audit log of their actions (sk = time, then a
@@ -132,25 +133,25 @@ const (
 	kindOAuthGrant = "OAUTHGRANT"
 
 	// Outside every workspace: the API key secret record, keyed by the
-	// key's hash and read on every request (it holds the rate-limit
+	// Key's hash and read on every request (it holds the rate-limit
 	// counters), and the claim of a domain by one workspace (SES
 	// identities are account-wide).
 	apiKeyPrefix      = "APIKEY#"
-	apiKeySecretSK    = "APIKEY"
+	APIKeySecretSK    = "APIKEY"
 	domainClaimPrefix = "DOMAINCLAIM#"
-	domainClaimSK     = "CLAIM"
+	DomainClaimSK     = "CLAIM"
 	// The account's SES send slots per second (sk = unix second, TTL),
 	// shared by every campaign sender, and the due starts of scheduled
 	// campaigns of every workspace (sk = time#workspace#campaign), read by
 	// the one-minute tick.
-	pacePK = "SESPACE"
-	duePK  = "CAMPAIGNDUE"
+	PacePK = "SESPACE"
+	DuePK  = "CAMPAIGNDUE"
 	// The wake-ups of automation runs waiting longer than a queue's delay
 	// can hold, by due minute and shard (AUTODUE#<minute>#<shard>, sk =
 	// workspace#automation#run; a scheduled email's: workspace#EMAIL#id), and the tick's cursor (AUTOTICK): the
 	// last minute it swept.
-	autoDuePrefix = "AUTODUE#"
-	autoTickPK    = "AUTOTICK"
+	AutoDuePrefix = "AUTODUE#"
+	AutoTickPK    = "AUTOTICK"
 	// The dashboard's sign-in, outside every workspace because it starts
 	// from an address alone: the workspaces an address owns
 	// (OWNER#<address>, sk = workspace id), pending sign-in links and
@@ -158,23 +159,23 @@ const (
 	// SESSION#<hash>, TTL), and the link requests counted per address or
 	// IP and 15-minute window (SIGNINRATE#<who>, sk = window, TTL).
 	ownerPrefix      = "OWNER#"
-	signinLinkPrefix = "SIGNINLINK#"
-	sessionPrefix    = "SESSION#"
-	signinRatePrefix = "SIGNINRATE#"
+	SigninLinkPrefix = "SIGNINLINK#"
+	SessionPrefix    = "SESSION#"
+	SigninRatePrefix = "SIGNINRATE#"
 	// The OAuth authorization server, outside every workspace because a
 	// client registers and redeems before any workspace is named: clients
 	// (TTL until approved), authorization codes and refresh tokens under
 	// the SHA-256 of their secret (TTL). Access tokens are API key secret
 	// records (apiKeyPrefix) with a TTL and their grant's id.
-	oauthClientPrefix  = "OAUTHCLIENT#"
-	oauthClientSK      = "CLIENT"
-	oauthCodePrefix    = "OAUTHCODE#"
-	oauthCodeSK        = "CODE"
-	oauthRefreshPrefix = "OAUTHREFRESH#"
-	oauthRefreshSK     = "REFRESH"
+	OAuthClientPrefix  = "OAUTHCLIENT#"
+	OAuthClientSK      = "CLIENT"
+	OAuthCodePrefix    = "OAUTHCODE#"
+	OAuthCodeSK        = "CODE"
+	OAuthRefreshPrefix = "OAUTHREFRESH#"
+	OAuthRefreshSK     = "REFRESH"
 
 	// On GSI1 outside every workspace: the console's list of workspaces.
-	workspacesListPK = "WORKSPACES"
+	WorkspacesListPK = "WORKSPACES"
 )
 
 // Partition key patterns for IAM's dynamodb:LeadingKeys (StringLike: *
@@ -183,79 +184,79 @@ const (
 var (
 	// WorkspaceKeysPattern matches every workspace's own record (its
 	// name, brands and settings), and no other kind.
-	WorkspaceKeysPattern = wsPK("*", kindWorkspace)
+	WorkspaceKeysPattern = WSPK("*", KindWorkspace)
 	// ContactKeysPattern matches the contacts of every workspace, every
 	// shard, and no other kind (not the email claims).
-	ContactKeysPattern = wsPK("*", kindContact) + "#*"
+	ContactKeysPattern = WSPK("*", kindContact) + "#*"
 	// SuppressionKeysPattern matches every workspace's do-not-send list.
-	SuppressionKeysPattern = wsPK("*", kindSuppression)
+	SuppressionKeysPattern = WSPK("*", kindSuppression)
 	// CampaignKeysPattern matches every workspace's campaign records,
 	// CampaignRecipientKeysPattern their frozen recipients' chunks and
 	// html, and
 	// IdempotencyKeysPattern the Idempotency-Key records.
-	CampaignKeysPattern = wsPK("*", kindCampaign)
+	CampaignKeysPattern = WSPK("*", kindCampaign)
 	// CampaignDueKeysPattern is the due starts' partition (the tick's).
-	CampaignDueKeysPattern       = duePK
-	CampaignRecipientKeysPattern = wsPK("*", kindCampaignRecipients) + "#*"
-	IdempotencyKeysPattern       = wsPK("*", kindIdempotency) + "#*"
+	CampaignDueKeysPattern       = DuePK
+	CampaignRecipientKeysPattern = WSPK("*", kindCampaignRecipients) + "#*"
+	IdempotencyKeysPattern       = WSPK("*", kindIdempotency) + "#*"
 	// EmailKeysPattern matches every workspace's emails, and
 	// EmailContentKeysPattern the kept content of each.
-	EmailKeysPattern = wsPK("*", kindEmail) + "#*"
+	EmailKeysPattern = WSPK("*", KindEmail) + "#*"
 	// HeldKeysPattern matches the content of every held or scheduled
 	// email.
-	HeldKeysPattern         = wsPK("*", kindHeld) + "#*"
-	EmailContentKeysPattern = wsPK("*", kindEmailContent) + "#*"
+	HeldKeysPattern         = WSPK("*", kindHeld) + "#*"
+	EmailContentKeysPattern = WSPK("*", kindEmailContent) + "#*"
 	// LegacyEmailKeysPattern matches the one partition every email of a
 	// workspace had before the shards (read as a fallback for old emails).
-	LegacyEmailKeysPattern = wsPK("*", kindEmail)
+	LegacyEmailKeysPattern = WSPK("*", KindEmail)
 	// ContactEmailKeysPattern matches the contacts' email claims, every
 	// shard, and no other kind.
-	ContactEmailKeysPattern = wsPK("*", kindContactEmail) + "#*"
+	ContactEmailKeysPattern = WSPK("*", kindContactEmail) + "#*"
 	// The automation kinds an event reads or writes: the listeners of an
 	// event name, the event_key and live-run claims, the per-minute
 	// counts, the runs, and the wake-ups outside every workspace.
-	AutomationListenerKeysPattern = wsPK("*", kindAutomationListener) + "#*"
-	AutomationKeyKeysPattern      = wsPK("*", kindAutomationKey) + "#*"
-	AutomationLiveKeysPattern     = wsPK("*", kindAutomationLive) + "#*"
-	AutomationRateKeysPattern     = wsPK("*", kindAutomationRate) + "#*"
-	AutomationRunKeysPattern      = wsPK("*", kindAutomationRun) + "#*"
-	AutomationDueKeysPattern      = autoDuePrefix + "*"
+	AutomationListenerKeysPattern = WSPK("*", KindAutomationListener) + "#*"
+	AutomationKeyKeysPattern      = WSPK("*", KindAutomationKey) + "#*"
+	AutomationLiveKeysPattern     = WSPK("*", KindAutomationLive) + "#*"
+	AutomationRateKeysPattern     = WSPK("*", KindAutomationRate) + "#*"
+	AutomationRunKeysPattern      = WSPK("*", KindAutomationRun) + "#*"
+	AutomationDueKeysPattern      = AutoDuePrefix + "*"
 	// StoredTemplateKeysPattern matches every workspace's stored
 	// templates, StoredTemplateVersionKeysPattern their kept versions, and
 	// LayoutKeysPattern the security review's verdicts on layouts.
-	StoredTemplateKeysPattern        = wsPK("*", kindStoredTemplate)
-	StoredTemplateVersionKeysPattern = wsPK("*", kindStoredTemplateVersion) + "#*"
-	LayoutKeysPattern                = wsPK("*", kindTemplate)
+	StoredTemplateKeysPattern        = WSPK("*", kindStoredTemplate)
+	StoredTemplateVersionKeysPattern = WSPK("*", kindStoredTemplateVersion) + "#*"
+	LayoutKeysPattern                = WSPK("*", kindTemplate)
 	// OAuthKeysPatterns match what the authorization server reads and
 	// writes: its clients, codes and refresh tokens, the access tokens
 	// (API key secret records), and every workspace's grants and audit
 	// log.
 	OAuthKeysPatterns = []string{
-		oauthClientPrefix + "*", oauthCodePrefix + "*", oauthRefreshPrefix + "*", apiKeyPrefix + "*",
-		wsPK("*", kindOAuthGrant), wsPK("*", kindAudit),
+		OAuthClientPrefix + "*", OAuthCodePrefix + "*", OAuthRefreshPrefix + "*", apiKeyPrefix + "*",
+		WSPK("*", kindOAuthGrant), WSPK("*", kindAudit),
 	}
 )
 
 // WorkspaceKinds are the kinds of workspace data, for CheckKeyLayout.
 var WorkspaceKinds = []string{
-	kindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, kindEmail, kindEmailContent, kindIdempotency,
+	KindWorkspace, kindKeys, kindDomain, kindDomainList, kindSender, KindEmail, kindEmailContent, kindIdempotency,
 	kindTemplate, kindHeld, kindHeldByTemplate, kindSuppression, kindSuppressionList, kindUsage, kindEvent, kindDedupe,
-	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, kindWebhookAttempt,
-	kindContact, kindContactEmail, kindCampaignProgress, kindReputation,
+	kindMetrics, kindClick, kindWebhook, kindWebhookDelivery, KindWebhookAttempt,
+	kindContact, kindContactEmail, KindCampaignProgress, kindReputation,
 	kindSegment, kindStoredTemplate, kindStoredTemplateVersion,
 	kindCampaign, kindCampaignRecipients,
-	kindAutomation, kindAutomationVersion, kindAutomationListener, kindAutomationListenerCount,
-	kindAutomationKey, kindAutomationLive, kindAutomationRate, kindAutomationRun,
+	KindAutomation, KindAutomationVersion, KindAutomationListener, KindAutomationListenerCount,
+	KindAutomationKey, KindAutomationLive, KindAutomationRate, KindAutomationRun,
 	kindOwner, kindAudit, kindOAuthGrant,
 }
 
 // GlobalPrefixes are the partition key prefixes outside every workspace,
 // and GlobalIndexKeys the GSI1 partitions outside every workspace.
 var (
-	GlobalPrefixes = []string{apiKeyPrefix, domainClaimPrefix, pacePK, duePK, autoDuePrefix, autoTickPK,
-		ownerPrefix, signinLinkPrefix, sessionPrefix, signinRatePrefix,
-		oauthClientPrefix, oauthCodePrefix, oauthRefreshPrefix}
-	GlobalIndexKeys = []string{workspacesListPK}
+	GlobalPrefixes = []string{apiKeyPrefix, domainClaimPrefix, PacePK, DuePK, AutoDuePrefix, AutoTickPK,
+		ownerPrefix, SigninLinkPrefix, SessionPrefix, SigninRatePrefix,
+		OAuthClientPrefix, OAuthCodePrefix, OAuthRefreshPrefix}
+	GlobalIndexKeys = []string{WorkspacesListPK}
 )
 
 // WorkspaceOf splits a key of workspace data into the workspace id and the
@@ -277,83 +278,83 @@ func WorkspaceOf(key string) (workspaceID, kind string, ok bool) {
 // workspace's own record, and of which workspace.
 func IsWorkspaceRecord(key string) (workspaceID string, ok bool) {
 	ws, kind, ok := WorkspaceOf(key)
-	return ws, ok && kind == kindWorkspace
+	return ws, ok && kind == KindWorkspace
 }
 
-// wsPK is the partition key of one kind of workspace data.
-func wsPK(workspaceID, kind string) string {
+// WSPK is the partition key of one kind of workspace data.
+func WSPK(workspaceID, kind string) string {
 	return workspacePrefix + workspaceID + "#" + kind
 }
 
-// wsSubPK is the partition key of one kind of data about one thing (an
+// WSSubPK is the partition key of one kind of data about one thing (an
 // email's clicks, an endpoint's deliveries).
-func wsSubPK(workspaceID, kind, id string) string { return wsPK(workspaceID, kind+"#"+id) }
+func WSSubPK(workspaceID, kind, id string) string { return WSPK(workspaceID, kind+"#"+id) }
 
-// key builds a primary key value.
-func key(pk, sk string) map[string]ddbtypes.AttributeValue {
+// Key builds a primary key value.
+func Key(pk, sk string) map[string]ddbtypes.AttributeValue {
 	return map[string]ddbtypes.AttributeValue{
 		schema.AttrPK: &ddbtypes.AttributeValueMemberS{Value: pk},
 		schema.AttrSK: &ddbtypes.AttributeValueMemberS{Value: sk},
 	}
 }
 
-func workspacePK(id string) string { return wsPK(id, kindWorkspace) }
-func workspaceKey(id string) map[string]ddbtypes.AttributeValue {
-	return key(workspacePK(id), kindWorkspace)
+func WorkspacePK(id string) string { return WSPK(id, KindWorkspace) }
+func WorkspaceKey(id string) map[string]ddbtypes.AttributeValue {
+	return Key(WorkspacePK(id), KindWorkspace)
 }
-func keysPK(ws string) string           { return wsPK(ws, kindKeys) }
-func oauthGrantPK(ws string) string     { return wsPK(ws, kindOAuthGrant) }
-func apiKeySecretPK(hash string) string { return apiKeyPrefix + hash }
-func domainPK(ws string) string         { return wsPK(ws, kindDomain) }
-func domainListPK(ws string) string     { return wsPK(ws, kindDomainList) }
-func domainClaimPK(name string) string  { return domainClaimPrefix + name }
-func senderPK(ws string) string         { return wsPK(ws, kindSender) }
+func KeysPK(ws string) string           { return WSPK(ws, kindKeys) }
+func OAuthGrantPK(ws string) string     { return WSPK(ws, kindOAuthGrant) }
+func APIKeySecretPK(hash string) string { return apiKeyPrefix + hash }
+func DomainPK(ws string) string         { return WSPK(ws, kindDomain) }
+func DomainListPK(ws string) string     { return WSPK(ws, kindDomainList) }
+func DomainClaimPK(name string) string  { return domainClaimPrefix + name }
+func SenderPK(ws string) string         { return WSPK(ws, kindSender) }
 
-// emailPK is the partition of email id; legacyEmailPK held every email
+// EmailPK is the partition of email id; legacyEmailPK held every email
 // before the shards.
-func emailPK(ws, id string) string {
-	return wsSubPK(ws, kindEmail, strconv.Itoa(shardOf(id, emailShards)))
+func EmailPK(ws, id string) string {
+	return WSSubPK(ws, KindEmail, strconv.Itoa(ShardOf(id, emailShards)))
 }
-func legacyEmailPK(ws string) string { return wsPK(ws, kindEmail) }
+func LegacyEmailPK(ws string) string { return WSPK(ws, KindEmail) }
 
-// emailShardPKs are the partitions a list of emails merges, the legacy
+// EmailShardPKs are the partitions a list of emails merges, the legacy
 // one last.
-func emailShardPKs(ws string) []string {
-	return shardPKs(wsPK(ws, kindEmail), emailShards)
+func EmailShardPKs(ws string) []string {
+	return shardPKs(WSPK(ws, KindEmail), emailShards)
 }
 
-func idempotencyPK(ws, k string) string {
-	return wsSubPK(ws, kindIdempotency, strconv.Itoa(shardOf(k, idempotencyShards)))
+func IdempotencyPK(ws, k string) string {
+	return WSSubPK(ws, kindIdempotency, strconv.Itoa(ShardOf(k, idempotencyShards)))
 }
-func emailContentPK(ws, emailID string) string {
-	return wsSubPK(ws, kindEmailContent, emailID)
+func EmailContentPK(ws, emailID string) string {
+	return WSSubPK(ws, kindEmailContent, emailID)
 }
-func templatePK(ws string) string      { return wsPK(ws, kindTemplate) }
-func heldPK(ws, emailID string) string { return wsSubPK(ws, kindHeld, emailID) }
-func heldByTemplatePK(ws, fingerprint string) string {
-	return wsSubPK(ws, kindHeldByTemplate, fingerprint)
+func TemplatePK(ws string) string      { return WSPK(ws, kindTemplate) }
+func HeldPK(ws, emailID string) string { return WSSubPK(ws, kindHeld, emailID) }
+func HeldByTemplatePK(ws, fingerprint string) string {
+	return WSSubPK(ws, kindHeldByTemplate, fingerprint)
 }
-func suppressionPK(ws string) string     { return wsPK(ws, kindSuppression) }
-func suppressionListPK(ws string) string { return wsPK(ws, kindSuppressionList) }
-func usagePK(ws string) string           { return wsPK(ws, kindUsage) }
-func reputationPK(ws string) string      { return wsPK(ws, kindReputation) }
-func feedPK(ws, eventID string) string {
-	return wsSubPK(ws, kindEvent, strconv.Itoa(shardOf(eventID, feedShards)))
+func SuppressionPK(ws string) string     { return WSPK(ws, kindSuppression) }
+func SuppressionListPK(ws string) string { return WSPK(ws, kindSuppressionList) }
+func UsagePK(ws string) string           { return WSPK(ws, kindUsage) }
+func ReputationPK(ws string) string      { return WSPK(ws, kindReputation) }
+func FeedPK(ws, eventID string) string {
+	return WSSubPK(ws, kindEvent, strconv.Itoa(ShardOf(eventID, feedShards)))
 }
-func feedShardPKs(ws string) []string { return shardPKs(wsPK(ws, kindEvent), feedShards) }
-func dedupePK(ws, dedupeID string) string {
-	return wsSubPK(ws, kindDedupe, strconv.Itoa(shardOf(dedupeID, dedupeShards)))
+func FeedShardPKs(ws string) []string { return shardPKs(WSPK(ws, kindEvent), feedShards) }
+func DedupePK(ws, dedupeID string) string {
+	return WSSubPK(ws, kindDedupe, strconv.Itoa(ShardOf(dedupeID, dedupeShards)))
 }
-func metricsShardPKs(ws string) []string {
-	return shardPKs(wsPK(ws, kindMetrics), counterShards)
+func MetricsShardPKs(ws string) []string {
+	return shardPKs(WSPK(ws, kindMetrics), CounterShards)
 }
-func clickPK(ws, emailID string) string { return wsSubPK(ws, kindClick, emailID) }
-func webhookPK(ws string) string        { return wsPK(ws, kindWebhook) }
-func webhookAttemptPK(ws, endpointID, emailID string) string {
-	return wsSubPK(ws, kindWebhookAttempt, endpointID+"#"+strconv.Itoa(shardOf(emailID, attemptShards)))
+func ClickPK(ws, emailID string) string { return WSSubPK(ws, kindClick, emailID) }
+func WebhookPK(ws string) string        { return WSPK(ws, kindWebhook) }
+func WebhookAttemptPK(ws, endpointID, emailID string) string {
+	return WSSubPK(ws, KindWebhookAttempt, endpointID+"#"+strconv.Itoa(ShardOf(emailID, attemptShards)))
 }
-func webhookAttemptShardPKs(ws, endpointID string) []string {
-	return shardPKs(wsSubPK(ws, kindWebhookAttempt, endpointID), attemptShards)
+func WebhookAttemptShardPKs(ws, endpointID string) []string {
+	return shardPKs(WSSubPK(ws, KindWebhookAttempt, endpointID), attemptShards)
 }
 
 // shardPKs are the n shards of partition base (base#0 … base#n-1) and
@@ -365,18 +366,18 @@ func shardPKs(base string, n int) []string {
 	}
 	return append(out, base)
 }
-func contactShardPK(ws string, shard int) string {
-	return wsSubPK(ws, kindContact, strconv.Itoa(shard))
+func ContactShardPK(ws string, shard int) string {
+	return WSSubPK(ws, kindContact, strconv.Itoa(shard))
 }
-func contactPK(ws, id string) string { return contactShardPK(ws, shardOf(id, contactShards)) }
-func contactEmailPK(ws, email string) string {
-	return wsSubPK(ws, kindContactEmail, strconv.Itoa(shardOf(email, contactShards)))
+func ContactPK(ws, id string) string { return ContactShardPK(ws, ShardOf(id, ContactShards)) }
+func ContactEmailPK(ws, email string) string {
+	return WSSubPK(ws, kindContactEmail, strconv.Itoa(ShardOf(email, ContactShards)))
 }
 
-// contactShards is how many partitions hold a workspace's contacts (and
+// ContactShards is how many partitions hold a workspace's contacts (and
 // their email claims): enough that reading 1,000,000 contacts in parallel
 // fits API Gateway's 29 s (docs/decisions.md has the arithmetic).
-const contactShards = 16
+const ContactShards = 16
 
 // How many partitions hold each collection that grows with sending, so
 // that none meets DynamoDB's 1,000 write and 3,000 read units a second
@@ -398,36 +399,54 @@ const (
 	dedupeShards = 16
 	// The status function's counters: one update a batch of events per
 	// counter item, ~0.4 an email at 10 events a batch.
-	counterShards = 16
+	CounterShards = 16
 	// A campaign's frozen recipients: 1,000,000 are 1,000 chunks of 16 KB
 	// (16 WRU each), 16,000 WRU, 16 s at one partition's 1,000 WRU/s: 8
 	// take 2 s, which a draft's 29 s can hold beside reading the segment.
 	chunkShards = 8
 )
 
-// shardOf spreads ids and emails evenly over n shards. A UUIDv7's
+// ShardOf spreads ids and emails evenly over n shards. A UUIDv7's
 // leading bits are its time, so the whole string is hashed.
-func shardOf(s string, n int) int {
+func ShardOf(s string, n int) int {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return int(h.Sum32() % uint32(n))
 }
-func segmentPK(ws string) string        { return wsPK(ws, kindSegment) }
-func storedTemplatePK(ws string) string { return wsPK(ws, kindStoredTemplate) }
-func storedTemplateVersionPK(ws, id string) string {
-	return wsSubPK(ws, kindStoredTemplateVersion, id)
+func SegmentPK(ws string) string        { return WSPK(ws, kindSegment) }
+func StoredTemplatePK(ws string) string { return WSPK(ws, kindStoredTemplate) }
+func StoredTemplateVersionPK(ws, id string) string {
+	return WSSubPK(ws, kindStoredTemplateVersion, id)
 }
-func campaignPK(ws string) string { return wsPK(ws, kindCampaign) }
-func campaignRecipientsPK(ws, campaignID string) string {
-	return wsSubPK(ws, kindCampaignRecipients, campaignID)
+func CampaignPK(ws string) string { return WSPK(ws, kindCampaign) }
+func CampaignRecipientsPK(ws, campaignID string) string {
+	return WSSubPK(ws, kindCampaignRecipients, campaignID)
 }
 
-// chunkPK is the partition of chunk n of a campaign's frozen recipients:
+// ChunkPK is the partition of chunk n of a campaign's frozen recipients:
 // chunks go round chunkShards partitions, so a draft's freeze writes
 // them in parallel.
-func chunkPK(ws, campaignID string, n int) string {
-	return campaignRecipientsPK(ws, campaignID) + "#" + strconv.Itoa(n%chunkShards)
+func ChunkPK(ws, campaignID string, n int) string {
+	return CampaignRecipientsPK(ws, campaignID) + "#" + strconv.Itoa(n%chunkShards)
 }
-func ownersPK(ws string) string        { return wsPK(ws, kindOwner) }
-func auditPK(ws string) string         { return wsPK(ws, kindAudit) }
-func ownerLookupPK(addr string) string { return ownerPrefix + addr }
+func OwnersPK(ws string) string        { return WSPK(ws, kindOwner) }
+func AuditPK(ws string) string         { return WSPK(ws, kindAudit) }
+func OwnerLookupPK(addr string) string { return ownerPrefix + addr }
+
+// TimeKey is a fixed-width UTC time that sorts as text.
+func TimeKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+// reputationTTL outlives the longest breaker window one would configure.
+const reputationTTL = 8 * 24 * time.Hour
+
+// ReputationExpiry is when the counts of the hour at falls in expire.
+func ReputationExpiry(at time.Time) int64 {
+	return at.UTC().Truncate(time.Hour).Add(reputationTTL).Unix()
+}
+
+// Partition key patterns of the tick (infra's permission table): the
+// wake-ups of every minute and shard, and its cursor.
+var (
+	AutomationWakeKeysPattern = AutoDuePrefix + "*"
+	AutomationTickKeysPattern = AutoTickPK
+)

@@ -7,16 +7,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 )
 
-// sortKeyed is an item that knows its sort key.
-type sortKeyed interface{ sortKey() string }
+// SortKeyed is an item that knows its sort key.
+type SortKeyed interface{ SortKey() string }
 
 // shardReader is the reverse Query of one shard, read a page at a time.
-type shardReader[T sortKeyed] struct {
+type shardReader[T SortKeyed] struct {
 	in   *dynamodb.QueryInput
 	buf  []T  // read, not yet taken, newest first
 	more bool // DynamoDB has more after lastKey
@@ -30,7 +31,7 @@ type shardReader[T sortKeyed] struct {
 // newest head among them, reading a shard's next page only when its
 // buffer runs dry, and stops at limit items or when listReadBudget items
 // have been examined.
-type shardMerge[T sortKeyed] struct {
+type shardMerge[T SortKeyed] struct {
 	db       DB
 	shards   []*shardReader[T]
 	limit    int
@@ -39,7 +40,7 @@ type shardMerge[T sortKeyed] struct {
 
 // newShardMerge merges the reverse Queries ins, one a shard, into pages
 // of limit.
-func newShardMerge[T sortKeyed](db DB, ins []*dynamodb.QueryInput, limit int) *shardMerge[T] {
+func newShardMerge[T SortKeyed](db DB, ins []*dynamodb.QueryInput, limit int) *shardMerge[T] {
 	m := &shardMerge[T]{db: db, limit: limit}
 	for _, in := range ins {
 		m.shards = append(m.shards, &shardReader[T]{in: in, more: true})
@@ -72,7 +73,7 @@ func (m *shardMerge[T]) run(ctx context.Context) ([]T, string, bool, error) {
 		case head == nil:
 			return found, "", false, nil
 		case len(found) == m.limit:
-			return found, found[len(found)-1].sortKey(), true, nil
+			return found, found[len(found)-1].SortKey(), true, nil
 		}
 		found = append(found, head.buf[0])
 		head.buf = head.buf[1:]
@@ -84,7 +85,7 @@ func (m *shardMerge[T]) run(ctx context.Context) ([]T, string, bool, error) {
 func (m *shardMerge[T]) newest() *shardReader[T] {
 	var best *shardReader[T]
 	for _, r := range m.shards {
-		if len(r.buf) > 0 && (best == nil || r.buf[0].sortKey() > best.buf[0].sortKey()) {
+		if len(r.buf) > 0 && (best == nil || r.buf[0].SortKey() > best.buf[0].SortKey()) {
 			best = r
 		}
 	}
@@ -103,13 +104,13 @@ func (m *shardMerge[T]) outOfBudget(found []T) ([]T, string, bool, error) {
 	}
 	for len(found) < m.limit {
 		head := m.newest()
-		if head == nil || head.buf[0].sortKey() <= stop {
+		if head == nil || head.buf[0].SortKey() <= stop {
 			return found, stop, true, nil
 		}
 		found = append(found, head.buf[0])
 		head.buf = head.buf[1:]
 	}
-	return found, found[len(found)-1].sortKey(), true, nil
+	return found, found[len(found)-1].SortKey(), true, nil
 }
 
 // read reads the next page of each shard in parallel. A first read asks
@@ -148,7 +149,7 @@ func (m *shardMerge[T]) read(ctx context.Context, shards []*shardReader[T], have
 			r.buf = append(r.buf, items...)
 			r.more = len(out.LastEvaluatedKey) > 0
 			if r.more {
-				r.lastKey = aws.ToString(stringAttr(out.LastEvaluatedKey, schema.AttrSK))
+				r.lastKey = aws.ToString(StringAttr(out.LastEvaluatedKey, schema.AttrSK))
 				r.in.ExclusiveStartKey = out.LastEvaluatedKey
 			}
 			scanned[i] = int(out.ScannedCount)
@@ -163,7 +164,7 @@ func (m *shardMerge[T]) read(ctx context.Context, shards []*shardReader[T], have
 }
 
 // reverseQuery is the Query of partition pk newest first, below the sort
-// key after ("" for the start), keeping the items filter passes (none
+// Key after ("" for the start), keeping the items filter passes (none
 // set: every item).
 func reverseQuery(table, pk, after string, filters ...expression.ConditionBuilder) (*dynamodb.QueryInput, error) {
 	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(pk))
@@ -189,10 +190,10 @@ func reverseQuery(table, pk, after string, filters ...expression.ConditionBuilde
 	}, nil
 }
 
-// mergedPage is a page of limit items newest first over the partitions
+// MergedPage is a page of limit items newest first over the partitions
 // pks (a collection's shards), below the sort key after, each kept by
 // filters: the position of its last item continues it.
-func mergedPage[T sortKeyed](ctx context.Context, s *Table, pks []string, after string, limit int, filters ...expression.ConditionBuilder) ([]T, string, bool, error) {
+func MergedPage[T SortKeyed](ctx context.Context, s *Table, pks []string, after string, limit int, filters ...expression.ConditionBuilder) ([]T, string, bool, error) {
 	ins := make([]*dynamodb.QueryInput, 0, len(pks))
 	for _, pk := range pks {
 		in, err := reverseQuery(s.Name, pk, after, filters...)
@@ -202,4 +203,40 @@ func mergedPage[T sortKeyed](ctx context.Context, s *Table, pks []string, after 
 		ins = append(ins, in)
 	}
 	return newShardMerge[T](s.DB, ins, limit).run(ctx)
+}
+
+// QueryPage reads up to limit items of one partition newest first after
+// the sort key after; the position of the last item continues the list.
+func (s *Table) QueryPage(ctx context.Context, pk, after string, limit int) ([]map[string]ddbtypes.AttributeValue, string, bool, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(schema.AttrPK).Equal(expression.Value(pk))).Build()
+	if err != nil {
+		return nil, "", false, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: &s.Name, ScanIndexForward: aws.Bool(false),
+		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}
+	if after != "" {
+		in.ExclusiveStartKey = Key(pk, after)
+	}
+	// One more than the page tells whether another exists; a Query page
+	// also stops at 1 MB, so keep reading until that many or the end.
+	var items []map[string]ddbtypes.AttributeValue
+	for len(items) <= limit {
+		in.Limit = aws.Int32(int32(limit + 1 - len(items)))
+		out, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return nil, "", false, err
+		}
+		items = append(items, out.Items...)
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		return items, aws.ToString(StringAttr(items[limit-1], schema.AttrSK)), true, nil
+	}
+	return items, "", false, nil
 }

@@ -1,3 +1,9 @@
+// Package dynamo is the core of the repository layer over Sesame's single
+// DynamoDB table: the client and its fault mapping (table.go, faults.go),
+// the key layout with every prefix and its shards (layout.go), the merge of
+// sharded lists (shardmerge.go) and the heat classes (heat.go). It imports
+// no entity package; each entity's repository is in a storage package of
+// its own beside it (emaildb, contactdb, …), which imports this core.
 package dynamo
 
 import (
@@ -49,24 +55,22 @@ func Open(cfg aws.Config, name string) *Table {
 
 // Time is the table's clock now: a method value of it follows a Now set
 // later (a test's clock set after the services were built).
-func (s *Table) Time() time.Time { return s.now() }
-
-func (s *Table) now() time.Time {
+func (s *Table) Time() time.Time {
 	if s.Now != nil {
 		return s.Now()
 	}
 	return time.Now()
 }
 
-// isConditionFailed reports whether err is a failed condition check.
-func isConditionFailed(err error) bool {
+// IsConditionFailed reports whether err is a failed condition check.
+func IsConditionFailed(err error) bool {
 	var ccf *ddbtypes.ConditionalCheckFailedException
 	return errors.As(err, &ccf)
 }
 
-// isTransactionConditionFailed reports whether a transaction was cancelled
+// IsTransactionConditionFailed reports whether a transaction was cancelled
 // because one of its conditions failed.
-func isTransactionConditionFailed(err error) bool {
+func IsTransactionConditionFailed(err error) bool {
 	var tce *ddbtypes.TransactionCanceledException
 	if !errors.As(err, &tce) {
 		return false
@@ -139,9 +143,9 @@ func EnsureTable(ctx context.Context, db TableAdmin, name string) error {
 	return nil
 }
 
-// getItem reads the item at k into dst, strongly consistent; false when
+// GetItem reads the item at k into dst, strongly consistent; false when
 // there is none.
-func (s *Table) getItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, dst any) (bool, error) {
+func (s *Table) GetItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, dst any) (bool, error) {
 	out, err := s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return false, err
@@ -152,9 +156,9 @@ func (s *Table) getItem(ctx context.Context, k map[string]ddbtypes.AttributeValu
 	return true, attributevalue.UnmarshalMap(out.Item, dst)
 }
 
-// partition is the Query of every item whose key attribute name equals
+// Partition is the Query of every item whose key attribute name equals
 // value, on index ("" for the table), oldest first.
-func (s *Table) partition(index, name, value string) (*dynamodb.QueryInput, error) {
+func (s *Table) Partition(index, name, value string) (*dynamodb.QueryInput, error) {
 	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(name).Equal(expression.Value(value))).Build()
 	if err != nil {
 		return nil, err
@@ -169,8 +173,8 @@ func (s *Table) partition(index, name, value string) (*dynamodb.QueryInput, erro
 	return in, nil
 }
 
-// queryAll runs in to the last page and unmarshals every item as a T.
-func queryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, error) {
+// QueryAll runs in to the last page and unmarshals every item as a T.
+func QueryAll[T any](ctx context.Context, db DB, in *dynamodb.QueryInput) ([]T, error) {
 	var out []T
 	p := dynamodb.NewQueryPaginator(db, in)
 	for p.HasMorePages() {
@@ -210,20 +214,20 @@ func beforeRound(ctx context.Context, n int) error {
 		return nil
 	}
 	if n == batchRounds {
-		return storeFault(errors.New("items left unprocessed"))
+		return StoreFault(errors.New("items left unprocessed"))
 	}
 	select {
 	case <-ctx.Done():
-		return storeFault(ctx.Err())
+		return StoreFault(ctx.Err())
 	case <-time.After(time.Duration(n*n) * 20 * time.Millisecond):
 		return nil
 	}
 }
 
-// batchGet reads keys with strong consistency in BatchGetItems of
+// BatchGet reads keys with strong consistency in BatchGetItems of
 // batchGetMax, retrying unprocessed keys (beforeRound); the items found
 // come back in no particular order.
-func (s *Table) batchGet(ctx context.Context, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
+func (s *Table) BatchGet(ctx context.Context, keys []map[string]ddbtypes.AttributeValue) ([]map[string]ddbtypes.AttributeValue, error) {
 	var out []map[string]ddbtypes.AttributeValue
 	for start := 0; start < len(keys); start += batchGetMax {
 		req := map[string]ddbtypes.KeysAndAttributes{s.Name: {Keys: keys[start:min(start+batchGetMax, len(keys))], ConsistentRead: aws.Bool(true)}}
@@ -242,9 +246,9 @@ func (s *Table) batchGet(ctx context.Context, keys []map[string]ddbtypes.Attribu
 	return out, nil
 }
 
-// batchWrite runs requests in BatchWriteItems of batchWriteMax,
+// BatchWrite runs requests in BatchWriteItems of batchWriteMax,
 // batchWriters at once, retrying unprocessed requests (beforeRound).
-func (s *Table) batchWrite(ctx context.Context, requests []ddbtypes.WriteRequest) error {
+func (s *Table) BatchWrite(ctx context.Context, requests []ddbtypes.WriteRequest) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(batchWriters)
 	for start := 0; start < len(requests); start += batchWriteMax {
@@ -272,13 +276,13 @@ func (s *Table) batchWrite(ctx context.Context, requests []ddbtypes.WriteRequest
 // budget runs out the page is shorter and has_more is true.
 const listReadBudget = 1000
 
-// filteredPage reads one page of the Query in, whose filter may drop
+// FilteredPage reads one page of the Query in, whose filter may drop
 // items: up to limit items that pass, each converted, the position to
 // continue after (the posAttr key attribute of the last item, or of where
 // the read stopped) and whether more may follow. It reads one more than
 // limit to tell, and stops early, with a shorter page, once listReadBudget
 // items were examined.
-func filteredPage[I, T any](ctx context.Context, s *Table, what string, in *dynamodb.QueryInput, limit int, posAttr string, conv func(I) T) ([]T, string, bool, error) {
+func FilteredPage[I, T any](ctx context.Context, s *Table, what string, in *dynamodb.QueryInput, limit int, posAttr string, conv func(I) T) ([]T, string, bool, error) {
 	var items []map[string]ddbtypes.AttributeValue
 	var last map[string]ddbtypes.AttributeValue
 	more, examined := false, 0
@@ -312,24 +316,24 @@ func filteredPage[I, T any](ctx context.Context, s *Table, what string, in *dyna
 	if !more {
 		return page, "", false, nil
 	}
-	return page, aws.ToString(stringAttr(last, posAttr)), true, nil
+	return page, aws.ToString(StringAttr(last, posAttr)), true, nil
 }
 
-// listPartition reads a whole partition of the table as T items.
-func listPartition[T any](ctx context.Context, s *Table, pk string) ([]T, error) {
-	in, err := s.partition("", schema.AttrPK, pk)
+// ListPartition reads a whole partition of the table as T items.
+func ListPartition[T any](ctx context.Context, s *Table, pk string) ([]T, error) {
+	in, err := s.Partition("", schema.AttrPK, pk)
 	if err != nil {
 		return nil, err
 	}
-	return queryAll[T](ctx, s.DB, in)
+	return QueryAll[T](ctx, s.DB, in)
 }
 
-// getAs reads the item at k and converts it, or returns notFound; other
+// GetAs reads the item at k and converts it, or returns notFound; other
 // errors are wrapped with what was being read.
-func getAs[I, T any](ctx context.Context, s *Table, what string, k map[string]ddbtypes.AttributeValue, conv func(I) T, notFound error) (T, error) {
+func GetAs[I, T any](ctx context.Context, s *Table, what string, k map[string]ddbtypes.AttributeValue, conv func(I) T, notFound error) (T, error) {
 	var it I
 	var zero T
-	found, err := s.getItem(ctx, k, &it)
+	found, err := s.GetItem(ctx, k, &it)
 	if err != nil {
 		return zero, fmt.Errorf("get %s: %w", what, err)
 	}
@@ -339,9 +343,9 @@ func getAs[I, T any](ctx context.Context, s *Table, what string, k map[string]dd
 	return conv(it), nil
 }
 
-// listAs reads a whole partition of the table and converts every item.
-func listAs[I, T any](ctx context.Context, s *Table, what, pk string, conv func(I) T) ([]T, error) {
-	items, err := listPartition[I](ctx, s, pk)
+// ListAs reads a whole partition of the table and converts every item.
+func ListAs[I, T any](ctx context.Context, s *Table, what, pk string, conv func(I) T) ([]T, error) {
+	items, err := ListPartition[I](ctx, s, pk)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", what, err)
 	}
@@ -352,9 +356,9 @@ func listAs[I, T any](ctx context.Context, s *Table, what, pk string, conv func(
 	return out, nil
 }
 
-// putOf is the write of item, under cond when it is set; run it with put,
+// PutOf is the write of item, under cond when it is set; run it with Put,
 // or put it in a transaction.
-func (s *Table) putOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put, error) {
+func (s *Table) PutOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put, error) {
 	av, err := attributevalue.MarshalMap(item)
 	if err != nil {
 		return nil, err
@@ -370,8 +374,8 @@ func (s *Table) putOf(item any, cond expression.ConditionBuilder) (*ddbtypes.Put
 	return p, nil
 }
 
-// put runs p on its own.
-func (s *Table) put(ctx context.Context, p *ddbtypes.Put) error {
+// Put runs p on its own.
+func (s *Table) Put(ctx context.Context, p *ddbtypes.Put) error {
 	_, err := s.DB.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
 		ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
@@ -380,24 +384,24 @@ func (s *Table) put(ctx context.Context, p *ddbtypes.Put) error {
 	return err
 }
 
-// putItem writes item, under cond when it is set (see putOf and put).
-func (s *Table) putItem(ctx context.Context, item any, cond expression.ConditionBuilder) error {
-	p, err := s.putOf(item, cond)
+// PutItem writes item, under cond when it is set (see PutOf and Put).
+func (s *Table) PutItem(ctx context.Context, item any, cond expression.ConditionBuilder) error {
+	p, err := s.PutOf(item, cond)
 	if err != nil {
 		return err
 	}
-	return s.put(ctx, p)
+	return s.Put(ctx, p)
 }
 
-// workspaceCheck is the transaction item that fails unless the workspace
+// WorkspaceCheck is the transaction item that fails unless the workspace
 // exists.
-func (s *Table) workspaceCheck(workspaceID string) (ddbtypes.TransactWriteItem, error) {
-	expr, err := conditionExpr(itemExists())
+func (s *Table) WorkspaceCheck(workspaceID string) (ddbtypes.TransactWriteItem, error) {
+	expr, err := conditionExpr(ItemExists())
 	if err != nil {
 		return ddbtypes.TransactWriteItem{}, err
 	}
 	return ddbtypes.TransactWriteItem{ConditionCheck: &ddbtypes.ConditionCheck{
-		TableName: &s.Name, Key: workspaceKey(workspaceID),
+		TableName: &s.Name, Key: WorkspaceKey(workspaceID),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
 	}}, nil
 }
@@ -406,9 +410,9 @@ func conditionExpr(c expression.ConditionBuilder) (expression.Expression, error)
 	return expression.NewBuilder().WithCondition(c).Build()
 }
 
-// updateOf is the update of the item at k, under cond when it is set; run
-// it with update, or put it in a transaction.
-func (s *Table) updateOf(k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
+// UpdateOf is the update of the item at k, under cond when it is set; run
+// it with Update, or put it in a transaction.
+func (s *Table) UpdateOf(k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder) (*ddbtypes.Update, error) {
 	b := expression.NewBuilder().WithUpdate(update)
 	if cond.IsSet() {
 		b = b.WithCondition(cond)
@@ -423,11 +427,11 @@ func (s *Table) updateOf(k map[string]ddbtypes.AttributeValue, update expression
 	}, nil
 }
 
-// update runs u; when after is not nil it receives the item as it is after
+// Update runs u; when after is not nil it receives the item as it is after
 // the update. A failed condition comes back as DynamoDB's exception
-// (isConditionFailed), holding the item when u asks for it
+// (IsConditionFailed), holding the item when u asks for it
 // (ReturnValuesOnConditionCheckFailure).
-func (s *Table) update(ctx context.Context, u *ddbtypes.Update, after any) error {
+func (s *Table) Update(ctx context.Context, u *ddbtypes.Update, after any) error {
 	in := &dynamodb.UpdateItemInput{
 		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 		ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
@@ -444,18 +448,18 @@ func (s *Table) update(ctx context.Context, u *ddbtypes.Update, after any) error
 	return attributevalue.UnmarshalMap(out.Attributes, after)
 }
 
-// updateItem applies update to the item at k (see updateOf and update).
-func (s *Table) updateItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder, after any) error {
-	u, err := s.updateOf(k, update, cond)
+// UpdateItem applies update to the item at k (see UpdateOf and Update).
+func (s *Table) UpdateItem(ctx context.Context, k map[string]ddbtypes.AttributeValue, update expression.UpdateBuilder, cond expression.ConditionBuilder, after any) error {
+	u, err := s.UpdateOf(k, update, cond)
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, u, after)
+	return s.Update(ctx, u, after)
 }
 
-// deleteOf is the delete of the item at k under cond; run it with
-// remove, or put it in a transaction.
-func (s *Table) deleteOf(k map[string]ddbtypes.AttributeValue, cond expression.ConditionBuilder) (*ddbtypes.Delete, error) {
+// DeleteOf is the delete of the item at k under cond; run it with
+// Remove, or put it in a transaction.
+func (s *Table) DeleteOf(k map[string]ddbtypes.AttributeValue, cond expression.ConditionBuilder) (*ddbtypes.Delete, error) {
 	expr, err := conditionExpr(cond)
 	if err != nil {
 		return nil, err
@@ -466,9 +470,9 @@ func (s *Table) deleteOf(k map[string]ddbtypes.AttributeValue, cond expression.C
 	}, nil
 }
 
-// remove runs d; when before is not nil it receives the item as it was. A
-// failed condition comes back as DynamoDB's exception (isConditionFailed).
-func (s *Table) remove(ctx context.Context, d *ddbtypes.Delete, before any) error {
+// Remove runs d; when before is not nil it receives the item as it was. A
+// failed condition comes back as DynamoDB's exception (IsConditionFailed).
+func (s *Table) Remove(ctx context.Context, d *ddbtypes.Delete, before any) error {
 	in := &dynamodb.DeleteItemInput{
 		TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
 		ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
@@ -484,30 +488,30 @@ func (s *Table) remove(ctx context.Context, d *ddbtypes.Delete, before any) erro
 	return attributevalue.UnmarshalMap(out.Attributes, before)
 }
 
-// deleteExisting deletes the item at k if it is there; false when it was
+// DeleteExisting deletes the item at k if it is there; false when it was
 // not.
-func (s *Table) deleteExisting(ctx context.Context, k map[string]ddbtypes.AttributeValue) (bool, error) {
-	d, err := s.deleteOf(k, itemExists())
+func (s *Table) DeleteExisting(ctx context.Context, k map[string]ddbtypes.AttributeValue) (bool, error) {
+	d, err := s.DeleteOf(k, ItemExists())
 	if err != nil {
 		return false, err
 	}
-	err = s.remove(ctx, d, nil)
-	if isConditionFailed(err) {
+	err = s.Remove(ctx, d, nil)
+	if IsConditionFailed(err) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// noCondition is the zero condition: the write happens whatever is there.
-var noCondition expression.ConditionBuilder
+// NoCondition is the zero condition: the write happens whatever is there.
+var NoCondition expression.ConditionBuilder
 
-// itemExists and itemAbsent are the conditions that the item is, or is not
+// ItemExists and itemAbsent are the conditions that the item is, or is not
 // yet, there.
-func itemExists() expression.ConditionBuilder {
+func ItemExists() expression.ConditionBuilder {
 	return expression.AttributeExists(expression.Name(schema.AttrPK))
 }
 
-func itemAbsent() expression.ConditionBuilder {
+func ItemAbsent() expression.ConditionBuilder {
 	return expression.AttributeNotExists(expression.Name(schema.AttrPK))
 }
 
@@ -528,12 +532,12 @@ func WithoutResponseChecksums(stack *middleware.Stack) error {
 	return err
 }
 
-// transact runs a transaction and returns the indexes of the items whose
+// Transact runs a transaction and returns the indexes of the items whose
 // condition failed (nil when it committed). A cancellation by a
 // concurrent transaction is retried after a short random pause, so the
 // answer is the state after the other one; one still cancelled after
-// transactRetries is the store fault NewTable made of it.
-func (s *Table) transact(ctx context.Context, items []ddbtypes.TransactWriteItem) ([]int, error) {
+// TransactRetries is the store fault NewTable made of it.
+func (s *Table) Transact(ctx context.Context, items []ddbtypes.TransactWriteItem) ([]int, error) {
 	for attempt := 0; ; attempt++ {
 		_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		var tce *ddbtypes.TransactionCanceledException
@@ -553,7 +557,7 @@ func (s *Table) transact(ctx context.Context, items []ddbtypes.TransactWriteItem
 		if len(failed) > 0 {
 			return failed, nil
 		}
-		if !conflict || attempt == transactRetries {
+		if !conflict || attempt == TransactRetries {
 			return nil, err // a store fault (storeFault)
 		}
 		pause := time.Duration(5+rand.IntN(20<<min(attempt, 4))) * time.Millisecond
@@ -565,10 +569,10 @@ func (s *Table) transact(ctx context.Context, items []ddbtypes.TransactWriteItem
 	}
 }
 
-// transactGuarded writes items at once, the first a guard on what the
+// TransactGuarded writes items at once, the first a guard on what the
 // caller read (a version, a step): moved when the guard failed its
 // condition or met a concurrent write, so the caller reads again.
-func (s *Table) transactGuarded(ctx context.Context, items []ddbtypes.TransactWriteItem, moved error) error {
+func (s *Table) TransactGuarded(ctx context.Context, items []ddbtypes.TransactWriteItem, moved error) error {
 	_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	var tce *ddbtypes.TransactionCanceledException
 	if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 {
@@ -579,3 +583,15 @@ func (s *Table) transactGuarded(ctx context.Context, items []ddbtypes.TransactWr
 	}
 	return err
 }
+
+// StringAttr is the string attribute name of item, nil when it has none.
+func StringAttr(item map[string]ddbtypes.AttributeValue, name string) *string {
+	if v, ok := item[name].(*ddbtypes.AttributeValueMemberS); ok {
+		return &v.Value
+	}
+	return nil
+}
+
+// TransactRetries bounds the retries of a transaction cancelled by a
+// concurrent one on the same items (20 creates of one address at once).
+const TransactRetries = 8

@@ -40,11 +40,11 @@ func (d *throttledBatches) BatchWriteItem(_ context.Context, in *dynamodb.BatchW
 // unprocessed stops after batchRounds calls with a transient store fault,
 // instead of calling DynamoDB again at once and for ever.
 func TestBatchesLeftUnprocessed(t *testing.T) {
-	keys := []map[string]ddbtypes.AttributeValue{key("WS#w#CONTACTEMAIL", "a@example.com")}
+	keys := []map[string]ddbtypes.AttributeValue{Key("WS#w#CONTACTEMAIL", "a@example.com")}
 	for name, run := range map[string]func(*Table) error{
-		"batchGet": func(s *Table) error { _, err := s.batchGet(t.Context(), keys); return err },
+		"batchGet": func(s *Table) error { _, err := s.BatchGet(t.Context(), keys); return err },
 		"batchWrite": func(s *Table) error {
-			return s.batchWrite(t.Context(), []ddbtypes.WriteRequest{{DeleteRequest: &ddbtypes.DeleteRequest{Key: keys[0]}}})
+			return s.BatchWrite(t.Context(), []ddbtypes.WriteRequest{{DeleteRequest: &ddbtypes.DeleteRequest{Key: keys[0]}}})
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -263,7 +263,7 @@ var unsubscribePages = Profile{
 }
 
 // automationRunnerConsumer is the automation runner (internal/automation,
-// dynamo.AutomationRuns): the run, its kept version, the contact, its
+// automationdb.AutomationRuns): the run, its kept version, the contact, its
 // do-not-send entry, the workspace, the sender and the month's usage
 // (GetItem); the email's claim and a tagged contact (PutItem), its release
 // and the live-run claim of an ended run (DeleteItem), the run's advance,
@@ -299,7 +299,7 @@ var automationTick = Profile{
 }
 
 // campaignSenderConsumer is the campaign sender (internal/campaign/engine,
-// dynamo.ListSends): the campaign, workspace, chunk, its progress and
+// listmaildb.ListSends): the campaign, workspace, chunk, its progress and
 // the month's usage (GetItem); the chunk's contacts and their do-not-send
 // entries (BatchGetItem); the reputation hours (Query); the email's claim
 // (PutItem), its release (DeleteItem), a refused one marked failed, the

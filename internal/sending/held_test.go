@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/dynamo/storetest"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail/failtest"
@@ -56,7 +56,7 @@ func (f *fakeReview) queued() []sending.ReviewMessage {
 // hold holds an email of workspaceID with body html as the send path does
 // (a template seen for the first time is recorded pending; the store
 // leaves a recorded one as it is); it returns the email's id.
-func hold(t *testing.T, store dynamo.Repositories, workspaceID, html string) string {
+func hold(t *testing.T, store repositories.Set, workspaceID, html string) string {
 	t.Helper()
 	id := uuid.Must(uuid.NewV7()).String()
 	fp := review.Fingerprint(html)
@@ -73,7 +73,7 @@ func hold(t *testing.T, store dynamo.Repositories, workspaceID, html string) str
 	return id
 }
 
-func newHeld(store dynamo.Repositories, queue sending.Enqueuer) *sending.Held {
+func newHeld(store repositories.Set, queue sending.Enqueuer) *sending.Held {
 	return &sending.Held{Emails: store.Emails, Store: store.Held, Workspaces: store.Workspaces, Review: queue}
 }
 

@@ -12,9 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
-	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -23,7 +22,7 @@ import (
 
 // world is a processor over a fresh table, with a recording publisher.
 type world struct {
-	store dynamo.Repositories
+	store repositories.Set
 	rec   *dynamotest.Recorder
 	pub   *fakePublisher
 	p     *status.Processor

@@ -16,9 +16,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
-
-	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
@@ -90,7 +89,7 @@ func status(code int) func(http.ResponseWriter, *http.Request, int) {
 // fixture is a store with a workspace.
 type fixture struct {
 	t     *testing.T
-	store dynamo.Repositories
+	store repositories.Set
 	rec   *dynamotest.Recorder
 	ws    string
 }

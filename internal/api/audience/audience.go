@@ -10,6 +10,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/contact/contacthttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/contactdb"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -29,5 +30,5 @@ func contacts(t *dynamo.Table, c httpapi.Cursors, _ *slog.Logger) []httpapi.Rout
 
 // Handlers serves the contact routes over t.
 func Handlers(t *dynamo.Table, c httpapi.Cursors) contacthttp.Handlers {
-	return contacthttp.Handlers{Service: contact.Service{Store: &dynamo.Contacts{Table: t}}, Cursors: c}
+	return contacthttp.Handlers{Service: contact.Service{Store: &contactdb.Contacts{Table: t}}, Cursors: c}
 }

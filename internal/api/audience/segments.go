@@ -5,6 +5,9 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/contactdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/segmentdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/suppressiondb"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/segment"
@@ -22,11 +25,11 @@ func segments(t *dynamo.Table, _ httpapi.Cursors, _ *slog.Logger) []httpapi.Rout
 
 // SegmentHandlers serves the segment route over t.
 func SegmentHandlers(t *dynamo.Table) segmenthttp.Handlers {
-	return segmenthttp.Handlers{Service: &segment.Service{Store: &dynamo.Segments{Table: t}, Resolver: Resolver(t)}}
+	return segmenthttp.Handlers{Service: &segment.Service{Store: &segmentdb.Segments{Table: t}, Resolver: Resolver(t)}}
 }
 
 // Resolver finds a filter's recipients in t: the contacts and the
 // do-not-send list.
 func Resolver(t *dynamo.Table) *segment.Resolver {
-	return &segment.Resolver{Contacts: &dynamo.Contacts{Table: t}, Suppressions: &dynamo.Suppressions{Table: t}}
+	return &segment.Resolver{Contacts: &contactdb.Contacts{Table: t}, Suppressions: &suppressiondb.Suppressions{Table: t}}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/accountdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/oauthdb"
 	"github.com/sesame-mail/sesame/internal/oauth"
 	"github.com/sesame-mail/sesame/internal/oauth/oauthhttp"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -26,7 +28,7 @@ var AuthServer = wire.Function[config.OAuth]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.OAuth, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
-		return httpadapter.New(New(cfg.PublicURL, &dynamo.OAuth{Table: t}, &dynamo.Owners{Table: t}, env.Logger)).ProxyWithContext, nil
+		return httpadapter.New(New(cfg.PublicURL, &oauthdb.OAuth{Table: t}, &accountdb.Owners{Table: t}, env.Logger)).ProxyWithContext, nil
 	},
 }
 

@@ -17,6 +17,9 @@ import (
 	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/apikeydb"
+	"github.com/sesame-mail/sesame/internal/dynamo/automationdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/contactdb"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -28,14 +31,14 @@ var AutomationEvents = wire.Function[config.AutomationEvents]{
 	Build: func(_ context.Context, cfg config.AutomationEvents, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
 		h := Handlers(t, cfg.AutomationsQueue, sqs.NewFromConfig(env.AWS), env.Logger)
-		return wire.Route(env.Logger, &dynamo.Keys{Table: t}, routes.AutomationEvents, h.Routes())
+		return wire.Route(env.Logger, &apikeydb.Keys{Table: t}, routes.AutomationEvents, h.Routes())
 	},
 }
 
 // Handlers serves the event route over t, waking started runs through q.
 func Handlers(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI, logger *slog.Logger) automationhttp.Handlers {
 	return automationhttp.Handlers{Trigger: &automation.Trigger{
-		Store: triggerStore{&dynamo.Contacts{Table: t}, &dynamo.AutomationRuns{Table: t}, &dynamo.Automations{Table: t}},
+		Store: triggerStore{&contactdb.Contacts{Table: t}, &automationdb.AutomationRuns{Table: t}, &automationdb.Automations{Table: t}},
 		Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL, Senders: automation.WakeSenders},
 		NewID: newRunID, Now: t.Time, Logger: logger,
 	}}
@@ -44,9 +47,9 @@ func Handlers(t *dynamo.Table, q config.AutomationsQueue, c queue.BatchSendAPI, 
 // triggerStore is the trigger's store: the event's contact, the run
 // starts and the listeners.
 type triggerStore struct {
-	*dynamo.Contacts
-	*dynamo.AutomationRuns
-	*dynamo.Automations
+	*contactdb.Contacts
+	*automationdb.AutomationRuns
+	*automationdb.Automations
 }
 
 func newRunID() (string, error) {

@@ -13,6 +13,9 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign/campaignhttp"
 	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/campaigndb"
+	"github.com/sesame-mail/sesame/internal/dynamo/segmentdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/workspacedb"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -31,10 +34,10 @@ func campaigns(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) []httpap
 
 // Handlers serves the bulk routes over t.
 func Handlers(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) campaignhttp.Handlers {
-	store := &dynamo.Campaigns{Table: t}
+	store := &campaigndb.Campaigns{Table: t}
 	return campaignhttp.Handlers{
 		Drafts: &campaign.Drafts{
-			Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Segments: &dynamo.Segments{Table: t},
+			Store: store, Workspaces: &workspacedb.Workspaces{Table: t}, Segments: &segmentdb.Segments{Table: t},
 			Resolver: audience.Resolver(t), Check: deliverability.Campaign, Logger: logger,
 		},
 		Campaigns: &campaign.Service{Store: store},

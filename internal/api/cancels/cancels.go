@@ -8,6 +8,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/sendingdb"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -16,5 +17,5 @@ import (
 
 // CancelEmail serves POST /api/v1/emails/{id}/cancel.
 var CancelEmail = tableroutes.Read(routes.CancelEmail, func(t *dynamo.Table, _ httpapi.Cursors, logger *slog.Logger) []httpapi.Route {
-	return sendinghttp.Handlers{Service: &sending.Service{Store: &dynamo.Sends{Table: t}, Logger: logger, Now: t.Time}}.Routes()
+	return sendinghttp.Handlers{Service: &sending.Service{Store: &sendingdb.Sends{Table: t}, Logger: logger, Now: t.Time}}.Routes()
 })

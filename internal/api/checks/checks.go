@@ -9,6 +9,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/workspacedb"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -19,5 +20,5 @@ var CheckDeliverability = tableroutes.Read(routes.CheckDeliverability, deliverab
 // deliverability is the check's handler; the table serves the key lookup
 // and the workspace's brands.
 func deliverability(t *dynamo.Table, _ httpapi.Cursors, _ *slog.Logger) []httpapi.Route {
-	return deliverabilityhttp.Handlers{Workspaces: &dynamo.Workspaces{Table: t}}.Routes()
+	return deliverabilityhttp.Handlers{Workspaces: &workspacedb.Workspaces{Table: t}}.Routes()
 }

@@ -15,7 +15,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/contact"
 	"github.com/sesame-mail/sesame/internal/deliverability"
-	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/emaildb"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/owner"
@@ -64,7 +65,7 @@ type Queues struct {
 }
 
 // Service is the owner service over repos and c.
-func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
+func Service(q Queues, repos repositories.Set, c Clients) *owner.Service {
 	identities := &ses.Client{API: c.SES}
 	var review sending.Enqueuer // none: held clear and deny refuse
 	if q.ReviewQueueURL != "" {
@@ -111,6 +112,6 @@ func Service(q Queues, repos dynamo.Repositories, c Clients) *owner.Service {
 
 // emailReads are the emails and their clicks (email.ViewStore).
 type emailReads struct {
-	*dynamo.Emails
-	*dynamo.Clicks
+	*emaildb.Emails
+	*emaildb.Clicks
 }

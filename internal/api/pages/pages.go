@@ -12,6 +12,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/contactdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/suppressiondb"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -34,8 +36,8 @@ var Unsubscribe = wire.Function[config.Unsubscribe]{
 func Unsubscriber(t *dynamo.Table, cfg config.Unsubscribing) *unsubscribe.Service {
 	return &unsubscribe.Service{
 		Signer:       unsubscribe.Signer{Secret: []byte(cfg.UnsubscribeSecret)},
-		Contacts:     &dynamo.Contacts{Table: t},
-		Suppressions: &dynamo.Suppressions{Table: t},
+		Contacts:     &contactdb.Contacts{Table: t},
+		Suppressions: &suppressiondb.Suppressions{Table: t},
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/statusdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/webhookdb"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/status"
@@ -48,19 +50,19 @@ var WebhookDispatch = wire.Function[config.Dispatch]{
 // feeds the events list and counters, and is fanned out to the webhooks
 // queue (fanout).
 func Processor(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI, logger *slog.Logger) *status.Processor {
-	return &status.Processor{Store: &dynamo.Statuses{Table: t}, Publisher: fanout(t, q, c), Logger: logger}
+	return &status.Processor{Store: &statusdb.Statuses{Table: t}, Publisher: fanout(t, q, c), Logger: logger}
 }
 
 // fanout puts one webhook job per enabled endpoint subscribed to an
 // event's type on the webhooks queue.
 func fanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webhook.Fanout {
-	return &webhook.Fanout{Endpoints: &dynamo.Webhooks{Table: t}, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.WebhooksQueueURL}}
+	return &webhook.Fanout{Endpoints: &webhookdb.Webhooks{Table: t}, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.WebhooksQueueURL}}
 }
 
 // Dispatcher delivers the webhook jobs of queue q, recording every
 // attempt in t.
 func Dispatcher(t *dynamo.Table, d config.Delivery, q config.WebhooksQueue, c queue.VisibilityAPI, logger *slog.Logger) *webhook.Dispatcher {
-	return webhook.NewDispatcher(&dynamo.Webhooks{Table: t},
+	return webhook.NewDispatcher(&webhookdb.Webhooks{Table: t},
 		post.NewClient(post.Options{Timeout: d.WebhookTimeout, AllowedPrefixes: d.WebhookAllowedPrefixes}),
 		&queue.Visibility{SQS: c, QueueURL: q.WebhooksQueueURL},
 		webhook.DispatcherOptions{Timeout: d.WebhookTimeout, Logger: logger})

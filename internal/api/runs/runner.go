@@ -18,6 +18,11 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/automationdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/contactdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/listmaildb"
+	"github.com/sesame-mail/sesame/internal/dynamo/suppressiondb"
+	"github.com/sesame-mail/sesame/internal/dynamo/workspacedb"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -57,10 +62,10 @@ type Deps struct {
 // pipeline, short waits as delayed messages on the automations queue.
 func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *runner.Runner {
 	return &runner.Runner{
-		Runs:       &dynamo.AutomationRuns{Table: t},
-		Audience:   audience{&dynamo.Contacts{Table: t}, &dynamo.Suppressions{Table: t}},
-		Mail:       &dynamo.ListSends{Table: t},
-		Workspaces: workspaces{&dynamo.Workspaces{Table: t}, &dynamo.Senders{Table: t}},
+		Runs:       &automationdb.AutomationRuns{Table: t},
+		Audience:   audience{&contactdb.Contacts{Table: t}, &suppressiondb.Suppressions{Table: t}},
+		Mail:       &listmaildb.ListSends{Table: t},
+		Workspaces: workspaces{&workspacedb.Workspaces{Table: t}, &workspacedb.Senders{Table: t}},
 		Queue:      &queue.Publisher{SQS: d.Queue, QueueURL: cfg.AutomationsQueueURL},
 		Transport:  d.Transport,
 		Pacer:      sender.Pacer(t, cfg.Pacing, d.Account),
@@ -76,12 +81,12 @@ func NewRunner(t *dynamo.Table, cfg config.AutomationRunner, d Deps) *runner.Run
 
 // audience reads a contact and its address's do-not-send entry.
 type audience struct {
-	*dynamo.Contacts
-	*dynamo.Suppressions
+	*contactdb.Contacts
+	*suppressiondb.Suppressions
 }
 
 // workspaces reads a workspace and its senders.
 type workspaces struct {
-	*dynamo.Workspaces
-	*dynamo.Senders
+	*workspacedb.Workspaces
+	*workspacedb.Senders
 }

@@ -16,6 +16,10 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/campaigndb"
+	"github.com/sesame-mail/sesame/internal/dynamo/capacitydb"
+	"github.com/sesame-mail/sesame/internal/dynamo/listmaildb"
+	"github.com/sesame-mail/sesame/internal/dynamo/workspacedb"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -32,7 +36,7 @@ var CampaignSender = wire.Function[config.CampaignSender]{
 		client := sesv2.NewFromConfig(env.AWS, sends.SESBound(cfg.SDK))
 		q := sqs.NewFromConfig(env.AWS)
 		s := NewSender(t, cfg, Deps{
-			Campaigns: &dynamo.Campaigns{Table: t}, Transport: &ses.Client{API: client}, Account: ses.Account{API: client},
+			Campaigns: &campaigndb.Campaigns{Table: t}, Transport: &ses.Client{API: client}, Account: ses.Account{API: client},
 			Sends: q, Visibility: q, Webhooks: q, Logger: env.Logger,
 		})
 		return queue.NewConsumer(s.Handle), nil
@@ -42,7 +46,7 @@ var CampaignSender = wire.Function[config.CampaignSender]{
 // Pacer shares the SES rate by cfg's shares over the table's ledger of
 // send slots; the campaign sender and the automation runner pace by it.
 func Pacer(t *dynamo.Table, cfg config.Pacing, account capacity.RateSource) *capacity.Pacer {
-	return &capacity.Pacer{Slots: &dynamo.Pace{Table: t}, Rate: engine.PaceRate(cfg.MaxSendRate, account), Shares: cfg.Shares(), Now: t.Time}
+	return &capacity.Pacer{Slots: &capacitydb.Pace{Table: t}, Rate: engine.PaceRate(cfg.MaxSendRate, account), Shares: cfg.Shares(), Now: t.Time}
 }
 
 // Account is the SES account's rate through api when it can read the
@@ -71,9 +75,9 @@ type Deps struct {
 // mode, unsubscribe links on the public URL, a refusal recorded by the
 // status pipeline.
 func NewSender(t *dynamo.Table, cfg config.CampaignSender, d Deps) *engine.Sender {
-	store := &dynamo.ListSends{Table: t}
+	store := &listmaildb.ListSends{Table: t}
 	return &engine.Sender{
-		Campaigns: d.Campaigns, Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Reputation: store,
+		Campaigns: d.Campaigns, Store: store, Workspaces: &workspacedb.Workspaces{Table: t}, Reputation: store,
 		Pacer:      Pacer(t, cfg.Pacing, d.Account),
 		Transport:  d.Transport,
 		ConfigSets: sends.ConfigSets(cfg.SES),

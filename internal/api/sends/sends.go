@@ -20,6 +20,10 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/apikeydb"
+	"github.com/sesame-mail/sesame/internal/dynamo/sendingdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/suppressiondb"
+	"github.com/sesame-mail/sesame/internal/dynamo/workspacedb"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -41,7 +45,7 @@ func route(rt routes.Route) wire.Function[config.Send] {
 			q := sqs.NewFromConfig(env.AWS)
 			svc := Service(t, cfg.SES, newSES(env.AWS, cfg.SDK), &queue.Publisher{SQS: q, QueueURL: cfg.ReviewQueueURL},
 				pipeline.Processor(t, cfg.WebhooksQueue, q, env.Logger), env.Logger)
-			return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
+			return wire.Route(env.Logger, &apikeydb.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
 		}}
 }
 
@@ -80,7 +84,7 @@ func newSES(cfg aws.Config, b config.SDK) *ses.Client {
 // pipeline: feed, counter, webhooks).
 func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, review sending.Enqueuer, failures sending.FailureRecorder, logger *slog.Logger) *sending.Service {
 	return &sending.Service{
-		Store:       &dynamo.Sends{Table: t},
+		Store:       &sendingdb.Sends{Table: t},
 		Transport:   transport,
 		Attachments: fetch.New(fetch.Options{}),
 		Build:       raw.Build,
@@ -106,5 +110,5 @@ func UnsubscribeLinks(u config.Unsubscribing, p config.PublicURL) unsubscribe.Li
 
 // Reviewer reviews the email held in t and releases it through svc.
 func Reviewer(t *dynamo.Table, svc *sending.Service) *sending.Reviewer {
-	return &sending.Reviewer{Held: &dynamo.Held{Table: t}, Workspaces: &dynamo.Workspaces{Table: t}, Suppressions: &dynamo.Suppressions{Table: t}, Service: svc}
+	return &sending.Reviewer{Held: &sendingdb.Held{Table: t}, Workspaces: &workspacedb.Workspaces{Table: t}, Suppressions: &suppressiondb.Suppressions{Table: t}, Service: svc}
 }

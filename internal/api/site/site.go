@@ -16,6 +16,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dashboard"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/oauth"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -31,7 +32,7 @@ var Dashboard = wire.Function[config.Dashboard]{
 	Name: routes.Dashboard.Function,
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.Dashboard, env wire.Env) (any, error) {
-		repos := dynamo.NewRepositories(dynamo.Open(env.AWS, cfg.Table))
+		repos := repositories.New(dynamo.Open(env.AWS, cfg.Table))
 		sesClient := ses.Calls(sesv2.NewFromConfig(env.AWS))
 		app, err := New(Settings{
 			PublicURL: cfg.PublicURL, DashboardSecret: cfg.DashboardSecret, DashboardMail: cfg.DashboardMail,
@@ -55,7 +56,7 @@ type Settings struct {
 // New builds the dashboard over repos: the owner service (its approver
 // the signed-in owner), sign-in over the table, mail through mail.
 // logLinks also logs each sign-in link (the local stack).
-func New(cfg Settings, repos dynamo.Repositories, c owners.Clients, mail ses.API, logger *slog.Logger, logLinks bool) (*dashboard.App, error) {
+func New(cfg Settings, repos repositories.Set, c owners.Clients, mail ses.API, logger *slog.Logger, logLinks bool) (*dashboard.App, error) {
 	c.Approver = dashboard.Approver{}
 	c.PublicURL = cfg.PublicURL.PublicURL // the preview's and a shown email's links
 	svc := owners.Service(cfg.Queues, repos, c)

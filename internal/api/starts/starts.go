@@ -14,6 +14,8 @@ import (
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/campaigndb"
+	"github.com/sesame-mail/sesame/internal/dynamo/listmaildb"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -25,7 +27,7 @@ var CampaignTick = wire.Function[config.CampaignTick]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.CampaignTick, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
-		s := NewStarter(t, &dynamo.Campaigns{Table: t}, cfg.SendsQueue, queue.SendCalls(sqs.NewFromConfig(env.AWS)), env.Logger)
+		s := NewStarter(t, &campaigndb.Campaigns{Table: t}, cfg.SendsQueue, queue.SendCalls(sqs.NewFromConfig(env.AWS)), env.Logger)
 		return Tick(s, env.Logger), nil
 	},
 }
@@ -47,6 +49,6 @@ func Tick(s *engine.Starter, logger *slog.Logger) func(context.Context) error {
 func NewStarter(t *dynamo.Table, campaigns engine.Campaigns, q config.SendsQueue, c queue.BatchSendAPI, logger *slog.Logger) *engine.Starter {
 	return &engine.Starter{
 		Campaigns: campaigns, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.SendsQueueURL},
-		Due: &dynamo.ListSends{Table: t}, Now: t.Time, Logger: logger,
+		Due: &listmaildb.ListSends{Table: t}, Now: t.Time, Logger: logger,
 	}
 }

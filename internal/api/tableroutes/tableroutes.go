@@ -12,6 +12,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/apikeydb"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -38,5 +39,5 @@ func List(rt routes.Route, h Handlers) wire.Function[config.List] {
 
 func serve(rt routes.Route, h Handlers, env wire.Env, db config.DynamoDB, c httpapi.Cursors) (wire.RouteHandler, error) {
 	t := dynamo.Open(env.AWS, db.Table)
-	return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, h(t, c, env.Logger))
+	return wire.Route(env.Logger, &apikeydb.Keys{Table: t}, rt, h(t, c, env.Logger))
 }

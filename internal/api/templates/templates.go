@@ -8,6 +8,9 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/contactdb"
+	"github.com/sesame-mail/sesame/internal/dynamo/emailtemplatedb"
+	"github.com/sesame-mail/sesame/internal/dynamo/sendingdb"
 	"github.com/sesame-mail/sesame/internal/emailtemplate"
 	"github.com/sesame-mail/sesame/internal/emailtemplate/templatehttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -37,8 +40,8 @@ func Handlers(t *dynamo.Table, c httpapi.Cursors) templatehttp.Handlers {
 // send route's verdicts, its contact variables read from the contacts.
 func Service(t *dynamo.Table) *emailtemplate.Service {
 	return &emailtemplate.Service{
-		Store:    &dynamo.Templates{Table: t},
-		Reviewer: sending.LayoutReviews{Held: &dynamo.Held{Table: t}},
-		Contacts: &dynamo.Contacts{Table: t},
+		Store:    &emailtemplatedb.Templates{Table: t},
+		Reviewer: sending.LayoutReviews{Held: &sendingdb.Held{Table: t}},
+		Contacts: &contactdb.Contacts{Table: t},
 	}
 }

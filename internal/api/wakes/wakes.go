@@ -15,6 +15,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/automationdb"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 )
@@ -34,7 +35,7 @@ var AutomationTick = wire.Function[config.AutomationTick]{
 // handing due scheduled emails to the review queue.
 func NewTick(t *dynamo.Table, q config.AutomationsQueue, r config.ReviewQueue, c queue.BatchSendAPI) *runner.Tick {
 	return &runner.Tick{
-		Wakes:  &dynamo.AutomationRuns{Table: t},
+		Wakes:  &automationdb.AutomationRuns{Table: t},
 		Queue:  &queue.BatchPublisher{SQS: c, QueueURL: q.AutomationsQueueURL, Senders: automation.WakeSenders},
 		Review: &queue.BatchPublisher{SQS: c, QueueURL: r.ReviewQueueURL, Senders: automation.WakeSenders},
 		Now:    t.Time,

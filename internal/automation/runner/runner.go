@@ -26,7 +26,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
-// RunStore reads and moves runs (dynamo.AutomationRuns).
+// RunStore reads and moves runs (automationdb.AutomationRuns).
 type RunStore interface {
 	GetRun(ctx context.Context, workspaceID, automationID, runID string) (automation.Run, error)
 	// Steps reads a kept version of an automation's steps.
@@ -45,7 +45,7 @@ type Audience interface {
 	Suppressed(ctx context.Context, workspaceID, address string) (bool, error)
 }
 
-// Mail is the email store side of a send step (dynamo.ListSends).
+// Mail is the email store side of a send step (listmaildb.ListSends).
 type Mail interface {
 	listmail.Claims
 	// ClaimedAt is when an email id was claimed; found is false when no

@@ -10,7 +10,7 @@ import (
 )
 
 // WakeStore holds the wake-ups of long waits by due minute, and the
-// tick's cursor (dynamo.AutomationRuns).
+// tick's cursor (automationdb.AutomationRuns).
 type WakeStore interface {
 	TickCursor(ctx context.Context) (time.Time, error)
 	SetTickCursor(ctx context.Context, minute time.Time) error

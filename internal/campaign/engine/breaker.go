@@ -59,7 +59,7 @@ func (th Thresholds) Trip(t campaign.Tally) (string, bool) {
 }
 
 // ReputationStore keeps each workspace's campaign and automation sends by
-// hour (dynamo.ListSends); the status pipeline adds their bounces and
+// hour (listmaildb.ListSends); the status pipeline adds their bounces and
 // complaints to the hour each email was sent in.
 type ReputationStore interface {
 	CountSent(ctx context.Context, workspaceID string, at time.Time, n int) error

@@ -25,7 +25,7 @@ type ChunkMessage struct {
 }
 
 // Campaigns reads campaigns, their frozen chunks, and moves their status
-// (dynamo.Campaigns). Transition fails when the status is not in from.
+// (campaigndb.Campaigns). Transition fails when the status is not in from.
 type Campaigns interface {
 	GetCampaign(ctx context.Context, workspaceID, id string) (campaign.Campaign, error)
 	// GetCampaignRecord is GetCampaign without the html, for a status check.
@@ -35,7 +35,7 @@ type Campaigns interface {
 }
 
 // Store is what the sender reads and writes beside the campaign
-// (dynamo.ListSends).
+// (listmaildb.ListSends).
 type Store interface {
 	// Recipients reads the contacts of ids, in order, and whether each
 	// address is on the do-not-send list.

@@ -12,7 +12,7 @@ import (
 )
 
 // DueStore keeps the due starts of scheduled campaigns, across
-// workspaces, by time (dynamo.ListSends).
+// workspaces, by time (listmaildb.ListSends).
 type DueStore interface {
 	PutDue(ctx context.Context, d campaign.DueStart) error
 	// DueBy lists the starts due at or before t, earliest first.

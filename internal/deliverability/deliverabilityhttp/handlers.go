@@ -25,7 +25,7 @@ type Handlers struct {
 	Workspaces WorkspaceReader
 }
 
-// WorkspaceReader reads a workspace (dynamo.Workspaces).
+// WorkspaceReader reads a workspace (workspacedb.Workspaces).
 type WorkspaceReader interface {
 	GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error)
 }

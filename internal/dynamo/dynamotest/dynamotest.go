@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/emulatortest"
 )
@@ -63,11 +64,11 @@ func NewTable(t testing.TB) string {
 
 // NewStore returns every repository over a fresh table, reached through a
 // Recorder.
-func NewStore(t testing.TB) (dynamo.Repositories, *Recorder) {
+func NewStore(t testing.TB) (repositories.Set, *Recorder) {
 	t.Helper()
 	// Capacity is measured so tests can hold the write-unit budget.
 	rec := &Recorder{DB: Client(t), MeasureCapacity: true}
-	return dynamo.NewRepositories(dynamo.NewTable(rec, NewTable(t))), rec
+	return repositories.New(dynamo.NewTable(rec, NewTable(t))), rec
 }
 
 // Clock is a settable clock for Store.Now.

@@ -7,17 +7,18 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
+	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // New is the repositories over a fresh table.
-func New(t *testing.T) dynamo.Repositories {
+func New(t *testing.T) repositories.Set {
 	t.Helper()
-	return dynamo.NewRepositories(&dynamo.Table{DB: dynamotest.Client(t), Name: dynamotest.NewTable(t)})
+	return repositories.New(&dynamo.Table{DB: dynamotest.Client(t), Name: dynamotest.NewTable(t)})
 }
 
 // Workspace creates a workspace named name in store.
-func Workspace(t *testing.T, store dynamo.Repositories, name string) workspace.Workspace {
+func Workspace(t *testing.T, store repositories.Set, name string) workspace.Workspace {
 	t.Helper()
 	ws, err := store.Workspaces.CreateWorkspace(t.Context(), name)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // SlotStore keeps each calendar second's ledger of bulk send slots,
-// shared by every sender invocation (dynamo.Pace: one item a second).
+// shared by every sender invocation (capacitydb.Pace: one item a second).
 type SlotStore interface {
 	// Ledger reads what the second's claimants were granted and asked.
 	Ledger(ctx context.Context, second int64) (Ledger, error)

@@ -116,7 +116,7 @@ func Tracking(ws workspace.Workspace) email.TrackingMode {
 	}
 }
 
-// Claims store list emails by id before they go (dynamo.ListSends).
+// Claims store list emails by id before they go (listmaildb.ListSends).
 type Claims interface {
 	// ClaimEmail stores e unless its id exists: false when it did
 	// (claimed by an earlier delivery, sent or not, never again).

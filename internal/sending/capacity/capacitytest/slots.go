@@ -1,5 +1,5 @@
 // Package capacitytest is an in-memory slot store, with the conditions
-// of the table's (dynamo.Pace), for the tests of whatever paces sends.
+// of the table's (capacitydb.Pace), for the tests of whatever paces sends.
 package capacitytest
 
 import (

@@ -1,0 +1,15 @@
+// Package webhookdb stores webhook endpoints, their deliveries and delivery
+// attempts, in the one table of internal/dynamo.
+//
+// Storage packages are named <entity>db after the entity package whose
+// types they keep (webhook), so both import without an alias. It imports
+// the table core (internal/dynamo), the schema and entity packages, and
+// another storage package only to write that entity's items in its own
+// transactions (the allow-list in internal/api/entities_test.go says which
+// and why).
+package webhookdb
+
+import "github.com/sesame-mail/sesame/internal/dynamo"
+
+// Webhooks are endpoints, their deliveries and delivery attempts.
+type Webhooks struct{ *dynamo.Table }
