@@ -103,13 +103,24 @@ func Scheduled(routes.Scheduled) Sizing {
 	return Sizing{MemoryMB: consumerMemoryMB, Timeout: 30 * time.Second}
 }
 
+// statusBatchSize is the status consumer's largest batch: it applies
+// its events one after the other at about 4 DynamoDB calls each, so 100
+// take a few seconds of its 30, and its counters and queue requests are
+// paid once a batch. (An SQS event source allows more than 10 only with a
+// batching window.)
+const statusBatchSize = 100
+
 // BatchSize is how many messages one invocation of c takes: a review may
 // refetch attachments for most of its timeout, and a campaign chunk of
 // 1,000 recipients paced at the account's rate fills an invocation, so
-// both take one at a time.
+// both take one at a time. The webhook dispatcher posts a batch's jobs
+// at once (10 at a time) with up to 10 s each, so it keeps 10.
 func BatchSize(c routes.Consumer) int {
-	if c == routes.Review || c == routes.CampaignSender {
+	switch c {
+	case routes.Review, routes.CampaignSender:
 		return 1
+	case routes.Status:
+		return statusBatchSize
 	}
 	return consumerBatchSize
 }
@@ -119,8 +130,8 @@ func BatchSize(c routes.Consumer) int {
 // otherwise be its own invocation, receive and delete. The wait is the
 // latency it adds, at most, to a message that arrives alone.
 var batchingWindows = map[string]time.Duration{
-	routes.Status.Function:          2 * time.Second,
-	routes.WebhookDispatch.Function: 1 * time.Second,
+	routes.Status.Function:          5 * time.Second,
+	routes.WebhookDispatch.Function: 3 * time.Second,
 }
 
 // BatchingWindow is how long c's event source may wait to fill a batch;
