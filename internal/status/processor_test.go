@@ -272,7 +272,7 @@ func TestFirstReadIsEventual(t *testing.T) {
 			peek: func(string, string) (email.Email, error) { return email.Email{}, email.ErrNotFound }, wantPeeks: 1, wantStrong: 1, wantPubs: 1,
 		},
 		"stale eventual read, applied after a strong one": {
-			peek: func(string, string) (email.Email, error) { return sentEmail(), stale },
+			peek:      func(string, string) (email.Email, error) { return sentEmail(), stale },
 			wantPeeks: 1, wantStrong: 0, // a read fault is retried by the queue, not here
 		},
 		"stale plan from the eventual read re-read strongly": {
