@@ -141,7 +141,7 @@ func TestConsumersSizing(t *testing.T) {
 	ids := functionIDs(t, s.doc)
 	want := map[string][2]float64{
 		routes.Review.Function:          {1024, 30},
-		routes.Status.Function:          {256, 30},
+		routes.Status.Function:          {128, 30},
 		routes.WebhookDispatch.Function: {256, 30},
 	}
 	for fn, w := range want {

@@ -271,7 +271,7 @@ func TestFirstReadIsEventual(t *testing.T) {
 		"missed by the eventual read, found strongly": {
 			peek: func(string, string) (email.Email, error) { return email.Email{}, email.ErrNotFound }, wantPeeks: 1, wantStrong: 1, wantPubs: 1,
 		},
-		"stale eventual read, applied after a strong one": {
+		"eventual read fault: retried by the queue": {
 			peek:      func(string, string) (email.Email, error) { return sentEmail(), stale },
 			wantPeeks: 1, wantStrong: 0, // a read fault is retried by the queue, not here
 		},
