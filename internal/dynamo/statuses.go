@@ -71,12 +71,11 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 		if err != nil {
 			return err
 		}
-		it := feedItem{PK: feedPK(ws, c.Event.ID), SK: timeKey(c.Event.CreatedAt) + "#" + c.Event.ID, ID: c.Event.ID,
-			Type: string(c.Event.Type), CreatedAt: c.Event.CreatedAt, Body: body}
-		if c.Event.Data != nil {
-			it.EmailID = c.Event.Data.ID
+		packed, err := packBody(body)
+		if err != nil {
+			return err
 		}
-		dedupe = it
+		dedupe = feedItem{PK: feedPK(ws, c.Event.ID), SK: timeKey(c.Event.CreatedAt) + "#" + c.Event.ID, Packed: packed}
 	}
 	put, err := s.putOf(dedupe, itemAbsent())
 	if err != nil {
@@ -88,7 +87,11 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	if errors.As(err, &ccf) {
 		var old feedItem
 		_ = attributevalue.UnmarshalMap(ccf.Item, &old) // a dedupe record has no body
-		return &status.DuplicateError{Body: old.Body}
+		body, err := old.body()
+		if err != nil {
+			return err
+		}
+		return &status.DuplicateError{Body: body}
 	}
 	if err != nil {
 		return fmt.Errorf("record SES event: %w", err)
