@@ -141,7 +141,7 @@ func TestConsumersSizing(t *testing.T) {
 	ids := functionIDs(t, s.doc)
 	want := map[string][2]float64{
 		routes.Review.Function:          {1024, 30},
-		routes.Status.Function:          {256, 30},
+		routes.Status.Function:          {128, 30},
 		routes.WebhookDispatch.Function: {256, 30},
 	}
 	for fn, w := range want {
@@ -236,10 +236,14 @@ func TestConsumersEventSources(t *testing.T) {
 				t.Errorf("%s (%s): event source %v, want queue %s", c.Function, id, p["EventSourceArn"], c.Queue.Name)
 			}
 			// A review may take most of its timeout, and a campaign chunk
-			// fills an invocation, so each runs alone.
+			// fills an invocation, so each runs alone; the status consumer
+			// pays its counters and queue requests once a batch of 100.
 			want := 10.0
-			if c == routes.Review || c == routes.CampaignSender {
+			switch c {
+			case routes.Review, routes.CampaignSender:
 				want = 1
+			case routes.Status:
+				want = 100
 			}
 			if p["BatchSize"] != want {
 				t.Errorf("%s: BatchSize = %v, want %v", c.Function, p["BatchSize"], want)
@@ -564,6 +568,6 @@ func TestConsumersBatchingWindow(t *testing.T) {
 }
 
 const (
-	wantStatusWindow  = 2.0
-	wantWebhookWindow = 1.0
+	wantStatusWindow  = 5.0
+	wantWebhookWindow = 3.0
 )

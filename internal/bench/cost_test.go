@@ -365,6 +365,7 @@ func (s scenario) price() (cost.Work, []string) {
 			panic("bench: priced work of " + fn + ", which the stack does not deploy")
 		}
 		mem := size.MemoryMB
+		sqsBefore := w.SQSRequests
 		batchSize, invocations := 1.0, msgs
 		c, isConsumer := consumerOf(fn)
 		switch {
@@ -386,8 +387,9 @@ func (s scenario) price() (cost.Work, []string) {
 		case routes.CampaignSender.Function:
 			batchWait = senderWait(wait, mean(float64(fw.sum.sesCalls)))
 		}
-		w.Lambda = append(w.Lambda, cost.Invocations{MemoryMB: mem, Count: invocations,
-			Duration: cost.Duration(time.Duration(batchSize*float64(cpu)), mem, batchWait)})
+		inv := cost.Invocations{MemoryMB: mem, Count: invocations,
+			Duration: cost.Duration(time.Duration(batchSize*float64(cpu)), mem, batchWait)}
+		w.Lambda = append(w.Lambda, inv)
 		w.SNSPublishes += msgs * mean(fw.sum.snsPublishes)
 		w.ReadUnits += msgs * mean(fw.sum.db.Read)
 		w.WriteUnits += msgs * mean(fw.sum.db.Write)
@@ -396,8 +398,11 @@ func (s scenario) price() (cost.Work, []string) {
 		if sizing.FunctionLogs.PlatformLines() {
 			w.LogBytes += invocations * cost.LogBytes(cost.PlatformLines...)
 		}
-		notes = append(notes, fmt.Sprintf("%s: %.1f msg/email, batch %.1f, %.2f ms CPU, %.1f calls (%.1f RRU %.1f WRU), %.0f B logs",
-			fn, msgs, batchSize, ms(cpu), mean(float64(fw.sum.db.Calls)), mean(fw.sum.db.Read), mean(fw.sum.db.Write), mean(float64(fw.sum.logBytes))))
+		notes = append(notes, fmt.Sprintf("%s: %.1f msg/email, batch %.1f, %.2f ms CPU, %.1f calls (%.1f RRU %.1f WRU), %.0f B logs; "+
+			"per email %.2f SQS requests, %.5f GB-s at %.0f MB, %.1f SNS publishes",
+			fn, msgs, batchSize, ms(cpu), mean(float64(fw.sum.db.Calls)), mean(fw.sum.db.Read), mean(fw.sum.db.Write), mean(float64(fw.sum.logBytes)),
+			w.SQSRequests-sqsBefore, inv.Count*mem/1024*inv.Duration.Seconds(), mem, msgs*mean(fw.sum.snsPublishes)))
+		notes = append(notes, keyUnits(fw.sum.db.Heat, s.emails)...)
 	}
 	return w, notes
 }

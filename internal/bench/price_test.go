@@ -18,10 +18,10 @@ func TestScenarioPrice(t *testing.T) {
 	// What the figures below assume of the stack's sizing.
 	for what, pair := range map[string][2]float64{
 		"send memory":                   {mem(t, routes.Send.Function), 1024},
-		"status memory":                 {mem(t, routes.Status.Function), 256},
+		"status memory":                 {mem(t, routes.Status.Function), 128},
 		"campaign-sender memory":        {mem(t, routes.CampaignSender.Function), 256},
-		"status batch size":             {float64(sizing.BatchSize(routes.Status)), 10},
-		"status window (s)":             {sizing.BatchingWindow(routes.Status).Seconds(), 2},
+		"status batch size":             {float64(sizing.BatchSize(routes.Status)), 100},
+		"status window (s)":             {sizing.BatchingWindow(routes.Status).Seconds(), 5},
 		"campaign-sender batch size":    {float64(sizing.BatchSize(routes.CampaignSender)), 1},
 		"campaign-sender window (s)":    {sizing.BatchingWindow(routes.CampaignSender).Seconds(), 0},
 		"workers sharing sender waits":  {engine.Workers, 8},
@@ -33,9 +33,9 @@ func TestScenarioPrice(t *testing.T) {
 		}
 	}
 
-	// 10 emails at 5 emails a second: 10 sends, 20 SES events in status
+	// 10 emails at 0.9 emails a second: 10 sends, 20 SES events in status
 	// batches, and one campaign chunk of 10 sends.
-	s := scenario{name: "by hand", emails: 10, rate: 5, byteMonths: 5000, work: emailWork{
+	s := scenario{name: "by hand", emails: 10, rate: 0.9, byteMonths: 5000, work: emailWork{
 		routes.Send.Function: {messages: 10, sum: sample{
 			cpu: 20 * time.Millisecond, db: dbUsage{Calls: 30, Read: 10, Write: 30},
 			sesCalls: 10, logBytes: 2000, logLines: 10,
@@ -55,10 +55,10 @@ func TestScenarioPrice(t *testing.T) {
 	//   send: 1 request. Wait 3×5 + 1×30 = 45 ms; CPU 2 ms × 1769/1024
 	//     = 3.455 ms: 49 ms billed. 1 RRU, 3 WRU, 200 + 26 B of logs and
 	//     the access log line.
-	//   status: 2 messages; batches of min(10, 1 + 5×2 msg/s × 2 s) = 10,
-	//     so 0.2 invocations. A batch waits 10 × (3×5 + 0.5×8) = 190 ms
+	//   status: 2 messages; batches of min(100, 1 + 0.9×2 msg/s × 5 s) =
+	//     10, so 0.2 invocations. A batch waits 10 × (3×5 + 0.5×8) = 190 ms
 	//     (a mean of half an SQS call a message is half a call's wait) and
-	//     burns 10 × 2 ms × 1769/256 = 138.2 ms: 329 ms billed. SQS:
+	//     burns 10 × 2 ms × 1769/128 = 276.4 ms: 467 ms billed. SQS:
 	//     2 × 2/10 receive and delete + 2 × (0.5 sent + 1 the topic's
 	//     delivery) = 3.4. 2 SNS publishes, 2 RRU, 6 WRU, 2 × (150 + 26) B
 	//     of logs.
@@ -72,7 +72,7 @@ func TestScenarioPrice(t *testing.T) {
 		Lambda: []cost.Invocations{
 			{MemoryMB: 256, Count: 0.1, Duration: 784 * time.Millisecond}, // campaign-sender
 			{MemoryMB: 1024, Count: 1, Duration: 49 * time.Millisecond},   // send
-			{MemoryMB: 256, Count: 0.2, Duration: 329 * time.Millisecond}, // status
+			{MemoryMB: 128, Count: 0.2, Duration: 467 * time.Millisecond}, // status
 		},
 		ReadUnits: 1 + 2 + 0.5, WriteUnits: 3 + 6 + 1,
 		SQSRequests: 0.2 + 0.4 + 1 + 2, SNSPublishes: 2,

@@ -16,14 +16,16 @@ import (
 )
 
 // fakeStore is a status.Store made of functions; a nil function fails the
-// test when called.
+// test when called. Without peekEmail, an eventual read answers as getEmail.
 type fakeStore struct {
-	t        *testing.T
-	getEmail func(ws, id string) (email.Email, error)
-	apply    func(c status.Change) error
+	t         *testing.T
+	getEmail  func(ws, id string) (email.Email, error)
+	peekEmail func(ws, id string) (email.Email, error)
+	apply     func(c status.Change) error
 
 	mu      sync.Mutex
-	gets    int
+	gets    int // reads of either kind
+	peeks   int // eventually consistent reads
 	applied []status.Change
 	counted []status.Tally
 }
@@ -44,6 +46,19 @@ func (f *fakeStore) GetEmail(_ context.Context, ws, id string) (email.Email, err
 		return email.Email{}, errors.New("unexpected GetEmail")
 	}
 	return f.getEmail(ws, id)
+}
+
+func (f *fakeStore) PeekEmail(ctx context.Context, ws, id string) (email.Email, error) {
+	f.mu.Lock()
+	f.peeks++
+	f.mu.Unlock()
+	if f.peekEmail == nil {
+		return f.GetEmail(ctx, ws, id)
+	}
+	f.mu.Lock()
+	f.gets++
+	f.mu.Unlock()
+	return f.peekEmail(ws, id)
 }
 
 func (f *fakeStore) Apply(_ context.Context, c status.Change) error {
@@ -187,7 +202,7 @@ func TestHandleOneMessage(t *testing.T) {
 		"send: nothing to do":        {fixture: "send", wantGets: 1},
 		"opt-out: applied, no feed":  {fixture: "click-unsubscribe", apply: stale(0), wantGets: 1, wantApply: 1, wantPubs: 0},
 		"nothing to do":              {fixture: "delivery-delay", wantGets: 1},
-		"unknown email dropped":      {fixture: "open", getErr: email.ErrNotFound, wantGets: 1},
+		"unknown email dropped":      {fixture: "open", getErr: email.ErrNotFound, wantGets: 2}, // eventual, then strong
 		"read fault retried":         {fixture: "open", getErr: errors.New("connection reset"), wantErr: true, wantGets: 1},
 		"write fault retried":        {fixture: "open", apply: func(status.Change) error { return errors.New("throttled") }, wantErr: true, wantGets: 1, wantApply: 1},
 		"stale: re-read and re-plan": {fixture: "click", apply: stale(2), wantGets: 3, wantApply: 3, wantPubs: 1},
@@ -237,5 +252,56 @@ func TestHandleWithoutPublisher(t *testing.T) {
 	}
 	if len(store.applied) != 3 {
 		t.Errorf("%d changes applied, want 3", len(store.applied))
+	}
+}
+
+// The first read of an event's email is eventually consistent (half the
+// read units); a miss or a stale plan reads again strongly, so an email
+// just written is found and a stale version never applies.
+func TestFirstReadIsEventual(t *testing.T) {
+	stale := errors.New("stale version")
+	cases := map[string]struct {
+		peek       func(ws, id string) (email.Email, error)
+		apply      func(calls int) error
+		wantPeeks  int
+		wantStrong int
+		wantPubs   int
+	}{
+		"applied on the eventual read": {wantPeeks: 1, wantPubs: 1},
+		"missed by the eventual read, found strongly": {
+			peek: func(string, string) (email.Email, error) { return email.Email{}, email.ErrNotFound }, wantPeeks: 1, wantStrong: 1, wantPubs: 1,
+		},
+		"eventual read fault: retried by the queue": {
+			peek:      func(string, string) (email.Email, error) { return sentEmail(), stale },
+			wantPeeks: 1, wantStrong: 0, // a read fault is retried by the queue, not here
+		},
+		"stale plan from the eventual read re-read strongly": {
+			apply:     func(calls int) error { return map[bool]error{true: status.ErrStale}[calls == 1] },
+			wantPeeks: 1, wantStrong: 1, wantPubs: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			calls := 0
+			store := &fakeStore{t: t, peekEmail: tc.peek,
+				getEmail: func(string, string) (email.Email, error) { return sentEmail(), nil },
+				apply: func(status.Change) error {
+					calls++
+					if tc.apply == nil {
+						return nil
+					}
+					return tc.apply(calls)
+				}}
+			if tc.peek == nil {
+				store.peekEmail = func(string, string) (email.Email, error) { return sentEmail(), nil }
+			}
+			pub := &fakePublisher{}
+			p := &status.Processor{Store: store, Publisher: pub, Logger: quiet()}
+			handle(t, p, fixture(t, "delivery"))
+			if strong := store.gets - store.peeks; store.peeks != tc.wantPeeks || strong != tc.wantStrong || len(pub.published()) != tc.wantPubs {
+				t.Errorf("eventual reads %d, strong reads %d, publishes %d; want %d, %d, %d",
+					store.peeks, strong, len(pub.published()), tc.wantPeeks, tc.wantStrong, tc.wantPubs)
+			}
+		})
 	}
 }

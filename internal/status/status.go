@@ -77,7 +77,11 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 
 // Store reads emails and applies changes.
 type Store interface {
+	// GetEmail reads strongly consistently: the email as last written.
 	GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
+	// PeekEmail reads eventually consistently (half the price): it may
+	// miss an email just written or return an older version of it.
+	PeekEmail(ctx context.Context, workspaceID, id string) (email.Email, error)
 	// Apply writes everything of c but its counts, which the caller adds
 	// to a Tally when Apply succeeds (never for a duplicate) and writes
 	// with Count.
@@ -190,8 +194,8 @@ type outcome struct {
 
 func (p *Processor) apply(ctx context.Context, ev SESEvent, firstDelivery bool) (outcome, error) {
 	ws, id := ev.Tag("workspace_id"), ev.Tag("email_id")
-	for range maxAttempts {
-		e, err := p.Store.GetEmail(ctx, ws, id)
+	for attempt := range maxAttempts {
+		e, err := p.read(ctx, ws, id, attempt == 0)
 		if errors.Is(err, email.ErrNotFound) {
 			// Unknown, or of another workspace: the tags name no email of ours.
 			p.logger().WarnContext(ctx, "SES event for an unknown email dropped", slog.String("workspace_id", ws), slog.String("email_id", id), slog.String("type", ev.EventType))
@@ -232,6 +236,23 @@ func (p *Processor) apply(ctx context.Context, ev SESEvent, firstDelivery bool) 
 		}
 	}
 	return outcome{}, fmt.Errorf("email %s kept changing; retry later", id)
+}
+
+// read reads the email an event is about: the first try eventually
+// consistently, which is safe because every email update Plan makes is
+// conditional on the status and first-event times it read, so a stale
+// read fails as ErrStale and the retry reads strongly; an update-free
+// plan (the event changes nothing) only owes counts recorded on the email
+// by this same event. A miss is read again strongly before the event is
+// dropped: the send path may have written the email a moment ago.
+func (p *Processor) read(ctx context.Context, ws, id string, first bool) (email.Email, error) {
+	if first {
+		e, err := p.Store.PeekEmail(ctx, ws, id)
+		if !errors.Is(err, email.ErrNotFound) {
+			return e, err
+		}
+	}
+	return p.Store.GetEmail(ctx, ws, id)
 }
 
 // countReputation adds name to the breaker's counts of a campaign or

@@ -195,7 +195,9 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message, eps *batchEndp
 				log.ErrorContext(ctx, "webhook endpoint success not recorded", slog.Any("err", err))
 			}
 		}
-		log.InfoContext(ctx, "webhook delivered", slog.Int("attempt", n), slog.Int("status", a.StatusCode))
+		// Debug: the attempt log item already records every delivery, and
+		// a line per delivery was a third of the fan-out's log bill.
+		log.DebugContext(ctx, "webhook delivered", slog.Int("attempt", n), slog.Int("status", a.StatusCode))
 		return false
 	}
 	if err := d.store.EndpointFailed(ctx, job.WorkspaceID, job.EndpointID); err != nil {

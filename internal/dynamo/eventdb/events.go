@@ -3,19 +3,17 @@ package eventdb
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 )
 
+// FeedItem is one event of the feed: its key (time, then id) and its
+// envelope, deflated (feed_pack.go); the envelope carries the rest.
 type FeedItem struct {
-	PK        string    `dynamodbav:"pk"`
-	SK        string    `dynamodbav:"sk"`
-	ID        string    `dynamodbav:"id"`
-	Type      string    `dynamodbav:"type"`
-	EmailID   string    `dynamodbav:"email_id,omitempty"`
-	CreatedAt time.Time `dynamodbav:"created_at"`
-	Body      []byte    `dynamodbav:"body"` // the exact envelope JSON
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	Body   []byte `dynamodbav:"body,omitempty"`  // the exact envelope JSON, before bodyz
+	Packed []byte `dynamodbav:"bodyz,omitempty"` // the same, deflated
 }
 
 func (it FeedItem) SortKey() string { return it.SK }
@@ -30,7 +28,11 @@ func (s *Events) ListEvents(ctx context.Context, workspaceID, after string, limi
 	}
 	out := make([][]byte, 0, len(items))
 	for _, it := range items {
-		out = append(out, it.Body)
+		b, err := it.Envelope()
+		if err != nil {
+			return nil, "", false, fmt.Errorf("list events: %w", err)
+		}
+		out = append(out, b)
 	}
 	return out, next, more, nil
 }

@@ -75,12 +75,11 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 		if err != nil {
 			return err
 		}
-		it := eventdb.FeedItem{PK: dynamo.FeedPK(ws, c.Event.ID), SK: dynamo.TimeKey(c.Event.CreatedAt) + "#" + c.Event.ID, ID: c.Event.ID,
-			Type: string(c.Event.Type), CreatedAt: c.Event.CreatedAt, Body: body}
-		if c.Event.Data != nil {
-			it.EmailID = c.Event.Data.ID
+		packed, err := eventdb.PackBody(body)
+		if err != nil {
+			return err
 		}
-		dedupe = it
+		dedupe = eventdb.FeedItem{PK: dynamo.FeedPK(ws, c.Event.ID), SK: dynamo.TimeKey(c.Event.CreatedAt) + "#" + c.Event.ID, Packed: packed}
 	}
 	put, err := s.PutOf(dedupe, dynamo.ItemAbsent())
 	if err != nil {
@@ -92,7 +91,11 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	if errors.As(err, &ccf) {
 		var old eventdb.FeedItem
 		_ = attributevalue.UnmarshalMap(ccf.Item, &old) // a dedupe record has no body
-		return &status.DuplicateError{Body: old.Body}
+		body, err := old.Envelope()
+		if err != nil {
+			return err
+		}
+		return &status.DuplicateError{Body: body}
 	}
 	if err != nil {
 		return fmt.Errorf("record SES event: %w", err)
@@ -225,4 +228,10 @@ func emailEventUpdate(c status.Change) (expression.UpdateBuilder, expression.Con
 // GetEmail reads the email an SES event is about.
 func (s *Statuses) GetEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
 	return (&emaildb.Emails{Table: s.Table}).GetEmail(ctx, workspaceID, id)
+}
+
+// PeekEmail reads the email an SES event is about eventually consistently
+// (emaildb.Emails.PeekEmail).
+func (s *Statuses) PeekEmail(ctx context.Context, workspaceID, id string) (email.Email, error) {
+	return (&emaildb.Emails{Table: s.Table}).PeekEmail(ctx, workspaceID, id)
 }
