@@ -3,9 +3,10 @@
 // tool is one /api/v1 route called in-process with the caller's token:
 // the same handler, services, scope, rate limit, workspace isolation and
 // errors as the API (docs/decisions.md). The few tools no route serves
-// call their entity's service through the same API core (own.go). A route's error comes back as a
-// tool error carrying the API's code, message and param. Stateless: every
-// HTTP request stands alone, as Lambda invocations do.
+// call their entity's service through the same API core (own.go). A
+// route's error comes back as a tool error carrying the API's code,
+// message and param. Stateless: every HTTP request stands alone, as Lambda
+// invocations do.
 package mcpserver
 
 import (
@@ -39,16 +40,22 @@ type Backend struct {
 	Senders  SenderLister
 }
 
-// ToolRoutes are the /api/v1 routes the tools call: what a Backend's
-// Routes must serve.
+// ToolRoutes are the /api/v1 routes the tools and resources call: what a
+// Backend's Routes must serve.
 func ToolRoutes() []routes.Route {
 	var out []routes.Route
-	for _, t := range tools {
-		if !slices.Contains(out, t.route) && !slices.Contains(ownRoutes, t.route) {
-			out = append(out, t.route)
+	add := func(rt routes.Route) {
+		if !slices.Contains(out, rt) && !slices.Contains(ownRoutes, rt) {
+			out = append(out, rt)
 		}
 	}
-	return append(out, routes.Domains) // the domains resource
+	for _, t := range tools {
+		add(t.route)
+	}
+	for _, r := range resources {
+		add(r.route)
+	}
+	return out
 }
 
 // New is the MCP endpoint over b: the API's authentication first (a
