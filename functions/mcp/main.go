@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/api/agents"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(api.MCP) }
+func main() { wire.Main(agents.MCP) }

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/sesame-mail/sesame/internal/api/agents"
 	"github.com/sesame-mail/sesame/internal/api/audience"
 	"github.com/sesame-mail/sesame/internal/api/authserver"
 	"github.com/sesame-mail/sesame/internal/api/automations"
@@ -70,7 +71,7 @@ var Functions = []wire.Starter{
 	runs.AutomationRunner, wakes.AutomationTick,
 	automations.AutomationEvents,
 	templates.CreateTemplate, templates.ListTemplates, templates.GetTemplate, templates.UpdateTemplate, templates.DeleteTemplate,
-	site.Dashboard, authserver.AuthServer, MCP,
+	site.Dashboard, authserver.AuthServer, agents.MCP,
 }
 
 // Function is the function named name.
@@ -196,6 +197,12 @@ func NewAuthServer(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(routes.WithFunction(r.Context(), routes.AuthServer.Function)))
 	})
+}
+
+// NewMCP builds the MCP endpoint over d (agents.New): its tools call
+// d's routes.
+func NewMCP(d Deps) (http.Handler, error) {
+	return agents.New(d.Repos.Keys, d.Logger, Routes(d), d.Repos.Table)
 }
 
 // Routes returns every implemented route with its handler: routes.API,

@@ -26,9 +26,11 @@ const (
 	CampaignsCancel     Scope = "campaigns:cancel"
 	SegmentsWrite       Scope = "segments:write"
 	AutomationsTrigger  Scope = "automations:trigger"
-	// Sesame's own, beyond the spec's: stored templates.
+	// Sesame's own, beyond the spec's: stored templates, and reading
+	// segments (an assistant's list_segments tool).
 	TemplatesRead  Scope = "templates:read"
 	TemplatesWrite Scope = "templates:write"
+	SegmentsRead   Scope = "segments:read"
 )
 
 // AllScopes lists every scope in the spec's order, then Sesame's own.
@@ -37,7 +39,7 @@ var AllScopes = []Scope{
 	DomainsRead, EventsRead, SuppressionsRead, SuppressionsWrite,
 	DeliverabilityCheck, MetricsRead, CampaignsRead, CampaignsCancel,
 	SegmentsWrite, AutomationsTrigger,
-	TemplatesRead, TemplatesWrite,
+	TemplatesRead, TemplatesWrite, SegmentsRead,
 }
 
 // Deliberate reports whether s is granted only when named on purpose at key
@@ -72,7 +74,7 @@ var presets = map[Preset][]Scope{
 	PresetSend: {EmailSend},
 	PresetRead: {
 		EmailsRead, ContactsRead, DomainsRead, EventsRead,
-		SuppressionsRead, MetricsRead, CampaignsRead, TemplatesRead,
+		SuppressionsRead, MetricsRead, CampaignsRead, TemplatesRead, SegmentsRead,
 	},
 }
 

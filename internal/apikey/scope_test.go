@@ -15,7 +15,7 @@ var specScopes = []apikey.Scope{
 	"suppressions:write", "deliverability:check", "metrics:read",
 	"campaigns:read", "campaigns:cancel", "segments:write",
 	"automations:trigger",
-	"templates:read", "templates:write",
+	"templates:read", "templates:write", "segments:read",
 }
 
 // The spec's scopes less the deliberate-only email:send_bulk and segments:write.
@@ -24,6 +24,7 @@ var fullAccess = []apikey.Scope{
 	"domains:read", "events:read", "suppressions:read", "suppressions:write",
 	"deliverability:check", "metrics:read", "campaigns:read",
 	"campaigns:cancel", "automations:trigger", "templates:read", "templates:write",
+	"segments:read",
 }
 
 func TestAllScopesMatchSpec(t *testing.T) {
@@ -45,6 +46,7 @@ func TestResolve(t *testing.T) {
 	readScopes := []apikey.Scope{
 		"emails:read", "contacts:read", "domains:read", "events:read",
 		"suppressions:read", "metrics:read", "campaigns:read", "templates:read",
+		"segments:read",
 	}
 	cases := map[string]struct {
 		preset  apikey.Preset

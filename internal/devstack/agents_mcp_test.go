@@ -93,13 +93,14 @@ func TestMCPSendsAndReadsBack(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"send_email", "send_batch", "get_email", "list_emails", "list_clicks", "list_events",
-		"create_contact", "update_contact", "find_contacts", "report_automation_event", "check_deliverability", "list_campaigns"} {
+		"create_contact", "update_contact", "find_contacts", "report_automation_event", "check_deliverability", "list_campaigns",
+		"list_segments"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
 	}
 	for _, name := range names {
-		if strings.Contains(name, "bulk") || strings.Contains(name, "segment") {
+		if strings.Contains(name, "bulk") || strings.Contains(name, "segment") && name != "list_segments" {
 			t.Errorf("tool %s would send in bulk or write a segment", name)
 		}
 	}

@@ -2,9 +2,11 @@
 // official Go SDK), for an assistant the owner connected by OAuth. Each
 // tool is one /api/v1 route called in-process with the caller's token:
 // the same handler, services, scope, rate limit, workspace isolation and
-// errors as the API (docs/decisions.md). A route's error comes back as a
-// tool error carrying the API's code, message and param. Stateless: every
-// HTTP request stands alone, as Lambda invocations do.
+// errors as the API (docs/decisions.md). The few tools no route serves
+// call their entity's service through the same API core (own.go). A
+// route's error comes back as a tool error carrying the API's code,
+// message and param. Stateless: every HTTP request stands alone, as Lambda
+// invocations do.
 package mcpserver
 
 import (
@@ -12,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,21 +23,61 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
+	"github.com/sesame-mail/sesame/internal/routes"
 )
 
-// Guard authenticates an MCP request before the SDK reads it: a missing,
-// unknown or expired token is answered 401 with the WWW-Authenticate
-// challenge an MCP client starts its OAuth flow from (httpapi.Server's).
-type Guard func(http.Handler) http.Handler
+// Backend is what the tools call, behind the API's authentication: the
+// /api/v1 routes (Routes holds every tool's route; ToolRoutes names them)
+// and the services of the tools and resources no route serves.
+type Backend struct {
+	Auth   httpapi.Authenticator
+	Logger *slog.Logger
+	Routes []httpapi.Route
+	// Segments and Senders serve list_segments and sesame://senders.
+	Segments SegmentLister
+	Senders  SenderLister
+}
 
-// New is the MCP endpoint: guard first, then the SDK's streamable HTTP
-// handler, whose tools call api (the /api/v1 routes) in-process.
-func New(api http.Handler, guard Guard) (http.Handler, error) {
+// ToolRoutes are the /api/v1 routes the tools and resources call: what a
+// Backend's Routes must serve.
+func ToolRoutes() []routes.Route {
+	var out []routes.Route
+	add := func(rt routes.Route) {
+		if !slices.Contains(out, rt) && !slices.Contains(ownRoutes, rt) {
+			out = append(out, rt)
+		}
+	}
+	for _, t := range tools {
+		add(t.route)
+	}
+	for _, r := range resources {
+		add(r.route)
+	}
+	return out
+}
+
+// New is the MCP endpoint over b: the API's authentication first (a
+// missing, unknown or expired token is answered 401 with the
+// WWW-Authenticate challenge an MCP client starts its OAuth flow from),
+// then the SDK's streamable HTTP handler, whose tools call b's routes
+// in-process through the API core, as a request to /api/v1 would.
+func New(b Backend) (http.Handler, error) {
 	var doc document
 	if err := json.Unmarshal(openapi.Document, &doc); err != nil {
 		return nil, fmt.Errorf("mcp: read the API document: %w", err)
 	}
+	served := b.own()
+	for _, want := range ToolRoutes() {
+		i := slices.IndexFunc(b.Routes, func(rt httpapi.Route) bool { return rt.Route == want })
+		if i < 0 {
+			return nil, fmt.Errorf("mcp: route %s %s has no handler", want.Method, want.Path)
+		}
+		served = append(served, b.Routes[i])
+	}
+	core := &httpapi.Server{Auth: b.Auth, Logger: b.Logger}
+	api := core.Handler(served...)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sesame", Title: "Sesame email", Version: "1"}, &mcp.ServerOptions{
 		Instructions: "Sesame sends transactional email for this workspace. Tools need the scopes the owner approved; " +
 			"a tool without its scope answers insufficient_scope. Campaigns are never sent by an assistant.",
@@ -49,18 +92,30 @@ func New(api http.Handler, guard Guard) (http.Handler, error) {
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, IdempotentHint: t.readOnly},
 		}, callRoute(api, t))
 	}
-	srv.AddResource(&mcp.Resource{
-		URI: domainsURI, Name: "domains", Title: "Sending domains", MIMEType: "application/json",
-		Description: "The workspace's sending domains and their verification (GET /api/v1/domains). Needs domains:read.",
-	}, readDomains(api))
+	for _, r := range resources {
+		srv.AddResource(&mcp.Resource{
+			URI: r.uri, Name: r.name, Title: r.title, MIMEType: "application/json", Description: r.description,
+		}, readRoute(api, r))
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true,
 	})
-	return guard(h), nil
+	return core.Guard(h), nil
 }
 
-// domainsURI names the domains resource.
-const domainsURI = "sesame://domains"
+// resource is an MCP resource served by one GET route.
+type resource struct {
+	uri, name, title, description string
+	route                         routes.Route
+}
+
+// resources are the agent's resources.
+var resources = []resource{
+	{uri: "sesame://domains", name: "domains", title: "Sending domains", route: routes.Domains,
+		description: "The workspace's sending domains and their verification (GET /api/v1/domains). Needs domains:read."},
+	{uri: "sesame://senders", name: "senders", title: "Senders", route: sendersRoute,
+		description: "The From addresses this workspace may send from now (on a verified domain), the default marked. Needs domains:read."},
+}
 
 // toolError is a route's error as a tool error's structured content.
 type toolError struct {
@@ -85,22 +140,24 @@ func callRoute(api http.Handler, t tool) mcp.ToolHandler {
 	}
 }
 
-func readDomains(api http.Handler) mcp.ResourceHandler {
+// readRoute serves resource r by its GET route; a route's error is the
+// read's error, with the API's code and message.
+func readRoute(api http.Handler, r resource) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodGet, "/api/v1/domains", nil)
+		hr, err := http.NewRequestWithContext(ctx, http.MethodGet, r.route.Path, nil)
 		if err != nil {
 			return nil, err
 		}
-		r.Header.Set("Authorization", authorization(req.Extra))
-		status, body := serve(api, r)
+		hr.Header.Set("Authorization", authorization(req.Extra))
+		status, body := serve(api, hr)
 		if status != http.StatusOK {
 			var e envelope
 			if json.Unmarshal(body, &e) == nil && e.Error != nil {
 				return nil, fmt.Errorf("%s: %s", e.Error.Code, e.Error.Message)
 			}
-			return nil, fmt.Errorf("the domains could not be read (%d)", status)
+			return nil, fmt.Errorf("the %s could not be read (%d)", r.name, status)
 		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: domainsURI, MIMEType: "application/json", Text: string(body)}}}, nil
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.uri, MIMEType: "application/json", Text: string(body)}}}, nil
 	}
 }
 

@@ -22,10 +22,10 @@ type tool struct {
 	readOnly   bool
 }
 
-// tools are the agent's tools. Nothing here drafts or sends a campaign,
-// creates a segment or touches the do-not-send list: a connection is
-// never granted email:send_bulk or segments:write, and the tools that
-// would need them do not exist.
+// tools are the agent's tools. Nothing here sends a campaign, creates a
+// segment or touches the do-not-send list: a connection is never granted
+// email:send_bulk or segments:write, and the tools that would need them do
+// not exist.
 var tools = []tool{
 	{name: "send_email", title: "Send an email", route: routes.Send, body: "SendRequest", idempotent: true,
 		description: "Send one transactional email (POST /api/v1/send). Needs email:send. The answer is the email's id and status; an email held for review says so, with the reason."},
@@ -51,4 +51,6 @@ var tools = []tool{
 		description: "Score an email's content and sender for deliverability before sending it (POST /api/v1/deliverability/check). Needs deliverability:check."},
 	{name: "list_campaigns", title: "List campaigns", route: routes.ListCampaigns, query: []string{"status", "limit", "cursor"}, readOnly: true,
 		description: "Bulk campaigns and their status, newest first (GET /api/v1/campaigns); read only: an agent never starts one. Needs campaigns:read."},
+	{name: "list_segments", title: "List segments", route: segmentsRoute, readOnly: true,
+		description: "The workspace's segments (named filters over contacts) with their filter and the recipient count when created, oldest first; read only: an agent never creates one. Needs segments:read."},
 }
