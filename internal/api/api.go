@@ -38,6 +38,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -207,7 +208,7 @@ func Routes(d Deps) []httpapi.Route {
 	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
 	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
 	all = append(all, templates.Handlers(d.Repos.Table, d.Cursors).Routes()...)
-	all = append(all, deliverabilityhttp.Handlers{Workspaces: d.Repos.Workspaces}.Routes()...)
+	all = append(all, deliverabilityhttp.Handlers{Checks: &deliverability.Service{Workspaces: d.Repos.Workspaces}}.Routes()...)
 	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
 	all = append(all, d.AutomationEvents.Routes()...)
 	return all

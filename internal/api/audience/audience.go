@@ -29,5 +29,5 @@ func contacts(t *dynamo.Table, c httpapi.Cursors, _ *slog.Logger) []httpapi.Rout
 
 // Handlers serves the contact routes over t.
 func Handlers(t *dynamo.Table, c httpapi.Cursors) contacthttp.Handlers {
-	return contacthttp.Handlers{Service: contact.Service{Store: &dynamo.Contacts{Table: t}}, Cursors: c}
+	return contacthttp.Handlers{Service: &contact.Service{Store: &dynamo.Contacts{Table: t}}, Cursors: c}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
+	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -14,10 +15,10 @@ import (
 )
 
 // CheckDeliverability serves POST /api/v1/deliverability/check.
-var CheckDeliverability = tableroutes.Read(routes.CheckDeliverability, deliverability)
+var CheckDeliverability = tableroutes.Read(routes.CheckDeliverability, handlers)
 
-// deliverability is the check's handler; the table serves the key lookup
+// handlers is the check's handler; the table serves the key lookup
 // and the workspace's brands.
-func deliverability(t *dynamo.Table, _ httpapi.Cursors, _ *slog.Logger) []httpapi.Route {
-	return deliverabilityhttp.Handlers{Workspaces: &dynamo.Workspaces{Table: t}}.Routes()
+func handlers(t *dynamo.Table, _ httpapi.Cursors, _ *slog.Logger) []httpapi.Route {
+	return deliverabilityhttp.Handlers{Checks: &deliverability.Service{Workspaces: &dynamo.Workspaces{Table: t}}}.Routes()
 }

@@ -10,12 +10,17 @@ import (
 	"github.com/sesame-mail/sesame/internal/api/tableroutes"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/email/emailhttp"
+	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/event/eventhttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
+	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/identity/identityhttp"
+	"github.com/sesame-mail/sesame/internal/metrics"
 	"github.com/sesame-mail/sesame/internal/metrics/metricshttp"
 	"github.com/sesame-mail/sesame/internal/routes"
+	"github.com/sesame-mail/sesame/internal/suppression"
 	"github.com/sesame-mail/sesame/internal/suppression/suppressionhttp"
 )
 
@@ -24,22 +29,22 @@ import (
 // among its Routes.
 var handlers = map[routes.Route]func(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route{
 	routes.ListEmails: func(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route {
-		return emailhttp.Handlers{Store: &dynamo.Emails{Table: t}, Cursors: c}.Routes()
+		return emailhttp.Handlers{Emails: &email.Service{Store: &dynamo.Emails{Table: t}}, Cursors: c}.Routes()
 	},
 	routes.GetEmail: func(t *dynamo.Table, _ httpapi.Cursors) []httpapi.Route {
-		return emailhttp.Handlers{Store: &dynamo.Emails{Table: t}}.Routes()
+		return emailhttp.Handlers{Emails: &email.Service{Store: &dynamo.Emails{Table: t}}}.Routes()
 	},
 	routes.Clicks: func(t *dynamo.Table, _ httpapi.Cursors) []httpapi.Route {
-		return emailhttp.Handlers{Store: &dynamo.Emails{Table: t}, ClickStore: &dynamo.Clicks{Table: t}}.Routes()
+		return emailhttp.Handlers{Emails: &email.Service{Store: &dynamo.Emails{Table: t}, Clicks: &dynamo.Clicks{Table: t}}}.Routes()
 	},
 	routes.Events: func(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route {
-		return eventhttp.Handlers{Store: &dynamo.Events{Table: t}, Cursors: c}.Routes()
+		return eventhttp.Handlers{Events: &event.Service{Store: &dynamo.Events{Table: t}}, Cursors: c}.Routes()
 	},
 	routes.Domains: func(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route {
-		return identityhttp.Handlers{Store: &dynamo.Domains{Table: t}, Cursors: c}.Routes()
+		return identityhttp.Handlers{Domains: &identity.Domains{Store: &dynamo.Domains{Table: t}}, Cursors: c}.Routes()
 	},
 	routes.Metrics: func(t *dynamo.Table, _ httpapi.Cursors) []httpapi.Route {
-		return metricshttp.Handlers{Store: &dynamo.Metrics{Table: t}}.Routes()
+		return metricshttp.Handlers{Metrics: &metrics.Service{Store: &dynamo.Metrics{Table: t}}}.Routes()
 	},
 	routes.ListSuppressions:  suppressions,
 	routes.AddSuppressions:   suppressions,
@@ -48,7 +53,7 @@ var handlers = map[routes.Route]func(t *dynamo.Table, c httpapi.Cursors) []httpa
 
 // suppressions serves the do-not-send list routes; only the list pages.
 func suppressions(t *dynamo.Table, c httpapi.Cursors) []httpapi.Route {
-	return suppressionhttp.Handlers{Store: &dynamo.Suppressions{Table: t}, Cursors: c}.Routes()
+	return suppressionhttp.Handlers{Suppressions: &suppression.Service{Store: &dynamo.Suppressions{Table: t}}, Cursors: c}.Routes()
 }
 
 // The read routes' functions. A route that pages signs its cursors, so
