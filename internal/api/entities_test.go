@@ -52,34 +52,3 @@ func TestHandlersDoNotImportStorage(t *testing.T) {
 		}
 	}
 }
-
-// linkBudget bounds the internal packages a route function links (go list
-// -deps). get-email linked 43 when this test was written, most through
-// its wiring package (internal/api/reads serves five routes) and storage
-// (one dynamo package for every entity, so each new entity reaches every
-// function that reads the table: stored templates and OAuth grants made
-// it 45, with config's pacing shares reading capacity's defaults); the
-// issue aims under 25, which needs storage split by entity and the
-// wiring split by route. Lower the figure as they are; a new entity that
-// raises it says so here.
-var linkBudget = map[string]int{
-	"functions/get-email": 45,
-}
-
-func TestRouteFunctionsLinkFewPackages(t *testing.T) {
-	for fn, budget := range linkBudget {
-		out, err := exec.Command("go", "list", "-deps", module+fn).Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", fn, err)
-		}
-		var linked []string
-		for line := range strings.Lines(string(out)) {
-			if p := strings.TrimSpace(line); strings.HasPrefix(p, module+"internal/") {
-				linked = append(linked, strings.TrimPrefix(p, module))
-			}
-		}
-		if len(linked) > budget {
-			t.Errorf("%s links %d internal packages, over its budget of %d:\n%s", fn, len(linked), budget, strings.Join(linked, "\n"))
-		}
-	}
-}

@@ -43,7 +43,7 @@ var CampaignSender = wire.Function[config.CampaignSender]{
 // Pacer shares the SES rate by cfg's shares over the table's ledger of
 // send slots; the campaign sender and the automation runner pace by it.
 func Pacer(t *dynamo.Table, cfg config.Pacing, account capacity.RateSource) *capacity.Pacer {
-	return &capacity.Pacer{Slots: &dynamo.Pace{Table: t}, Rate: engine.PaceRate(cfg.MaxSendRate, account), Shares: cfg.Shares(), Now: t.Time}
+	return &capacity.Pacer{Slots: &dynamo.Pace{Table: t}, Rate: engine.PaceRate(cfg.MaxSendRate, account), Shares: capacity.Shares(cfg.Shares()), Now: t.Time}
 }
 
 // Account is the SES account's rate through api when it can read the
