@@ -32,10 +32,10 @@ var linkBudget = map[string]int{
 	"list-events": 40, "list-domains": 40, "get-metrics": 41,
 	"list-suppressions": 40, "add-suppressions": 40, "delete-suppression": 40,
 	"create-contact": 40, "list-contacts": 40, "get-contact": 40, "update-contact": 40, "delete-contact": 40,
-	"create-segment": 40,
+	"create-segment":  40,
 	"create-template": 40, "list-templates": 40, "get-template": 40, "update-template": 40, "delete-template": 40,
 	"check-deliverability": 41,
-	"cancel-email": 40,
+	"cancel-email":         40,
 	// The campaign routes resolve a segment and check the draft's
 	// deliverability.
 	"send-bulk": 44, "list-campaigns": 44, "get-campaign": 44, "cancel-campaign": 44,
