@@ -6,9 +6,13 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sesame-mail/sesame/internal/routes"
 )
 
 // notWiring are the packages of internal/api that are not a route's
@@ -108,5 +112,62 @@ func Run() {}
 	got := wiringExports(t, dir)
 	if len(got) != 2 || !strings.Contains(got[0], "method Wake") || !strings.Contains(got[1], "func Run") {
 		t.Errorf("found %q", got)
+	}
+}
+
+// namedElsewhere are the functions whose wiring others own and name by
+// what they are (sites, the MCP server), and the campaign draft, whose
+// path is /send/bulk but whose entity is the campaign.
+var namedElsewhere = map[string]string{
+	"unsubscribe": "pages", "dashboard": "site", "oauth": "authserver", "mcp": "",
+	"send-bulk": "campaigns",
+}
+
+// verbs are words of a function's name that name no route area.
+var verbs = map[string]bool{"get": true, "list": true, "create": true, "update": true, "delete": true, "add": true, "check": true}
+
+// A function's wiring is found from its name: the package its main
+// imports below internal/api holds a word of the function's name (a
+// verb aside, e.g. "email" of get-email in "emails") or the first segment
+// of its route's path (list-clicks, /api/v1/emails/{id}/clicks: "emails").
+func TestWiringNamedByRoute(t *testing.T) {
+	paths := map[string]string{}
+	for _, rt := range routes.All() {
+		seg, _, _ := strings.Cut(strings.TrimPrefix(rt.Path, "/api/v1/"), "/")
+		paths[rt.Function] = strings.TrimSuffix(seg, ".json")
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"functions/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		fn := strings.TrimPrefix(f[0], module+"functions/")
+		wiring := ""
+		for _, imp := range f[1:] {
+			if p, ok := strings.CutPrefix(imp, module+"internal/api"); ok && p != "/wire" {
+				wiring = strings.TrimPrefix(p, "/")
+			}
+		}
+		checked++
+		if want, ok := namedElsewhere[fn]; ok {
+			if wiring != want {
+				t.Errorf("%s is wired in internal/api/%s, want internal/api/%s", fn, wiring, want)
+			}
+			continue
+		}
+		words := []string{paths[fn]}
+		for _, w := range strings.Split(fn, "-") {
+			if !verbs[w] {
+				words = append(words, strings.TrimSuffix(w, "s"))
+			}
+		}
+		if !slices.ContainsFunc(words, func(w string) bool { return w != "" && strings.Contains(wiring, w) }) {
+			t.Errorf("%s is wired in internal/api/%s, whose name holds none of %q", fn, wiring, words)
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("checked %d functions", checked)
 	}
 }
