@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 
-	"github.com/sesame-mail/sesame/internal/api/runs"
+	automationrunner "github.com/sesame-mail/sesame/internal/api/automations/runner"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/config"
@@ -175,9 +175,9 @@ func (w *runWorkspace) runEnding(steps []automation.Step, payload map[string]str
 		t.Fatalf("start run: %s, %v", out, err)
 	}
 	// A test key's run never reaches SES nor the queues: no clients.
-	runner := runs.NewRunner(store.Table, config.AutomationRunner{
+	runner := automationrunner.NewRunner(store.Table, config.AutomationRunner{
 		PublicURL: config.PublicURL{PublicURL: "https://mail.acme.example"}, Unsubscribing: config.Unsubscribing{UnsubscribeSecret: "s"},
-	}, runs.Deps{})
+	}, automationrunner.Deps{})
 	body, err := json.Marshal(automation.WakeMessage{WorkspaceID: w.ws, AutomationID: w.automation, RunID: r.ID})
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/runs"
+	"github.com/sesame-mail/sesame/internal/api/automations/runner"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(runs.AutomationRunner) }
+func main() { wire.Main(runner.AutomationRunner) }

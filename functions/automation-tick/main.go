@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/wakes"
+	"github.com/sesame-mail/sesame/internal/api/automations/tick"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(wakes.AutomationTick) }
+func main() { wire.Main(tick.AutomationTick) }

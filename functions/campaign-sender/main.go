@@ -3,7 +3,7 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/sender"
+	"github.com/sesame-mail/sesame/internal/api/campaigns/sender"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/cancels"
+	"github.com/sesame-mail/sesame/internal/api/emails/cancel"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(cancels.CancelEmail) }
+func main() { wire.Main(cancel.CancelEmail) }

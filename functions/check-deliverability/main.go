@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/checks"
+	"github.com/sesame-mail/sesame/internal/api/deliverability"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(checks.CheckDeliverability) }
+func main() { wire.Main(deliverability.CheckDeliverability) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/audience"
+	"github.com/sesame-mail/sesame/internal/api/contacts"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(audience.DeleteContact) }
+func main() { wire.Main(contacts.DeleteContact) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/public"
+	"github.com/sesame-mail/sesame/internal/api/openapi"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(public.OpenAPI) }
+func main() { wire.Main(openapi.OpenAPI) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/bulk"
+	"github.com/sesame-mail/sesame/internal/api/campaigns"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(bulk.ListCampaigns) }
+func main() { wire.Main(campaigns.ListCampaigns) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/reads"
+	"github.com/sesame-mail/sesame/internal/api/events"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(reads.Events) }
+func main() { wire.Main(events.Events) }

@@ -2,8 +2,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/agents"
+	"github.com/sesame-mail/sesame/internal/api/mcp"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(agents.MCP) }
+func main() { wire.Main(mcp.MCP) }

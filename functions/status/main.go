@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/statusfeed"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(pipeline.Status) }
+func main() { wire.Main(statusfeed.Status) }

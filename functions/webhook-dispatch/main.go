@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/sesame-mail/sesame/internal/api/pipeline"
+	"github.com/sesame-mail/sesame/internal/api/webhookdispatch"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 )
 
-func main() { wire.Main(pipeline.WebhookDispatch) }
+func main() { wire.Main(webhookdispatch.WebhookDispatch) }

@@ -15,30 +15,38 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/sesame-mail/sesame/internal/api/agents"
-	"github.com/sesame-mail/sesame/internal/api/audience"
 	"github.com/sesame-mail/sesame/internal/api/authserver"
 	"github.com/sesame-mail/sesame/internal/api/automations"
-	"github.com/sesame-mail/sesame/internal/api/bulk"
-	"github.com/sesame-mail/sesame/internal/api/cancels"
-	"github.com/sesame-mail/sesame/internal/api/checks"
+	automationrunner "github.com/sesame-mail/sesame/internal/api/automations/runner"
+	automationtick "github.com/sesame-mail/sesame/internal/api/automations/tick"
+	"github.com/sesame-mail/sesame/internal/api/campaigns"
+	"github.com/sesame-mail/sesame/internal/api/campaigns/sender"
+	campaigntick "github.com/sesame-mail/sesame/internal/api/campaigns/tick"
+	"github.com/sesame-mail/sesame/internal/api/contacts"
+	apideliverability "github.com/sesame-mail/sesame/internal/api/deliverability"
+	"github.com/sesame-mail/sesame/internal/api/domains"
+	"github.com/sesame-mail/sesame/internal/api/emails"
+	"github.com/sesame-mail/sesame/internal/api/emails/cancel"
+	"github.com/sesame-mail/sesame/internal/api/emails/review"
+	"github.com/sesame-mail/sesame/internal/api/emails/send"
+	apievents "github.com/sesame-mail/sesame/internal/api/events"
+	"github.com/sesame-mail/sesame/internal/api/mcp"
+	apimetrics "github.com/sesame-mail/sesame/internal/api/metrics"
+	apiopenapi "github.com/sesame-mail/sesame/internal/api/openapi"
 	"github.com/sesame-mail/sesame/internal/api/owners"
 	"github.com/sesame-mail/sesame/internal/api/pages"
-	"github.com/sesame-mail/sesame/internal/api/pipeline"
-	"github.com/sesame-mail/sesame/internal/api/public"
-	"github.com/sesame-mail/sesame/internal/api/reads"
-	"github.com/sesame-mail/sesame/internal/api/runs"
-	"github.com/sesame-mail/sesame/internal/api/sender"
-	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/segments"
 	"github.com/sesame-mail/sesame/internal/api/site"
-	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/api/statusfeed"
+	"github.com/sesame-mail/sesame/internal/api/suppressions"
 	"github.com/sesame-mail/sesame/internal/api/templates"
-	"github.com/sesame-mail/sesame/internal/api/wakes"
+	"github.com/sesame-mail/sesame/internal/api/webhookdispatch"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/automation/automationhttp"
 	"github.com/sesame-mail/sesame/internal/automation/runner"
 	"github.com/sesame-mail/sesame/internal/campaign/engine"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/deliverability"
 	"github.com/sesame-mail/sesame/internal/deliverability/deliverabilityhttp"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/repositories"
@@ -59,19 +67,19 @@ import (
 // routes.RouteFunctions and consumer of routes.Consumers: what each
 // functions/<name>/main.go runs.
 var Functions = []wire.Starter{
-	reads.ListEmails, reads.GetEmail, sends.Send, sends.SendBatch, cancels.CancelEmail, reads.Domains,
-	reads.Clicks, reads.Events, reads.Metrics, public.OpenAPI, pages.Unsubscribe,
-	reads.ListSuppressions, reads.AddSuppressions, reads.DeleteSuppression,
-	sends.Review, pipeline.Status, pipeline.WebhookDispatch,
-	audience.CreateContact, audience.ListContacts, audience.GetContact, audience.UpdateContact, audience.DeleteContact,
-	audience.CreateSegment,
-	checks.CheckDeliverability,
-	bulk.SendBulk, bulk.ListCampaigns, bulk.GetCampaign, bulk.CancelCampaign,
-	sender.CampaignSender, starts.CampaignTick,
-	runs.AutomationRunner, wakes.AutomationTick,
+	emails.ListEmails, emails.GetEmail, send.Send, send.SendBatch, cancel.CancelEmail, domains.Domains,
+	emails.Clicks, apievents.Events, apimetrics.Metrics, apiopenapi.OpenAPI, pages.Unsubscribe,
+	suppressions.ListSuppressions, suppressions.AddSuppressions, suppressions.DeleteSuppression,
+	review.Review, statusfeed.Status, webhookdispatch.WebhookDispatch,
+	contacts.CreateContact, contacts.ListContacts, contacts.GetContact, contacts.UpdateContact, contacts.DeleteContact,
+	segments.CreateSegment,
+	apideliverability.CheckDeliverability,
+	campaigns.SendBulk, campaigns.ListCampaigns, campaigns.GetCampaign, campaigns.CancelCampaign,
+	sender.CampaignSender, campaigntick.CampaignTick,
+	automationrunner.AutomationRunner, automationtick.AutomationTick,
 	automations.AutomationEvents,
 	templates.CreateTemplate, templates.ListTemplates, templates.GetTemplate, templates.UpdateTemplate, templates.DeleteTemplate,
-	site.Dashboard, authserver.AuthServer, agents.MCP,
+	site.Dashboard, authserver.AuthServer, mcp.MCP,
 }
 
 // Function is the function named name.
@@ -130,7 +138,7 @@ func NewClients(awsCfg aws.Config, b config.SDK, dynamoOpts ...func(*dynamodb.Op
 	awsCfg = wire.Bound(awsCfg, b)
 	return Clients{
 		DynamoDB: dynamodb.NewFromConfig(awsCfg, dynamoOpts...),
-		SES:      sesv2.NewFromConfig(awsCfg, sends.SESBound(b)),
+		SES:      sesv2.NewFromConfig(awsCfg, send.SESBound(b)),
 		SQS:      sqs.NewFromConfig(awsCfg),
 	}
 }
@@ -139,8 +147,8 @@ func NewClients(awsCfg aws.Config, b config.SDK, dynamoOpts ...func(*dynamodb.Op
 // builders the functions use.
 func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 	repos := repositories.New(dynamo.NewTable(c.DynamoDB, cfg.Table))
-	statusProcessor := pipeline.Processor(repos.Table, cfg.WebhooksQueue, c.SQS, logger)
-	svc := sends.Service(repos.Table, cfg.SES, &ses.Client{API: c.SES}, &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
+	statusProcessor := statusfeed.Processor(repos.Table, cfg.WebhooksQueue, c.SQS, logger)
+	svc := send.Service(repos.Table, cfg.SES, &ses.Client{API: c.SES}, &queue.Publisher{SQS: c.SQS, QueueURL: cfg.ReviewQueueURL},
 		statusProcessor, logger)
 	unsub := pages.Unsubscriber(repos.Table, cfg.Unsubscribing)
 	campaignSender := sender.NewSender(repos.Table, config.CampaignSender{
@@ -155,20 +163,20 @@ func NewDeps(cfg config.API, c Clients, logger *slog.Logger) Deps {
 		Cursors:     httpapi.NewCursors([]byte(cfg.CursorSecret)),
 		Logger:      logger,
 		Sending:     svc,
-		Reviewer:    sends.Reviewer(repos.Table, svc),
+		Reviewer:    review.Reviewer(repos.Table, svc),
 		Status:      statusProcessor,
-		Webhooks:    pipeline.Dispatcher(repos.Table, cfg.Delivery, cfg.WebhooksQueue, c.SQS, logger),
+		Webhooks:    webhookdispatch.Dispatcher(repos.Table, cfg.Delivery, cfg.WebhooksQueue, c.SQS, logger),
 		Unsubscribe: unsub,
 		Links:       unsubscribe.Links{BaseURL: cfg.PublicURL.PublicURL, Signer: unsub.Signer},
 
 		CampaignSender:  campaignSender,
-		CampaignStarter: starts.NewStarter(repos.Table, repos.Campaigns, cfg.SendsQueue, c.SQS, logger),
+		CampaignStarter: campaigntick.NewStarter(repos.Table, repos.Campaigns, cfg.SendsQueue, c.SQS, logger),
 
-		AutomationRunner: runs.NewRunner(repos.Table, config.AutomationRunner{
+		AutomationRunner: automationrunner.NewRunner(repos.Table, config.AutomationRunner{
 			SES: cfg.SES, WebhooksQueue: cfg.WebhooksQueue, AutomationsQueue: cfg.AutomationsQueue,
 			Unsubscribing: cfg.Unsubscribing, PublicURL: cfg.PublicURL, Pacing: cfg.Pacing,
-		}, runs.Deps{Transport: svc.Transport, Account: sender.Account(c.SES), Queue: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger}),
-		AutomationTick:   wakes.NewTick(repos.Table, cfg.AutomationsQueue, config.ReviewQueue{ReviewQueueURL: cfg.ReviewQueueURL}, c.SQS),
+		}, automationrunner.Deps{Transport: svc.Transport, Account: sender.Account(c.SES), Queue: c.SQS, Visibility: c.SQS, Webhooks: c.SQS, Logger: logger}),
+		AutomationTick:   automationtick.NewTick(repos.Table, cfg.AutomationsQueue, config.ReviewQueue{ReviewQueueURL: cfg.ReviewQueueURL}, c.SQS),
 		AutomationEvents: automations.Handlers(repos.Table, cfg.AutomationsQueue, c.SQS, logger),
 	}
 }
@@ -199,24 +207,29 @@ func NewAuthServer(d Deps) http.Handler {
 	})
 }
 
-// NewMCP builds the MCP endpoint over d (agents.New): its tools call
+// NewMCP builds the MCP endpoint over d (mcp.New): its tools call
 // d's routes.
 func NewMCP(d Deps) (http.Handler, error) {
-	return agents.New(d.Repos.Keys, d.Logger, Routes(d), d.Repos.Table)
+	return mcp.New(d.Repos.Keys, d.Logger, Routes(d), d.Repos.Table)
 }
 
 // Routes returns every implemented route with its handler: routes.API,
 // then routes.Pages.
 func Routes(d Deps) []httpapi.Route {
-	all := reads.Routes(d.Repos.Table, d.Cursors)
+	t := d.Repos.Table
+	all := emails.Handlers(t, d.Cursors).Routes()
+	all = append(all, apievents.Handlers(t, d.Cursors).Routes()...)
+	all = append(all, domains.Handlers(t, d.Cursors).Routes()...)
+	all = append(all, apimetrics.Handlers(t).Routes()...)
+	all = append(all, suppressions.Handlers(t, d.Cursors).Routes()...)
 	all = append(all, sendinghttp.Handlers{Service: d.Sending}.Routes()...)
 	all = append(all, openapi.Handlers{}.Routes()...)
 	all = append(all, pages.Routes(d.Unsubscribe, d.Logger)...)
-	all = append(all, audience.Handlers(d.Repos.Table, d.Cursors).Routes()...)
-	all = append(all, audience.SegmentHandlers(d.Repos.Table).Routes()...)
+	all = append(all, contacts.Handlers(d.Repos.Table, d.Cursors).Routes()...)
+	all = append(all, segments.Handlers(d.Repos.Table).Routes()...)
 	all = append(all, templates.Handlers(d.Repos.Table, d.Cursors).Routes()...)
-	all = append(all, deliverabilityhttp.Handlers{Workspaces: d.Repos.Workspaces}.Routes()...)
-	all = append(all, bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
+	all = append(all, deliverabilityhttp.Handlers{Checks: &deliverability.Service{Workspaces: d.Repos.Workspaces}}.Routes()...)
+	all = append(all, campaigns.Handlers(d.Repos.Table, d.Cursors, d.Logger).Routes()...)
 	all = append(all, d.AutomationEvents.Routes()...)
 	return all
 }
@@ -244,8 +257,8 @@ func Consumers(d Deps) map[routes.Consumer]queue.Consumer {
 // context.
 func Ticks(d Deps) map[routes.Scheduled]func(context.Context) error {
 	all := map[routes.Scheduled]func(context.Context) error{
-		routes.CampaignTick:   starts.Tick(d.CampaignStarter, d.Logger),
-		routes.AutomationTick: wakes.Tick(d.AutomationTick, d.Logger),
+		routes.CampaignTick:   campaigntick.Tick(d.CampaignStarter, d.Logger),
+		routes.AutomationTick: automationtick.Tick(d.AutomationTick, d.Logger),
 	}
 	for sch, tick := range all {
 		all[sch] = func(ctx context.Context) error { return tick(routes.WithFunction(ctx, sch.Function)) }

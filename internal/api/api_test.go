@@ -24,7 +24,7 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/sesame-mail/sesame/internal/api"
-	"github.com/sesame-mail/sesame/internal/api/reads"
+	"github.com/sesame-mail/sesame/internal/api/emails"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/config"
@@ -205,15 +205,15 @@ func TestEveryQueueIsConsumed(t *testing.T) {
 func TestListFunctionsNeedTheCursorSecret(t *testing.T) {
 	ctx := t.Context()
 	table := envconfig.MapLookuper(map[string]string{"SESAME_TABLE": "t"})
-	_, err := reads.ListEmails.WithAWS(offline(t)).Handler(ctx, table)
+	_, err := emails.ListEmails.WithAWS(offline(t)).Handler(ctx, table)
 	if want := "config: SESAME_CURSOR_SECRET is required by list-emails"; err == nil || err.Error() != want {
 		t.Errorf("list-emails without the secret: err = %v, want %q", err, want)
 	}
 	withSecret := envconfig.MapLookuper(map[string]string{"SESAME_TABLE": "t", "SESAME_CURSOR_SECRET": "s"})
-	if _, err := reads.ListEmails.WithAWS(offline(t)).Handler(ctx, withSecret); err != nil {
+	if _, err := emails.ListEmails.WithAWS(offline(t)).Handler(ctx, withSecret); err != nil {
 		t.Errorf("list-emails with the secret: %v", err)
 	}
-	if _, err := reads.GetEmail.WithAWS(offline(t)).Handler(ctx, table); err != nil {
+	if _, err := emails.GetEmail.WithAWS(offline(t)).Handler(ctx, table); err != nil {
 		t.Errorf("get-email without the secret: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/emails/send"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
@@ -213,7 +213,7 @@ func BenchmarkHandler(b *testing.B) {
 	recorded := awsCfg.Copy()
 	recorded.APIOptions = append(recorded.APIOptions, rec.addTo)
 	env := map[string]string{"LOG_LEVEL": "info"}
-	for _, v := range config.Vars(sends.Send.Config()) {
+	for _, v := range config.Vars(send.Send.Config()) {
 		if v.Required {
 			env[v.Name] = "bench"
 		}
@@ -222,7 +222,7 @@ func BenchmarkHandler(b *testing.B) {
 	for _, bd := range loadBodies(b) {
 		b.Run(bd.name, func(b *testing.B) {
 			logs := &countingWriter{}
-			h, err := sends.Send.WithAWS(func(context.Context) (aws.Config, error) { return recorded, nil }).WithLogTo(logs).Handler(ctx, envconfig.MapLookuper(env))
+			h, err := send.Send.WithAWS(func(context.Context) (aws.Config, error) { return recorded, nil }).WithLogTo(logs).Handler(ctx, envconfig.MapLookuper(env))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
-
-	"github.com/sesame-mail/sesame/internal/sending/capacity"
 )
 
 // Each Lambda function reads its own config struct (Public, Read, List,
@@ -246,7 +244,7 @@ type publicURLChecked interface{ checkPublicURL() error }
 // campaigns and automations together take at most BulkShare of it, the
 // rest is transactional email's headroom; AutomationShare of it is kept
 // for automations when they want it. A zero share is its default
-// (capacity.DefaultShares: 0.8 and 0.2). MaxSendRate zero reads the SES
+// (DefaultShares: 0.8 and 0.2). MaxSendRate zero reads the SES
 // account's rate (GetAccount); a value overrides it (the local stack's).
 type Pacing struct {
 	MaxSendRate     float64 `env:"SESAME_MAX_SEND_RATE"`
@@ -254,9 +252,21 @@ type Pacing struct {
 	AutomationShare float64 `env:"SESAME_AUTOMATION_SHARE"`
 }
 
+// Shares are parts of the SES rate: the fields of capacity.Shares, which
+// the wiring converts them to, so that config (linked by every function)
+// does not link the pacer.
+type Shares struct {
+	Bulk       float64
+	Automation float64
+}
+
+// DefaultShares are the shares of an unset variable: the pacer's
+// capacity.DefaultShares (TestDefaultSharesAreThePacers holds them equal).
+var DefaultShares = Shares{Bulk: 0.8, Automation: 0.2}
+
 // Shares are the configured shares, each unset one at its default.
-func (p Pacing) Shares() capacity.Shares {
-	s := capacity.DefaultShares
+func (p Pacing) Shares() Shares {
+	s := DefaultShares
 	if p.BulkShare != 0 {
 		s.Bulk = p.BulkShare
 	}

@@ -265,15 +265,15 @@ func TestLoadFunctionShares(t *testing.T) {
 	}
 	for name, tc := range map[string]struct {
 		env     map[string]string
-		want    capacity.Shares
+		want    Shares
 		wantErr string
 	}{
-		"defaults":             {base, capacity.Shares{Bulk: 0.8, Automation: 0.2}, ""},
-		"set":                  {with(with(base, "SESAME_BULK_SHARE", "0.7"), "SESAME_AUTOMATION_SHARE", "0.1"), capacity.Shares{Bulk: 0.7, Automation: 0.1}, ""},
-		"bulk over one":        {with(base, "SESAME_BULK_SHARE", "1.5"), capacity.Shares{}, "SESAME_BULK_SHARE 1.5"},
-		"bulk negative":        {with(base, "SESAME_BULK_SHARE", "-0.1"), capacity.Shares{}, "SESAME_BULK_SHARE -0.1"},
-		"automation past bulk": {with(with(base, "SESAME_BULK_SHARE", "0.3"), "SESAME_AUTOMATION_SHARE", "0.5"), capacity.Shares{}, "SESAME_AUTOMATION_SHARE 0.5"},
-		"not a number":         {with(base, "SESAME_BULK_SHARE", "most"), capacity.Shares{}, "SESAME_BULK_SHARE of campaign-sender"},
+		"defaults":             {base, Shares{Bulk: 0.8, Automation: 0.2}, ""},
+		"set":                  {with(with(base, "SESAME_BULK_SHARE", "0.7"), "SESAME_AUTOMATION_SHARE", "0.1"), Shares{Bulk: 0.7, Automation: 0.1}, ""},
+		"bulk over one":        {with(base, "SESAME_BULK_SHARE", "1.5"), Shares{}, "SESAME_BULK_SHARE 1.5"},
+		"bulk negative":        {with(base, "SESAME_BULK_SHARE", "-0.1"), Shares{}, "SESAME_BULK_SHARE -0.1"},
+		"automation past bulk": {with(with(base, "SESAME_BULK_SHARE", "0.3"), "SESAME_AUTOMATION_SHARE", "0.5"), Shares{}, "SESAME_AUTOMATION_SHARE 0.5"},
+		"not a number":         {with(base, "SESAME_BULK_SHARE", "most"), Shares{}, "SESAME_BULK_SHARE of campaign-sender"},
 	} {
 		var cfg CampaignSender
 		err := LoadFunction(t.Context(), "campaign-sender", envconfig.MapLookuper(tc.env), &cfg)
@@ -285,5 +285,12 @@ func TestLoadFunctionShares(t *testing.T) {
 		case tc.wantErr == "" && cfg.Shares() != tc.want:
 			t.Errorf("%s: shares %+v, want %+v", name, cfg.Shares(), tc.want)
 		}
+	}
+}
+
+// An unset share is the pacer's default.
+func TestDefaultSharesAreThePacers(t *testing.T) {
+	if capacity.Shares(DefaultShares) != capacity.DefaultShares {
+		t.Errorf("config's default shares %+v, the pacer's %+v", DefaultShares, capacity.DefaultShares)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/sesame-mail/sesame/internal/api/public"
+	apiopenapi "github.com/sesame-mail/sesame/internal/api/openapi"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/openapi"
@@ -106,7 +106,7 @@ func TestServedWithoutKey(t *testing.T) {
 	}
 	// What get-openapi runs, with nothing in its environment: no table, no
 	// key store, no AWS configuration; a public route never asks them.
-	h, err := public.OpenAPI.Handler(context.Background(), envconfig.MapLookuper(nil))
+	h, err := apiopenapi.OpenAPI.Handler(context.Background(), envconfig.MapLookuper(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/sesame-mail/sesame/internal/account"
-	"github.com/sesame-mail/sesame/internal/api/starts"
+	"github.com/sesame-mail/sesame/internal/api/campaigns/tick"
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/automation"
 	"github.com/sesame-mail/sesame/internal/campaign"
@@ -75,7 +75,7 @@ func Service(q Queues, repos repositories.Set, c Clients) *owner.Service {
 	if starter == nil {
 		starter = campaign.NoEngine{}
 		if q.SendsQueueURL != "" {
-			starter = starts.NewStarter(repos.Table, repos.Campaigns, config.SendsQueue{SendsQueueURL: q.SendsQueueURL},
+			starter = tick.NewStarter(repos.Table, repos.Campaigns, config.SendsQueue{SendsQueueURL: q.SendsQueueURL},
 				c.SQS, slog.New(slog.DiscardHandler))
 		}
 	}

@@ -6,7 +6,7 @@ package templates
 import (
 	"log/slog"
 
-	"github.com/sesame-mail/sesame/internal/api/tableroutes"
+	"github.com/sesame-mail/sesame/internal/api/wire/tablefn"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/contactdb"
 	"github.com/sesame-mail/sesame/internal/dynamo/emailtemplatedb"
@@ -20,11 +20,11 @@ import (
 
 // The template routes' functions; the list signs its cursors.
 var (
-	CreateTemplate = tableroutes.Read(routes.CreateTemplate, templates)
-	ListTemplates  = tableroutes.List(routes.ListTemplates, templates)
-	GetTemplate    = tableroutes.Read(routes.GetTemplate, templates)
-	UpdateTemplate = tableroutes.Read(routes.UpdateTemplate, templates)
-	DeleteTemplate = tableroutes.Read(routes.DeleteTemplate, templates)
+	CreateTemplate = tablefn.Read(routes.CreateTemplate, templates)
+	ListTemplates  = tablefn.List(routes.ListTemplates, templates)
+	GetTemplate    = tablefn.Read(routes.GetTemplate, templates)
+	UpdateTemplate = tablefn.Read(routes.UpdateTemplate, templates)
+	DeleteTemplate = tablefn.Read(routes.DeleteTemplate, templates)
 )
 
 func templates(t *dynamo.Table, c httpapi.Cursors, _ *slog.Logger) []httpapi.Route {

@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/sesame-mail/sesame/internal/api/sends"
+	"github.com/sesame-mail/sesame/internal/api/emails/send"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/emulatortest"
@@ -146,7 +146,7 @@ func (f doFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
 func TestSESBoundWaitsOneAttempt(t *testing.T) {
 	stalled := emulatortest.NewStalled(t)
 	b := config.SDK{AttemptTimeout: 20 * time.Millisecond, CallTimeout: long, SESCallTimeout: 300 * time.Millisecond}
-	client := sesv2.NewFromConfig(wire.Bound(stalled.Config(), b), sends.SESBound(b))
+	client := sesv2.NewFromConfig(wire.Bound(stalled.Config(), b), send.SESBound(b))
 	_, err := client.GetAccount(t.Context(), &sesv2.GetAccountInput{})
 	var netErr net.Error
 	if !errors.Is(err, context.DeadlineExceeded) && !(errors.As(err, &netErr) && netErr.Timeout()) {

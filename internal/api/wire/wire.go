@@ -1,15 +1,13 @@
 // Package wire starts one Lambda function: it loads and checks the
 // function's own config, builds only what its route or queue needs and
 // hands the handler to the Lambda runtime. The functions themselves are
-// declared in the packages beside it, split by what they link (an
-// imported package runs its init in every binary that links it):
-//
-//	public    get-openapi: no AWS service at all
-//	reads     the read routes: DynamoDB only
-//	pipeline  status, webhook-dispatch: DynamoDB and SQS
-//	sends     send, send-batch, review: DynamoDB, SQS and SES
-//	audience  the contact and segment routes: DynamoDB only
-//	checks    check-deliverability: DynamoDB for the key lookup only
+// declared in the packages beside it, one per route area and named by
+// it (emails, contacts, campaigns, ...; a consumer or tick by what it
+// consumes or runs: statusfeed, webhookdispatch, campaigns/tick, ...).
+// An imported package runs its init in every binary that links it, so an
+// area's functions that link different things are apart: emails serves
+// the reads, emails/send the sends (SES, the MIME writer), emails/cancel
+// the cancel (the send path's store, no SES).
 //
 // A main is one call, wire.Main(<package>.<Function>). internal/api builds
 // every function's services at once, from the same builders, for the dev

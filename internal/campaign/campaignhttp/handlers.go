@@ -58,7 +58,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|campaigns|" + string(status)
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]campaign.Campaign, string, bool, error) {
-		return h.Campaigns.Store.ListCampaigns(ctx, ws, status, after, limit)
+		return h.Campaigns.Page(ctx, ws, status, after, limit)
 	}, campaign.Campaign.View)
 }
 

@@ -15,7 +15,7 @@ import (
 
 // Handlers serves the contact routes.
 type Handlers struct {
-	Service contact.Service
+	Service *contact.Service
 	Cursors httpapi.Cursors
 }
 
@@ -104,7 +104,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	}
 	binding := ws + "|contacts|" + f.Email + "|" + subscribed + "|" + f.Tag
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]contact.Contact, string, bool, error) {
-		return h.Service.Store.ListContacts(ctx, ws, f, after, limit)
+		return h.Service.Page(ctx, ws, f, after, limit)
 	}, contact.Contact.View)
 }
 

@@ -3,7 +3,6 @@
 package deliverabilityhttp
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
@@ -14,20 +13,12 @@ import (
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/routes"
-	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // Handlers serves the deliverability check. It writes nothing, and reads
 // only the key's workspace, for the brands it owns.
 type Handlers struct {
-	// Workspaces reads the workspace; nil reads none, and then every
-	// impersonated brand an email names is foreign.
-	Workspaces WorkspaceReader
-}
-
-// WorkspaceReader reads a workspace (workspacedb.Workspaces).
-type WorkspaceReader interface {
-	GetWorkspace(ctx context.Context, id string) (workspace.Workspace, error)
+	Checks *deliverability.Service
 }
 
 // Routes returns the routes served by h.
@@ -85,13 +76,10 @@ func (h Handlers) Check(w http.ResponseWriter, r *http.Request) error {
 		// (unsubscribe, dashboard) are Sesame's own.
 		in.Own = []string{"//" + r.Host}
 	}
-	if h.Workspaces != nil {
-		ws, err := h.Workspaces.GetWorkspace(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID)
-		if err != nil && !errors.Is(err, workspace.ErrNotFound) {
-			return err
-		}
-		in.OwnBrands = ws.OwnBrands()
+	report, err := h.Checks.Check(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, in)
+	if err != nil {
+		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[deliverability.Report]{Data: deliverability.Check(in)})
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[deliverability.Report]{Data: report})
 	return nil
 }

@@ -97,10 +97,10 @@ func TestCheckReadsTheWorkspaceAndTheStacksAddress(t *testing.T) {
 	fault := errors.New("store down")
 	check := func(ws workspace.Workspace, err error) (deliverability.Report, error) {
 		var asked string
-		h := deliverabilityhttp.Handlers{Workspaces: workspacesFunc(func(_ context.Context, id string) (workspace.Workspace, error) {
+		h := deliverabilityhttp.Handlers{Checks: &deliverability.Service{Workspaces: workspacesFunc(func(_ context.Context, id string) (workspace.Workspace, error) {
 			asked = id
 			return ws, err
-		})}
+		})}}
 		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8787/api/v1/deliverability/check", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req = req.WithContext(httpapi.WithPrincipal(req.Context(), apikey.Principal{WorkspaceID: "ws-1"}))

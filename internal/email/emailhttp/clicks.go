@@ -1,11 +1,8 @@
 package emailhttp
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/sesame-mail/sesame/internal/email"
-	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/timestamp"
 )
@@ -33,28 +30,20 @@ func (h Handlers) Clicks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
-	e, err := h.Store.GetEmail(r.Context(), ws, id)
-	if errors.Is(err, email.ErrNotFound) {
-		return fail.NotFound("email")
-	}
+	list, err := h.Emails.ClickList(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, id)
 	if err != nil {
 		return err
 	}
-	clicks, truncated, err := h.ClickStore.ListClicks(r.Context(), ws, id, email.MaxClicks)
-	if err != nil {
-		return err
-	}
-	out := ClickList{Data: make([]ClickView, 0, len(clicks)), OptOutClicks: e.OptOutClicks, Truncated: truncated}
-	for _, c := range clicks {
+	out := ClickList{Data: make([]ClickView, 0, len(list.Clicks)), OptOutClicks: list.OptOutClicks, Truncated: list.Truncated}
+	for _, c := range list.Clicks {
 		v := ClickView{URL: &c.URL, ClickedAt: timestamp.Format(c.ClickedAt)}
 		if c.UserAgent != "" {
 			v.UserAgent = &c.UserAgent
 		}
 		out.Data = append(out.Data, v)
 	}
-	if len(clicks) == 0 && e.ClickedAt != nil {
-		out.Data = append(out.Data, ClickView{ClickedAt: timestamp.Format(*e.ClickedAt), Reconstructed: true})
+	if list.Reconstructed != nil {
+		out.Data = append(out.Data, ClickView{ClickedAt: timestamp.Format(*list.Reconstructed), Reconstructed: true})
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
 	return nil

@@ -4,7 +4,6 @@ package emailhttp
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
@@ -16,9 +15,8 @@ import (
 
 // Handlers serves the email read-back routes.
 type Handlers struct {
-	Store      email.Store
-	ClickStore email.ClickStore
-	Cursors    httpapi.Cursors
+	Emails  *email.Service
+	Cursors httpapi.Cursors
 }
 
 // Routes returns the routes served by h.
@@ -36,10 +34,7 @@ func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e, err := h.Store.GetEmail(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, id)
-	if errors.Is(err, email.ErrNotFound) {
-		return fail.NotFound("email")
-	}
+	e, err := h.Emails.Get(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, id)
 	if err != nil {
 		return err
 	}
@@ -59,7 +54,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 		binding += "|tag=" + f.Tag.Key()
 	}
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]email.Email, string, bool, error) {
-		return h.Store.ListEmails(ctx, ws, f, after, limit)
+		return h.Emails.Page(ctx, ws, f, after, limit)
 	}, email.Email.View)
 }
 

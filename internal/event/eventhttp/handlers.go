@@ -14,7 +14,7 @@ import (
 
 // Handlers serves the events feed.
 type Handlers struct {
-	Store   event.Store
+	Events  *event.Service
 	Cursors httpapi.Cursors
 }
 
@@ -28,6 +28,6 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|events"
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([][]byte, string, bool, error) {
-		return h.Store.ListEvents(ctx, ws, after, limit)
+		return h.Events.Page(ctx, ws, after, limit)
 	}, func(b []byte) json.RawMessage { return b })
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/event/eventhttp"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 )
@@ -27,6 +28,11 @@ func (f *fakeStore) ListEvents(_ context.Context, ws, after string, limit int) (
 }
 
 var cursors = httpapi.NewCursors([]byte("test-secret"))
+
+// over is the feed's handlers over the store s.
+func over(s event.Store) eventhttp.Handlers {
+	return eventhttp.Handlers{Events: &event.Service{Store: s}, Cursors: cursors}
+}
 
 func list(t *testing.T, h eventhttp.Handlers, ws, query string) (*httptest.ResponseRecorder, error) {
 	t.Helper()
@@ -67,7 +73,7 @@ func TestListAnswersStoredEnvelopes(t *testing.T) {
 	store := &fakeStore{list: func(ws, after string, limit int) ([][]byte, string, bool, error) {
 		return stored, "position-of-evt_a", true, nil
 	}}
-	h := eventhttp.Handlers{Store: store, Cursors: cursors}
+	h := over(store)
 	w, err := list(t, h, "ws_1", "?limit=2")
 	if err != nil {
 		t.Fatal(err)
@@ -99,9 +105,9 @@ func TestListLastAndEmptyPages(t *testing.T) {
 	}
 	for name, stored := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := eventhttp.Handlers{Cursors: cursors, Store: &fakeStore{list: func(string, string, int) ([][]byte, string, bool, error) {
+			h := over(&fakeStore{list: func(string, string, int) ([][]byte, string, bool, error) {
 				return stored, "", false, nil
-			}}}
+			}})
 			w, err := list(t, h, "ws_1", "")
 			if err != nil {
 				t.Fatal(err)
@@ -135,7 +141,7 @@ func TestListLimits(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			store := &fakeStore{list: func(string, string, int) ([][]byte, string, bool, error) { return nil, "", false, nil }}
-			if _, err := list(t, eventhttp.Handlers{Store: store, Cursors: cursors}, "ws_1", tc.query); err != nil {
+			if _, err := list(t, over(store), "ws_1", tc.query); err != nil {
 				t.Fatal(err)
 			}
 			if want := fmt.Sprintf(`ws_1 after="" limit=%d`, tc.limit); len(store.calls) != 1 || store.calls[0] != want {
@@ -159,7 +165,7 @@ func TestListBadInput(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			store := &fakeStore{list: func(string, string, int) ([][]byte, string, bool, error) { return nil, "", false, nil }}
-			_, err := list(t, eventhttp.Handlers{Store: store, Cursors: cursors}, tc.ws, tc.query)
+			_, err := list(t, over(store), tc.ws, tc.query)
 			p, ok := httpapi.ProblemOf(err)
 			if !ok || p.Code != httpapi.CodeInvalidField || p.Param != tc.param {
 				t.Errorf("error = %v, want invalid_field about %s", err, tc.param)
@@ -173,9 +179,9 @@ func TestListBadInput(t *testing.T) {
 
 func TestListStoreFault(t *testing.T) {
 	fault := errors.New("throttled")
-	h := eventhttp.Handlers{Cursors: cursors, Store: &fakeStore{list: func(string, string, int) ([][]byte, string, bool, error) {
+	h := over(&fakeStore{list: func(string, string, int) ([][]byte, string, bool, error) {
 		return nil, "", false, fault
-	}}}
+	}})
 	_, err := list(t, h, "ws_1", "")
 	if _, ok := httpapi.ProblemOf(err); !errors.Is(err, fault) || ok {
 		t.Errorf("error = %v, want the store fault as an internal error", err)

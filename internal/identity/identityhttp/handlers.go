@@ -14,7 +14,7 @@ import (
 
 // Handlers serves the domain routes.
 type Handlers struct {
-	Store   identity.DomainStore
+	Domains *identity.Domains
 	Cursors httpapi.Cursors
 }
 
@@ -38,7 +38,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|domains"
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]identity.Domain, string, bool, error) {
-		return h.Store.ListDomains(ctx, ws, after, limit)
+		return h.Domains.Page(ctx, ws, after, limit)
 	}, view)
 }
 

@@ -15,8 +15,7 @@ import (
 
 // Handlers serves the metrics route.
 type Handlers struct {
-	Store metrics.Store
-	Now   func() time.Time
+	Metrics *metrics.Service
 }
 
 // Routes returns the routes served by h.
@@ -29,12 +28,7 @@ func (h Handlers) Routes() []httpapi.Route {
 // given empty is refused, not ignored.
 func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	now := time.Now
-	if h.Now != nil {
-		now = h.Now
-	}
-	today := now().UTC().Truncate(24 * time.Hour)
-	query := metrics.Query{From: today.AddDate(0, 0, -29), To: today}
+	query := h.Metrics.DefaultQuery()
 	var err error
 	if q.Has("from") {
 		if query.From, err = time.Parse(time.DateOnly, q.Get("from")); err != nil {
@@ -54,7 +48,7 @@ func (h Handlers) Get(w http.ResponseWriter, r *http.Request) error {
 		env := apikey.Environment(q.Get("environment"))
 		query.Environment = &env
 	}
-	rep, err := metrics.Compute(r.Context(), h.Store, httpapi.PrincipalFrom(r.Context()).WorkspaceID, query)
+	rep, err := h.Metrics.Report(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, query)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func newHandler() (metricshttp.Handlers, *fakeStore) {
 		}
 		return out, nil
 	}}
-	return metricshttp.Handlers{Store: store, Now: func() time.Time { return now }}, store
+	return metricshttp.Handlers{Metrics: &metrics.Service{Store: store, Now: func() time.Time { return now }}}, store
 }
 
 func get(t *testing.T, h metricshttp.Handlers, query string) (*httptest.ResponseRecorder, error) {
@@ -206,9 +206,9 @@ func TestRates(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := metricshttp.Handlers{Now: func() time.Time { return now }, Store: &fakeStore{daily: func(_, _, _ string) (map[string]map[string]int, error) {
+			h := metricshttp.Handlers{Metrics: &metrics.Service{Now: func() time.Time { return now }, Store: &fakeStore{daily: func(_, _, _ string) (map[string]map[string]int, error) {
 				return map[string]map[string]int{"2026-11-22": tc.day}, nil
-			}}}
+			}}}}
 			w, err := get(t, h, "")
 			if err != nil {
 				t.Fatal(err)
@@ -288,9 +288,9 @@ func TestBadInput(t *testing.T) {
 
 func TestStoreFaultIsNotAClientError(t *testing.T) {
 	fault := errors.New("dynamodb unavailable")
-	h := metricshttp.Handlers{Now: func() time.Time { return now }, Store: &fakeStore{daily: func(_, _, _ string) (map[string]map[string]int, error) {
+	h := metricshttp.Handlers{Metrics: &metrics.Service{Now: func() time.Time { return now }, Store: &fakeStore{daily: func(_, _, _ string) (map[string]map[string]int, error) {
 		return nil, fault
-	}}}
+	}}}}
 	_, err := get(t, h, "")
 	if _, ok := httpapi.ProblemOf(err); !errors.Is(err, fault) || ok {
 		t.Errorf("error = %v, want the store's fault (a 500, never a client error)", err)

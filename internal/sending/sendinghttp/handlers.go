@@ -10,20 +10,12 @@ import (
 	"strconv"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
 )
-
-// MaxBatch is how many emails one /send/batch request takes.
-const MaxBatch = 100
-
-// batchConcurrency bounds the sends of one batch in flight at once.
-const batchConcurrency = 5
 
 // Handlers serves the send routes.
 type Handlers struct {
@@ -157,53 +149,34 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	switch {
-	case req.Emails == nil:
+	if req.Emails == nil {
 		return fail.Missing("emails")
-	case len(req.Emails) == 0:
-		return fail.Invalid("emails", "emails must hold at least one email")
-	case len(req.Emails) > MaxBatch:
-		return fail.Invalid("emails", "emails takes at most %d emails per request", MaxBatch)
 	}
-	p := httpapi.PrincipalFrom(r.Context())
-	items := make([]BatchItem, len(req.Emails))
-	var g errgroup.Group
-	g.SetLimit(batchConcurrency)
+	if err := sending.CheckBatch(len(req.Emails)); err != nil {
+		return err
+	}
+	batch := make([]sending.BatchItem, len(req.Emails))
 	for i, raw := range req.Emails {
-		items[i].Index = i
-		g.Go(func() error {
-			var one sending.Request
-			err := httpapi.DecodeValue(raw, &one)
-			if err == nil {
-				err = one.Validate()
-			}
-			if err == nil {
-				key, hash := "", ""
-				if idem != "" {
-					// Each item claims its own derived key, so a replayed or
-					// concurrent batch sends every item at most once. A space
-					// cannot occur in a client's key, so none can collide.
-					key, hash = idem+" "+strconv.Itoa(i), sending.RequestHash(routes.SendBatch.Path, one)
-				}
-				var out sending.Outcome
-				out, err = h.Service.Send(r.Context(), p, one, key, hash)
-				if err == nil {
-					items[i].Response = &out.Body
-					return nil
-				}
-			}
-			problem, ok := httpapi.ProblemOf(err)
-			if !ok {
-				// Other items may have gone out already: a fault is this
-				// item's answer, not the request's.
-				h.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", err))
-				problem.Message = "internal error; this email was not sent, retry it"
-			}
-			items[i].Error = httpapi.NewItemError(problem, "emails["+strconv.Itoa(i)+"]")
-			return nil
-		})
+		batch[i].Err = httpapi.DecodeValue(raw, &batch[i].Request)
 	}
-	_ = g.Wait() // items never return an error
+	results, err := h.Service.SendBatch(r.Context(), httpapi.PrincipalFrom(r.Context()), batch, idem, routes.SendBatch.Path)
+	if err != nil {
+		return err
+	}
+	items := make([]BatchItem, len(results))
+	for i, res := range results {
+		items[i].Index = i
+		if res.Err == nil {
+			items[i].Response = res.Response
+			continue
+		}
+		problem, ok := httpapi.ProblemOf(res.Err)
+		if !ok {
+			h.logger().ErrorContext(r.Context(), "batch item failed", slog.Int("index", i), slog.Any("err", res.Err))
+			problem.Message = "internal error; this email was not sent, retry it"
+		}
+		items[i].Error = httpapi.NewItemError(problem, "emails["+strconv.Itoa(i)+"]")
+	}
 	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[[]BatchItem]{Data: items})
 	return nil
 }

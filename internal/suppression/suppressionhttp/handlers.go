@@ -5,11 +5,8 @@ package suppressionhttp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/httpapi"
@@ -17,14 +14,10 @@ import (
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
 
-// addConcurrency bounds the writes of one request in flight at once: 1,000
-// addresses take about 1,000/16 round trips.
-const addConcurrency = 16
-
 // Handlers serves the do-not-send list routes.
 type Handlers struct {
-	Store   suppression.Store
-	Cursors httpapi.Cursors
+	Suppressions *suppression.Service
+	Cursors      httpapi.Cursors
 }
 
 // Routes returns the routes served by h.
@@ -45,7 +38,7 @@ func (h Handlers) List(w http.ResponseWriter, r *http.Request) error {
 	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	binding := ws + "|suppressions|" + f.Email + "|" + string(f.Reason)
 	return httpapi.ServeList(w, r, h.Cursors, binding, func(ctx context.Context, after string, limit int) ([]suppression.Suppression, string, bool, error) {
-		return h.Store.ListSuppressions(ctx, ws, f, after, limit)
+		return h.Suppressions.Page(ctx, ws, f, after, limit)
 	}, suppression.Suppression.View)
 }
 
@@ -111,7 +104,7 @@ func (h Handlers) Add(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fail.Invalid("email", "email is not a valid address: %v", err)
 	}
-	s, created, err := h.Store.PutSuppression(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, suppression.Suppression{Email: addr, Reason: reason})
+	s, created, err := h.Suppressions.Put(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, suppression.Suppression{Email: addr, Reason: reason})
 	if err != nil {
 		return err
 	}
@@ -123,69 +116,58 @@ func (h Handlers) Add(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// addMany adds every valid address of emails independently, a bounded
-// number at once; an invalid one is its item's error and stops nothing.
+// addMany adds every valid address of emails independently; an invalid
+// one is its item's error and stops nothing.
 func (h Handlers) addMany(w http.ResponseWriter, r *http.Request, emails []json.RawMessage, reason suppression.Reason) error {
-	switch {
-	case len(emails) == 0:
-		return fail.Invalid("emails", "emails must hold at least one address")
-	case len(emails) > suppression.MaxBatch:
-		return fail.Invalid("emails", "emails takes at most %d addresses per request", suppression.MaxBatch)
+	if err := suppression.CheckBatch(len(emails)); err != nil {
+		return err
 	}
-	ws := httpapi.PrincipalFrom(r.Context()).WorkspaceID
 	items := make([]AddItem, len(emails))
-	g, ctx := errgroup.WithContext(r.Context())
-	g.SetLimit(addConcurrency)
+	var addresses []string
+	var at []int // the index in emails of each of addresses
 	for i, raw := range emails {
 		items[i].Index = i
-		g.Go(func() error {
-			item := "emails[" + strconv.Itoa(i) + "]"
-			s, created, err := h.addOne(ctx, ws, raw, reason, item)
-			if err == nil {
-				v := s.View()
-				items[i].View, items[i].Created = &v, &created
-				return nil
-			}
-			if fail.KindOf(err) != fail.KindInvalid {
-				// A store fault fails the request: adding is idempotent, so
-				// the client sends it again whole.
-				return err
-			}
-			problem, _ := httpapi.ProblemOf(err)
-			items[i].Error = httpapi.NewItemError(problem, item)
-			return nil
-		})
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			items[i].Error = itemError(i, fail.Invalid("body", "%s must be a string holding an address", item(i)))
+			continue
+		}
+		addresses, at = append(addresses, s), append(at, i)
 	}
-	if err := g.Wait(); err != nil {
-		return err
+	if len(addresses) > 0 {
+		added, err := h.Suppressions.PutMany(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, addresses, reason)
+		if err != nil {
+			return err
+		}
+		for j, a := range added {
+			i := at[j]
+			if a.Err != nil {
+				items[i].Error = itemError(i, fail.Invalid("body", "%s is not a valid address: %v", item(i), a.Err))
+				continue
+			}
+			v, created := a.Suppression.View(), a.Created
+			items[i].View, items[i].Created = &v, &created
+		}
 	}
 	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[[]AddItem]{Data: items})
 	return nil
 }
 
-// addOne reads one item of emails (a string holding an address, named
-// item in messages) and adds it. A refusal names the item as a whole
-// (param "body", which httpapi.NewItemError scopes to the item).
-func (h Handlers) addOne(ctx context.Context, ws string, raw json.RawMessage, reason suppression.Reason, item string) (suppression.Suppression, bool, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return suppression.Suppression{}, false, fail.Invalid("body", "%s must be a string holding an address", item)
-	}
-	addr, err := suppression.ParseEmail(s)
-	if err != nil {
-		return suppression.Suppression{}, false, fail.Invalid("body", "%s is not a valid address: %v", item, err)
-	}
-	return h.Store.PutSuppression(ctx, ws, suppression.Suppression{Email: addr, Reason: reason})
+// item names the i-th address of emails in messages.
+func item(i int) string { return "emails[" + strconv.Itoa(i) + "]" }
+
+// itemError is the error of item i, refused as a whole (param "body",
+// which httpapi.NewItemError scopes to the item).
+func itemError(i int, err *fail.Error) *httpapi.ItemError {
+	problem, _ := httpapi.ProblemOf(err)
+	return httpapi.NewItemError(problem, item(i))
 }
 
 // Delete answers DELETE /api/v1/suppressions/{email} (the address
 // URL-encoded) with the entry it removed; an address not on the list,
 // whatever it is, is 404 not_found.
 func (h Handlers) Delete(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.Store.DeleteSuppression(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, r.PathValue("email"))
-	if errors.Is(err, suppression.ErrNotFound) {
-		return fail.NotFound("address on the do-not-send list")
-	}
+	s, err := h.Suppressions.Delete(r.Context(), httpapi.PrincipalFrom(r.Context()).WorkspaceID, r.PathValue("email"))
 	if err != nil {
 		return err
 	}
