@@ -11,6 +11,7 @@ var shardedKinds = map[string]int{
 	kindContact: contactShards, kindContactEmail: contactShards,
 	kindEmail: emailShards, kindEvent: feedShards, kindIdempotency: idempotencyShards,
 	kindDedupe: dedupeShards, kindMetrics: counterShards, kindWebhookAttempt: attemptShards,
+	kindSuppression: suppressionShards, kindUsage: usageShards,
 }
 
 // perEndpoint are the kinds with a partition (or its shards) per webhook

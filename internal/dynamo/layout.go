@@ -46,12 +46,15 @@ const (
 	// and on GSI1 the held emails of one template (HELDTPL#<fingerprint>).
 	kindHeld           = "HELD"
 	kindHeldByTemplate = "HELDTPL"
-	// The do-not-send list (sk = lowercased address, read by every send);
-	// SUPPRESSIONS is its GSI1 list, newest first (gsi1sk = created time,
-	// then the address).
+	// The do-not-send list, sharded by the address (SUPPRESSION#<shard>,
+	// sk = lowercased address, read by every send; before the shards,
+	// SUPPRESSION alone, still read); SUPPRESSIONS is its GSI1 list, newest
+	// first (gsi1sk = created time, then the address).
 	kindSuppression     = "SUPPRESSION"
 	kindSuppressionList = "SUPPRESSIONS"
-	// Monthly usage against the allowance (sk = YYYY-MM).
+	// Monthly usage against the allowance, each month's count spread over
+	// usageShards items (USAGE#<shard>, sk = YYYY-MM; before, USAGE
+	// alone), summed when read.
 	kindUsage = "USAGE"
 	// The events feed, sharded by event id (EVENT#<shard>, sk = event
 	// time, then id; the layout before the shards under EVENT alone), and
@@ -187,8 +190,10 @@ var (
 	// ContactKeysPattern matches the contacts of every workspace, every
 	// shard, and no other kind (not the email claims).
 	ContactKeysPattern = wsPK("*", kindContact) + "#*"
-	// SuppressionKeysPattern matches every workspace's do-not-send list.
-	SuppressionKeysPattern = wsPK("*", kindSuppression)
+	// SuppressionKeysPattern matches every workspace's do-not-send list,
+	// every shard (what is written; the partition before the shards is
+	// only read and deleted from).
+	SuppressionKeysPattern = wsPK("*", kindSuppression) + "#*"
 	// CampaignKeysPattern matches every workspace's campaign records,
 	// CampaignRecipientKeysPattern their frozen recipients' chunks and
 	// html, and
@@ -333,10 +338,23 @@ func heldPK(ws, emailID string) string { return wsSubPK(ws, kindHeld, emailID) }
 func heldByTemplatePK(ws, fingerprint string) string {
 	return wsSubPK(ws, kindHeldByTemplate, fingerprint)
 }
-func suppressionPK(ws string) string     { return wsPK(ws, kindSuppression) }
+
+// suppressionPK is the partition of address (suppression.Key) on the
+// do-not-send list; legacySuppressionPK held every address before the
+// shards.
+func suppressionPK(ws, address string) string {
+	return wsSubPK(ws, kindSuppression, strconv.Itoa(shardOf(address, suppressionShards)))
+}
+func legacySuppressionPK(ws string) string { return wsPK(ws, kindSuppression) }
+func suppressionShardPKs(ws string) []string {
+	return shardPKs(wsPK(ws, kindSuppression), suppressionShards)
+}
 func suppressionListPK(ws string) string { return wsPK(ws, kindSuppressionList) }
-func usagePK(ws string) string           { return wsPK(ws, kindUsage) }
-func reputationPK(ws string) string      { return wsPK(ws, kindReputation) }
+
+// usageShardPKs are the partitions a month's usage is counted over, the
+// one before the shards last.
+func usageShardPKs(ws string) []string { return shardPKs(wsPK(ws, kindUsage), usageShards) }
+func reputationPK(ws string) string    { return wsPK(ws, kindReputation) }
 func feedPK(ws, eventID string) string {
 	return wsSubPK(ws, kindEvent, strconv.Itoa(shardOf(eventID, feedShards)))
 }
@@ -396,6 +414,13 @@ const (
 	attemptShards = 64
 	// About one SES event an email the feed does not show (Send).
 	dedupeShards = 16
+	// The do-not-send list: one strong point read a send (1 RRU), 10,000
+	// RRU/s at 10,000 sends/s, 625 a shard.
+	suppressionShards = 16
+	// The month's usage: one ADD a status batch (a random shard), and a
+	// read of every shard by a send that cannot use its instance's cached
+	// sum (sending.ContextCache): 1 RRU a shard.
+	usageShards = 16
 	// The status function's counters: one update a batch of events per
 	// counter item, ~0.4 an email at 10 events a batch.
 	counterShards = 16

@@ -21,10 +21,11 @@ func TestLeadingKeyPatterns(t *testing.T) {
 	}{
 		"contacts": {ContactKeysPattern,
 			[]string{contactPK(ws, id), contactShardPK(ws, 0), contactShardPK(ws, contactShards-1)},
-			[]string{contactEmailPK(ws, "ann@example.com"), suppressionPK(ws), workspacePK(ws), keysPK(ws), apiKeySecretPK("h")}},
+			[]string{contactEmailPK(ws, "ann@example.com"), suppressionPK(ws, "ann@example.com"), workspacePK(ws), keysPK(ws), apiKeySecretPK("h")}},
 		"suppressions": {SuppressionKeysPattern,
-			[]string{suppressionPK(ws)},
-			[]string{contactPK(ws, id), contactEmailPK(ws, "ann@example.com"), workspacePK(ws), wsPK(ws, kindSuppression+"X")}},
+			[]string{suppressionPK(ws, "ann@example.com"), suppressionPK(ws, "bob@example.com")},
+			// The partition before the shards is read and deleted from, never written.
+			[]string{legacySuppressionPK(ws), suppressionListPK(ws), contactPK(ws, id), contactEmailPK(ws, "ann@example.com"), workspacePK(ws), wsPK(ws, kindSuppression+"X")}},
 		"campaigns": {CampaignKeysPattern,
 			[]string{campaignPK(ws)},
 			[]string{campaignRecipientsPK(ws, id), wsSubPK(ws, kindCampaignProgress, id), wsPK(ws, kindCampaignProgress), duePK, workspacePK(ws)}},

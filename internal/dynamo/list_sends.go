@@ -65,7 +65,7 @@ func (s *ListSends) Recipients(ctx context.Context, workspaceID string, ids []st
 		out[i].FirstName, out[i].LastName, out[i].Properties = c.FirstName, c.LastName, c.Properties
 		k := suppression.Key(it.Email)
 		if len(byAddress[k]) == 0 {
-			keys = append(keys, key(suppressionPK(workspaceID), k))
+			keys = append(keys, suppressionKeys(workspaceID, k, true)...)
 		}
 		byAddress[k] = append(byAddress[k], i)
 	}
@@ -171,11 +171,7 @@ func (s *ListSends) CommitProgress(ctx context.Context, workspaceID, campaignID 
 
 // MonthlyUsage reads the month's live sends, the allowance's counter.
 func (s *ListSends) MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error) {
-	var it usageItem
-	if _, err := s.getItem(ctx, key(usagePK(workspaceID), month), &it); err != nil {
-		return 0, fmt.Errorf("read usage: %w", err)
-	}
-	return it.Sent, nil
+	return monthlyUsage(ctx, s.Table, workspaceID, month)
 }
 
 // reputationTTL outlives the longest breaker window one would configure.

@@ -100,7 +100,17 @@ func (s *Segments) DeleteSegment(ctx context.Context, workspaceID, id string) er
 // do-not-send list, a page at a time (the key only is projected: a
 // segment needs the addresses, not why they are there).
 func (s *Suppressions) EachSuppressedAddress(ctx context.Context, workspaceID string, fn func(address string) error) error {
-	in, err := s.partition("", schema.AttrPK, suppressionPK(workspaceID))
+	for _, pk := range suppressionShardPKs(workspaceID) {
+		if err := s.eachKeyOf(ctx, pk, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachKeyOf calls fn with the sort key of every item of partition pk.
+func (s *Suppressions) eachKeyOf(ctx context.Context, pk string, fn func(sk string) error) error {
+	in, err := s.partition("", schema.AttrPK, pk)
 	if err != nil {
 		return err
 	}

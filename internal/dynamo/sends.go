@@ -57,51 +57,58 @@ func (s *Sends) claimable() expression.ConditionBuilder {
 
 // LoadContext reads everything a send decides on in one BatchGetItem: the
 // workspace (with its verified domains and default sender), the requested
-// sender, the recipient's suppression, the template, the month's usage and
-// the Idempotency-Key record.
+// sender, the recipient's suppression (its shard, and the partition
+// before the shards unless q says it has none), the template, the month's
+// usage (every shard, when asked) and the Idempotency-Key record; the
+// parts q.Known holds are not read.
 func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sending.Context, error) {
-	keys := []map[string]ddbtypes.AttributeValue{
-		workspaceKey(q.WorkspaceID),
-		key(suppressionPK(q.WorkspaceID), suppression.Key(q.Recipient)),
-		key(templatePK(q.WorkspaceID), q.Fingerprint),
-		key(usagePK(q.WorkspaceID), q.Month),
+	ws, addr := q.WorkspaceID, suppression.Key(q.Recipient)
+	var keys []map[string]ddbtypes.AttributeValue
+	if !q.Known.Workspace {
+		keys = append(keys, workspaceKey(ws))
 	}
-	if q.SenderID != "" {
-		keys = append(keys, key(senderPK(q.WorkspaceID), q.SenderID))
+	keys = append(keys, suppressionKeys(ws, addr, !q.NoOldSuppressions)...)
+	if !q.Known.Template {
+		keys = append(keys, key(templatePK(ws), q.Fingerprint))
+	}
+	if q.ReadUsage {
+		keys = append(keys, usageKeys(ws, q.Month)...)
+	}
+	if q.SenderID != "" && !q.Known.Sender {
+		keys = append(keys, key(senderPK(ws), q.SenderID))
 	}
 	if q.IdempotencyKey != "" {
-		keys = append(keys, key(idempotencyPK(q.WorkspaceID, q.IdempotencyKey), q.IdempotencyKey))
+		keys = append(keys, key(idempotencyPK(ws, q.IdempotencyKey), q.IdempotencyKey))
 	}
 	items, err := s.batchGet(ctx, keys)
 	if err != nil {
 		return sending.Context{}, err
 	}
 	var c sending.Context
+	var usage []map[string]ddbtypes.AttributeValue
 	found := false
 	for _, item := range items {
 		pk := aws.ToString(stringAttr(item, schema.AttrPK))
 		var err error
-		switch pk {
-		case workspacePK(q.WorkspaceID):
+		switch {
+		case pk == workspacePK(ws):
 			var it workspaceItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			c.Workspace, found = it.workspace(), true
-		case suppressionPK(q.WorkspaceID):
+		case isSuppressionPK(ws, pk):
 			c.Suppressed = true
-		case templatePK(q.WorkspaceID):
+		case pk == templatePK(ws):
 			var it templateItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			c.Template = &sending.Template{Fingerprint: it.SK, State: sending.TemplateState(it.State), Reasons: it.Reasons}
-		case usagePK(q.WorkspaceID):
-			var it usageItem
-			err = attributevalue.UnmarshalMap(item, &it)
-			c.MonthlySent = it.Sent
-		case senderPK(q.WorkspaceID):
+		case isUsagePK(ws, pk):
+			usage = append(usage, item)
+		case pk == senderPK(ws):
 			var it senderItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			sender := it.sender()
 			c.Sender = &sender
-		case idempotencyPK(q.WorkspaceID, q.IdempotencyKey):
+		case q.IdempotencyKey != "" && pk == idempotencyPK(ws, q.IdempotencyKey):
 			var it idempotencyItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			if time.Unix(it.ExpiresAt, 0).After(s.now()) { // TTL deletes lazily
@@ -112,8 +119,11 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 			return sending.Context{}, err
 		}
 	}
-	if !found {
+	if !found && !q.Known.Workspace {
 		return sending.Context{}, sending.ErrWorkspaceNotFound
+	}
+	if c.MonthlySent, err = sumUsage(usage); err != nil {
+		return sending.Context{}, err
 	}
 	return c, nil
 }

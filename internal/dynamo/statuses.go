@@ -130,8 +130,8 @@ func (s *Statuses) counterUpdate(k status.Counter, counts map[string]int) (*ddbt
 	switch k.Kind {
 	case status.DailyMetrics: // a shard of the day's counts, any
 		pk = metricsShardPKs(k.WorkspaceID)[rand.IntN(counterShards)]
-	case status.MonthlyUsage:
-		pk = usagePK(k.WorkspaceID)
+	case status.MonthlyUsage: // a shard of the month's usage, any
+		pk = usageShardPKs(k.WorkspaceID)[rand.IntN(usageShards)]
 	case status.Reputation:
 		hour, err := time.Parse(status.ReputationHourLayout, k.Key)
 		if err != nil {

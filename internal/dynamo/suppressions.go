@@ -59,7 +59,7 @@ func (s *Suppressions) PutSuppression(ctx context.Context, workspaceID string, s
 	}
 	created = created.UTC()
 	it := suppressionItem{
-		PK: suppressionPK(workspaceID), SK: addr,
+		PK: suppressionPK(workspaceID, addr), SK: addr,
 		GSI1PK: suppressionListPK(workspaceID), GSI1SK: suppressionListSK(created, addr),
 		Email: addr, Reason: string(sup.Reason), EmailID: sup.EmailID, CreatedAt: created,
 	}
@@ -90,19 +90,23 @@ func (s *Suppressions) DeleteSuppression(ctx context.Context, workspaceID, addre
 	if addr == "" || len(addr) > maxSortKeyBytes {
 		return suppression.Suppression{}, suppression.ErrNotFound // no key can hold it
 	}
-	d, err := s.deleteOf(key(suppressionPK(workspaceID), addr), itemExists())
-	if err != nil {
-		return suppression.Suppression{}, err
+	// Its shard first, then the partition before the shards.
+	for _, k := range suppressionKeys(workspaceID, addr, true) {
+		d, err := s.deleteOf(k, itemExists())
+		if err != nil {
+			return suppression.Suppression{}, err
+		}
+		var it suppressionItem
+		err = s.remove(ctx, d, &it)
+		if isConditionFailed(err) {
+			continue
+		}
+		if err != nil {
+			return suppression.Suppression{}, fmt.Errorf("delete suppression: %w", err)
+		}
+		return it.suppression(), nil
 	}
-	var it suppressionItem
-	err = s.remove(ctx, d, &it)
-	if isConditionFailed(err) {
-		return suppression.Suppression{}, suppression.ErrNotFound
-	}
-	if err != nil {
-		return suppression.Suppression{}, fmt.Errorf("delete suppression: %w", err)
-	}
-	return it.suppression(), nil
+	return suppression.Suppression{}, suppression.ErrNotFound
 }
 
 // ListSuppressions returns the workspace's entries newest first: a reverse
@@ -131,7 +135,9 @@ func (s *Suppressions) ListSuppressions(ctx context.Context, workspaceID string,
 		if !ok {
 			return nil, "", false, errors.New("bad suppression position")
 		}
-		in.ExclusiveStartKey = key(suppressionPK(workspaceID), addr)
+		// An entry from before the shards has another table key; the
+		// index's sort key alone places the page, for it is unique.
+		in.ExclusiveStartKey = key(suppressionPK(workspaceID, addr), addr)
 		in.ExclusiveStartKey[schema.AttrGSI1PK] = &ddbtypes.AttributeValueMemberS{Value: suppressionListPK(workspaceID)}
 		in.ExclusiveStartKey[schema.AttrGSI1SK] = &ddbtypes.AttributeValueMemberS{Value: after}
 	}
@@ -140,10 +146,9 @@ func (s *Suppressions) ListSuppressions(ctx context.Context, workspaceID string,
 
 // lookup is the listing of one address: its entry, if it passes f.
 func (s *Suppressions) lookup(ctx context.Context, workspaceID string, f suppression.Filter) ([]suppression.Suppression, string, bool, error) {
-	var it suppressionItem
-	found, err := s.getItem(ctx, key(suppressionPK(workspaceID), f.Email), &it)
+	it, found, err := s.entry(ctx, workspaceID, f.Email)
 	if err != nil {
-		return nil, "", false, fmt.Errorf("get suppression: %w", err)
+		return nil, "", false, err
 	}
 	if !found || !f.Matches(it.suppression()) {
 		return nil, "", false, nil
@@ -152,12 +157,25 @@ func (s *Suppressions) lookup(ctx context.Context, workspaceID string, f suppres
 }
 
 // Suppressed reports whether an address is on the workspace's list: one
-// point read, strongly consistent.
+// strongly consistent BatchGetItem of its shard and the partition before
+// the shards.
 func (s *Suppressions) Suppressed(ctx context.Context, workspaceID, address string) (bool, error) {
+	_, found, err := s.entry(ctx, workspaceID, suppression.Key(address))
+	return found, err
+}
+
+// entry reads the entry of addr (suppression.Key), wherever it is.
+func (s *Suppressions) entry(ctx context.Context, workspaceID, addr string) (suppressionItem, bool, error) {
 	var it suppressionItem
-	found, err := s.getItem(ctx, key(suppressionPK(workspaceID), suppression.Key(address)), &it)
-	if err != nil {
-		return false, fmt.Errorf("get suppression: %w", err)
+	if addr == "" || len(addr) > maxSortKeyBytes {
+		return it, false, nil // no key can hold it
 	}
-	return found, nil
+	items, err := s.batchGet(ctx, suppressionKeys(workspaceID, addr, true))
+	if err != nil {
+		return it, false, fmt.Errorf("get suppression: %w", err)
+	}
+	if len(items) == 0 {
+		return it, false, nil
+	}
+	return it, true, attributevalue.UnmarshalMap(items[0], &it)
 }

@@ -35,6 +35,22 @@ type ContextQuery struct {
 	Fingerprint    string
 	Month          string // YYYY-MM of the usage counter
 	IdempotencyKey string // "" when none
+	// Known are the parts the caller holds already (ContextCache): the
+	// store leaves them unread, their fields of Context empty.
+	Known Known
+	// ReadUsage asks for the month's usage too (a capped workspace's);
+	// otherwise MonthlySent is left 0 and Service reads it apart when the
+	// workspace turns out to have an allowance.
+	ReadUsage bool
+	// NoOldSuppressions skips the do-not-send partition of the layout
+	// before the shards: the instance learned the workspace has no entry
+	// there (SuppressionLayout), and nothing is written there any more.
+	NoOldSuppressions bool
+}
+
+// Known names the parts of a send's context a ContextCache holds.
+type Known struct {
+	Workspace, Sender, Template bool
 }
 
 // Context is what a send reads before deciding, in one round trip.
@@ -87,6 +103,9 @@ var (
 // Store is the persistence the send path uses.
 type Store interface {
 	LoadContext(ctx context.Context, q ContextQuery) (Context, error)
+	// MonthlyUsage reads the month's live sends exactly (every shard of
+	// the counter, strongly consistent).
+	MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error)
 	// CreateEmail stores a new email with what its owner is shown of it
 	// (kept); with a claim, in one transaction with the Idempotency-Key
 	// record, failing with ErrIdempotencyTaken and the record that holds

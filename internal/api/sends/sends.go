@@ -41,6 +41,8 @@ func route(rt routes.Route) wire.Function[config.Send] {
 			q := sqs.NewFromConfig(env.AWS)
 			svc := Service(t, cfg.SES, newSES(env.AWS, cfg.SDK), &queue.Publisher{SQS: q, QueueURL: cfg.ReviewQueueURL},
 				pipeline.Processor(t, cfg.WebhooksQueue, q, env.Logger), env.Logger)
+			// Once per instance: what its sends may read a second late.
+			svc.Cache = sending.NewContextCache(sending.ContextTTL, nil, &dynamo.Sends{Table: t})
 			return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
 		}}
 }
