@@ -29,7 +29,10 @@ var Status = wire.Function[config.Status]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.Status, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
-		p := Processor(t, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		q := sqs.NewFromConfig(env.AWS)
+		p := Processor(t, cfg.WebhooksQueue, q, env.Logger)
+		// Once per instance: each workspace's endpoints read once a second.
+		p.Publisher = cachedFanout(t, cfg.WebhooksQueue, q)
 		return queue.NewConsumer(p.Handle), nil
 	},
 }
@@ -39,7 +42,9 @@ var WebhookDispatch = wire.Function[config.Dispatch]{
 	Name: routes.WebhookDispatch.Function,
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.Dispatch, env wire.Env) (any, error) {
-		d := Dispatcher(dynamo.Open(env.AWS, cfg.Table), cfg.Delivery, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		// Once per instance: each endpoint read once a second.
+		store := webhook.NewEndpointCache(webhook.EndpointTTL, nil).Store(&dynamo.Webhooks{Table: dynamo.Open(env.AWS, cfg.Table)})
+		d := dispatcher(store, cfg.Delivery, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
 		return queue.NewConsumer(d.Handle), nil
 	},
 }
@@ -57,10 +62,23 @@ func fanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webh
 	return &webhook.Fanout{Endpoints: &dynamo.Webhooks{Table: t}, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.WebhooksQueueURL}}
 }
 
+// cachedFanout is fanout reading each workspace's endpoints at most once
+// a webhook.EndpointTTL.
+func cachedFanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webhook.Fanout {
+	f := fanout(t, q, c)
+	f.Endpoints = webhook.NewEndpointCache(webhook.EndpointTTL, nil).Lister(f.Endpoints)
+	return f
+}
+
 // Dispatcher delivers the webhook jobs of queue q, recording every
 // attempt in t.
 func Dispatcher(t *dynamo.Table, d config.Delivery, q config.WebhooksQueue, c queue.VisibilityAPI, logger *slog.Logger) *webhook.Dispatcher {
-	return webhook.NewDispatcher(&dynamo.Webhooks{Table: t},
+	return dispatcher(&dynamo.Webhooks{Table: t}, d, q, c, logger)
+}
+
+// dispatcher is Dispatcher over store.
+func dispatcher(store webhook.DispatchStore, d config.Delivery, q config.WebhooksQueue, c queue.VisibilityAPI, logger *slog.Logger) *webhook.Dispatcher {
+	return webhook.NewDispatcher(store,
 		post.NewClient(post.Options{Timeout: d.WebhookTimeout, AllowedPrefixes: d.WebhookAllowedPrefixes}),
 		&queue.Visibility{SQS: c, QueueURL: q.WebhooksQueueURL},
 		webhook.DispatcherOptions{Timeout: d.WebhookTimeout, Logger: logger})
