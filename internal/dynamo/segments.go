@@ -97,20 +97,12 @@ func (s *Segments) DeleteSegment(ctx context.Context, workspaceID, id string) er
 }
 
 // EachSuppressedAddress calls fn with every address on the workspace's
-// do-not-send list, a page at a time (the key only is projected: a
-// segment needs the addresses, not why they are there).
+// do-not-send list, a page at a time, oldest first: one Query of the
+// list's GSI1 partition, which holds every entry whatever its shard (and
+// those from before the shards); the key only is projected: a segment
+// needs the addresses, not why they are there.
 func (s *Suppressions) EachSuppressedAddress(ctx context.Context, workspaceID string, fn func(address string) error) error {
-	for _, pk := range suppressionShardPKs(workspaceID) {
-		if err := s.eachKeyOf(ctx, pk, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// eachKeyOf calls fn with the sort key of every item of partition pk.
-func (s *Suppressions) eachKeyOf(ctx context.Context, pk string, fn func(sk string) error) error {
-	in, err := s.partition("", schema.AttrPK, pk)
+	in, err := s.partition(schema.GSI1, schema.AttrGSI1PK, suppressionListPK(workspaceID))
 	if err != nil {
 		return err
 	}
@@ -136,3 +128,4 @@ func (s *Suppressions) eachKeyOf(ctx context.Context, pk string, fn func(sk stri
 	}
 	return nil
 }
+

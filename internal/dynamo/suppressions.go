@@ -156,9 +156,9 @@ func (s *Suppressions) lookup(ctx context.Context, workspaceID string, f suppres
 	return []suppression.Suppression{it.suppression()}, "", false, nil
 }
 
-// Suppressed reports whether an address is on the workspace's list: one
-// strongly consistent BatchGetItem of its shard and the partition before
-// the shards.
+// Suppressed reports whether an address is on the workspace's list:
+// strongly consistent point reads of its shard, then of the partition
+// before the shards.
 func (s *Suppressions) Suppressed(ctx context.Context, workspaceID, address string) (bool, error) {
 	_, found, err := s.entry(ctx, workspaceID, suppression.Key(address))
 	return found, err
@@ -170,12 +170,14 @@ func (s *Suppressions) entry(ctx context.Context, workspaceID, addr string) (sup
 	if addr == "" || len(addr) > maxSortKeyBytes {
 		return it, false, nil // no key can hold it
 	}
-	items, err := s.batchGet(ctx, suppressionKeys(workspaceID, addr, true))
-	if err != nil {
-		return it, false, fmt.Errorf("get suppression: %w", err)
+	for _, k := range suppressionKeys(workspaceID, addr, true) {
+		found, err := s.getItem(ctx, k, &it)
+		if err != nil {
+			return it, false, fmt.Errorf("get suppression: %w", err)
+		}
+		if found {
+			return it, true, nil
+		}
 	}
-	if len(items) == 0 {
-		return it, false, nil
-	}
-	return it, true, attributevalue.UnmarshalMap(items[0], &it)
+	return it, false, nil
 }
