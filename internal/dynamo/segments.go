@@ -128,4 +128,3 @@ func (s *Suppressions) EachSuppressedAddress(ctx context.Context, workspaceID st
 	}
 	return nil
 }
-

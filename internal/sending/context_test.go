@@ -21,7 +21,9 @@ type contextStore struct {
 	usage func(workspaceID, month string) (int, error)
 }
 
-func (s contextStore) LoadContext(_ context.Context, q ContextQuery) (Context, error) { return s.load(q) }
+func (s contextStore) LoadContext(_ context.Context, q ContextQuery) (Context, error) {
+	return s.load(q)
+}
 func (s contextStore) MonthlyUsage(_ context.Context, ws, month string) (int, error) {
 	return s.usage(ws, month)
 }
