@@ -88,7 +88,9 @@ type dispatchStore struct {
 func (s dispatchStore) GetEndpoint(_ context.Context, ws, id string) (webhook.Endpoint, error) {
 	return s.get(ws, id)
 }
-func (s dispatchStore) EndpointFailed(_ context.Context, ws, id string) error { return s.failed(ws, id) }
+func (s dispatchStore) EndpointFailed(_ context.Context, ws, id string) error {
+	return s.failed(ws, id)
+}
 
 // A warm dispatcher reads an endpoint once a TTL, reads again after it
 // recorded a failure of it (so its next success resets the count), and
@@ -139,4 +141,3 @@ func TestCachedDispatchStore(t *testing.T) {
 		t.Errorf("%d reads, want a removed endpoint read each time (4)", reads)
 	}
 }
-
