@@ -31,7 +31,9 @@ func TestHotKeyModel(t *testing.T) {
 		}
 		return out
 	}
-	near := func(got, want float64) bool { return math.Abs(got-want) <= 1 || (math.IsInf(got, 1) && math.IsInf(want, 1)) }
+	near := func(got, want float64) bool {
+		return math.Abs(got-want) <= 1 || (math.IsInf(got, 1) && math.IsInf(want, 1))
+	}
 	for name, tc := range map[string]struct {
 		uncached bool
 		want     map[string]float64
