@@ -24,6 +24,9 @@ func TestHotKeyModel(t *testing.T) {
 		"WS#w#WEBHOOK": {read: 40, reads: 10}, // one 4 RRU read an email, cached: 1,000 misses × 4 > 3,000
 		"WS#w#USAGE#2": {write: 5},            // 0.5 WRU an email over 16 shards
 	}}})
+	work.add(routes.WebhookDispatch.Function, sample{db: dbUsage{Heat: map[string]units{
+		"WS#w#WEBHOOK": {write: 1}, // 0.1 WRU an email, spaced: ≤ 1,000 × 10 a minute ≈ 167 WRU/s
+	}}})
 	ceilings := func(uncached bool) map[string]float64 {
 		out := map[string]float64{}
 		for _, k := range hotKeys(work, emails, uncached) {
@@ -42,7 +45,7 @@ func TestHotKeyModel(t *testing.T) {
 			"WS#<ws>#WORKSPACE":           math.Inf(1), // ≤ 1,000 RRU/s at any rate
 			"WS#<ws>#SUPPRESSION#<shard>": 48000,       // 3,000 ÷ (1/16)
 			"WS#<ws>#EMAIL#<shard>":       32000,       // 1,000 ÷ (2/64)
-			"WS#<ws>#WEBHOOK":             750,         // every read a miss until 750/s: 750 × 4 = 3,000
+			"WS#<ws>#WEBHOOK":             750,         // every read a miss until 750/s: 750 × 4 = 3,000; the writes stay ≤ 167 WRU/s
 			"WS#<ws>#USAGE#<shard>":       32000,       // 1,000 ÷ (0.5/16)
 		}},
 		"every read billed": {true, map[string]float64{
@@ -65,13 +68,20 @@ func TestHotKeyModel(t *testing.T) {
 	if k := hotKeys(work, emails, false)[0]; k.class != "WS#<ws>#WEBHOOK" {
 		t.Errorf("hottest %s, want WS#<ws>#WEBHOOK", k.class)
 	}
-	// With 4 RRU a miss the webhook class's misses alone pass 3,000 RRU/s
-	// at 1,000 instances; at 1 RRU a miss it never limits.
+	// At 1 RRU a miss the webhook class's reads never limit, and its
+	// spaced writes neither; billed per email, the writes stop it at
+	// 1,000 ÷ 0.1.
 	light := work
 	light[routes.Status.Function].sum.db.Heat["WS#w#WEBHOOK"] = units{read: 10, reads: 10}
 	for _, k := range hotKeys(light, emails, false) {
-		if k.class == "WS#<ws>#WEBHOOK" && !math.IsInf(k.ceiling(false), 1) {
-			t.Errorf("1 RRU a miss: %.0f emails/s, want no limit", k.ceiling(false))
+		if k.class != "WS#<ws>#WEBHOOK" {
+			continue
+		}
+		if c := k.ceiling(false); !math.IsInf(c, 1) {
+			t.Errorf("1 RRU a miss, spaced writes: %.0f emails/s, want no limit", c)
+		}
+		if c := k.ceiling(true); c != 3000 {
+			t.Errorf("every call billed: %.0f emails/s, want 3,000 (its 1 RRU an email)", c)
 		}
 	}
 }

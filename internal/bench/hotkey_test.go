@@ -64,64 +64,79 @@ var cachedReads = map[string]map[string]time.Duration{
 	routes.WebhookDispatch.Function: {"WS#<ws>#WEBHOOK": webhook.EndpointTTL},
 }
 
+// boundedWrites are, per function, the partition classes whose writes
+// are spaced in time, not made per email, and how many a warm instance
+// makes a second at most: a healthy endpoint's success is written once a
+// webhook.SuccessRefresh (by every job of a batch, 10, that read it
+// before the write).
+var boundedWrites = map[string]map[string]float64{
+	routes.WebhookDispatch.Function: {"WS#<ws>#WEBHOOK": 10 / webhook.SuccessRefresh.Seconds()},
+}
+
 // keyLoad is one partition class's load, per email and per partition.
 type keyLoad struct {
 	class       string
 	partitions  int
-	read, write float64 // units a partition takes an email, uncached
-	cached      []cachedLoad
+	read, write float64 // units a partition takes an email, every time
+	cached      []bounded
+	spaced      []bounded
 }
 
-// cachedLoad is the reads one function makes of a partition of the
-// class, of which a warm instance makes at most one a TTL.
-type cachedLoad struct {
-	reads, units float64 // an email, a partition
-	ttl          time.Duration
+// bounded is what one function does to a partition of the class an
+// email (calls, units), of which a warm instance makes at most perSecond
+// a second (a cached read: one a TTL).
+type bounded struct {
+	calls, units, perSecond float64
 }
 
-// readsAt is the read units a second one partition takes at rate emails
-// a second: cached reads are bounded by the instances' misses.
-func (k keyLoad) readsAt(rate float64) float64 {
-	u := rate * k.read
+// at is the units a second the calls take at rate emails a second, with
+// warmInstances instances making them.
+func (b bounded) at(rate float64) float64 {
+	return math.Min(rate*b.calls, warmInstances*b.perSecond) * b.units / b.calls
+}
+
+// loadAt is the read and write units a second one partition takes at
+// rate emails a second; uncached, every call as the bench billed it.
+func (k keyLoad) loadAt(rate float64, uncached bool) (read, write float64) {
+	read, write = rate*k.read, rate*k.write
 	for _, c := range k.cached {
-		misses := math.Min(rate*c.reads, warmInstances/c.ttl.Seconds())
-		u += misses * c.units / c.reads
+		if uncached {
+			read += rate * c.units
+		} else {
+			read += c.at(rate)
+		}
 	}
-	return u
+	for _, w := range k.spaced {
+		if uncached {
+			write += rate * w.units
+		} else {
+			write += w.at(rate)
+		}
+	}
+	return read, write
 }
 
 // ceiling is the emails a second at which a partition of the class
-// reaches DynamoDB's per-partition limit, cached reads at their miss
-// rate (uncached: every read billed, as without the caches).
+// reaches DynamoDB's per-partition limits: the load grows with the rate,
+// so it is bisected; +Inf when even a billion a second fits.
 func (k keyLoad) ceiling(uncached bool) float64 {
-	c := math.Inf(1)
-	if k.write > 0 {
-		c = partitionWriteUnits / k.write
-	}
-	if uncached {
-		read := k.read
-		for _, r := range k.cached {
-			read += r.units
-		}
-		if read > 0 {
-			c = math.Min(c, partitionReadUnits/read)
-		}
-		return c
+	fits := func(rate float64) bool {
+		r, w := k.loadAt(rate, uncached)
+		return r <= partitionReadUnits && w <= partitionWriteUnits
 	}
 	const far = 1e9
-	if k.readsAt(far) <= partitionReadUnits {
-		return c
+	if fits(far) {
+		return math.Inf(1)
 	}
-	lo, hi := 0.0, far // readsAt grows with the rate: bisect
+	lo, hi := 0.0, far
 	for hi-lo > 0.5 {
-		mid := (lo + hi) / 2
-		if k.readsAt(mid) <= partitionReadUnits {
+		if mid := (lo + hi) / 2; fits(mid) {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return math.Min(c, lo)
+	return math.Round(lo)
 }
 
 // hotKeys is the load of the work on each partition class whose load
@@ -143,11 +158,16 @@ func hotKeys(work emailWork, emails int, uncached bool) []keyLoad {
 				byClass[class] = k
 			}
 			per := float64(emails * n)
-			k.write += u.write / per
 			if ttl, ok := cachedReads[fn][class]; ok && u.reads > 0 {
-				k.cached = append(k.cached, cachedLoad{reads: u.reads / per, units: u.read / per, ttl: ttl})
+				k.cached = append(k.cached, bounded{calls: u.reads / per, units: u.read / per, perSecond: 1 / ttl.Seconds()})
 			} else {
 				k.read += u.read / per
+			}
+			if perSecond, ok := boundedWrites[fn][class]; ok && u.write > 0 {
+				// A write a call: the units are what one costs.
+				k.spaced = append(k.spaced, bounded{calls: u.write / per, units: u.write / per, perSecond: perSecond})
+			} else {
+				k.write += u.write / per
 			}
 		}
 	}
@@ -185,11 +205,15 @@ func hotKeyReport(out io.Writer) {
 		lines = append(lines, fmt.Sprintf("  %-44s %9.0f emails/s (%s the %.0f goal); limited by %s", s.name, keys[0].ceiling(false), verdict, hotKeyGoal, keys[0].class),
 			fmt.Sprintf("      without the caches %.0f (%s); before them %s", bare[0].ceiling(true), bare[0].class, beforeCaches[s.name]))
 		for _, k := range keys[:min(4, len(keys))] {
-			cached := 0.0
+			cached, spaced := 0.0, 0.0
 			for _, c := range k.cached {
 				cached += c.units
 			}
-			lines = append(lines, fmt.Sprintf("      %-34s x%-4d %6.3f RRU (+%5.3f cached) %6.3f WRU an email each: %9.0f emails/s", k.class, k.partitions, k.read, cached, k.write, k.ceiling(false)))
+			for _, w := range k.spaced {
+				spaced += w.units
+			}
+			lines = append(lines, fmt.Sprintf("      %-36s x%-3d %5.3f RRU (+%5.3f cached) %5.3f WRU (+%5.3f spaced) an email each: %7.0f emails/s",
+				k.class, k.partitions, k.read, cached, k.write, spaced, k.ceiling(false)))
 		}
 	}
 	if len(lines) == 0 {
@@ -197,5 +221,5 @@ func hotKeyReport(out io.Writer) {
 	}
 	fmt.Fprintf(out, "\nHot-key model: emails/s of one workspace before a partition key passes %.0f WRU/s or %.0f RRU/s\n", partitionWriteUnits, partitionReadUnits)
 	fmt.Fprintf(out, "(AWS's billing rules per key; status batches at the cost table's rate, so counters are conservative;\n")
-	fmt.Fprintf(out, "cached reads at one miss a TTL per warm instance, %.0f instances a function):\n%s\n", warmInstances, strings.Join(lines, "\n"))
+	fmt.Fprintf(out, "cached reads at one miss a TTL, spaced writes at their pace, per warm instance, %.0f instances a function):\n%s\n", warmInstances, strings.Join(lines, "\n"))
 }
