@@ -12,8 +12,9 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/routes"
-	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/contextcache"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/endpointcache"
 )
 
 // DynamoDB's throughput per partition key, a second: adaptive capacity
@@ -50,18 +51,18 @@ var beforeCaches = map[string]string{
 const warmInstances = 1000.0
 
 // cachedReads are, per function, the partition classes whose reads a warm
-// instance skips (sending.ContextCache, webhook.EndpointCache) and their
+// instance skips (contextcache.Store, endpointcache.Cache) and their
 // TTL. The do-not-send list's partition before the shards is skipped once
 // an instance learns it is empty (a workspace created after the shards, or
 // whose old entries are gone); the usage is read only for a capped
 // workspace, and cached while far from its allowance.
 var cachedReads = map[string]map[string]time.Duration{
 	routes.Send.Function: {
-		"WS#<ws>#WORKSPACE": sending.ContextTTL, "WS#<ws>#TEMPLATE": sending.ContextTTL, "WS#<ws>#SENDER": sending.ContextTTL,
-		"WS#<ws>#SUPPRESSION": sending.ContextTTL, "WS#<ws>#USAGE": sending.ContextTTL, "WS#<ws>#USAGE#<shard>": sending.ContextTTL,
+		"WS#<ws>#WORKSPACE": contextcache.TTL, "WS#<ws>#TEMPLATE": contextcache.TTL, "WS#<ws>#SENDER": contextcache.TTL,
+		"WS#<ws>#SUPPRESSION": contextcache.TTL, "WS#<ws>#USAGE": contextcache.TTL, "WS#<ws>#USAGE#<shard>": contextcache.TTL,
 	},
-	routes.Status.Function:          {"WS#<ws>#WEBHOOK": webhook.EndpointTTL},
-	routes.WebhookDispatch.Function: {"WS#<ws>#WEBHOOK": webhook.EndpointTTL},
+	routes.Status.Function:          {"WS#<ws>#WEBHOOK": endpointcache.TTL},
+	routes.WebhookDispatch.Function: {"WS#<ws>#WEBHOOK": endpointcache.TTL},
 }
 
 // boundedWrites are, per function, the partition classes whose writes

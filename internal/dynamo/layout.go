@@ -419,7 +419,7 @@ const (
 	suppressionShards = 16
 	// The month's usage: one ADD a status batch (a random shard), and a
 	// read of every shard by a send that cannot use its instance's cached
-	// sum (sending.ContextCache): 1 RRU a shard.
+	// sum (contextcache.Store): 1 RRU a shard.
 	usageShards = 16
 	// The status function's counters: one update a batch of events per
 	// counter item, ~0.4 an email at 10 events a batch.

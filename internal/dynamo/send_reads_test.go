@@ -8,6 +8,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/contextcache"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/suppression"
 )
@@ -107,4 +108,4 @@ func TestUpgradedSuppressions(t *testing.T) {
 	}
 }
 
-var _ sending.SuppressionLayout = (*dynamo.Sends)(nil)
+var _ contextcache.SuppressionLayout = (*dynamo.Sends)(nil)

@@ -125,6 +125,7 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 	if c.MonthlySent, err = sumUsage(usage); err != nil {
 		return sending.Context{}, err
 	}
+	c.UsageKnown = q.ReadUsage
 	return c, nil
 }
 

@@ -101,11 +101,8 @@ type Service struct {
 	Templates TemplateRenderer
 	// Throttle tries a send SES throttled again before answering 503.
 	Throttle ThrottleRetry
-	// Cache keeps what sends read that may be a second old, per
-	// instance; nil reads everything every time (the local stack).
-	Cache  *ContextCache
-	Logger *slog.Logger
-	Now    func() time.Time
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // TemplateRenderer renders the latest version of a stored template for a
@@ -197,7 +194,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		req.Subject, req.HTML = r.Subject, r.HTML
 	}
 	fp := review.Fingerprint(req.HTML)
-	c, err := s.loadContext(ctx, ContextQuery{
+	c, err := LoadContext(ctx, s.Store, ContextQuery{
 		WorkspaceID: p.WorkspaceID, SenderID: req.SenderID, Recipient: req.To,
 		Fingerprint: fp, Month: now.Format("2006-01"), IdempotencyKey: idemKey,
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/endpointcache"
 	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
 
@@ -43,7 +44,7 @@ var WebhookDispatch = wire.Function[config.Dispatch]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.Dispatch, env wire.Env) (any, error) {
 		// Once per instance: each endpoint read once a second.
-		store := webhook.NewEndpointCache(webhook.EndpointTTL, nil).Store(&dynamo.Webhooks{Table: dynamo.Open(env.AWS, cfg.Table)})
+		store := endpointcache.New(endpointcache.TTL, nil).Store(&dynamo.Webhooks{Table: dynamo.Open(env.AWS, cfg.Table)})
 		d := dispatcher(store, cfg.Delivery, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
 		return queue.NewConsumer(d.Handle), nil
 	},
@@ -63,10 +64,10 @@ func fanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webh
 }
 
 // cachedFanout is fanout reading each workspace's endpoints at most once
-// a webhook.EndpointTTL.
+// an endpointcache.TTL.
 func cachedFanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webhook.Fanout {
 	f := fanout(t, q, c)
-	f.Endpoints = webhook.NewEndpointCache(webhook.EndpointTTL, nil).Lister(f.Endpoints)
+	f.Endpoints = endpointcache.New(endpointcache.TTL, nil).Lister(f.Endpoints)
 	return f
 }
 

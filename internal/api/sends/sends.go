@@ -23,6 +23,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/contextcache"
 	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -42,7 +43,7 @@ func route(rt routes.Route) wire.Function[config.Send] {
 			svc := Service(t, cfg.SES, newSES(env.AWS, cfg.SDK), &queue.Publisher{SQS: q, QueueURL: cfg.ReviewQueueURL},
 				pipeline.Processor(t, cfg.WebhooksQueue, q, env.Logger), env.Logger)
 			// Once per instance: what its sends may read a second late.
-			svc.Cache = sending.NewContextCache(sending.ContextTTL, nil, &dynamo.Sends{Table: t})
+			svc.Store = contextcache.New(svc.Store, contextcache.TTL, nil, &dynamo.Sends{Table: t})
 			return wire.Route(env.Logger, &dynamo.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
 		}}
 }

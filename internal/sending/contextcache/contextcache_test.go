@@ -1,4 +1,4 @@
-package sending
+package contextcache
 
 import (
 	"context"
@@ -10,18 +10,19 @@ import (
 	"github.com/sesame-mail/sesame/internal/apikey"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
+	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/workspace"
 )
 
 // contextStore is a Store whose context reads are functions; its writes
 // are not called here.
 type contextStore struct {
-	Store
-	load  func(q ContextQuery) (Context, error)
+	sending.Store
+	load  func(q sending.ContextQuery) (sending.Context, error)
 	usage func(workspaceID, month string) (int, error)
 }
 
-func (s contextStore) LoadContext(_ context.Context, q ContextQuery) (Context, error) {
+func (s contextStore) LoadContext(_ context.Context, q sending.ContextQuery) (sending.Context, error) {
 	return s.load(q)
 }
 func (s contextStore) MonthlyUsage(_ context.Context, ws, month string) (int, error) {
@@ -34,31 +35,31 @@ type table struct {
 	mu         sync.Mutex
 	ws         workspace.Workspace
 	suppressed map[string]bool
-	verdict    TemplateState // "" none
+	verdict    sending.TemplateState // "" none
 	sent       int
 	old        bool // do-not-send entries before the shards
 
-	queries    []ContextQuery
+	queries    []sending.ContextQuery
 	usageReads int
 	layoutAsks int
 }
 
 func (tb *table) store() contextStore {
 	return contextStore{
-		load: func(q ContextQuery) (Context, error) {
+		load: func(q sending.ContextQuery) (sending.Context, error) {
 			tb.mu.Lock()
 			defer tb.mu.Unlock()
 			tb.queries = append(tb.queries, q)
-			var c Context
+			var c sending.Context
 			if !q.Known.Workspace {
 				c.Workspace = tb.ws
 			}
 			c.Suppressed = tb.suppressed[q.Recipient]
 			if !q.Known.Template && tb.verdict != "" {
-				c.Template = &Template{Fingerprint: q.Fingerprint, State: tb.verdict}
+				c.Template = &sending.Template{Fingerprint: q.Fingerprint, State: tb.verdict}
 			}
 			if q.ReadUsage {
-				c.MonthlySent = tb.sent
+				c.MonthlySent, c.UsageKnown = tb.sent, true
 			}
 			return c, nil
 		},
@@ -84,31 +85,33 @@ func (tb *table) set(f func(tb *table)) {
 	f(tb)
 }
 
-func (tb *table) last() ContextQuery {
+func (tb *table) last() sending.ContextQuery {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	return tb.queries[len(tb.queries)-1]
 }
 
-// advance moves the throttle tests' clock on.
+// fakeClock is a clock tests move by hand.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time          { return c.now }
 func (c *fakeClock) advance(d time.Duration) { c.now = c.now.Add(d) }
 
-// cachedService is a send service over tb whose instance cache runs on
-// clock.
-func cachedService(tb *table, clock *fakeClock) *Service {
-	return &Service{Store: tb.store(), Cache: NewContextCache(ContextTTL, clock.Now, tb)}
+// cached is tb's store behind an instance cache on clock.
+func cached(tb *table, clock *fakeClock) sending.Store {
+	return New(tb.store(), TTL, clock.Now, tb)
 }
 
 // decide loads a live send's context to ann and plans it, as Send does.
-func decide(t *testing.T, s *Service, clock *fakeClock) (Decision, error) {
+func decide(t *testing.T, s sending.Store, clock *fakeClock) (sending.Decision, error) {
 	t.Helper()
-	c, err := s.loadContext(t.Context(), ContextQuery{WorkspaceID: "ws", Recipient: "ann@example.com", Fingerprint: "fp", Month: clock.now.Format("2006-01")})
+	c, err := sending.LoadContext(t.Context(), s, sending.ContextQuery{WorkspaceID: "ws", Recipient: "ann@example.com", Fingerprint: "fp", Month: clock.now.Format("2006-01")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Plan(PlanInput{
+	return sending.Plan(sending.PlanInput{
 		Principal: apikey.Principal{WorkspaceID: "ws", Environment: apikey.Live},
-		Request:   Request{To: "ann@example.com", Subject: "Hi", HTML: "<p>Hi</p>"},
+		Request:   sending.Request{To: "ann@example.com", Subject: "Hi", HTML: "<p>Hi</p>"},
 		Context:   c, EmailID: "e1", Now: clock.now,
 	})
 }
@@ -117,25 +120,25 @@ func newTable() *table {
 	sender := identity.Sender{ID: "snd", Name: "Demo", Email: "hello@demo.test"}
 	return &table{
 		ws:         workspace.Workspace{ID: "ws", Name: "Demo", VerifiedDomains: []string{"demo.test"}, DefaultSender: &sender},
-		suppressed: map[string]bool{}, verdict: TemplateCleared,
+		suppressed: map[string]bool{}, verdict: sending.TemplateCleared,
 	}
 }
 
-// A warm instance sees a changed setting at most ContextTTL late, and a
+// A warm instance sees a changed setting at most TTL late, and a
 // do-not-send entry at once.
 func TestContextCacheLateness(t *testing.T) {
 	tb, clock := newTable(), &fakeClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
-	s := cachedService(tb, clock)
-	if d, err := decide(t, s, clock); err != nil || d.Action != ActionDeliver {
+	s := cached(tb, clock)
+	if d, err := decide(t, s, clock); err != nil || d.Action != sending.ActionDeliver {
 		t.Fatalf("first send: %v %v, want delivered", d.Action, err)
 	}
-	if q := tb.last(); q.Known != (Known{}) {
+	if q := tb.last(); q.Known != (sending.Known{}) {
 		t.Fatalf("a cold instance knew %+v", q.Known)
 	}
 	// The owner changes a setting (here: a cap already used up).
 	tb.set(func(tb *table) { tb.ws.MonthlyAllowance, tb.sent = 5, 5 })
-	clock.advance(ContextTTL - time.Millisecond)
-	if d, err := decide(t, s, clock); err != nil || d.Action != ActionDeliver {
+	clock.advance(TTL - time.Millisecond)
+	if d, err := decide(t, s, clock); err != nil || d.Action != sending.ActionDeliver {
 		t.Fatalf("within the TTL: %v %v, want delivered on the setting read before", d.Action, err)
 	}
 	if q := tb.last(); !q.Known.Workspace || !q.Known.Template {
@@ -148,12 +151,12 @@ func TestContextCacheLateness(t *testing.T) {
 
 	// An unsubscribe is honoured by the very next send.
 	tb.set(func(tb *table) { tb.ws.MonthlyAllowance, tb.sent = 0, 0 })
-	clock.advance(ContextTTL)
-	if d, _ := decide(t, s, clock); d.Action != ActionDeliver {
+	clock.advance(TTL)
+	if d, _ := decide(t, s, clock); d.Action != sending.ActionDeliver {
 		t.Fatalf("send: %v, want delivered", d.Action)
 	}
 	tb.set(func(tb *table) { tb.suppressed["ann@example.com"] = true })
-	if d, _ := decide(t, s, clock); d.Action != ActionRecord || d.Email.Status != "suppressed" {
+	if d, _ := decide(t, s, clock); d.Action != sending.ActionRecord || d.Email.Status != "suppressed" {
 		t.Errorf("send right after the suppression: %v %v, want suppressed", d.Action, d.Email.Status)
 	}
 }
@@ -162,21 +165,21 @@ func TestContextCacheLateness(t *testing.T) {
 // each reads the review's verdict, so its clearing is seen at once.
 func TestContextCacheKeepsOnlyDecidedVerdicts(t *testing.T) {
 	tb, clock := newTable(), &fakeClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
-	tb.verdict = TemplatePending
-	s := cachedService(tb, clock)
-	if d, _ := decide(t, s, clock); d.Action != ActionHold {
+	tb.verdict = sending.TemplatePending
+	s := cached(tb, clock)
+	if d, _ := decide(t, s, clock); d.Action != sending.ActionHold {
 		t.Fatalf("pending layout: %v, want held", d.Action)
 	}
-	tb.set(func(tb *table) { tb.verdict = TemplateCleared })
-	if d, _ := decide(t, s, clock); d.Action != ActionDeliver {
+	tb.set(func(tb *table) { tb.verdict = sending.TemplateCleared })
+	if d, _ := decide(t, s, clock); d.Action != sending.ActionDeliver {
 		t.Errorf("right after the clearing: %v, want delivered", d.Action)
 	}
-	tb.set(func(tb *table) { tb.verdict = TemplateDenied })
-	if d, _ := decide(t, s, clock); d.Action != ActionDeliver {
+	tb.set(func(tb *table) { tb.verdict = sending.TemplateDenied })
+	if d, _ := decide(t, s, clock); d.Action != sending.ActionDeliver {
 		t.Errorf("within the TTL of a cleared verdict: %v, want delivered (at most a second late)", d.Action)
 	}
-	clock.advance(ContextTTL)
-	if d, _ := decide(t, s, clock); d.Action != ActionFail {
+	clock.advance(TTL)
+	if d, _ := decide(t, s, clock); d.Action != sending.ActionFail {
 		t.Errorf("after the TTL: %v, want failed by the denied verdict", d.Action)
 	}
 }
@@ -187,16 +190,16 @@ func TestContextCacheKeepsOnlyDecidedVerdicts(t *testing.T) {
 func TestContextCacheAllowanceBoundary(t *testing.T) {
 	tb, clock := newTable(), &fakeClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
 	tb.ws.MonthlyAllowance, tb.sent = 3, 1
-	s := cachedService(tb, clock)
+	s := cached(tb, clock)
 	// A cold instance does not know the cap: the usage is a second read.
-	if d, err := decide(t, s, clock); err != nil || d.Action != ActionDeliver {
+	if d, err := decide(t, s, clock); err != nil || d.Action != sending.ActionDeliver {
 		t.Fatalf("1 of 3 used: %v %v", d.Action, err)
 	}
 	if tb.usageReads != 1 || tb.last().ReadUsage {
 		t.Errorf("cold instance: %d usage reads, in the context read %v; want one read apart", tb.usageReads, tb.last().ReadUsage)
 	}
 	tb.set(func(tb *table) { tb.sent = 2 })
-	if d, err := decide(t, s, clock); err != nil || d.Action != ActionDeliver {
+	if d, err := decide(t, s, clock); err != nil || d.Action != sending.ActionDeliver {
 		t.Fatalf("2 of 3 used: %v %v", d.Action, err)
 	}
 	if q := tb.last(); !q.ReadUsage {
@@ -216,14 +219,14 @@ func TestContextCacheAllowanceBoundary(t *testing.T) {
 
 	// Far from a large allowance the cached sum decides for a second.
 	tb.set(func(tb *table) { tb.ws.MonthlyAllowance, tb.sent = 1_000_000, 10 })
-	clock.advance(ContextTTL)
-	if d, err := decide(t, s, clock); err != nil || d.Action != ActionDeliver {
+	clock.advance(TTL)
+	if d, err := decide(t, s, clock); err != nil || d.Action != sending.ActionDeliver {
 		t.Fatalf("far from the allowance: %v %v", d.Action, err)
 	}
 	if q := tb.last(); !q.ReadUsage {
 		t.Fatal("a capped workspace's usage was not read with its context")
 	}
-	if d, err := decide(t, s, clock); err != nil || d.Action != ActionDeliver {
+	if d, err := decide(t, s, clock); err != nil || d.Action != sending.ActionDeliver {
 		t.Fatalf("far, warm: %v %v", d.Action, err)
 	}
 	if q := tb.last(); q.ReadUsage || !q.Known.Workspace {
@@ -232,7 +235,7 @@ func TestContextCacheAllowanceBoundary(t *testing.T) {
 	// The margin's edge: UsageExactMargin+1 left is far, UsageExactMargin is near.
 	for left, read := range map[int]bool{UsageExactMargin + 1: false, UsageExactMargin: true} {
 		tb.set(func(tb *table) { tb.sent = tb.ws.MonthlyAllowance - left })
-		clock.advance(ContextTTL)
+		clock.advance(TTL)
 		decide(t, s, clock) // reads and keeps the sum
 		if _, err := decide(t, s, clock); err != nil {
 			t.Fatal(err)
@@ -249,7 +252,7 @@ func TestContextCacheAllowanceBoundary(t *testing.T) {
 func TestContextCacheOldSuppressions(t *testing.T) {
 	tb, clock := newTable(), &fakeClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
 	tb.old = true
-	s := cachedService(tb, clock)
+	s := cached(tb, clock)
 	decide(t, s, clock)
 	if tb.last().NoOldSuppressions {
 		t.Error("old entries present, the old partition was skipped")
@@ -261,9 +264,8 @@ func TestContextCacheOldSuppressions(t *testing.T) {
 	if !tb.last().NoOldSuppressions || tb.layoutAsks != 2 {
 		t.Errorf("skip %v after %d asks, want skipped after 2", tb.last().NoOldSuppressions, tb.layoutAsks)
 	}
-	uncached := &Service{Store: tb.store()}
-	decide(t, uncached, clock)
-	if tb.last().NoOldSuppressions || tb.last().Known != (Known{}) {
+	decide(t, tb.store(), clock)
+	if tb.last().NoOldSuppressions || tb.last().Known != (sending.Known{}) {
 		t.Errorf("without a cache the send skipped %+v", tb.last())
 	}
 }
@@ -272,11 +274,11 @@ func TestContextCacheOldSuppressions(t *testing.T) {
 func TestContextCacheFault(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(0, 0)}
 	down := errors.New("down")
-	s := &Service{Store: contextStore{load: func(ContextQuery) (Context, error) { return Context{}, down }}, Cache: NewContextCache(ContextTTL, clock.Now, nil)}
-	if _, err := s.loadContext(t.Context(), ContextQuery{WorkspaceID: "ws"}); !errors.Is(err, down) {
+	s := New(contextStore{load: func(sending.ContextQuery) (sending.Context, error) { return sending.Context{}, down }}, TTL, clock.Now, nil)
+	if _, err := s.LoadContext(t.Context(), sending.ContextQuery{WorkspaceID: "ws"}); !errors.Is(err, down) {
 		t.Fatalf("err = %v, want the store's", err)
 	}
-	if s.Cache.workspaces.Len() != 0 {
+	if s.workspaces.Len() != 0 {
 		t.Error("a failed read was kept")
 	}
 }

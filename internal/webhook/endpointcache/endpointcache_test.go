@@ -1,4 +1,4 @@
-package webhook_test
+package endpointcache_test
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/event"
-	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/endpointcache"
 )
 
 // testClock is a clock tests move by hand.
@@ -31,40 +32,51 @@ func (c *testClock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// lister is an EndpointLister over a list a test replaces, counting its
+// reads.
+type lister struct {
+	endpoints []webhook.Endpoint
+	reads     int
+}
+
+func (l *lister) ListEndpoints(context.Context, string) ([]webhook.Endpoint, error) {
+	l.reads++
+	return l.endpoints, nil
+}
+
+// jobQueue counts the jobs put on it.
+type jobQueue struct{ jobs int }
+
+func (q *jobQueue) EnqueueAll(_ context.Context, bodies [][]byte) error {
+	q.jobs += len(bodies)
+	return nil
+}
+
 // A warm status instance reads a workspace's endpoints once a TTL: a
 // disabled endpoint still gets the jobs of that TTL, and none after.
 func TestCachedFanoutSeesAChangeWithinTheTTL(t *testing.T) {
 	ws := uuid.NewString()
 	ep := webhook.Endpoint{ID: uuid.NewString(), WorkspaceID: ws, Enabled: true}
-	lister := &countingLister{fakeLister: fakeLister{ep}, reads: map[string]int{}}
+	l := &lister{endpoints: []webhook.Endpoint{ep}}
 	clock := &testClock{t: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
-	sender := &fakeBatch{}
-	fan := &webhook.Fanout{
-		Endpoints: webhook.NewEndpointCache(webhook.EndpointTTL, clock.now).Lister(lister),
-		Queue:     &queue.BatchPublisher{SQS: sender, QueueURL: "q"},
-	}
+	q := &jobQueue{}
+	fan := &webhook.Fanout{Endpoints: endpointcache.New(endpointcache.TTL, clock.now).Lister(l), Queue: q}
 	jobs := func() int {
 		t.Helper()
-		before := 0
-		for _, c := range sender.calls {
-			before += len(c)
-		}
-		if err := fan.Publish(t.Context(), testEvent(ws, event.Delivered)); err != nil {
+		before := q.jobs
+		e := event.Event{ID: "evt_" + uuid.NewString(), WorkspaceID: ws, Type: event.Delivered, CreatedAt: clock.now(), Data: &email.View{ID: uuid.NewString()}}
+		if err := fan.Publish(t.Context(), e); err != nil {
 			t.Fatal(err)
 		}
-		after := 0
-		for _, c := range sender.calls {
-			after += len(c)
-		}
-		return after - before
+		return q.jobs - before
 	}
 	if n := jobs(); n != 1 {
 		t.Fatalf("%d jobs, want 1", n)
 	}
 	off := ep
 	off.Enabled = false
-	lister.fakeLister = fakeLister{off} // the owner disables it
-	clock.advance(webhook.EndpointTTL - time.Millisecond)
+	l.endpoints = []webhook.Endpoint{off} // the owner disables it
+	clock.advance(endpointcache.TTL - time.Millisecond)
 	if n := jobs(); n != 1 {
 		t.Errorf("within the TTL: %d jobs, want 1 (the list read before)", n)
 	}
@@ -72,8 +84,8 @@ func TestCachedFanoutSeesAChangeWithinTheTTL(t *testing.T) {
 	if n := jobs(); n != 0 {
 		t.Errorf("at the TTL: %d jobs, want none to a disabled endpoint", n)
 	}
-	if lister.reads[ws] != 2 {
-		t.Errorf("%d list reads, want 2 (one a TTL)", lister.reads[ws])
+	if l.reads != 2 {
+		t.Errorf("%d list reads, want 2 (one a TTL)", l.reads)
 	}
 }
 
@@ -100,7 +112,7 @@ func TestCachedDispatchStore(t *testing.T) {
 	clock := &testClock{t: time.Unix(0, 0)}
 	reads, failures := 0, 0
 	present := true
-	store := webhook.NewEndpointCache(webhook.EndpointTTL, clock.now).Store(dispatchStore{
+	store := endpointcache.New(endpointcache.TTL, clock.now).Store(dispatchStore{
 		get: func(string, string) (webhook.Endpoint, error) {
 			reads++
 			if !present {
@@ -131,7 +143,7 @@ func TestCachedDispatchStore(t *testing.T) {
 		t.Errorf("after its own failure: %d reads, failures %d; want the count it wrote", reads, ep.ConsecutiveFailures)
 	}
 	present = false
-	clock.advance(webhook.EndpointTTL)
+	clock.advance(endpointcache.TTL)
 	for range 2 {
 		if _, err := store.GetEndpoint(ctx, ws, id); err != webhook.ErrEndpointNotFound {
 			t.Fatalf("removed endpoint: %v", err)
