@@ -97,8 +97,16 @@ func TestUpgradedSuppressions(t *testing.T) {
 	if !slices.Equal(all, []string{"new@example.com", "old@example.com"}) {
 		t.Errorf("every address = %v", all)
 	}
+	// Added again after the upgrade, an old address is in both places; a
+	// delete removes both.
+	if _, _, err := store.Suppressions.PutSuppression(ctx, w.ID, suppression.Suppression{Email: "old@example.com", Reason: "manual"}); err != nil {
+		t.Fatal(err)
+	}
 	if got, err := store.Suppressions.DeleteSuppression(ctx, w.ID, "old@example.com"); err != nil || got.Email != "old@example.com" {
 		t.Fatalf("delete the old entry: %+v %v", got, err)
+	}
+	if ok, err := store.Suppressions.Suppressed(ctx, w.ID, "old@example.com"); err != nil || ok {
+		t.Errorf("after the delete Suppressed = %v, %v; want false", ok, err)
 	}
 	if old, err := store.Sends.OldSuppressions(ctx, w.ID); err != nil || old {
 		t.Errorf("after the delete OldSuppressions = %v, %v; want false", old, err)

@@ -90,7 +90,9 @@ func (s *Suppressions) DeleteSuppression(ctx context.Context, workspaceID, addre
 	if addr == "" || len(addr) > maxSortKeyBytes {
 		return suppression.Suppression{}, suppression.ErrNotFound // no key can hold it
 	}
-	// Its shard first, then the partition before the shards.
+	// Its shard and the partition before the shards: an address listed
+	// before the upgrade and added again is in both.
+	var removed *suppressionItem
 	for _, k := range suppressionKeys(workspaceID, addr, true) {
 		d, err := s.deleteOf(k, itemExists())
 		if err != nil {
@@ -104,9 +106,14 @@ func (s *Suppressions) DeleteSuppression(ctx context.Context, workspaceID, addre
 		if err != nil {
 			return suppression.Suppression{}, fmt.Errorf("delete suppression: %w", err)
 		}
-		return it.suppression(), nil
+		if removed == nil {
+			removed = &it
+		}
 	}
-	return suppression.Suppression{}, suppression.ErrNotFound
+	if removed == nil {
+		return suppression.Suppression{}, suppression.ErrNotFound
+	}
+	return removed.suppression(), nil
 }
 
 // ListSuppressions returns the workspace's entries newest first: a reverse
