@@ -154,7 +154,8 @@ var templateWriteRoute = Profile{
 // suppressionWriteRoute is POST and DELETE /suppressions: the key lookup
 // and rate limit (APIKeys), then one conditional PutItem per address added
 // (a listed address comes back in the failed condition, no read needed) or
-// one conditional DeleteItem. No Query, no index, no other item.
+// a conditional DeleteItem of its shard and of the partition before the
+// shards. No Query, no index, no other item.
 var suppressionWriteRoute = Profile{
 	Name:    "suppression-write-route",
 	Table:   []string{PutItem, DeleteItem},
