@@ -19,7 +19,9 @@ func TestCampaignRoutesGrants(t *testing.T) {
 		routes.SendBulk.Function: {
 			"dynamodb:GetItem on " + tableArn: true,
 			"dynamodb:Query on " + tableArn:   true,
-			apiKeys:                           true,
+			// The do-not-send list from its GSI1 list.
+			"dynamodb:Query on " + tableArn + "/index/*": true,
+			apiKeys: true,
 			"dynamodb:BatchWriteItem on " + tableArn + " (keys WS#*#CAMPAIGNRCPT#*)": true,
 			"dynamodb:PutItem on " + tableArn + " (keys WS#*#CAMPAIGN, WS#*#IDEM#*)": true,
 		},

@@ -315,8 +315,8 @@ func TestUnsubscribePagesGrants(t *testing.T) {
 	tableArn := "${" + onlyID(t, s.doc, "AWS::DynamoDB::Table") + ".Arn}"
 	id := functionIDs(t, s.doc)[routes.Unsubscribe.Function]
 	want := map[string]bool{
-		"dynamodb:UpdateItem on " + tableArn + " (keys WS#*#CONTACT#*)": true,
-		"dynamodb:PutItem on " + tableArn + " (keys WS#*#SUPPRESSION)":  true,
+		"dynamodb:UpdateItem on " + tableArn + " (keys WS#*#CONTACT#*)":  true,
+		"dynamodb:PutItem on " + tableArn + " (keys WS#*#SUPPRESSION#*)": true,
 	}
 	wantGrants(t, s.doc, id, want)
 }

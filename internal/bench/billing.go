@@ -61,8 +61,9 @@ type dbUsage struct {
 	Heat        map[string]units // by partition key
 }
 
-// units are read and write capacity units.
-type units struct{ read, write float64 }
+// units are read and write capacity units, and reads the read calls
+// (a key of a batch is one) that billed them.
+type units struct{ read, write, reads float64 }
 
 func (b *billedDB) take() dbUsage {
 	b.mu.Lock()
@@ -85,6 +86,9 @@ func (b *billedDB) heats(pk string, read, write float64) {
 	h := b.heat[pk]
 	h.read += read
 	h.write += write
+	if read > 0 {
+		h.reads++
+	}
 	b.heat[pk] = h
 }
 

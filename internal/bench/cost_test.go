@@ -47,6 +47,7 @@ func (s sample) add(o sample) sample {
 			h := heat[pk]
 			h.read += u.read
 			h.write += u.write
+			h.reads += u.reads
 			heat[pk] = h
 		}
 		s.db.Heat = heat

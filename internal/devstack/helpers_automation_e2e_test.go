@@ -127,7 +127,7 @@ func unsubscribeURL(t *testing.T, m *mail.Message) string {
 // monthlySent is the workspace's usage counter of the pipeline's month.
 func (p *autoPipeline) monthlySent(t *testing.T, workspaceID string) int {
 	t.Helper()
-	c, err := p.store.Sends.LoadContext(t.Context(), sending.ContextQuery{WorkspaceID: workspaceID, Recipient: "x@example.com", Fingerprint: "none", Month: p.clock.Now().Format("2006-01")})
+	c, err := p.store.Sends.LoadContext(t.Context(), sending.ContextQuery{WorkspaceID: workspaceID, Recipient: "x@example.com", Fingerprint: "none", Month: p.clock.Now().Format("2006-01"), ReadUsage: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func TestPipelineDelivered(t *testing.T) {
 	}
 
 	// The live send counts toward the monthly allowance, once.
-	c, err := p.store.Sends.LoadContext(t.Context(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11"})
+	c, err := p.store.Sends.LoadContext(t.Context(), sending.ContextQuery{WorkspaceID: s.id, Recipient: "x@example.com", Fingerprint: "none", Month: "2026-11", ReadUsage: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,8 @@ func suppressions(t *testing.T, e *env, ws string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, it := range dynamotest.Items(t, e.store.Table.Name) {
-		if pk := attr(it, "pk"); pk == "WS#"+ws+"#SUPPRESSION" {
+		// Any shard of the list (WS#<ws>#SUPPRESSION#<n>).
+		if pk := attr(it, "pk"); strings.HasPrefix(pk, "WS#"+ws+"#SUPPRESSION#") {
 			out[attr(it, "sk")] = attr(it, "reason")
 		}
 	}

@@ -11,6 +11,7 @@ var shardedKinds = map[string]int{
 	kindContact: ContactShards, kindContactEmail: ContactShards,
 	KindEmail: emailShards, kindEvent: feedShards, kindIdempotency: idempotencyShards,
 	kindDedupe: dedupeShards, kindMetrics: CounterShards, KindWebhookAttempt: attemptShards,
+	kindSuppression: SuppressionShards, kindUsage: UsageShards,
 }
 
 // perEndpoint are the kinds with a partition (or its shards) per webhook

@@ -47,12 +47,15 @@ const (
 	// and on GSI1 the held emails of one template (HELDTPL#<fingerprint>).
 	kindHeld           = "HELD"
 	kindHeldByTemplate = "HELDTPL"
-	// The do-not-send list (sk = lowercased address, read by every send);
-	// SUPPRESSIONS is its GSI1 list, newest first (gsi1sk = created time,
-	// then the address).
+	// The do-not-send list, sharded by the address (SUPPRESSION#<shard>,
+	// sk = lowercased address, read by every send; before the shards,
+	// SUPPRESSION alone, still read); SUPPRESSIONS is its GSI1 list, newest
+	// first (gsi1sk = created time, then the address).
 	kindSuppression     = "SUPPRESSION"
 	kindSuppressionList = "SUPPRESSIONS"
-	// Monthly usage against the allowance (sk = YYYY-MM).
+	// Monthly usage against the allowance, each month's count spread over
+	// UsageShards items (USAGE#<shard>, sk = YYYY-MM; before, USAGE
+	// alone), summed when read.
 	kindUsage = "USAGE"
 	// The events feed, sharded by event id (EVENT#<shard>, sk = event
 	// time, then id; the layout before the shards under EVENT alone), and
@@ -188,8 +191,10 @@ var (
 	// ContactKeysPattern matches the contacts of every workspace, every
 	// shard, and no other kind (not the email claims).
 	ContactKeysPattern = WSPK("*", kindContact) + "#*"
-	// SuppressionKeysPattern matches every workspace's do-not-send list.
-	SuppressionKeysPattern = WSPK("*", kindSuppression)
+	// SuppressionKeysPattern matches every workspace's do-not-send list,
+	// every shard (what is written; the partition before the shards is
+	// only read and deleted from).
+	SuppressionKeysPattern = WSPK("*", kindSuppression) + "#*"
 	// CampaignKeysPattern matches every workspace's campaign records,
 	// CampaignRecipientKeysPattern their frozen recipients' chunks and
 	// html, and
@@ -334,10 +339,23 @@ func HeldPK(ws, emailID string) string { return WSSubPK(ws, kindHeld, emailID) }
 func HeldByTemplatePK(ws, fingerprint string) string {
 	return WSSubPK(ws, kindHeldByTemplate, fingerprint)
 }
-func SuppressionPK(ws string) string     { return WSPK(ws, kindSuppression) }
+
+// SuppressionPK is the partition of address (suppression.Key) on the
+// do-not-send list; LegacySuppressionPK held every address before the
+// shards.
+func SuppressionPK(ws, address string) string {
+	return WSSubPK(ws, kindSuppression, strconv.Itoa(ShardOf(address, SuppressionShards)))
+}
+func LegacySuppressionPK(ws string) string { return WSPK(ws, kindSuppression) }
+func SuppressionShardPKs(ws string) []string {
+	return shardPKs(WSPK(ws, kindSuppression), SuppressionShards)
+}
 func SuppressionListPK(ws string) string { return WSPK(ws, kindSuppressionList) }
-func UsagePK(ws string) string           { return WSPK(ws, kindUsage) }
-func ReputationPK(ws string) string      { return WSPK(ws, kindReputation) }
+
+// UsageShardPKs are the partitions a month's usage is counted over, the
+// one before the shards last.
+func UsageShardPKs(ws string) []string { return shardPKs(WSPK(ws, kindUsage), UsageShards) }
+func ReputationPK(ws string) string    { return WSPK(ws, kindReputation) }
 func FeedPK(ws, eventID string) string {
 	return WSSubPK(ws, kindEvent, strconv.Itoa(ShardOf(eventID, feedShards)))
 }
@@ -397,6 +415,13 @@ const (
 	attemptShards = 64
 	// About one SES event an email the feed does not show (Send).
 	dedupeShards = 16
+	// The do-not-send list: one strong point read a send (1 RRU), 10,000
+	// RRU/s at 10,000 sends/s, 625 a shard.
+	SuppressionShards = 16
+	// The month's usage: one ADD a status batch (a random shard), and a
+	// read of every shard by a send that cannot use its instance's cached
+	// sum (contextcache.Store): 1 RRU a shard.
+	UsageShards = 16
 	// The status function's counters: one update a batch of events per
 	// counter item, ~0.4 an email at 10 events a batch.
 	CounterShards = 16

@@ -21,10 +21,11 @@ func TestLeadingKeyPatterns(t *testing.T) {
 	}{
 		"contacts": {ContactKeysPattern,
 			[]string{ContactPK(ws, id), ContactShardPK(ws, 0), ContactShardPK(ws, ContactShards-1)},
-			[]string{ContactEmailPK(ws, "ann@example.com"), SuppressionPK(ws), WorkspacePK(ws), KeysPK(ws), APIKeySecretPK("h")}},
+			[]string{ContactEmailPK(ws, "ann@example.com"), SuppressionPK(ws, "ann@example.com"), WorkspacePK(ws), KeysPK(ws), APIKeySecretPK("h")}},
 		"suppressions": {SuppressionKeysPattern,
-			[]string{SuppressionPK(ws)},
-			[]string{ContactPK(ws, id), ContactEmailPK(ws, "ann@example.com"), WorkspacePK(ws), WSPK(ws, kindSuppression+"X")}},
+			[]string{SuppressionPK(ws, "ann@example.com"), SuppressionPK(ws, "bob@example.com")},
+			// The partition before the shards is read and deleted from, never written.
+			[]string{LegacySuppressionPK(ws), SuppressionListPK(ws), ContactPK(ws, id), ContactEmailPK(ws, "ann@example.com"), WorkspacePK(ws), WSPK(ws, kindSuppression+"X")}},
 		"campaigns": {CampaignKeysPattern,
 			[]string{CampaignPK(ws)},
 			[]string{CampaignRecipientsPK(ws, id), WSSubPK(ws, KindCampaignProgress, id), WSPK(ws, KindCampaignProgress), DuePK, WorkspacePK(ws)}},

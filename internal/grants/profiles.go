@@ -154,7 +154,8 @@ var templateWriteRoute = Profile{
 // suppressionWriteRoute is POST and DELETE /suppressions: the key lookup
 // and rate limit (APIKeys), then one conditional PutItem per address added
 // (a listed address comes back in the failed condition, no read needed) or
-// one conditional DeleteItem. No Query, no index, no other item.
+// a conditional DeleteItem of its shard and of the partition before the
+// shards. No Query, no index, no other item.
 var suppressionWriteRoute = Profile{
 	Name:    "suppression-write-route",
 	Table:   []string{PutItem, DeleteItem},
@@ -162,12 +163,13 @@ var suppressionWriteRoute = Profile{
 }
 
 // segmentRoute is POST /segments: it reads the workspace's do-not-send
-// list and every contact shard (Query on the table) and puts the segment
-// (PutItem), besides its API key's count.
+// list (Query of its GSI1 list) and every contact shard (Query on the
+// table) and puts the segment (PutItem), besides its API key's count.
 var segmentRoute = Profile{
-	Name:    "segment-route",
-	Table:   []string{Query, PutItem},
-	APIKeys: true,
+	Name:         "segment-route",
+	Table:        []string{Query, PutItem},
+	QueryIndexes: true,
+	APIKeys:      true,
 }
 
 // checkRoute is POST /deliverability/check: besides the key lookup and
@@ -180,16 +182,17 @@ var checkRoute = Profile{
 }
 
 // sendBulkRoute is POST /send/bulk: it reads the Idempotency-Key record,
-// the workspace and the segment (GetItem), the do-not-send list and every
-// contact shard (Query), and writes the frozen recipients' chunks
+// the workspace and the segment (GetItem), the do-not-send list (Query of
+// its GSI1 list) and every contact shard (Query), and writes the frozen recipients' chunks
 // (BatchWriteItem, deleted again by a request that lost its key to a
 // twin) and then, in one transaction, the campaign record and the key's
 // record (PutItem). Writes reach those items only; nothing is queued or
 // sent: a draft waits for the owner.
 var sendBulkRoute = Profile{
-	Name:    "send-bulk-route",
-	Table:   []string{GetItem, Query},
-	APIKeys: true,
+	Name:         "send-bulk-route",
+	Table:        []string{GetItem, Query},
+	QueryIndexes: true,
+	APIKeys:      true,
 	Keyed: []Keyed{
 		{Action: BatchWriteItem, LeadingKeys: []string{dynamo.CampaignRecipientKeysPattern}},
 		{Action: PutItem, LeadingKeys: []string{dynamo.CampaignKeysPattern, dynamo.IdempotencyKeysPattern}},

@@ -194,7 +194,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 		req.Subject, req.HTML = r.Subject, r.HTML
 	}
 	fp := review.Fingerprint(req.HTML)
-	c, err := s.Store.LoadContext(ctx, ContextQuery{
+	c, err := LoadContext(ctx, s.Store, ContextQuery{
 		WorkspaceID: p.WorkspaceID, SenderID: req.SenderID, Recipient: req.To,
 		Fingerprint: fp, Month: now.Format("2006-01"), IdempotencyKey: idemKey,
 	})

@@ -35,6 +35,24 @@ type ContextQuery struct {
 	Fingerprint    string
 	Month          string // YYYY-MM of the usage counter
 	IdempotencyKey string // "" when none
+	// Known are the parts the caller holds already (contextcache.Store):
+	// the store leaves them unread, their fields of Context empty.
+	Known Known
+	// ReadUsage asks for the month's usage too (a capped workspace's);
+	// otherwise MonthlySent is left 0 and LoadContext reads it apart when
+	// the workspace turns out to have an allowance.
+	ReadUsage bool
+	// NoOldSuppressions skips the do-not-send partition of the layout
+	// before the shards: the instance learned the workspace has no entry
+	// there (contextcache.SuppressionLayout), and nothing is written
+	// there any more.
+	NoOldSuppressions bool
+}
+
+// Known names the parts of a send's context a cache holds
+// (contextcache.Store).
+type Known struct {
+	Workspace, Sender, Template bool
 }
 
 // Context is what a send reads before deciding, in one round trip.
@@ -45,6 +63,10 @@ type Context struct {
 	Template    *Template // nil for a template never seen
 	MonthlySent int
 	Idempotency *IdempotencyRecord // nil when the key is unused
+	// UsageKnown says MonthlySent holds the month's usage (asked for
+	// with ReadUsage, or remembered by a cache); LoadContext reads it
+	// apart for a capped workspace otherwise.
+	UsageKnown bool
 }
 
 // IdempotencyRecord is the stored first answer to an Idempotency-Key.
@@ -87,6 +109,9 @@ var (
 // Store is the persistence the send path uses.
 type Store interface {
 	LoadContext(ctx context.Context, q ContextQuery) (Context, error)
+	// MonthlyUsage reads the month's live sends exactly (every shard of
+	// the counter, strongly consistent).
+	MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error)
 	// CreateEmail stores a new email with what its owner is shown of it
 	// (kept); with a claim, in one transaction with the Idempotency-Key
 	// record, failing with ErrIdempotencyTaken and the record that holds
@@ -153,4 +178,22 @@ var (
 // email.failed event in the feed and to webhooks, and the failed count.
 type FailureRecorder interface {
 	RecordFailure(ctx context.Context, e email.Email) error
+}
+
+// LoadContext is what a send reads before deciding: its context in one
+// round trip, and a capped workspace's usage in a second one when the
+// first did not have it (a cold instance's first send; the local stack's
+// every send to a capped workspace).
+func LoadContext(ctx context.Context, store Store, q ContextQuery) (Context, error) {
+	c, err := store.LoadContext(ctx, q)
+	if err != nil {
+		return Context{}, err
+	}
+	if c.Workspace.MonthlyAllowance > 0 && !c.UsageKnown {
+		if c.MonthlySent, err = store.MonthlyUsage(ctx, q.WorkspaceID, q.Month); err != nil {
+			return Context{}, err
+		}
+		c.UsageKnown = true
+	}
+	return c, nil
 }

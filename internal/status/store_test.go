@@ -93,7 +93,7 @@ func (w *world) snapshot(t *testing.T, e email.Email) snapshot {
 	if s.Metrics, err = w.store.Metrics.DailyMetrics(ctx, e.WorkspaceID, "2026-11-01", "2026-11-30"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := w.store.Sends.LoadContext(ctx, sending.ContextQuery{WorkspaceID: e.WorkspaceID, Recipient: e.To, Fingerprint: "none", Month: "2026-11"})
+	c, err := w.store.Sends.LoadContext(ctx, sending.ContextQuery{WorkspaceID: e.WorkspaceID, Recipient: e.To, Fingerprint: "none", Month: "2026-11", ReadUsage: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -258,19 +258,19 @@ func earlierDelivery(job Job, m batch.Message) (time.Time, bool) {
 	return since.Add(-clockSkew), true
 }
 
-// successRefresh is how stale a healthy endpoint's last success may be
-// shown: its successes are written at most once a successRefresh, not on
+// SuccessRefresh is how stale a healthy endpoint's last success may be
+// shown: its successes are written at most once a SuccessRefresh, not on
 // every delivery (a write unit each, about 2 % of SES's price for an
 // endpoint subscribed to every event).
-const successRefresh = time.Minute
+const SuccessRefresh = time.Minute
 
 // successNews reports whether a success at at says something the
 // endpoint ep (as read for this job) does not: it follows a failure, which
 // it resets (and which a failing delivery's auto-disable check relies on:
 // every success after a failure is written), or ep's last success is
-// unknown or older than successRefresh.
+// unknown or older than SuccessRefresh.
 func successNews(ep Endpoint, at time.Time) bool {
-	return ep.ConsecutiveFailures > 0 || ep.LastSuccessAt == nil || at.Sub(*ep.LastSuccessAt) >= successRefresh
+	return ep.ConsecutiveFailures > 0 || ep.LastSuccessAt == nil || at.Sub(*ep.LastSuccessAt) >= SuccessRefresh
 }
 
 // delay postpones the message's next delivery; on failure the queue's own

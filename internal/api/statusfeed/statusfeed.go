@@ -20,6 +20,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/status"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/endpointcache"
 )
 
 // Status consumes the ses-events queue.
@@ -28,7 +29,10 @@ var Status = wire.Function[config.Status]{
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.Status, env wire.Env) (any, error) {
 		t := dynamo.Open(env.AWS, cfg.Table)
-		p := Processor(t, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		q := sqs.NewFromConfig(env.AWS)
+		p := Processor(t, cfg.WebhooksQueue, q, env.Logger)
+		// Once per instance: each workspace's endpoints read once a second.
+		p.Publisher = cachedFanout(t, cfg.WebhooksQueue, q)
 		return queue.NewConsumer(p.Handle), nil
 	},
 }
@@ -44,4 +48,12 @@ func Processor(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI, lo
 // event's type on the webhooks queue.
 func fanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webhook.Fanout {
 	return &webhook.Fanout{Endpoints: &webhookdb.Webhooks{Table: t}, Queue: &queue.BatchPublisher{SQS: c, QueueURL: q.WebhooksQueueURL}}
+}
+
+// cachedFanout is fanout reading each workspace's endpoints at most once
+// an endpointcache.TTL.
+func cachedFanout(t *dynamo.Table, q config.WebhooksQueue, c queue.BatchSendAPI) *webhook.Fanout {
+	f := fanout(t, q, c)
+	f.Endpoints = endpointcache.New(endpointcache.TTL, nil).Lister(f.Endpoints)
+	return f
 }

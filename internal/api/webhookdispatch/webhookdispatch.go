@@ -18,6 +18,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/webhook"
+	"github.com/sesame-mail/sesame/internal/webhook/endpointcache"
 	"github.com/sesame-mail/sesame/internal/webhook/post"
 )
 
@@ -26,7 +27,9 @@ var WebhookDispatch = wire.Function[config.Dispatch]{
 	Name: routes.WebhookDispatch.Function,
 	AWS:  sdk.Load,
 	Build: func(_ context.Context, cfg config.Dispatch, env wire.Env) (any, error) {
-		d := Dispatcher(dynamo.Open(env.AWS, cfg.Table), cfg.Delivery, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
+		// Once per instance: each endpoint read once a second.
+		store := endpointcache.New(endpointcache.TTL, nil).Store(&webhookdb.Webhooks{Table: dynamo.Open(env.AWS, cfg.Table)})
+		d := dispatcher(store, cfg.Delivery, cfg.WebhooksQueue, sqs.NewFromConfig(env.AWS), env.Logger)
 		return queue.NewConsumer(d.Handle), nil
 	},
 }
@@ -34,7 +37,12 @@ var WebhookDispatch = wire.Function[config.Dispatch]{
 // Dispatcher delivers the webhook jobs of queue q, recording every
 // attempt in t.
 func Dispatcher(t *dynamo.Table, d config.Delivery, q config.WebhooksQueue, c queue.VisibilityAPI, logger *slog.Logger) *webhook.Dispatcher {
-	return webhook.NewDispatcher(&webhookdb.Webhooks{Table: t},
+	return dispatcher(&webhookdb.Webhooks{Table: t}, d, q, c, logger)
+}
+
+// dispatcher is Dispatcher over store.
+func dispatcher(store webhook.DispatchStore, d config.Delivery, q config.WebhooksQueue, c queue.VisibilityAPI, logger *slog.Logger) *webhook.Dispatcher {
+	return webhook.NewDispatcher(store,
 		post.NewClient(post.Options{Timeout: d.WebhookTimeout, AllowedPrefixes: d.WebhookAllowedPrefixes}),
 		&queue.Visibility{SQS: c, QueueURL: q.WebhooksQueueURL},
 		webhook.DispatcherOptions{Timeout: d.WebhookTimeout, Logger: logger})

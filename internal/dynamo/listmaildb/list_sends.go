@@ -69,7 +69,7 @@ func (s *ListSends) Recipients(ctx context.Context, workspaceID string, ids []st
 		out[i].FirstName, out[i].LastName, out[i].Properties = c.FirstName, c.LastName, c.Properties
 		k := suppression.Key(it.Email)
 		if len(byAddress[k]) == 0 {
-			keys = append(keys, dynamo.Key(dynamo.SuppressionPK(workspaceID), k))
+			keys = append(keys, dynamo.SuppressionKeys(workspaceID, k, true)...)
 		}
 		byAddress[k] = append(byAddress[k], i)
 	}
@@ -175,11 +175,7 @@ func (s *ListSends) CommitProgress(ctx context.Context, workspaceID, campaignID 
 
 // MonthlyUsage reads the month's live sends, the allowance's counter.
 func (s *ListSends) MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error) {
-	var it sendingdb.UsageItem
-	if _, err := s.GetItem(ctx, dynamo.Key(dynamo.UsagePK(workspaceID), month), &it); err != nil {
-		return 0, fmt.Errorf("read usage: %w", err)
-	}
-	return it.Sent, nil
+	return (&sendingdb.Sends{Table: s.Table}).MonthlyUsage(ctx, workspaceID, month)
 }
 
 // CountSent adds n campaign or automation sends to the hour of at (the

@@ -61,51 +61,58 @@ func (s *Sends) claimable() expression.ConditionBuilder {
 
 // LoadContext reads everything a send decides on in one BatchGetItem: the
 // workspace (with its verified domains and default sender), the requested
-// sender, the recipient's suppression, the template, the month's usage and
-// the Idempotency-Key record.
+// sender, the recipient's suppression (its shard, and the partition
+// before the shards unless q says it has none), the template, the month's
+// usage (every shard, when asked) and the Idempotency-Key record; the
+// parts q.Known holds are not read.
 func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sending.Context, error) {
-	keys := []map[string]ddbtypes.AttributeValue{
-		dynamo.WorkspaceKey(q.WorkspaceID),
-		dynamo.Key(dynamo.SuppressionPK(q.WorkspaceID), suppression.Key(q.Recipient)),
-		dynamo.Key(dynamo.TemplatePK(q.WorkspaceID), q.Fingerprint),
-		dynamo.Key(dynamo.UsagePK(q.WorkspaceID), q.Month),
+	ws, addr := q.WorkspaceID, suppression.Key(q.Recipient)
+	var keys []map[string]ddbtypes.AttributeValue
+	if !q.Known.Workspace {
+		keys = append(keys, dynamo.WorkspaceKey(ws))
 	}
-	if q.SenderID != "" {
-		keys = append(keys, dynamo.Key(dynamo.SenderPK(q.WorkspaceID), q.SenderID))
+	keys = append(keys, dynamo.SuppressionKeys(ws, addr, !q.NoOldSuppressions)...)
+	if !q.Known.Template {
+		keys = append(keys, dynamo.Key(dynamo.TemplatePK(ws), q.Fingerprint))
+	}
+	if q.ReadUsage {
+		keys = append(keys, dynamo.UsageKeys(ws, q.Month)...)
+	}
+	if q.SenderID != "" && !q.Known.Sender {
+		keys = append(keys, dynamo.Key(dynamo.SenderPK(ws), q.SenderID))
 	}
 	if q.IdempotencyKey != "" {
-		keys = append(keys, dynamo.Key(dynamo.IdempotencyPK(q.WorkspaceID, q.IdempotencyKey), q.IdempotencyKey))
+		keys = append(keys, dynamo.Key(dynamo.IdempotencyPK(ws, q.IdempotencyKey), q.IdempotencyKey))
 	}
 	items, err := s.BatchGet(ctx, keys)
 	if err != nil {
 		return sending.Context{}, err
 	}
 	var c sending.Context
+	var usage []map[string]ddbtypes.AttributeValue
 	found := false
 	for _, item := range items {
 		pk := aws.ToString(dynamo.StringAttr(item, schema.AttrPK))
 		var err error
-		switch pk {
-		case dynamo.WorkspacePK(q.WorkspaceID):
+		switch {
+		case pk == dynamo.WorkspacePK(ws):
 			var it workspacedb.WorkspaceItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			c.Workspace, found = it.Workspace(), true
-		case dynamo.SuppressionPK(q.WorkspaceID):
+		case dynamo.IsSuppressionPK(ws, pk):
 			c.Suppressed = true
-		case dynamo.TemplatePK(q.WorkspaceID):
+		case pk == dynamo.TemplatePK(ws):
 			var it templateItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			c.Template = &sending.Template{Fingerprint: it.SK, State: sending.TemplateState(it.State), Reasons: it.Reasons}
-		case dynamo.UsagePK(q.WorkspaceID):
-			var it UsageItem
-			err = attributevalue.UnmarshalMap(item, &it)
-			c.MonthlySent = it.Sent
-		case dynamo.SenderPK(q.WorkspaceID):
+		case dynamo.IsUsagePK(ws, pk):
+			usage = append(usage, item)
+		case pk == dynamo.SenderPK(ws):
 			var it workspacedb.SenderItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			sender := it.Sender()
 			c.Sender = &sender
-		case dynamo.IdempotencyPK(q.WorkspaceID, q.IdempotencyKey):
+		case q.IdempotencyKey != "" && pk == dynamo.IdempotencyPK(ws, q.IdempotencyKey):
 			var it IdempotencyItem
 			err = attributevalue.UnmarshalMap(item, &it)
 			if time.Unix(it.ExpiresAt, 0).After(s.Time()) { // TTL deletes lazily
@@ -116,9 +123,13 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 			return sending.Context{}, err
 		}
 	}
-	if !found {
+	if !found && !q.Known.Workspace {
 		return sending.Context{}, sending.ErrWorkspaceNotFound
 	}
+	if c.MonthlySent, err = sumUsage(usage); err != nil {
+		return sending.Context{}, err
+	}
+	c.UsageKnown = q.ReadUsage
 	return c, nil
 }
 

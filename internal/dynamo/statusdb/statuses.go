@@ -137,8 +137,8 @@ func (s *Statuses) counterUpdate(k status.Counter, counts map[string]int) (*ddbt
 	switch k.Kind {
 	case status.DailyMetrics: // a shard of the day's counts, any
 		pk = dynamo.MetricsShardPKs(k.WorkspaceID)[rand.IntN(dynamo.CounterShards)]
-	case status.MonthlyUsage:
-		pk = dynamo.UsagePK(k.WorkspaceID)
+	case status.MonthlyUsage: // a shard of the month's usage, any
+		pk = dynamo.UsageShardPKs(k.WorkspaceID)[rand.IntN(dynamo.UsageShards)]
 	case status.Reputation:
 		hour, err := time.Parse(status.ReputationHourLayout, k.Key)
 		if err != nil {

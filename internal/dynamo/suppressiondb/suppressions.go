@@ -60,7 +60,7 @@ func (s *Suppressions) PutSuppression(ctx context.Context, workspaceID string, s
 	}
 	created = created.UTC()
 	it := suppressionItem{
-		PK: dynamo.SuppressionPK(workspaceID), SK: addr,
+		PK: dynamo.SuppressionPK(workspaceID, addr), SK: addr,
 		GSI1PK: dynamo.SuppressionListPK(workspaceID), GSI1SK: suppressionListSK(created, addr),
 		Email: addr, Reason: string(sup.Reason), EmailID: sup.EmailID, CreatedAt: created,
 	}
@@ -91,19 +91,30 @@ func (s *Suppressions) DeleteSuppression(ctx context.Context, workspaceID, addre
 	if addr == "" || len(addr) > maxSortKeyBytes {
 		return suppression.Suppression{}, suppression.ErrNotFound // no key can hold it
 	}
-	d, err := s.DeleteOf(dynamo.Key(dynamo.SuppressionPK(workspaceID), addr), dynamo.ItemExists())
-	if err != nil {
-		return suppression.Suppression{}, err
+	// Its shard and the partition before the shards: an address listed
+	// before the upgrade and added again is in both.
+	var removed *suppressionItem
+	for _, k := range dynamo.SuppressionKeys(workspaceID, addr, true) {
+		d, err := s.DeleteOf(k, dynamo.ItemExists())
+		if err != nil {
+			return suppression.Suppression{}, err
+		}
+		var it suppressionItem
+		err = s.Remove(ctx, d, &it)
+		if dynamo.IsConditionFailed(err) {
+			continue
+		}
+		if err != nil {
+			return suppression.Suppression{}, fmt.Errorf("delete suppression: %w", err)
+		}
+		if removed == nil {
+			removed = &it
+		}
 	}
-	var it suppressionItem
-	err = s.Remove(ctx, d, &it)
-	if dynamo.IsConditionFailed(err) {
+	if removed == nil {
 		return suppression.Suppression{}, suppression.ErrNotFound
 	}
-	if err != nil {
-		return suppression.Suppression{}, fmt.Errorf("delete suppression: %w", err)
-	}
-	return it.suppression(), nil
+	return removed.suppression(), nil
 }
 
 // ListSuppressions returns the workspace's entries newest first: a reverse
@@ -132,7 +143,9 @@ func (s *Suppressions) ListSuppressions(ctx context.Context, workspaceID string,
 		if !ok {
 			return nil, "", false, errors.New("bad suppression position")
 		}
-		in.ExclusiveStartKey = dynamo.Key(dynamo.SuppressionPK(workspaceID), addr)
+		// An entry from before the shards has another table key; the
+		// index's sort key alone places the page, for it is unique.
+		in.ExclusiveStartKey = dynamo.Key(dynamo.SuppressionPK(workspaceID, addr), addr)
 		in.ExclusiveStartKey[schema.AttrGSI1PK] = &ddbtypes.AttributeValueMemberS{Value: dynamo.SuppressionListPK(workspaceID)}
 		in.ExclusiveStartKey[schema.AttrGSI1SK] = &ddbtypes.AttributeValueMemberS{Value: after}
 	}
@@ -141,10 +154,9 @@ func (s *Suppressions) ListSuppressions(ctx context.Context, workspaceID string,
 
 // lookup is the listing of one address: its entry, if it passes f.
 func (s *Suppressions) lookup(ctx context.Context, workspaceID string, f suppression.Filter) ([]suppression.Suppression, string, bool, error) {
-	var it suppressionItem
-	found, err := s.GetItem(ctx, dynamo.Key(dynamo.SuppressionPK(workspaceID), f.Email), &it)
+	it, found, err := s.entry(ctx, workspaceID, f.Email)
 	if err != nil {
-		return nil, "", false, fmt.Errorf("get suppression: %w", err)
+		return nil, "", false, err
 	}
 	if !found || !f.Matches(it.suppression()) {
 		return nil, "", false, nil
@@ -152,22 +164,39 @@ func (s *Suppressions) lookup(ctx context.Context, workspaceID string, f suppres
 	return []suppression.Suppression{it.suppression()}, "", false, nil
 }
 
-// Suppressed reports whether an address is on the workspace's list: one
-// point read, strongly consistent.
+// Suppressed reports whether an address is on the workspace's list:
+// strongly consistent point reads of its shard, then of the partition
+// before the shards.
 func (s *Suppressions) Suppressed(ctx context.Context, workspaceID, address string) (bool, error) {
+	_, found, err := s.entry(ctx, workspaceID, suppression.Key(address))
+	return found, err
+}
+
+// entry reads the entry of addr (suppression.Key), wherever it is.
+func (s *Suppressions) entry(ctx context.Context, workspaceID, addr string) (suppressionItem, bool, error) {
 	var it suppressionItem
-	found, err := s.GetItem(ctx, dynamo.Key(dynamo.SuppressionPK(workspaceID), suppression.Key(address)), &it)
-	if err != nil {
-		return false, fmt.Errorf("get suppression: %w", err)
+	if addr == "" || len(addr) > maxSortKeyBytes {
+		return it, false, nil // no key can hold it
 	}
-	return found, nil
+	for _, k := range dynamo.SuppressionKeys(workspaceID, addr, true) {
+		found, err := s.GetItem(ctx, k, &it)
+		if err != nil {
+			return it, false, fmt.Errorf("get suppression: %w", err)
+		}
+		if found {
+			return it, true, nil
+		}
+	}
+	return it, false, nil
 }
 
 // EachSuppressedAddress calls fn with every address on the workspace's
-// do-not-send list, a page at a time (the key only is projected: a
-// segment needs the addresses, not why they are there).
+// do-not-send list, a page at a time, oldest first: one Query of the
+// list's GSI1 partition, which holds every entry whatever its shard (and
+// those from before the shards); the key only is projected: a segment
+// needs the addresses, not why they are there.
 func (s *Suppressions) EachSuppressedAddress(ctx context.Context, workspaceID string, fn func(address string) error) error {
-	in, err := s.Partition("", schema.AttrPK, dynamo.SuppressionPK(workspaceID))
+	in, err := s.Partition(schema.GSI1, schema.AttrGSI1PK, dynamo.SuppressionListPK(workspaceID))
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,8 @@ func (store) LoadContext(_ context.Context, q sending.ContextQuery) (sending.Con
 	return c, nil
 }
 
+func (store) MonthlyUsage(context.Context, string, string) (int, error) { return 0, nil }
+
 func (store) CreateEmail(context.Context, email.Email, email.KeptContent, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	return nil, nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sending"
+	"github.com/sesame-mail/sesame/internal/sending/contextcache"
 	"github.com/sesame-mail/sesame/internal/sending/sendinghttp"
 	"github.com/sesame-mail/sesame/internal/ses"
 	"github.com/sesame-mail/sesame/internal/unsubscribe"
@@ -44,6 +45,8 @@ func route(rt routes.Route) wire.Function[config.Send] {
 			q := sqs.NewFromConfig(env.AWS)
 			svc := Service(t, cfg.SES, NewSES(env.AWS, cfg.SDK), &queue.Publisher{SQS: q, QueueURL: cfg.ReviewQueueURL},
 				statusfeed.Processor(t, cfg.WebhooksQueue, q, env.Logger), env.Logger)
+			// Once per instance: what its sends may read a second late.
+			svc.Store = contextcache.New(svc.Store, contextcache.TTL, nil, &sendingdb.Sends{Table: t})
 			return wire.Route(env.Logger, &apikeydb.Keys{Table: t}, rt, sendinghttp.Handlers{Service: svc}.Routes())
 		}}
 }
