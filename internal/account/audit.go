@@ -14,6 +14,9 @@ type AuditEntry struct {
 	Action      string    `json:"action"`
 	Target      string    `json:"target,omitempty"` // the id acted on
 	At          time.Time `json:"at"`
+	// Count is how many times an entry that tallies (a connection's
+	// emails in an hour) happened; 0 for one action.
+	Count int `json:"count,omitempty"`
 }
 
 // The audited actions.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/sesame-mail/sesame/internal/api/bulk"
 	"github.com/sesame-mail/sesame/internal/api/sdk"
 	"github.com/sesame-mail/sesame/internal/api/wire"
 	"github.com/sesame-mail/sesame/internal/config"
@@ -32,7 +33,9 @@ var MCP = wire.Function[config.MCP]{
 // authentication, each call of a route in its function's name.
 func NewMCP(d Deps) (http.Handler, error) {
 	srv := &httpapi.Server{Auth: d.Repos.Keys, Logger: d.Logger}
-	h, err := mcpserver.New(srv.Handler(Routes(d)...), srv.Guard)
+	// The API's routes and the tools' own in-process ones.
+	all := append(Routes(d), bulk.Handlers(d.Repos.Table, d.Cursors, d.Logger).SuggestRoutes()...)
+	h, err := mcpserver.New(srv.Handler(all...), srv.Guard)
 	if err != nil {
 		return nil, err
 	}

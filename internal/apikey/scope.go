@@ -29,6 +29,10 @@ const (
 	// Sesame's own, beyond the spec's: stored templates.
 	TemplatesRead  Scope = "templates:read"
 	TemplatesWrite Scope = "templates:write"
+	// CampaignsSuggest drafts a campaign as a suggestion the owner must
+	// approve (the MCP tool draft_campaign): the way an assistant, which
+	// never holds email:send_bulk, proposes a campaign.
+	CampaignsSuggest Scope = "campaigns:suggest"
 )
 
 // AllScopes lists every scope in the spec's order, then Sesame's own.
@@ -37,7 +41,7 @@ var AllScopes = []Scope{
 	DomainsRead, EventsRead, SuppressionsRead, SuppressionsWrite,
 	DeliverabilityCheck, MetricsRead, CampaignsRead, CampaignsCancel,
 	SegmentsWrite, AutomationsTrigger,
-	TemplatesRead, TemplatesWrite,
+	TemplatesRead, TemplatesWrite, CampaignsSuggest,
 }
 
 // Deliberate reports whether s is granted only when named on purpose at key

@@ -15,7 +15,7 @@ var specScopes = []apikey.Scope{
 	"suppressions:write", "deliverability:check", "metrics:read",
 	"campaigns:read", "campaigns:cancel", "segments:write",
 	"automations:trigger",
-	"templates:read", "templates:write",
+	"templates:read", "templates:write", "campaigns:suggest",
 }
 
 // The spec's scopes less the deliberate-only email:send_bulk and segments:write.
@@ -24,6 +24,7 @@ var fullAccess = []apikey.Scope{
 	"domains:read", "events:read", "suppressions:read", "suppressions:write",
 	"deliverability:check", "metrics:read", "campaigns:read",
 	"campaigns:cancel", "automations:trigger", "templates:read", "templates:write",
+	"campaigns:suggest",
 }
 
 func TestAllScopesMatchSpec(t *testing.T) {

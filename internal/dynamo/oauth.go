@@ -161,6 +161,7 @@ func (s *OAuth) RedeemCode(ctx context.Context, hash string, now time.Time) (oau
 func (s *OAuth) accessPut(a oauth.Access) (*ddbtypes.Put, error) {
 	return s.putOf(keySecretItem{
 		PK: apiKeySecretPK(a.Hash), SK: apiKeySecretSK, WorkspaceID: a.WorkspaceID, GrantID: a.GrantID,
+		ClientID: a.ClientID, ClientName: a.ClientName, GrantedBy: a.GrantedBy,
 		Environment: string(apikey.Live), Scopes: fromScopes(a.Scopes), ExpiresAt: a.ExpiresAt.Unix(),
 	}, itemAbsent())
 }

@@ -37,7 +37,7 @@ func New(api http.Handler, guard Guard) (http.Handler, error) {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sesame", Title: "Sesame email", Version: "1"}, &mcp.ServerOptions{
 		Instructions: "Sesame sends transactional email for this workspace. Tools need the scopes the owner approved; " +
-			"a tool without its scope answers insufficient_scope. Campaigns are never sent by an assistant.",
+			"a tool without its scope answers insufficient_scope. Campaigns are never sent by an assistant: draft_campaign only suggests one to the owner.",
 	})
 	for _, t := range tools {
 		schema, err := doc.inputSchema(t)
@@ -49,6 +49,7 @@ func New(api http.Handler, guard Guard) (http.Handler, error) {
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, IdempotentHint: t.readOnly},
 		}, callRoute(api, t))
 	}
+	addDraftTool(srv, api)
 	srv.AddResource(&mcp.Resource{
 		URI: domainsURI, Name: "domains", Title: "Sending domains", MIMEType: "application/json",
 		Description: "The workspace's sending domains and their verification (GET /api/v1/domains). Needs domains:read.",

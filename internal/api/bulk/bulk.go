@@ -36,6 +36,7 @@ func Handlers(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) campaignh
 		Drafts: &campaign.Drafts{
 			Store: store, Workspaces: &dynamo.Workspaces{Table: t}, Segments: &dynamo.Segments{Table: t},
 			Resolver: audience.Resolver(t), Check: deliverability.Campaign, Logger: logger,
+			Senders: &dynamo.Senders{Table: t},
 		},
 		Campaigns: &campaign.Service{Store: store},
 		Cursors:   c,

@@ -88,6 +88,7 @@ func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, revi
 		Failures:    failures,
 		ConfigSets:  ConfigSets(sets),
 		Templates:   templates.Service(t),
+		Connections: &dynamo.Owners{Table: t},
 		Logger:      logger,
 	}
 }

@@ -123,10 +123,12 @@ func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Service.Send(r.Context(), httpapi.PrincipalFrom(r.Context()), req, idem, hash)
+	p := httpapi.PrincipalFrom(r.Context())
+	out, err := h.Service.Send(r.Context(), p, req, idem, hash)
 	if err != nil {
 		return err
 	}
+	h.Service.NoteSends(r.Context(), p, out.Made())
 	httpapi.WriteJSON(w, out.StatusCode, out.Body)
 	return nil
 }
@@ -167,6 +169,7 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := httpapi.PrincipalFrom(r.Context())
 	items := make([]BatchItem, len(req.Emails))
+	made := make([]int, len(req.Emails))
 	var g errgroup.Group
 	g.SetLimit(batchConcurrency)
 	for i, raw := range req.Emails {
@@ -188,7 +191,7 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 				var out sending.Outcome
 				out, err = h.Service.Send(r.Context(), p, one, key, hash)
 				if err == nil {
-					items[i].Response = &out.Body
+					items[i].Response, made[i] = &out.Body, out.Made()
 					return nil
 				}
 			}
@@ -204,6 +207,11 @@ func (h Handlers) Batch(w http.ResponseWriter, r *http.Request) error {
 		})
 	}
 	_ = g.Wait() // items never return an error
+	total := 0
+	for _, n := range made {
+		total += n
+	}
+	h.Service.NoteSends(r.Context(), p, total)
 	httpapi.WriteJSON(w, http.StatusOK, httpapi.Data[[]BatchItem]{Data: items})
 	return nil
 }
