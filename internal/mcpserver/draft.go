@@ -16,6 +16,8 @@ import (
 // route; no route, tool or scope lets a token approve or send it.
 var draftTool = tool{
 	name: "draft_campaign", title: "Suggest a bulk campaign", route: campaignhttp.SuggestRoute,
+	// Its body is the arguments, read by draftSchema rather than by an
+	// OpenAPI component: the route is in no /api/v1 document.
 	body: "draft_campaign", idempotent: true,
 	description: "Draft a bulk campaign to a segment as a suggestion: it is frozen to the segment's subscribed recipients " +
 		"and waits for the workspace owner, who sees it in the dashboard marked as yours and may edit, approve or discard it. " +
