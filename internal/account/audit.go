@@ -14,6 +14,9 @@ type AuditEntry struct {
 	Action      string    `json:"action"`
 	Target      string    `json:"target,omitempty"` // the id acted on
 	At          time.Time `json:"at"`
+	// Count is how many times an entry that tallies (a connection's
+	// emails in an hour) happened; 0 for one action.
+	Count int `json:"count,omitempty"`
 }
 
 // The audited actions.
@@ -32,6 +35,9 @@ const (
 	ActionCancelled      = "campaign.cancelled"
 	ActionHeldCleared    = "held.cleared"
 	ActionHeldDenied     = "held.denied"
+	// ActionConnectionSent tallies an OAuth connection's emails, one
+	// entry per connection and hour (its Count).
+	ActionConnectionSent = "connection.sent"
 	// Actions of the audience, settings and automations screens.
 	ActionSuppressionAdded   = "suppression.added"
 	ActionSuppressionRemoved = "suppression.removed"

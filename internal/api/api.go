@@ -210,7 +210,9 @@ func NewAuthServer(d Deps) http.Handler {
 // NewMCP builds the MCP endpoint over d (mcp.New): its tools call
 // d's routes.
 func NewMCP(d Deps) (http.Handler, error) {
-	return mcp.New(d.Repos.Keys, d.Logger, Routes(d), d.Repos.Table)
+	// The API's routes and the tools' own in-process one.
+	all := append(Routes(d), campaigns.Handlers(d.Repos.Table, d.Cursors, d.Logger).SuggestRoutes()...)
+	return mcp.New(d.Repos.Keys, d.Logger, all, d.Repos.Table)
 }
 
 // Routes returns every implemented route with its handler: routes.API,

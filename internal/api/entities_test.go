@@ -84,7 +84,7 @@ var storageShared = []string{"internal/dynamo", "internal/dynamo/schema", "inter
 // another entity's items, that entity's storage package (an edge here is a
 // reason, never a convenience). repositories gathers them all.
 var storageImports = map[string][]string{
-	"accountdb":       {"internal/account"},
+	"accountdb":       {"internal/account", "internal/email"}, // a connection's emails tallied in the audit log
 	"apikeydb":        {"internal/apikey"},
 	"automationdb":    {"internal/automation", "internal/apikey"}, // a run's environment
 	"capacitydb":      {"internal/sending/capacity"},

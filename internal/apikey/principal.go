@@ -30,6 +30,10 @@ type Principal struct {
 	Environment Environment
 	// Scopes is nil for a key created before scopes existed (full access).
 	Scopes []Scope
+	// ClientID, ClientName and GrantedBy name a connection's application
+	// and the owner who approved it, carried on its access token so a
+	// send is marked as the connection's without another read.
+	ClientID, ClientName, GrantedBy string
 }
 
 // Has reports whether the principal may use scope s.

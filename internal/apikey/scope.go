@@ -31,6 +31,10 @@ const (
 	TemplatesRead  Scope = "templates:read"
 	TemplatesWrite Scope = "templates:write"
 	SegmentsRead   Scope = "segments:read"
+	// CampaignsSuggest drafts a campaign as a suggestion the owner must
+	// approve (the MCP tool draft_campaign): the way an assistant, which
+	// never holds email:send_bulk, proposes a campaign.
+	CampaignsSuggest Scope = "campaigns:suggest"
 )
 
 // AllScopes lists every scope in the spec's order, then Sesame's own.
@@ -39,7 +43,7 @@ var AllScopes = []Scope{
 	DomainsRead, EventsRead, SuppressionsRead, SuppressionsWrite,
 	DeliverabilityCheck, MetricsRead, CampaignsRead, CampaignsCancel,
 	SegmentsWrite, AutomationsTrigger,
-	TemplatesRead, TemplatesWrite, SegmentsRead,
+	TemplatesRead, TemplatesWrite, SegmentsRead, CampaignsSuggest,
 }
 
 // Deliberate reports whether s is granted only when named on purpose at key

@@ -15,7 +15,7 @@ var specScopes = []apikey.Scope{
 	"suppressions:write", "deliverability:check", "metrics:read",
 	"campaigns:read", "campaigns:cancel", "segments:write",
 	"automations:trigger",
-	"templates:read", "templates:write", "segments:read",
+	"templates:read", "templates:write", "segments:read", "campaigns:suggest",
 }
 
 // The spec's scopes less the deliberate-only email:send_bulk and segments:write.
@@ -25,6 +25,7 @@ var fullAccess = []apikey.Scope{
 	"deliverability:check", "metrics:read", "campaigns:read",
 	"campaigns:cancel", "automations:trigger", "templates:read", "templates:write",
 	"segments:read",
+	"campaigns:suggest",
 }
 
 func TestAllScopesMatchSpec(t *testing.T) {

@@ -65,6 +65,9 @@ type Campaign struct {
 	CompletedAt  *time.Time
 	CancelledAt  *time.Time
 	DiscardedAt  *time.Time
+	// SuggestedBy marks a draft an assistant suggested (Drafts.Suggest);
+	// nil for a draft of POST /send/bulk.
+	SuggestedBy *Suggestion
 }
 
 // ContentHash is the hash an approval binds: subject, html and sender.

@@ -133,6 +133,8 @@ type Drafts struct {
 	// Check is the deliverability check; nil answers null.
 	Check  Checker
 	Logger *slog.Logger
+	// Senders reads the sender a suggestion names (Suggest).
+	Senders SenderReader
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -141,6 +143,12 @@ type Drafts struct {
 // idemKey and reqHash are empty without an Idempotency-Key; with one, a
 // repeated request answers as the first did and drafts nothing more.
 func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest, idemKey, reqHash string) (DraftResult, error) {
+	return d.draft(ctx, p, req, idemKey, reqHash, "", nil)
+}
+
+// draft is Draft from the workspace's sender senderID ("" for its
+// default), marked as suggested by by (nil for a plain draft).
+func (d *Drafts) draft(ctx context.Context, p apikey.Principal, req DraftRequest, idemKey, reqHash, senderID string, by *Suggestion) (DraftResult, error) {
 	now := time.Now().UTC()
 	if d.Now != nil {
 		now = d.Now().UTC()
@@ -163,7 +171,7 @@ func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest
 		return DraftResult{}, fail.Errorf(fail.KindForbidden, fail.AccountNotApproved, "",
 			"this workspace is not approved for bulk sending yet; its owner can ask for it (the operator sets it with `sesame workspace set --bulk-approved`)")
 	}
-	sender, err := sending.DefaultSender(ws)
+	sender, err := d.sender(ctx, ws, senderID)
 	if err != nil {
 		return DraftResult{}, err
 	}
@@ -192,7 +200,7 @@ func (d *Drafts) Draft(ctx context.Context, p apikey.Principal, req DraftRequest
 	c := Campaign{
 		ID: id.String(), WorkspaceID: p.WorkspaceID, Subject: *req.Subject, HTML: *req.HTML, Sender: sender,
 		SegmentID: seg.ID, Status: StatusPendingApproval, RecipientCount: len(recipients),
-		ContentHash: ContentHash(*req.Subject, *req.HTML, sender), CreatedAt: now,
+		ContentHash: ContentHash(*req.Subject, *req.HTML, sender), CreatedAt: now, SuggestedBy: by,
 	}
 	out := DraftResult{Status: StatusPendingApproval, ApprovalID: c.ID, RecipientCount: c.RecipientCount, Deliverability: d.verdict(ctx, c, ws)}
 	var claim *sending.IdempotencyRecord

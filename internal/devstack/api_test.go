@@ -175,7 +175,7 @@ func TestEmailObject(t *testing.T) {
 		m.DeliveredAt = &delivered
 		m.Error = "stale text that must not show"
 	})
-	fields := []string{"id", "to", "subject", "status", "type", "environment", "sent_at", "delivered_at", "opened_at", "clicked_at", "bounced_at", "complained_at", "open_tracking_mode", "error", "tags"}
+	fields := []string{"id", "to", "subject", "status", "type", "environment", "sent_at", "delivered_at", "opened_at", "clicked_at", "bounced_at", "complained_at", "open_tracking_mode", "error", "tags", "source"}
 	read := func(id string) map[string]any {
 		var got struct {
 			Data map[string]any `json:"data"`
@@ -197,6 +197,9 @@ func TestEmailObject(t *testing.T) {
 	l := read(legacy.ID)
 	if l["open_tracking_mode"] != "full" || l["error"] != nil || l["delivered_at"] != nil {
 		t.Errorf("legacy row = %v", l)
+	}
+	if src, _ := l["source"].(map[string]any); src["type"] != "api" || len(src) != 1 {
+		t.Errorf("legacy row's source = %v, want api", l["source"])
 	}
 	if l["sent_at"] != "2026-11-20T08:30:00.000Z" {
 		t.Errorf("sent_at = %v, want ISO 8601 UTC", l["sent_at"])

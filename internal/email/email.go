@@ -104,6 +104,17 @@ type Email struct {
 	// transactional emails (whose content is kept) and on rows stored
 	// before it.
 	Source Source
+	// Connection is the OAuth connection whose access token sent the
+	// email; nil for a key's send and for campaign and automation emails.
+	Connection *Connection
+}
+
+// Connection names an OAuth connection (an owner's grant to an
+// application) as the emails it sent record it.
+type Connection struct {
+	GrantID    string
+	ClientID   string
+	ClientName string
 }
 
 // Source names the campaign, or the automation run and step, an email was

@@ -20,6 +20,7 @@ type View struct {
 	Error            *string      `json:"error"`
 	Tags             []Tag        `json:"tags"`
 	ScheduledAt      *string      `json:"scheduled_at,omitempty"`
+	Source           SourceView   `json:"source"`
 }
 
 // View renders e as the spec's Email object: ISO 8601 UTC times, null for
@@ -42,6 +43,7 @@ func (e Email) View() View {
 		OpenTrackingMode: e.TrackingMode,
 		Tags:             e.Tags,
 		ScheduledAt:      timestamp.Optional(e.ScheduledAt),
+		Source:           SourceOf(e),
 	}
 	if v.Tags == nil {
 		v.Tags = []Tag{}

@@ -41,7 +41,7 @@ func TestEnvelope(t *testing.T) {
 	}{
 		"with an email": {
 			event.Event{ID: "evt_1", WorkspaceID: "ws_secret", Type: event.Delivered, CreatedAt: delivered.In(paris), Data: &view},
-			`{"id":"evt_1","type":"email.delivered","created_at":"2026-11-22T10:00:01.250Z","data":{"id":"01937f4e-0000-7000-8000-000000000001","to":"ann@example.com","subject":"Hi","status":"delivered","type":"transactional","environment":"live","sent_at":"2026-11-22T10:00:00.250Z","delivered_at":"2026-11-22T10:00:01.250Z","opened_at":null,"clicked_at":null,"bounced_at":null,"complained_at":null,"open_tracking_mode":"essential","error":null,"tags":[]}}`,
+			`{"id":"evt_1","type":"email.delivered","created_at":"2026-11-22T10:00:01.250Z","data":{"id":"01937f4e-0000-7000-8000-000000000001","to":"ann@example.com","subject":"Hi","status":"delivered","type":"transactional","environment":"live","sent_at":"2026-11-22T10:00:00.250Z","delivered_at":"2026-11-22T10:00:01.250Z","opened_at":null,"clicked_at":null,"bounced_at":null,"complained_at":null,"open_tracking_mode":"essential","error":null,"tags":[],"source":{"type":"api"}}}`,
 		},
 		"no associated message: data null": {
 			event.Event{ID: "evt_2", Type: event.Failed, CreatedAt: time.Date(2026, 11, 22, 0, 0, 0, 999_999, time.UTC)},

@@ -68,16 +68,20 @@ var ByFunction = map[string]Profile{
 // mcpEndpoint is the MCP endpoint (internal/mcpserver): its tools are the
 // send, read, contact, automation-event and deliverability routes called
 // in-process, so it may do what those routes do together (sendRoute,
-// readRoute, contactWriteRoute, automationEventsRoute, checkRoute), and
-// no more: no segment, no campaign write, no do-not-send write is a tool.
+// readRoute, contactWriteRoute, automationEventsRoute, checkRoute), plus
+// draft_campaign's suggestion, which writes what a draft writes
+// (sendBulkRoute: the frozen recipients' chunks, the campaign record), and
+// no more: no segment, no campaign approval, no do-not-send write is a tool.
 var mcpEndpoint = Profile{
 	Name:         "mcp",
 	Table:        []string{GetItem, BatchGetItem, Query, PutItem, UpdateItem, DeleteItem},
 	QueryIndexes: true,
 	APIKeys:      true,
-	Keyed:        []Keyed{{Action: BatchWriteItem, LeadingKeys: []string{dynamo.EmailKeysPattern, dynamo.EmailContentKeysPattern}}},
-	SendTo:       []queue.Def{queue.Review, queue.Webhooks, queue.Automations},
-	SendEmail:    true,
+	Keyed: []Keyed{{Action: BatchWriteItem, LeadingKeys: []string{
+		dynamo.EmailKeysPattern, dynamo.EmailContentKeysPattern, dynamo.CampaignRecipientKeysPattern,
+	}}},
+	SendTo:    []queue.Def{queue.Review, queue.Webhooks, queue.Automations},
+	SendEmail: true,
 }
 
 // authServer is the OAuth authorization server (internal/oauth): it

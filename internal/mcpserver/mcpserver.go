@@ -55,6 +55,7 @@ func ToolRoutes() []routes.Route {
 	for _, r := range resources {
 		add(r.route)
 	}
+	add(draftTool.route)
 	return out
 }
 
@@ -80,7 +81,7 @@ func New(b Backend) (http.Handler, error) {
 	api := core.Handler(served...)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sesame", Title: "Sesame email", Version: "1"}, &mcp.ServerOptions{
 		Instructions: "Sesame sends transactional email for this workspace. Tools need the scopes the owner approved; " +
-			"a tool without its scope answers insufficient_scope. Campaigns are never sent by an assistant.",
+			"a tool without its scope answers insufficient_scope. Campaigns are never sent by an assistant: draft_campaign only suggests one to the owner.",
 	})
 	for _, t := range tools {
 		schema, err := doc.inputSchema(t)
@@ -92,6 +93,7 @@ func New(b Backend) (http.Handler, error) {
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, IdempotentHint: t.readOnly},
 		}, callRoute(api, t))
 	}
+	addDraftTool(srv, api)
 	for _, r := range resources {
 		srv.AddResource(&mcp.Resource{
 			URI: r.uri, Name: r.name, Title: r.title, MIMEType: "application/json", Description: r.description,

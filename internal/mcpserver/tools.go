@@ -24,8 +24,8 @@ type tool struct {
 
 // tools are the agent's tools. Nothing here sends a campaign, creates a
 // segment or touches the do-not-send list: a connection is never granted
-// email:send_bulk or segments:write, and the tools that would need them do
-// not exist.
+// email:send_bulk or segments:write, and the tools that would need them
+// do not exist. draft_campaign (draft.go) only suggests a campaign.
 var tools = []tool{
 	{name: "send_email", title: "Send an email", route: routes.Send, body: "SendRequest", idempotent: true,
 		description: "Send one transactional email (POST /api/v1/send). Needs email:send. The answer is the email's id and status; an email held for review says so, with the reason."},

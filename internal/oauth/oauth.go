@@ -136,6 +136,9 @@ type Access struct {
 	WorkspaceID string
 	Scopes      []apikey.Scope
 	ExpiresAt   time.Time
+	// ClientID, ClientName and GrantedBy are the grant's, so a request
+	// made with the token names its connection (apikey.Principal).
+	ClientID, ClientName, GrantedBy string
 }
 
 // Grantable reports whether a connection may ever hold s: a known scope

@@ -384,7 +384,7 @@ func (s *Service) revokeReplayed(ctx context.Context, workspaceID, grantID strin
 // issue makes a new pair of tokens for g.
 func (s *Service) issue(g Grant, now time.Time) (Tokens, Access, Refresh) {
 	access, refresh := NewToken(AccessPrefix), NewToken(RefreshPrefix)
-	a := Access{Hash: Hash(access), GrantID: g.ID, WorkspaceID: g.WorkspaceID, Scopes: g.Scopes, ExpiresAt: now.Add(AccessTTL)}
+	a := Access{Hash: Hash(access), GrantID: g.ID, ClientID: g.ClientID, ClientName: g.ClientName, GrantedBy: g.GrantedBy, WorkspaceID: g.WorkspaceID, Scopes: g.Scopes, ExpiresAt: now.Add(AccessTTL)}
 	r := Refresh{Hash: Hash(refresh), GrantID: g.ID, WorkspaceID: g.WorkspaceID, ExpiresAt: now.Add(RefreshTTL)}
 	return Tokens{Access: access, Refresh: refresh, ExpiresIn: AccessTTL, Scopes: g.Scopes}, a, r
 }

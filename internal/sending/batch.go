@@ -52,6 +52,7 @@ func (s *Service) SendBatch(ctx context.Context, p apikey.Principal, items []Bat
 		return nil, err
 	}
 	out := make([]BatchResult, len(items))
+	made := make([]int, len(items)) // emails each item made: none for a replay
 	var g errgroup.Group
 	g.SetLimit(batchConcurrency)
 	for i, it := range items {
@@ -75,10 +76,15 @@ func (s *Service) SendBatch(ctx context.Context, p apikey.Principal, items []Bat
 				out[i].Err = err
 				return nil
 			}
-			out[i].Response = &o.Body
+			out[i].Response, made[i] = &o.Body, o.Made()
 			return nil
 		})
 	}
 	_ = g.Wait() // items never return an error
+	total := 0
+	for _, n := range made {
+		total += n
+	}
+	s.NoteSends(ctx, p, total)
 	return out, nil
 }

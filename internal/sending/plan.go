@@ -120,7 +120,7 @@ func Plan(in PlanInput) (Decision, error) {
 		Email: email.Email{
 			ID: in.EmailID, WorkspaceID: in.Principal.WorkspaceID, To: req.To, Subject: req.Subject,
 			Type: email.TypeTransactional, Environment: in.Principal.Environment, SentAt: now, TrackingMode: mode,
-			Tags: req.Tags,
+			Tags: req.Tags, Connection: connectionOf(in.Principal),
 		},
 		From: from, ReplyTo: replyTo,
 	}
@@ -135,6 +135,14 @@ func Plan(in PlanInput) (Decision, error) {
 	}
 	decideStatus(&d, in)
 	return d, nil
+}
+
+// connectionOf is the connection a send by p records: nil for a key.
+func connectionOf(p apikey.Principal) *email.Connection {
+	if p.GrantID == "" {
+		return nil
+	}
+	return &email.Connection{GrantID: p.GrantID, ClientID: p.ClientID, ClientName: p.ClientName}
 }
 
 // MaxScheduleAhead is how far ahead scheduled_at may be.
@@ -230,7 +238,7 @@ func replay(rec IdempotencyRecord, reqHash string, now time.Time) (Outcome, erro
 	if err := json.Unmarshal(rec.Body, &body); err != nil {
 		return Outcome{}, fmt.Errorf("stored idempotent response: %w", err)
 	}
-	return Outcome{StatusCode: rec.StatusCode, Body: body}, nil
+	return Outcome{StatusCode: rec.StatusCode, Body: body, Replayed: true}, nil
 }
 
 // CheckReplay refuses to replay the stored answer of an Idempotency-Key

@@ -101,8 +101,11 @@ type Service struct {
 	Templates TemplateRenderer
 	// Throttle tries a send SES throttled again before answering 503.
 	Throttle ThrottleRetry
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Connections tallies a connection's emails in the audit log
+	// (NoteSends); nil records nothing.
+	Connections ConnectionTally
+	Logger      *slog.Logger
+	Now         func() time.Time
 }
 
 // TemplateRenderer renders the latest version of a stored template for a
@@ -147,6 +150,8 @@ type Response struct {
 type Outcome struct {
 	StatusCode int
 	Body       Response
+	// Replayed is an Idempotency-Key's stored answer: no email was made.
+	Replayed bool
 }
 
 // The status codes of Outcome, spelled here so the send logic needs no

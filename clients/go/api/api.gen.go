@@ -234,6 +234,30 @@ func (e DomainStatus) Valid() bool {
 	}
 }
 
+// Defines values for EmailSourceType.
+const (
+	EmailSourceTypeApi        EmailSourceType = "api"
+	EmailSourceTypeAutomation EmailSourceType = "automation"
+	EmailSourceTypeCampaign   EmailSourceType = "campaign"
+	EmailSourceTypeConnection EmailSourceType = "connection"
+)
+
+// Valid indicates whether the value is a known member of the EmailSourceType enum.
+func (e EmailSourceType) Valid() bool {
+	switch e {
+	case EmailSourceTypeApi:
+		return true
+	case EmailSourceTypeAutomation:
+		return true
+	case EmailSourceTypeCampaign:
+		return true
+	case EmailSourceTypeConnection:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EmailStatus.
 const (
 	EmailStatusBounced    EmailStatus = "bounced"
@@ -1323,6 +1347,9 @@ type Email struct {
 	// Examples: 2026-11-20T08:30:00.000Z
 	SentAt Timestamp `json:"sent_at"`
 
+	// Source What made the email: `api` a call with an API key, `connection` a call with the access token of an application the owner connected (OAuth, through `/api/v1` or `/mcp`), `campaign` and `automation` their sends. Emails stored before this field report `api` for transactional email.
+	Source EmailSource `json:"source"`
+
 	// Status `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review. `scheduled`: accepted with `scheduled_at`, waiting for its time (it is then sent, held or suppressed as a send is). `cancelled`: a scheduled email cancelled before its time; never sent.
 	Status  EmailStatus `json:"status"`
 	Subject string      `json:"subject"`
@@ -1337,6 +1364,18 @@ type Email struct {
 	Type EmailType `json:"type"`
 }
 
+// EmailConnection The connection that sent the email, present when `type` is `connection`: the grant the dashboard lists under Connected applications (and revokes), and its application.
+type EmailConnection struct {
+	// ClientId The application's OAuth client id.
+	ClientId string `json:"client_id"`
+
+	// ClientName The application's name as it registered.
+	ClientName string `json:"client_name"`
+
+	// Id The connection (grant) id.
+	Id string `json:"id"`
+}
+
 // EmailList A page of emails.
 type EmailList struct {
 	// Data Newest first.
@@ -1348,6 +1387,16 @@ type EmailList struct {
 	// NextCursor Pass as `cursor` for the next page; null when `has_more` is false.
 	NextCursor *string `json:"next_cursor"`
 }
+
+// EmailSource What made the email: `api` a call with an API key, `connection` a call with the access token of an application the owner connected (OAuth, through `/api/v1` or `/mcp`), `campaign` and `automation` their sends. Emails stored before this field report `api` for transactional email.
+type EmailSource struct {
+	// Connection The connection that sent the email, present when `type` is `connection`: the grant the dashboard lists under Connected applications (and revokes), and its application.
+	Connection *EmailConnection `json:"connection,omitempty"`
+	Type       EmailSourceType  `json:"type"`
+}
+
+// EmailSourceType defines model for EmailSource.Type.
+type EmailSourceType string
 
 // EmailStatus `sent`: handed to SES (or captured in test mode). `delivered`, `opened`, `clicked`, `bounced`, `complained`: what SES reported since; a status never moves backwards (sent < delivered < opened < clicked < bounced = failed < complained). `failed`: failed before delivery (`error` says why). `suppressed`: not sent, the recipient is on the do-not-send list. `held`: waiting for the security review. `scheduled`: accepted with `scheduled_at`, waiting for its time (it is then sent, held or suppressed as a send is). `cancelled`: a scheduled email cancelled before its time; never sent.
 type EmailStatus string

@@ -709,6 +709,21 @@ export interface components {
             name: string;
             value: string;
         };
+        /** @description What made the email: `api` a call with an API key, `connection` a call with the access token of an application the owner connected (OAuth, through `/api/v1` or `/mcp`), `campaign` and `automation` their sends. Emails stored before this field report `api` for transactional email. */
+        EmailSource: {
+            /** @enum {string} */
+            type: "api" | "connection" | "campaign" | "automation";
+            connection?: components["schemas"]["EmailConnection"];
+        };
+        /** @description The connection that sent the email, present when `type` is `connection`: the grant the dashboard lists under Connected applications (and revokes), and its application. */
+        EmailConnection: {
+            /** @description The connection (grant) id. */
+            id: string;
+            /** @description The application's OAuth client id. */
+            client_id: string;
+            /** @description The application's name as it registered. */
+            client_name: string;
+        };
         Email: {
             /**
              * Format: uuid
@@ -719,6 +734,7 @@ export interface components {
             tags: components["schemas"]["Tag"][];
             /** @description Present only on an email accepted with `scheduled_at`: when it is due. */
             scheduled_at?: components["schemas"]["Timestamp"];
+            source: components["schemas"]["EmailSource"];
             /** @description The recipient's address. */
             to: string;
             subject: string;

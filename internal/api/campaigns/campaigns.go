@@ -39,6 +39,7 @@ func Handlers(t *dynamo.Table, c httpapi.Cursors, logger *slog.Logger) campaignh
 		Drafts: &campaign.Drafts{
 			Store: store, Workspaces: &workspacedb.Workspaces{Table: t}, Segments: &segmentdb.Segments{Table: t},
 			Resolver: segments.Resolver(t), Check: deliverability.Campaign, Logger: logger,
+			Senders: &workspacedb.Senders{Table: t},
 		},
 		Campaigns: &campaign.Service{Store: store},
 		Cursors:   c,

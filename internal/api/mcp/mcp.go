@@ -60,7 +60,9 @@ var MCP = wire.Function[config.MCP]{
 		all = append(all, contacts.Handlers(t, c).Routes()...)
 		all = append(all, automations.Handlers(t, cfg.AutomationsQueue, q, env.Logger).Routes()...)
 		all = append(all, deliverabilityhttp.Handlers{Checks: &deliverability.Service{Workspaces: &workspacedb.Workspaces{Table: t}}}.Routes()...)
-		all = append(all, campaigns.Handlers(t, c, env.Logger).Routes()...)
+		drafts := campaigns.Handlers(t, c, env.Logger)
+		all = append(all, drafts.Routes()...)
+		all = append(all, drafts.SuggestRoutes()...) // draft_campaign's in-process route
 		h, err := New(&apikeydb.Keys{Table: t}, env.Logger, all, t)
 		if err != nil {
 			return nil, err

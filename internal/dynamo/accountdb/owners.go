@@ -101,10 +101,11 @@ type auditItem struct {
 	Action      string    `dynamodbav:"action"`
 	Target      string    `dynamodbav:"target,omitempty"`
 	At          time.Time `dynamodbav:"at"`
+	Count       int       `dynamodbav:"count,omitempty"`
 }
 
 func (it auditItem) entry() account.AuditEntry {
-	return account.AuditEntry{WorkspaceID: it.WorkspaceID, Actor: it.Actor, Action: it.Action, Target: it.Target, At: it.At}
+	return account.AuditEntry{WorkspaceID: it.WorkspaceID, Actor: it.Actor, Action: it.Action, Target: it.Target, At: it.At, Count: it.Count}
 }
 
 // PutAudit appends e to its workspace's audit log.

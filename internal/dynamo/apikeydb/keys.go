@@ -35,6 +35,10 @@ type KeySecretItem struct {
 	// checked by Authenticate, as TTL deletes only some time after it).
 	GrantID   string `dynamodbav:"grant_id,omitempty"`
 	ExpiresAt int64  `dynamodbav:"expires_at,omitempty"`
+	// The connection's application and approver, for its sends' marks.
+	ClientID   string `dynamodbav:"client_id,omitempty"`
+	ClientName string `dynamodbav:"client_name,omitempty"`
+	GrantedBy  string `dynamodbav:"granted_by,omitempty"`
 }
 
 type keyItem struct {
@@ -133,6 +137,7 @@ func (s *Keys) Authenticate(ctx context.Context, apiKey string, env apikey.Envir
 	s.pruneRateWindows(ctx, out.Attributes, cur)
 	return apikey.Principal{
 		WorkspaceID: it.WorkspaceID, KeyID: it.KeyID, GrantID: it.GrantID,
+		ClientID: it.ClientID, ClientName: it.ClientName, GrantedBy: it.GrantedBy,
 		Environment: env, Scopes: ToScopes(it.Scopes),
 	}, nil
 }

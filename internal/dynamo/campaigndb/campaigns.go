@@ -51,10 +51,20 @@ type campaignItem struct {
 	CompletedAt    *time.Time             `dynamodbav:"completed_at,omitempty"`
 	CancelledAt    *time.Time             `dynamodbav:"cancelled_at,omitempty"`
 	DiscardedAt    *time.Time             `dynamodbav:"discarded_at,omitempty"`
+	// SuggestedBy marks an assistant's suggestion (campaign.Suggestion).
+	SuggestedBy *suggestionItem `dynamodbav:"suggested_by,omitempty"`
+}
+
+type suggestionItem struct {
+	GrantID     string `dynamodbav:"grant_id,omitempty"`
+	ClientID    string `dynamodbav:"client_id,omitempty"`
+	ClientName  string `dynamodbav:"client_name,omitempty"`
+	ConnectedBy string `dynamodbav:"connected_by,omitempty"`
+	KeyID       string `dynamodbav:"key_id,omitempty"`
 }
 
 func newCampaignItem(c campaign.Campaign) campaignItem {
-	return campaignItem{
+	it := campaignItem{
 		PK: dynamo.CampaignPK(c.WorkspaceID), SK: c.ID, ID: c.ID, Subject: c.Subject,
 		Sender: workspacedb.SenderItem{
 			ID: c.Sender.ID, WorkspaceID: c.WorkspaceID, Name: c.Sender.Name, Email: c.Sender.Email,
@@ -66,11 +76,15 @@ func newCampaignItem(c campaign.Campaign) campaignItem {
 		CreatedAt: c.CreatedAt.UTC(), ApprovedAt: c.ApprovedAt, ScheduledAt: c.ScheduledAt, StartedAt: c.StartedAt,
 		CompletedAt: c.CompletedAt, CancelledAt: c.CancelledAt, DiscardedAt: c.DiscardedAt,
 	}
+	if b := c.SuggestedBy; b != nil {
+		it.SuggestedBy = &suggestionItem{GrantID: b.GrantID, ClientID: b.ClientID, ClientName: b.ClientName, ConnectedBy: b.ConnectedBy, KeyID: b.KeyID}
+	}
+	return it
 }
 
 // campaign is the record as a campaign.Campaign, without its html.
 func (it campaignItem) campaign(workspaceID string) campaign.Campaign {
-	return campaign.Campaign{
+	c := campaign.Campaign{
 		ID: it.ID, WorkspaceID: workspaceID, Subject: it.Subject, Sender: it.Sender.Sender(),
 		SegmentID: it.SegmentID, Status: campaign.Status(it.Status), RecipientCount: it.RecipientCount,
 		SentCount: it.SentCount, SkippedCount: it.SkippedCount, Chunks: it.Chunks,
@@ -78,6 +92,10 @@ func (it campaignItem) campaign(workspaceID string) campaign.Campaign {
 		CreatedAt: it.CreatedAt, ApprovedAt: it.ApprovedAt, ScheduledAt: it.ScheduledAt, StartedAt: it.StartedAt,
 		CompletedAt: it.CompletedAt, CancelledAt: it.CancelledAt, DiscardedAt: it.DiscardedAt,
 	}
+	if b := it.SuggestedBy; b != nil {
+		c.SuggestedBy = &campaign.Suggestion{GrantID: b.GrantID, ClientID: b.ClientID, ClientName: b.ClientName, ConnectedBy: b.ConnectedBy, KeyID: b.KeyID}
+	}
+	return c
 }
 
 // CreateCampaign stores a new draft: its frozen recipients in chunks of

@@ -45,12 +45,17 @@ type EmailItem struct {
 	RunID        string `dynamodbav:"run_id,omitempty"`
 	Step         int    `dynamodbav:"step,omitempty"`
 	ContactID    string `dynamodbav:"contact_id,omitempty"`
+	// The OAuth connection that sent it; absent for a key's send, so
+	// those rows cost nothing more.
+	GrantID    string `dynamodbav:"grant_id,omitempty"`
+	ClientID   string `dynamodbav:"client_id,omitempty"`
+	ClientName string `dynamodbav:"client_name,omitempty"`
 }
 
 func (it EmailItem) SortKey() string { return it.SK }
 
 func NewEmailItem(e email.Email) EmailItem {
-	return EmailItem{
+	it := EmailItem{
 		PK: dynamo.EmailPK(e.WorkspaceID, e.ID), SK: e.ID,
 		ID: e.ID, WorkspaceID: e.WorkspaceID, To: e.To, Subject: e.Subject,
 		Status: string(e.Status), Type: string(e.Type), Environment: string(e.Environment),
@@ -61,6 +66,10 @@ func NewEmailItem(e email.Email) EmailItem {
 		Step: e.Source.Step, ContactID: e.Source.ContactID,
 		Tags: tagKeys(e.Tags), ScheduledAt: e.ScheduledAt,
 	}
+	if c := e.Connection; c != nil {
+		it.GrantID, it.ClientID, it.ClientName = c.GrantID, c.ClientID, c.ClientName
+	}
+	return it
 }
 
 func tagKeys(tags []email.Tag) []string {
@@ -75,7 +84,7 @@ func tagKeys(tags []email.Tag) []string {
 }
 
 func (it EmailItem) email() email.Email {
-	return email.Email{
+	e := email.Email{
 		ID: it.ID, WorkspaceID: it.WorkspaceID, To: it.To, Subject: it.Subject,
 		Status: email.Status(it.Status), Type: email.Type(it.Type),
 		Environment: apikey.Environment(it.Environment), SentAt: it.SentAt,
@@ -86,6 +95,10 @@ func (it EmailItem) email() email.Email {
 		Source: email.Source{CampaignID: it.CampaignID, AutomationID: it.AutomationID, RunID: it.RunID, Step: it.Step, ContactID: it.ContactID},
 		Tags:   tagsOf(it.Tags), ScheduledAt: it.ScheduledAt,
 	}
+	if it.GrantID != "" {
+		e.Connection = &email.Connection{GrantID: it.GrantID, ClientID: it.ClientID, ClientName: it.ClientName}
+	}
+	return e
 }
 
 func tagsOf(keys []string) []email.Tag {

@@ -163,6 +163,7 @@ func (s *OAuth) RedeemCode(ctx context.Context, hash string, now time.Time) (oau
 func (s *OAuth) accessPut(a oauth.Access) (*ddbtypes.Put, error) {
 	return s.PutOf(apikeydb.KeySecretItem{
 		PK: dynamo.APIKeySecretPK(a.Hash), SK: dynamo.APIKeySecretSK, WorkspaceID: a.WorkspaceID, GrantID: a.GrantID,
+		ClientID: a.ClientID, ClientName: a.ClientName, GrantedBy: a.GrantedBy,
 		Environment: string(apikey.Live), Scopes: apikeydb.FromScopes(a.Scopes), ExpiresAt: a.ExpiresAt.Unix(),
 	}, dynamo.ItemAbsent())
 }

@@ -115,10 +115,12 @@ func (h Handlers) Send(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Service.Send(r.Context(), httpapi.PrincipalFrom(r.Context()), req, idem, hash)
+	p := httpapi.PrincipalFrom(r.Context())
+	out, err := h.Service.Send(r.Context(), p, req, idem, hash)
 	if err != nil {
 		return err
 	}
+	h.Service.NoteSends(r.Context(), p, out.Made())
 	httpapi.WriteJSON(w, out.StatusCode, out.Body)
 	return nil
 }

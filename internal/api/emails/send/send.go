@@ -21,6 +21,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/accountdb"
 	"github.com/sesame-mail/sesame/internal/dynamo/apikeydb"
 	"github.com/sesame-mail/sesame/internal/dynamo/sendingdb"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -82,6 +83,7 @@ func Service(t *dynamo.Table, sets config.SES, transport sending.Transport, revi
 		Failures:    failures,
 		ConfigSets:  ConfigSets(sets),
 		Templates:   templates.Service(t),
+		Connections: &accountdb.Owners{Table: t},
 		Logger:      logger,
 	}
 }
