@@ -15,10 +15,12 @@ import (
 )
 
 type EmailItem struct {
-	PK           string     `dynamodbav:"pk"`
-	SK           string     `dynamodbav:"sk"`
-	ID           string     `dynamodbav:"id"`
-	WorkspaceID  string     `dynamodbav:"workspace_id"`
+	PK string `dynamodbav:"pk"`
+	SK string `dynamodbav:"sk"` // the email's id
+	// ID and WorkspaceID are only on items written before the keys were
+	// read for them (86 bytes an email, stored for as long as it is kept).
+	ID           string     `dynamodbav:"id,omitempty"`
+	WorkspaceID  string     `dynamodbav:"workspace_id,omitempty"`
 	To           string     `dynamodbav:"to"`
 	Subject      string     `dynamodbav:"subject"`
 	Status       string     `dynamodbav:"status"`
@@ -57,7 +59,7 @@ func (it EmailItem) SortKey() string { return it.SK }
 func NewEmailItem(e email.Email) EmailItem {
 	it := EmailItem{
 		PK: dynamo.EmailPK(e.WorkspaceID, e.ID), SK: e.ID,
-		ID: e.ID, WorkspaceID: e.WorkspaceID, To: e.To, Subject: e.Subject,
+		To: e.To, Subject: e.Subject,
 		Status: string(e.Status), Type: string(e.Type), Environment: string(e.Environment),
 		SentAt: e.SentAt.UTC(), DeliveredAt: e.DeliveredAt, OpenedAt: e.OpenedAt,
 		ClickedAt: e.ClickedAt, BouncedAt: e.BouncedAt, ComplainedAt: e.ComplainedAt,
@@ -84,8 +86,9 @@ func tagKeys(tags []email.Tag) []string {
 }
 
 func (it EmailItem) email() email.Email {
+	ws, _, _ := dynamo.WorkspaceOf(it.PK) // the sharded and the legacy key alike
 	e := email.Email{
-		ID: it.ID, WorkspaceID: it.WorkspaceID, To: it.To, Subject: it.Subject,
+		ID: it.SK, WorkspaceID: ws, To: it.To, Subject: it.Subject,
 		Status: email.Status(it.Status), Type: email.Type(it.Type),
 		Environment: apikey.Environment(it.Environment), SentAt: it.SentAt,
 		DeliveredAt: it.DeliveredAt, OpenedAt: it.OpenedAt, ClickedAt: it.ClickedAt,

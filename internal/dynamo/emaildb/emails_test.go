@@ -87,3 +87,60 @@ func TestListEmailsReadBudget(t *testing.T) {
 		})
 	}
 }
+
+// An email's id and workspace are read off its keys: an email written
+// with them as attributes too (before) reads the same as one written now,
+// at its shard and where the layout before the shards kept it.
+func TestEmailIdentityFromKeys(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store, _ := dynamotest.NewStore(t)
+	s := emaildb.Emails{Table: store.Table}
+	ws := uuid.NewString()
+	sent := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	newEmail := func() email.Email {
+		return email.Email{ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: ws, To: "a@example.com", Subject: "Hi",
+			Status: email.StatusSent, Type: email.TypeTransactional, Environment: apikey.Live, SentAt: sent}
+	}
+	now := newEmail()
+	if err := s.PutEmail(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	type oldItem struct {
+		emaildb.EmailItem
+		ID          string `dynamodbav:"id"`
+		WorkspaceID string `dynamodbav:"workspace_id"`
+	}
+	before, legacy := newEmail(), newEmail()
+	for _, c := range []struct {
+		e  email.Email
+		pk string
+	}{{before, dynamo.EmailPK(ws, before.ID)}, {legacy, dynamo.LegacyEmailPK(ws)}} {
+		it := emaildb.NewEmailItem(c.e)
+		it.PK = c.pk
+		if err := store.Table.PutItem(ctx, oldItem{EmailItem: it, ID: c.e.ID, WorkspaceID: ws}, dynamo.NoCondition); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]email.Email{"written now": now, "written before": before, "before the shards": legacy} {
+		got, err := s.GetEmail(ctx, ws, want.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.ID != want.ID || got.WorkspaceID != ws || got.To != want.To || !got.SentAt.Equal(sent) {
+			t.Errorf("%s: read %+v, want %+v", name, got, want)
+		}
+	}
+	list, _, _, err := s.ListEmails(ctx, ws, email.Filter{}, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 {
+		t.Fatalf("listed %d emails, want 3", len(list))
+	}
+	for _, e := range list {
+		if e.WorkspaceID != ws || (e.ID != now.ID && e.ID != before.ID && e.ID != legacy.ID) {
+			t.Errorf("listed %s of workspace %q", e.ID, e.WorkspaceID)
+		}
+	}
+}
