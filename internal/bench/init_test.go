@@ -18,13 +18,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/sesame-mail/sesame/internal/api"
+	"github.com/sesame-mail/sesame/internal/api/sdk"
 	"github.com/sesame-mail/sesame/internal/config"
 )
 
@@ -114,7 +114,7 @@ func BenchmarkInit(b *testing.B) {
 
 			// In process, the SDK configuration loaded once: what main
 			// builds against the clients alone.
-			awsCfg, err := awsconfig.LoadDefaultConfig(b.Context())
+			awsCfg, err := sdk.Load(b.Context())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -7,12 +7,14 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/sesame-mail/sesame/internal/api/sdk"
 )
 
-// awsConfig is loaded once, as a function loads it.
+// awsConfig is loaded once, as a function loads it (sdk.Load, the
+// functions' own loader).
 var awsConfig = sync.OnceValue(func() aws.Config {
-	cfg, err := awsconfig.LoadDefaultConfig(context.Background())
+	cfg, err := sdk.Load(context.Background())
 	if err != nil {
 		panic(err)
 	}
