@@ -3,6 +3,7 @@ package sdk
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -75,6 +76,10 @@ func TestFromEnv(t *testing.T) {
 func TestClientsFindTheirEndpoints(t *testing.T) {
 	for k, v := range lambdaEnv() {
 		t.Setenv(k, v)
+	}
+	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_SESV2"} {
+		t.Setenv(k, "") // restored after the test; unset during it (the suite's own emulators set them)
+		os.Unsetenv(k)
 	}
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:8000")
 	t.Setenv("AWS_ENDPOINT_URL_SESV2", "http://127.0.0.1:8002")
