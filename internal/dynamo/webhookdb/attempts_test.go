@@ -167,11 +167,11 @@ func TestAttemptsAcrossBatchItemsAndOneAttemptItems(t *testing.T) {
 		since        time.Time
 		want         bool
 	}{
-		{mine, "evt_03", start, true},                      // one attempt an item
+		{mine, "evt_03", start, true},                       // one attempt an item
 		{mine, "evt_03", start.Add(4 * time.Second), false}, // before since
-		{mine, "evt_11", start, false},                     // a 500 in a batch item
-		{all[13].EmailID, "evt_14", start, true},           // a 200 in a batch item
-		{all[13].EmailID, "evt_14", all[13].At, true},      // at since, older than its item's key
+		{mine, "evt_11", start, false},                      // a 500 in a batch item
+		{all[13].EmailID, "evt_14", start, true},            // a 200 in a batch item
+		{all[13].EmailID, "evt_14", all[13].At, true},       // at since, older than its item's key
 		{all[13].EmailID, "evt_14", all[13].At.Add(time.Millisecond), false},
 		{mine, "evt_14", start, false}, // another email's event
 	} {

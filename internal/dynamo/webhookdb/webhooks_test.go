@@ -360,7 +360,7 @@ func TestWebhookEmailAttempts(t *testing.T) {
 		want         []string
 		wantComplete bool
 	}{
-		"every attempt since the sending":     {examine: 100, want: []string{"evt_first", "evt_second"}, wantComplete: true},
+		"every attempt since the sending": {examine: 100, want: []string{"evt_first", "evt_second"}, wantComplete: true},
 		// The bound is shared by the partitions read (16 batch shards, the
 		// email's shard of one-attempt items, the unsharded one), at least
 		// one item each: the email's attempts here are one item each.
