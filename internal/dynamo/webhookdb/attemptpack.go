@@ -2,9 +2,11 @@ package webhookdb
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -35,11 +37,30 @@ const (
 	errText     = 3
 )
 
-// Id tags: a canonical UUID is kept as its 16 bytes.
+// Id tags: a canonical UUID (an email's id) and an event id of the
+// status pipeline ("evt_" and 32 lowercase hex digits) are kept as their
+// 16 bytes.
 const (
-	idUUID = 0
-	idText = 1
+	idUUID  = 0
+	idText  = 1
+	idEvent = 2
 )
+
+const eventPrefix = "evt_"
+
+// compactID is the 16 bytes of id and its tag, or false for an id kept
+// as text.
+func compactID(id string) (byte, []byte, bool) {
+	if u, err := uuid.Parse(id); err == nil && u.String() == id {
+		return idUUID, u[:], true
+	}
+	if hexID, ok := strings.CutPrefix(id, eventPrefix); ok && len(hexID) == 32 {
+		if b, err := hex.DecodeString(hexID); err == nil && hex.EncodeToString(b) == hexID {
+			return idEvent, b, true
+		}
+	}
+	return 0, nil, false
+}
 
 var errPacked = errors.New("malformed webhook attempts")
 
@@ -94,15 +115,15 @@ func appendString(b []byte, s string) []byte {
 // idBytes is an id as the item keeps it, in the packed attempts and in
 // the email id set an email's reads filter on.
 func idBytes(id string) []byte {
-	if u, err := uuid.Parse(id); err == nil && u.String() == id {
-		return append([]byte{idUUID}, u[:]...)
+	if tag, raw, ok := compactID(id); ok {
+		return append([]byte{tag}, raw...)
 	}
 	return append([]byte{idText}, id...)
 }
 
 func appendID(b []byte, id string) []byte {
-	if u, err := uuid.Parse(id); err == nil && u.String() == id {
-		return append(append(b, idUUID), u[:]...)
+	if tag, raw, ok := compactID(id); ok {
+		return append(append(b, tag), raw...)
 	}
 	return appendString(append(b, idText), id)
 }
@@ -267,9 +288,11 @@ func (r *packReader) id() string {
 			r.fail()
 		}
 		return u.String()
+	case idEvent:
+		return eventPrefix + hex.EncodeToString(r.bytes(16))
 	case idText:
 		s := r.string()
-		if u, err := uuid.Parse(s); err == nil && u.String() == s { // kept as its bytes
+		if _, _, ok := compactID(s); ok { // kept as its bytes
 			r.fail()
 		}
 		return s

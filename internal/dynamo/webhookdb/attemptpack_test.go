@@ -18,7 +18,8 @@ func TestPackAttemptsRoundTrip(t *testing.T) {
 	email := uuid.Must(uuid.NewV7()).String()
 	long := strings.Repeat("é", 150) // 300 bytes
 	attempts := []webhook.Attempt{
-		{EventType: event.Delivered, EmailID: email, EventID: uuid.NewString(), Number: 1, At: at, StatusCode: 204, LatencyMS: 87},
+		{EventType: event.Delivered, EmailID: email, EventID: "evt_0123456789abcdef0123456789abcdef", Number: 1, At: at, StatusCode: 204, LatencyMS: 87},
+		{EventType: event.Bounced, EmailID: email, EventID: "evt_0123456789ABCDEF0123456789ABCDEF", Number: 1, At: at, StatusCode: 204},
 		{EventType: event.Clicked, EmailID: email, EventID: "evt_1", Number: 3, At: at.Add(-2 * time.Second), StatusCode: 500, LatencyMS: 12, Error: "HTTP 500"},
 		{EventType: event.Opened, EmailID: "not-a-uuid", EventID: "evt_2", Number: 14, At: at.Add(-time.Nanosecond), StatusCode: 302, Error: "redirect not followed (HTTP 302)"},
 		{EventType: event.Failed, EventID: "evt_3", Number: 2, At: at.Add(-9 * time.Second), LatencyMS: 10000, Error: "the endpoint did not answer within 10s"},
@@ -33,14 +34,14 @@ func TestPackAttemptsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]webhook.Attempt(nil), attempts...)
-	want[4].Error = strings.Repeat("é", 100) // cut at 200 bytes, on a rune boundary
+	want[5].Error = strings.Repeat("é", 100) // cut at 200 bytes, on a rune boundary
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 	// A batch of 10 deliveries (UUID ids) packs in well under a write unit.
 	ten := make([]webhook.Attempt, 10)
 	for i := range ten {
-		ten[i] = webhook.Attempt{EventType: event.Delivered, EmailID: uuid.NewString(), EventID: uuid.NewString(),
+		ten[i] = webhook.Attempt{EventType: event.Delivered, EmailID: uuid.NewString(), EventID: "evt_" + strings.ReplaceAll(uuid.NewString(), "-", ""),
 			Number: 1, At: at.Add(time.Duration(i) * time.Millisecond), StatusCode: 200, LatencyMS: 150}
 	}
 	if n := len(packAttempts(ten)); n > 500 {
