@@ -209,8 +209,10 @@ var (
 	EmailKeysPattern = WSPK("*", KindEmail) + "#*"
 	// HeldKeysPattern matches the content of every held or scheduled
 	// email.
-	HeldKeysPattern         = WSPK("*", kindHeld) + "#*"
-	EmailContentKeysPattern = WSPK("*", kindEmailContent) + "#*"
+	HeldKeysPattern = WSPK("*", kindHeld) + "#*"
+	// WebhookAttemptKeysPattern matches every endpoint's attempt log.
+	WebhookAttemptKeysPattern = WSPK("*", KindWebhookAttempt) + "#*"
+	EmailContentKeysPattern   = WSPK("*", kindEmailContent) + "#*"
 	// LegacyEmailKeysPattern matches the one partition every email of a
 	// workspace had before the shards (read as a fallback for old emails).
 	LegacyEmailKeysPattern = WSPK("*", KindEmail)
