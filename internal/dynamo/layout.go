@@ -431,10 +431,10 @@ const (
 	// A claim in a transaction (2 WRU) and its answer (1-2): ~4 a send.
 	idempotencyShards = 64
 	// One item of attempts per dispatcher batch and endpoint, ≈ 1 WRU
-	// for a batch of 10 (0.3 an email with tracking, 3,000 WRU/s at
-	// 10,000 emails/s: 190 a shard); at batches of one (traffic too low
-	// to fill a batch in its window) 3 an email, 1,900 a shard only at
-	// 10,000 emails/s, which fills every batch.
+	// for a batch of 10: 0.3 an email with tracking, 3,000 WRU/s at
+	// 10,000 emails/s (whose 30,000 jobs/s fill every batch), 190 a
+	// shard. Batches of one, 3 WRU an email, come only at rates far
+	// below.
 	attemptShards = 16
 	// One attempt an item, by email, before the batch items.
 	legacyAttemptShards = 64

@@ -24,11 +24,11 @@ import (
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
 
-// MaxAttemptsPerItem bounds the attempts one batch item holds (a batch
+// maxAttemptsPerItem bounds the attempts one batch item holds (a batch
 // has at most the dispatcher's batch size, 10, an endpoint): at most
 // about 100 + 200 bytes of error text each, an item stays under 32 KB,
 // far from DynamoDB's 400 KB.
-const MaxAttemptsPerItem = 100
+const maxAttemptsPerItem = 100
 
 // attemptBatchItem is the attempts of one dispatcher batch to one
 // endpoint: sk is the newest attempt's time and a random key (which also
@@ -83,12 +83,12 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
 }
 
 // RecordAttempts adds a dispatcher batch's attempts to their endpoints'
-// logs: one item per endpoint (and per MaxAttemptsPerItem), in one
+// logs: one item per endpoint (and per maxAttemptsPerItem), in one
 // PutItem, or BatchWriteItems when there are several.
 func (s *Webhooks) RecordAttempts(ctx context.Context, attempts []webhook.Attempt) error {
 	var items []attemptBatchItem
 	for _, group := range byEndpoint(attempts) {
-		for chunk := range slices.Chunk(group, MaxAttemptsPerItem) {
+		for chunk := range slices.Chunk(group, maxAttemptsPerItem) {
 			item, err := newAttemptBatchItem(chunk)
 			if err != nil {
 				return err
@@ -161,8 +161,10 @@ func newAttemptBatchItem(attempts []webhook.Attempt) (attemptBatchItem, error) {
 }
 
 // A position in the log: below sort key sk, or, with skip > 0, inside
-// the item at sk after its first skip attempts (newest first).
-const positionSep = "\x00"
+// the item at sk after its first skip attempts (newest first). No sort
+// key has a space or a character below it, so sk and a space is the
+// bound just above sk.
+const positionSep = " "
 
 func position(sk string, skip int) string {
 	if skip == 0 {
