@@ -460,6 +460,7 @@ func TestWebhookDispatch(t *testing.T) {
 	}
 	slices.Sort(ddb)
 	wantDDB := []string{
+		"dynamodb:BatchWriteItem on " + tableArn + " (keys WS#*#WHATTEMPT#*)",
 		"dynamodb:GetItem on " + tableArn,
 		"dynamodb:PutItem on " + tableArn,
 		"dynamodb:Query on " + tableArn,

@@ -367,9 +367,10 @@ var statusConsumer = Profile{
 	SendTo: []queue.Def{queue.Webhooks},
 }
 
-// webhookDispatchConsumer is webhook delivery (internal/dynamo/webhooks.go,
-// the DispatchStore methods): the endpoint (GetItem); the attempt log
-// (PutItem); a job that may be a duplicate looks for its 2xx attempt in
+// webhookDispatchConsumer is webhook delivery (internal/dynamo/webhookdb,
+// the DispatchStore methods): the endpoint (GetItem); the attempt log, an
+// item per endpoint a batch (PutItem, or BatchWriteItem for several
+// endpoints, on the attempt log's keys only); a job that may be a duplicate looks for its 2xx attempt in
 // the endpoint's attempt log (DeliveredSince, Query); the endpoint's
 // success and failure counters and auto-disable (UpdateItem). A retry is
 // scheduled with ChangeMessageVisibility on its own queue, hence its URL.
@@ -381,6 +382,7 @@ var statusConsumer = Profile{
 var webhookDispatchConsumer = Profile{
 	Name:        "webhook-dispatch",
 	Table:       []string{GetItem, Query, PutItem, UpdateItem},
+	Keyed:       []Keyed{{Action: BatchWriteItem, LeadingKeys: []string{dynamo.WebhookAttemptKeysPattern}}},
 	OwnQueueURL: true,
 }
 

@@ -126,9 +126,11 @@ func NewDispatcher(store DispatchStore, poster Poster, later Postponer, opts Dis
 // Handle consumes a batch. A message is reported failed only to be
 // retried: after a failed POST whose retry was scheduled, or when the
 // store could not be read or written. Everything else (delivered, dropped,
-// finally failed) succeeds and leaves the queue.
+// finally failed) succeeds and leaves the queue. The batch's attempts are
+// recorded together after its POSTs: one item per endpoint.
 func (d *Dispatcher) Handle(ctx context.Context, msgs []batch.Message) (retry []string) {
 	again := make([]bool, len(msgs))
+	made := make([]*Attempt, len(msgs))
 	eps := &batchEndpoints{store: d.store}
 	sem := make(chan struct{}, d.concurrency)
 	var wg sync.WaitGroup
@@ -136,10 +138,11 @@ func (d *Dispatcher) Handle(ctx context.Context, msgs []batch.Message) (retry []
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			again[i] = d.handle(ctx, m, eps)
+			again[i] = d.handle(ctx, m, eps, &made[i])
 		})
 	}
 	wg.Wait()
+	d.record(ctx, made)
 	for i, m := range msgs {
 		if again[i] {
 			retry = append(retry, m.ID)
@@ -148,8 +151,25 @@ func (d *Dispatcher) Handle(ctx context.Context, msgs []batch.Message) (retry []
 	return retry
 }
 
-// handle processes one message and reports whether it must come back.
-func (d *Dispatcher) handle(ctx context.Context, m batch.Message, eps *batchEndpoints) bool {
+// record writes the batch's attempts. A write that fails is logged, not
+// retried: the POSTs happened, and bringing their jobs back would POST
+// again (a later duplicate of a delivered event then finds no record of
+// it and is delivered again, which at-least-once allows).
+func (d *Dispatcher) record(ctx context.Context, made []*Attempt) {
+	var attempts []Attempt
+	for _, a := range made {
+		if a != nil {
+			attempts = append(attempts, *a)
+		}
+	}
+	if err := d.store.RecordAttempts(ctx, attempts); err != nil {
+		d.logger.ErrorContext(ctx, "webhook attempts not recorded", slog.Int("attempts", len(attempts)), slog.Any("err", err))
+	}
+}
+
+// handle processes one message, sets *made to the attempt it made (if it
+// POSTed), and reports whether the message must come back.
+func (d *Dispatcher) handle(ctx context.Context, m batch.Message, eps *batchEndpoints, made **Attempt) bool {
 	var job Job
 	if err := json.Unmarshal([]byte(m.Body), &job); err != nil || job.WorkspaceID == "" || job.EndpointID == "" || job.EventID == "" {
 		d.logger.ErrorContext(ctx, "malformed webhook job dropped", slog.String("message_id", m.ID))
@@ -183,10 +203,8 @@ func (d *Dispatcher) handle(ctx context.Context, m batch.Message, eps *batchEndp
 	}
 	n := attemptNumber(m)
 	a := d.post(ctx, ep, job, n)
-	// The attempt is also the delivery's record: one write a success.
-	if err := d.store.RecordAttempt(ctx, a); err != nil {
-		log.ErrorContext(ctx, "webhook attempt not recorded", slog.Any("err", err))
-	}
+	// The attempt is also the delivery's record, written with the batch's.
+	*made = &a
 	if a.Succeeded() {
 		// The POST happened: a bookkeeping failure is logged, not retried,
 		// which would POST again.

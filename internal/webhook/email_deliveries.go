@@ -18,9 +18,10 @@ type EmailAttemptReader interface {
 	EmailAttempts(ctx context.Context, workspaceID, endpointID, emailID string, since time.Time, examine int) (attempts []Attempt, complete bool, err error)
 }
 
-// EmailDeliveriesExamined bounds the attempts one look at an email's deliveries
-// examines, over all endpoints (about 30 read units): each endpoint gets
-// an equal share, at least emailDeliveriesShareMin, and at most
+// EmailDeliveriesExamined bounds the log items one look at an email's
+// deliveries examines, over all endpoints (at most ≈ 125 read units, an
+// item of a batch's attempts being ≈ 1 KB): each endpoint gets an equal
+// share, at least emailDeliveriesShareMin, and at most
 // EmailDeliveriesEndpoints endpoints are searched.
 const (
 	EmailDeliveriesExamined  = 1000

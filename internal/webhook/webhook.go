@@ -146,7 +146,8 @@ type DispatchStore interface {
 	// the log) at or after since (an attempt log item is the only record
 	// of a delivery).
 	DeliveredSince(ctx context.Context, workspaceID, endpointID, emailID, eventID string, since time.Time) (bool, error)
-	RecordAttempt(ctx context.Context, a Attempt) error
+	// RecordAttempts adds a batch's attempts to their endpoints' logs.
+	RecordAttempts(ctx context.Context, attempts []Attempt) error
 	// EndpointSucceeded resets the failure count and sets the last success;
 	// EndpointFailed counts a failure. Both ignore a removed endpoint.
 	EndpointSucceeded(ctx context.Context, workspaceID, id string, at time.Time) error

@@ -3,18 +3,13 @@ package webhookdb
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
-	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/webhook"
 	"github.com/sesame-mail/sesame/internal/workspace"
@@ -60,24 +55,6 @@ func (it webhookItem) endpoint() webhook.Endpoint {
 		ep.PreviousSecretUntil = &t
 	}
 	return ep
-}
-
-type webhookAttemptItem struct {
-	PK         string `dynamodbav:"pk"`
-	SK         string `dynamodbav:"sk"`
-	EndpointID string `dynamodbav:"endpoint_id"`
-	EventID    string `dynamodbav:"event_id"`
-	EventType  string `dynamodbav:"event_type"`
-	// EmailID is the event's email, what an email's deliveries are found
-	// by (EmailAttempts): an attribute of the one attempt item, not an
-	// item or an index of its own, which would cost a write each.
-	EmailID    string    `dynamodbav:"email_id,omitempty"`
-	Number     int       `dynamodbav:"attempt"`
-	At         time.Time `dynamodbav:"at"`
-	StatusCode int       `dynamodbav:"status_code"`
-	LatencyMS  int64     `dynamodbav:"latency_ms"`
-	Error      string    `dynamodbav:"error,omitempty"`
-	ExpiresAt  int64     `dynamodbav:"expires_at"`
 }
 
 // CreateEndpoint stores a new endpoint of an existing workspace
@@ -224,140 +201,4 @@ func (s *Webhooks) DisableFailingEndpoint(ctx context.Context, workspaceID, id, 
 		return false, fmt.Errorf("disable webhook endpoint: %w", err)
 	}
 	return true, nil
-}
-
-// deliveredScan bounds the attempts DeliveredSince examines (about 250
-// read units at most): past it a duplicate job is delivered again, which
-// at-least-once delivery allows.
-const deliveredScan = 5000
-
-// DeliveredSince reports whether the endpoint's attempt log has a 2xx
-// attempt of the event at or after since, read consistently in the
-// email's shard (a job of an event delivered before the shards may be
-// delivered again, as at-least-once allows).
-func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, emailID, eventID string, since time.Time) (bool, error) {
-	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(dynamo.WebhookAttemptPK(workspaceID, endpointID, emailID))).
-		And(expression.Key(schema.AttrSK).GreaterThanEqual(expression.Value(dynamo.TimeKey(since))))
-	filter := expression.Name("event_id").Equal(expression.Value(eventID)).
-		And(expression.Name("status_code").Between(expression.Value(200), expression.Value(299))).
-		And(expression.AttributeNotExists(expression.Name("error")))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter).Build()
-	if err != nil {
-		return false, err
-	}
-	p := dynamodb.NewQueryPaginator(s.DB, &dynamodb.QueryInput{
-		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ConsistentRead: aws.Bool(true), Limit: aws.Int32(1000),
-	})
-	for examined := 0; p.HasMorePages() && examined < deliveredScan; {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return false, fmt.Errorf("find webhook delivery: %w", err)
-		}
-		if len(page.Items) > 0 {
-			return true, nil
-		}
-		examined += int(page.ScannedCount)
-	}
-	return false, nil
-}
-
-// RecordAttempt adds an attempt to the endpoint's delivery log.
-func (s *Webhooks) RecordAttempt(ctx context.Context, a webhook.Attempt) error {
-	at := a.At.UTC()
-	err := s.PutItem(ctx, webhookAttemptItem{
-		PK: dynamo.WebhookAttemptPK(a.WorkspaceID, a.EndpointID, a.EmailID), SK: dynamo.TimeKey(at) + "#" + a.EventID,
-		EndpointID: a.EndpointID, EventID: a.EventID, EventType: string(a.EventType), EmailID: a.EmailID, Number: a.Number,
-		At: at, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, Error: a.Error,
-		ExpiresAt: at.Add(webhook.RecordTTL).Unix(),
-	}, dynamo.NoCondition)
-	if err != nil {
-		return fmt.Errorf("record webhook attempt: %w", err)
-	}
-	return nil
-}
-
-// ListAttempts returns up to limit attempts of an endpoint, newest first:
-// the log's shards (and the layout before them) merged by time.
-func (s *Webhooks) ListAttempts(ctx context.Context, workspaceID, endpointID string, limit int) ([]webhook.Attempt, error) {
-	items, _, _, err := dynamo.MergedPage[webhookAttemptItem](ctx, s.Table, dynamo.WebhookAttemptShardPKs(workspaceID, endpointID), "", max(limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("list webhook attempts: %w", err)
-	}
-	out := make([]webhook.Attempt, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.attempt(workspaceID))
-	}
-	return out, nil
-}
-
-func (it webhookAttemptItem) SortKey() string { return it.SK }
-
-func (it webhookAttemptItem) attempt(workspaceID string) webhook.Attempt {
-	return webhook.Attempt{
-		WorkspaceID: workspaceID, EndpointID: it.EndpointID, EventID: it.EventID,
-		EventType: event.Type(it.EventType), EmailID: it.EmailID, Number: it.Number, At: it.At,
-		StatusCode: it.StatusCode, LatencyMS: it.LatencyMS, Error: it.Error,
-	}
-}
-
-// EmailAttempts returns the endpoint's attempts of the email's events
-// made at or after since (the email's sending), oldest first: those in
-// the email's shard of the log, then those the layout before the shards
-// kept. It examines at most examine attempts of each (any email's) and
-// reports whether it read them all (complete): the attempts of an email
-// follow its sending closely, so the first ones examined are where they
-// are.
-func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, emailID string, since time.Time, examine int) (attempts []webhook.Attempt, complete bool, err error) {
-	complete = true
-	var items []webhookAttemptItem
-	for _, pk := range []string{dynamo.WebhookAttemptPK(workspaceID, endpointID, emailID), dynamo.WSSubPK(workspaceID, dynamo.KindWebhookAttempt, endpointID)} {
-		found, done, err := s.emailAttempts(ctx, pk, emailID, since, examine)
-		if err != nil {
-			return nil, false, err
-		}
-		items, complete = append(items, found...), complete && done
-	}
-	slices.SortFunc(items, func(a, b webhookAttemptItem) int { return strings.Compare(a.SK, b.SK) })
-	for _, it := range items {
-		attempts = append(attempts, it.attempt(workspaceID))
-	}
-	return attempts, complete, nil
-}
-
-// emailAttempts reads the email's attempts in one partition of the log,
-// examining at most examine.
-func (s *Webhooks) emailAttempts(ctx context.Context, pk, emailID string, since time.Time, examine int) ([]webhookAttemptItem, bool, error) {
-	keyCond := expression.Key(schema.AttrPK).Equal(expression.Value(pk)).
-		And(expression.Key(schema.AttrSK).GreaterThanEqual(expression.Value(dynamo.TimeKey(since))))
-	filter := expression.Name("email_id").Equal(expression.Value(emailID))
-	expr, err := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter).Build()
-	if err != nil {
-		return nil, false, err
-	}
-	in := &dynamodb.QueryInput{
-		TableName: &s.Name, KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}
-	var out []webhookAttemptItem
-	for examined := 0; examined < examine; {
-		// Limit bounds the items examined, before the filter.
-		in.Limit = aws.Int32(int32(min(examine-examined, 1000)))
-		page, err := s.DB.Query(ctx, in)
-		if err != nil {
-			return nil, false, fmt.Errorf("find email webhook attempts: %w", err)
-		}
-		var items []webhookAttemptItem
-		if err := attributevalue.UnmarshalListOfMaps(page.Items, &items); err != nil {
-			return nil, false, err
-		}
-		out = append(out, items...)
-		if len(page.LastEvaluatedKey) == 0 {
-			return out, true, nil
-		}
-		examined += max(int(page.ScannedCount), 1)
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
-	return out, false, nil
 }
