@@ -108,7 +108,7 @@ func TestKeptContentAgainstReference(t *testing.T) {
 		"another recipient's": {HTML: personalise(newsletter, 2)},
 		"a different layout's html": {HTML: "<p>Your code is 314159</p>", Attachments: []email.AttachmentInfo{
 			{Filename: "code.txt", ContentType: "text/plain", Size: 6}}},
-		"nothing": {},
+		"nothing":    {},
 		"past 32 KB": {HTML: strings.Repeat(personalise(newsletter, 3), 4)},
 	}
 	for name, want := range cases {
