@@ -101,15 +101,22 @@ func TestKeptContentSize(t *testing.T) {
 	s := emaildb.Emails{Table: &dynamo.Table{Name: "sesame"}}
 	ws, newsletter := uuid.NewString(), readNewsletter(t)
 	ref := email.ContentRef{Layout: "layout", Day: time.Now().UTC().Format(time.DateOnly)}
-	whole, refPut, err := s.KeptContentPut(ws, uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: newsletter}, ref)
-	if err != nil || refPut == nil {
-		t.Fatal(refPut, err)
+	whole, _, err := s.KeptContentPut(ws, uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: newsletter}, email.ContentRef{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	size := cost.ItemSize(whole.Item)
 	t.Logf("the 10 KB newsletter's content item, whole: %d bytes, %.0f write units", size, cost.WriteUnits(0, size))
 	if size > 1550 {
 		t.Errorf("the 10 KB newsletter's content item is %d bytes, want at most 1550 (it was 1745)", size)
 	}
+	first, refPut, err := s.KeptContentPut(ws, uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: personalise(newsletter, 1)}, ref)
+	if err != nil || refPut == nil {
+		t.Fatal(refPut, err)
+	}
+	size = cost.ItemSize(first.Item)
+	t.Logf("personalised, the day's first of its layout (whole): %d bytes, %.0f write units; its reference %d bytes",
+		size, cost.WriteUnits(0, size), cost.ItemSize(refPut.Item))
 	ref.Dict, ref.Sum = referenceOf(t, refPut)
 	delta, refPut, err := s.KeptContentPut(ws, uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: personalise(newsletter, 2)}, ref)
 	if err != nil || refPut != nil {
