@@ -82,7 +82,7 @@ func TestEmailsShow(t *testing.T) {
 	put := func(ws string, typ email.Type, kept email.KeptContent) email.Email {
 		m := email.Email{ID: uuid.NewString(), WorkspaceID: ws, To: "ann@example.com", Subject: "Your receipt", Status: email.StatusSent,
 			Type: typ, Environment: apikey.Live, SentAt: time.Now().UTC(), TrackingMode: email.TrackingFull}
-		if _, err := c.store.Sends.CreateEmail(ctx, m, kept, nil); err != nil {
+		if _, err := c.store.Sends.CreateEmail(ctx, m, kept, email.ContentRef{}, nil); err != nil {
 			t.Fatal(err)
 		}
 		return m

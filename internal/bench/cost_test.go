@@ -16,6 +16,7 @@ import (
 
 	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/queue/batch"
+	"github.com/sesame-mail/sesame/internal/review"
 	"github.com/sesame-mail/sesame/internal/routes"
 	"github.com/sesame-mail/sesame/internal/sizing"
 	"github.com/sesame-mail/sesame/internal/status"
@@ -239,11 +240,15 @@ func (r *rig) dispatch(b *testing.B, w emailWork, flush bool) {
 }
 
 // BenchmarkCost runs each scenario's emails through every function they
-// involve, over the emulators, with the 10 KB newsletter: what each
-// function used per message, which costReport prices.
+// involve, over the emulators, with the 10 KB newsletter personalised
+// for each email (personalised): what each function used per message,
+// which costReport prices.
 func BenchmarkCost(b *testing.B) {
 	r := newRig(b)
 	html := loadBodies(b)[1].html
+	if review.Fingerprint(personalised(html, 0)) != review.Fingerprint(html) {
+		b.Fatal("personalising the newsletter changed its layout")
+	}
 	plain := newWorkspace(b, r.deps.Repos, html)
 	hooked := newWorkspace(b, r.deps.Repos, html)
 	r.addEndpoint(b, hooked)
@@ -270,9 +275,9 @@ func BenchmarkCost(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				n++
-				body, status := html, 200
+				body, status := personalised(html, n), 200
 				if run.held { // a new layout each time: held for review
-					body = strings.Replace(html, "<table", fmt.Sprintf(`<table data-v%d="1"`, n), 1)
+					body = strings.Replace(body, "<table", fmt.Sprintf(`<table data-v%d="1"`, n), 1)
 					status = 202
 				}
 				idem := ""

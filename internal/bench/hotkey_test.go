@@ -55,7 +55,9 @@ const warmInstances = 1000.0
 // TTL. The do-not-send list's partition before the shards is skipped once
 // an instance learns it is empty (a workspace created after the shards, or
 // whose old entries are gone); the usage is read only for a capped
-// workspace, and cached while far from its allowance.
+// workspace, and cached while far from its allowance. The layout's
+// partition holds the verdict and the day's reference, which an instance
+// keeps the day: modelled at the verdict's TTL, a floor.
 var cachedReads = map[string]map[string]time.Duration{
 	routes.Send.Function: {
 		"WS#<ws>#WORKSPACE": contextcache.TTL, "WS#<ws>#TEMPLATE": contextcache.TTL, "WS#<ws>#SENDER": contextcache.TTL,

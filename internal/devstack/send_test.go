@@ -60,6 +60,16 @@ func TestSendBudget(t *testing.T) {
 	t.Parallel()
 	e := startDev(t)
 	s := newSendWS(t, e, defaultSender())
+	// The day's first send of a layout also puts the day's reference of
+	// it, beside the email's own write: one more call (not one more round
+	// trip) once a day per layout (docs/decisions.md, "The kept content
+	// against its layout's reference"). The budgets below are every later
+	// send's.
+	e.rec.Reset()
+	e.post(s.key, "/api/v1/send", msg("budget", nil)).sent(t, http.StatusOK).want(t, true, "sent")
+	if got := e.rec.Calls("PutItem"); got != 1 {
+		t.Errorf("the day's first send of a layout made %d PutItem calls, want 1 (its reference)", got)
+	}
 	// The email and its kept content are one BatchWriteItem. With a key,
 	// the key's record is written with both in a transaction and its
 	// final answer after SES: one more item and one more round trip

@@ -41,7 +41,10 @@ const (
 	// Idempotency-Key records, sharded by the key (IDEM#<shard>, sk =
 	// environment-scoped key), TTL 24 h.
 	kindIdempotency = "IDEM"
-	// Template verdicts of the security review (sk = fingerprint).
+	// Template verdicts of the security review (sk = fingerprint), and
+	// each layout's reference content of a UTC day, which that day's kept
+	// content is stored as a difference from (sk = REF#<fingerprint>#
+	// <yyyy-mm-dd>, TTL the end of that day + email.ContentKept).
 	kindTemplate = "TEMPLATE"
 	// Held email content in chunks (HELD#<email id>, sk = chunk number),
 	// and on GSI1 the held emails of one template (HELDTPL#<fingerprint>).
@@ -341,6 +344,16 @@ func HeldPK(ws, emailID string) string { return WSSubPK(ws, kindHeld, emailID) }
 func HeldByTemplatePK(ws, fingerprint string) string {
 	return WSSubPK(ws, kindHeldByTemplate, fingerprint)
 }
+
+// ContentRefSK is the sort key, in TemplatePK, of layout fingerprint's
+// reference content of day (yyyy-mm-dd).
+func ContentRefSK(fingerprint, day string) string { return contentRefPrefix + fingerprint + "#" + day }
+
+// IsContentRefSK reports whether sk, in TemplatePK, is a reference
+// content's (not a verdict's, whose sk is a bare fingerprint).
+func IsContentRefSK(sk string) bool { return strings.HasPrefix(sk, contentRefPrefix) }
+
+const contentRefPrefix = "REF#"
 
 // SuppressionPK is the partition of address (suppression.Key) on the
 // do-not-send list; LegacySuppressionPK held every address before the

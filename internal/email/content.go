@@ -37,6 +37,18 @@ type KeptContent struct {
 // ContentKept is how long a transactional email's content is kept.
 const ContentKept = 30 * 24 * time.Hour
 
+// ContentRef is the reference content of a layout for one UTC day: the
+// kept content of the emails of that layout sent that day is stored as
+// its difference from it (emaildb). Layout (review.Fingerprint) and Day
+// (yyyy-mm-dd) name it; Dict and Sum are its bytes and their hash as the
+// store made them, nil while the day has no reference yet (the send that
+// finds none writes one from its own content). The zero ContentRef keeps
+// content whole.
+type ContentRef struct {
+	Layout, Day string
+	Dict, Sum   []byte
+}
+
 // ErrContentNotKept is the content of an email nothing keeps any more (or
 // never kept: an email sent before content was kept).
 var ErrContentNotKept = errors.New("the email's content is not kept")

@@ -111,7 +111,8 @@ var readRoute = Profile{
 // sendRoute is POST /send and /send/batch: the send context in one
 // BatchGetItem; puts of the email, its kept content, the Idempotency-Key
 // record and held content (in transactions, or the email and its kept
-// content in one BatchWriteItem, which an undo deletes alike); updates of
+// content in one BatchWriteItem, which an undo deletes alike), and the
+// conditional put of a layout's reference of the day; updates of
 // the key's answer, of a failed email and of the rate-limit count;
 // deletes that undo a failed accept. Held email goes to the review queue;
 // the rest goes out through SES. A send that fails before SES takes it is

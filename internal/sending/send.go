@@ -201,7 +201,7 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 	fp := review.Fingerprint(req.HTML)
 	c, err := LoadContext(ctx, s.Store, ContextQuery{
 		WorkspaceID: p.WorkspaceID, SenderID: req.SenderID, Recipient: req.To,
-		Fingerprint: fp, Month: now.Format("2006-01"), IdempotencyKey: idemKey,
+		Fingerprint: fp, Month: now.Format("2006-01"), Day: now.Format(time.DateOnly), IdempotencyKey: idemKey,
 	})
 	if err != nil {
 		return Outcome{}, err
@@ -233,12 +233,12 @@ func (s *Service) Send(ctx context.Context, p apikey.Principal, req Request, ide
 
 	switch d.Action {
 	case ActionHold:
-		held := HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg)}
+		held := HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg), KeptRef: c.ContentRef}
 		return s.hold(ctx, held, d.NewTemplate, claim, out)
 	case ActionSchedule:
-		return s.schedule(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg)}, claim, out)
+		return s.schedule(ctx, HeldEmail{Email: e, Fingerprint: fp, Request: req, From: d.From.String(), ReplyTo: d.ReplyTo, Kept: keptOf(msg), KeptRef: c.ContentRef}, claim, out)
 	}
-	if held, err := s.Store.CreateEmail(ctx, e, keptOf(msg), claim); errors.Is(err, ErrIdempotencyTaken) {
+	if held, err := s.Store.CreateEmail(ctx, e, keptOf(msg), c.ContentRef, claim); errors.Is(err, ErrIdempotencyTaken) {
 		return replay(*held, reqHash, now) // a concurrent twin won
 	} else if err != nil {
 		return Outcome{}, err

@@ -35,6 +35,9 @@ type ContextQuery struct {
 	Fingerprint    string
 	Month          string // YYYY-MM of the usage counter
 	IdempotencyKey string // "" when none
+	// Day (UTC YYYY-MM-DD) asks for the day's reference content of the
+	// layout (email.ContentRef), which the kept content is stored against.
+	Day string
 	// Known are the parts the caller holds already (contextcache.Store):
 	// the store leaves them unread, their fields of Context empty.
 	Known Known
@@ -52,7 +55,7 @@ type ContextQuery struct {
 // Known names the parts of a send's context a cache holds
 // (contextcache.Store).
 type Known struct {
-	Workspace, Sender, Template bool
+	Workspace, Sender, Template, ContentRef bool
 }
 
 // Context is what a send reads before deciding, in one round trip.
@@ -67,6 +70,9 @@ type Context struct {
 	// with ReadUsage, or remembered by a cache); LoadContext reads it
 	// apart for a capped workspace otherwise.
 	UsageKnown bool
+	// ContentRef is the day's reference of the layout, named by the
+	// query's fingerprint and Day, with no Dict while the day has none.
+	ContentRef email.ContentRef
 }
 
 // IdempotencyRecord is the stored first answer to an Idempotency-Key.
@@ -96,6 +102,9 @@ type HeldEmail struct {
 	// Kept is what its owner is shown of it, stored with it (and kept
 	// after its release).
 	Kept email.KeptContent `json:"-"`
+	// KeptRef is the day's reference of its layout that Kept is stored
+	// against, when the send read one.
+	KeptRef email.ContentRef `json:"-"`
 }
 
 // Errors of the store.
@@ -113,10 +122,11 @@ type Store interface {
 	// the counter, strongly consistent).
 	MonthlyUsage(ctx context.Context, workspaceID, month string) (int, error)
 	// CreateEmail stores a new email with what its owner is shown of it
-	// (kept); with a claim, in one transaction with the Idempotency-Key
-	// record, failing with ErrIdempotencyTaken and the record that holds
-	// the key.
-	CreateEmail(ctx context.Context, e email.Email, kept email.KeptContent, claim *IdempotencyRecord) (*IdempotencyRecord, error)
+	// (kept, stored against ref, the day's reference of its layout, and
+	// making it when the day has none); with a claim, in one transaction
+	// with the Idempotency-Key record, failing with ErrIdempotencyTaken
+	// and the record that holds the key.
+	CreateEmail(ctx context.Context, e email.Email, kept email.KeptContent, ref email.ContentRef, claim *IdempotencyRecord) (*IdempotencyRecord, error)
 	// FinishIdempotency stores the final answer of a claimed key.
 	FinishIdempotency(ctx context.Context, workspaceID string, rec IdempotencyRecord) error
 	ReleaseIdempotency(ctx context.Context, workspaceID, key string) error

@@ -30,33 +30,65 @@ const maxKeptContentBytes = 350 << 10
 // html at most).
 const maxContentRead = 64 << 20
 
-// keptContentItem is written with Z only. Items written before it hold
-// Data, gzip'd JSON; they are read until their TTL removes them.
+// keptContentItem is written with Z (the whole content) or, once its
+// layout has a reference for the day, D, Ref and RefSum (its difference
+// from that reference). Items written before either hold Data, gzip'd
+// JSON; they are read until their TTL removes them.
 type keptContentItem struct {
 	PK        string `dynamodbav:"pk"`
 	SK        string `dynamodbav:"sk"`
 	Z         []byte `dynamodbav:"z,omitempty"`    // raw DEFLATE of packContent
+	D         []byte `dynamodbav:"d,omitempty"`    // the same with the reference as dictionary
+	Ref       string `dynamodbav:"r,omitempty"`    // the reference's sk in its layout's partition
+	RefSum    []byte `dynamodbav:"h,omitempty"`    // refSum of the reference's dictionary
 	Data      []byte `dynamodbav:"data,omitempty"` // before: gzip of the JSON of email.KeptContent
 	ExpiresAt int64  `dynamodbav:"expires_at"`
 }
 
 // KeptContentPut is the write of a transactional email's kept content
-// (deflated, one item in a partition of its own, expiring after
-// email.ContentKept), made with the email's own write. HTML too large for
-// one item is left out: the view says so.
-func (s *Emails) KeptContentPut(workspaceID, emailID string, c email.KeptContent) (*ddbtypes.Put, error) {
-	z, err := deflateContent(c)
+// (one item in a partition of its own, expiring after
+// email.ContentKept), made with the email's own write. With ref's
+// dictionary (the day's reference of the email's layout) it is stored
+// as its difference from it, and expires no later than the reference;
+// without one it is stored whole, and refPut is the conditional put of
+// the day's reference made from it (nil when ref names no layout or the
+// day has one that did not check out). HTML too large for one item is
+// left out: the view says so.
+func (s *Emails) KeptContentPut(workspaceID, emailID string, c email.KeptContent, ref email.ContentRef) (put, refPut *ddbtypes.Put, err error) {
+	packed := packContent(c)
+	z, err := deflateContent(packed, ref.Dict, ref.Sum)
 	if err == nil && len(z) > maxKeptContentBytes {
 		c.HTML = ""
-		z, err = deflateContent(c)
+		packed = packContent(c)
+		z, err = deflateContent(packed, ref.Dict, ref.Sum)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.PutOf(keptContentItem{PK: dynamo.EmailContentPK(workspaceID, emailID), SK: KeptContentSK, Z: z, ExpiresAt: s.Time().Add(email.ContentKept).Unix()}, dynamo.NoCondition)
+	it := keptContentItem{PK: dynamo.EmailContentPK(workspaceID, emailID), SK: KeptContentSK, ExpiresAt: s.Time().Add(email.ContentKept).Unix()}
+	switch {
+	case ref.Dict != nil:
+		refExpires, err := contentRefExpiry(ref.Day)
+		if err != nil {
+			return nil, nil, err
+		}
+		it.D, it.Ref, it.RefSum = z, dynamo.ContentRefSK(ref.Layout, ref.Day), ref.Sum
+		it.ExpiresAt = min(it.ExpiresAt, refExpires) // no difference outlives its reference
+	case ref.Layout != "" && ref.Day != "" && ref.Sum == nil:
+		it.Z = z
+		if refPut, err = s.contentRefPut(workspaceID, ref, packed); err != nil {
+			return nil, nil, err
+		}
+	default:
+		it.Z = z
+	}
+	put, err = s.PutOf(it, dynamo.NoCondition)
+	return put, refPut, err
 }
 
-// GetContent reads a transactional email's kept content.
+// GetContent reads a transactional email's kept content. Stored as a
+// difference from a reference that is gone or does not check out, it is
+// email.ErrContentNotKept: never bytes inflated with the wrong dictionary.
 func (s *Emails) GetContent(ctx context.Context, workspaceID, emailID string) (email.KeptContent, error) {
 	var it keptContentItem
 	found, err := s.GetItem(ctx, dynamo.Key(dynamo.EmailContentPK(workspaceID, emailID), KeptContentSK), &it)
@@ -67,9 +99,16 @@ func (s *Emails) GetContent(ctx context.Context, workspaceID, emailID string) (e
 		return email.KeptContent{}, email.ErrContentNotKept
 	}
 	var c email.KeptContent
-	if it.Z != nil {
-		c, err = inflateContent(it.Z)
-	} else {
+	switch {
+	case it.D != nil:
+		dict, err := s.contentRefDict(ctx, workspaceID, it.Ref, it.RefSum)
+		if err != nil {
+			return email.KeptContent{}, err
+		}
+		c, err = inflateContent(it.D, dict)
+	case it.Z != nil:
+		c, err = inflateContent(it.Z, nil)
+	default:
 		c, err = gunzipContent(it.Data)
 	}
 	if err != nil {
@@ -151,13 +190,17 @@ func deflaterPool(level int) *sync.Pool {
 	}}
 }
 
-// deflateContent is c packed and deflated (raw DEFLATE: gzip's header and
-// trailer are 18 bytes the item would pay for nothing).
-func deflateContent(c email.KeptContent) ([]byte, error) {
-	packed := packContent(c)
-	pool := deflaters[4]
+// deflateContent is packed deflated (raw DEFLATE: gzip's header and
+// trailer are 18 bytes the item would pay for nothing), primed with dict
+// (whose refSum is sum) when there is one.
+func deflateContent(packed, dict, sum []byte) ([]byte, error) {
+	level := 4
 	if len(packed) <= bestUpTo {
-		pool = deflaters[flate.BestCompression]
+		level = flate.BestCompression
+	}
+	pool := deflaters[level]
+	if dict != nil {
+		pool = dictDeflaters(level, dict, sum)
 	}
 	var buf bytes.Buffer
 	zw := pool.Get().(*flate.Writer)
@@ -169,17 +212,36 @@ func deflateContent(c email.KeptContent) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
+	if dict != nil && buf.Len() > 0 && buf.Bytes()[0]>>1&3 == 0 {
+		// A first block stored (BTYPE 00) after a dictionary carries the
+		// dictionary's bytes too: compress/flate's fillWindow leaves the
+		// block's start at 0. Such content barely compresses anyway:
+		// without a dictionary it inflates the same with or without one.
+		return deflateContent(packed, nil, nil)
+	}
 	return buf.Bytes(), nil
 }
 
-func inflateContent(z []byte) (email.KeptContent, error) {
-	zr := flate.NewReader(bytes.NewReader(z))
-	defer zr.Close()
-	b, err := io.ReadAll(io.LimitReader(zr, maxContentRead))
+// inflateContent is deflateContent's inverse, given the same dictionary.
+func inflateContent(z, dict []byte) (email.KeptContent, error) {
+	b, err := inflate(z, dict, maxContentRead)
 	if err != nil {
 		return email.KeptContent{}, err
 	}
 	return unpackContent(b)
+}
+
+var errTooLong = errors.New("inflates past its bound")
+
+// inflate is z inflated with dict, refused past limit bytes.
+func inflate(z, dict []byte, limit int64) ([]byte, error) {
+	zr := flate.NewReaderDict(bytes.NewReader(z), dict)
+	defer zr.Close()
+	b, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = errTooLong
+	}
+	return b, err
 }
 
 // gunzipContent reads an item written before the packed form.

@@ -39,9 +39,9 @@ func TestKeptContentRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ws, id := uuid.NewString(), uuid.Must(uuid.NewV7()).String()
-			put, err := s.KeptContentPut(ws, id, want)
-			if err != nil {
-				t.Fatal(err)
+			put, refPut, err := s.KeptContentPut(ws, id, want, email.ContentRef{})
+			if err != nil || refPut != nil {
+				t.Fatal(refPut, err)
 			}
 			if err := s.Put(t.Context(), put); err != nil {
 				t.Fatal(err)
@@ -92,19 +92,40 @@ func TestKeptContentWrittenBefore(t *testing.T) {
 }
 
 // The 10 KB newsletter's content item as DynamoDB bills it: 1,745 bytes
-// as gzip'd JSON at BestSpeed, now 1,501 (still 2 write units: its
-// html alone deflates to 1,389 bytes, past 1 KB).
+// as gzip'd JSON at BestSpeed, 1,501 whole (still 2 write units: its
+// html alone deflates to 1,389 bytes, past 1 KB), as the day's first
+// send of its layout writes it; personalised, as every later send of the
+// day stores it against that first one, under 1 KB: 1 write unit.
 func TestKeptContentSize(t *testing.T) {
 	t.Parallel()
 	s := emaildb.Emails{Table: &dynamo.Table{Name: "sesame"}}
-	put, err := s.KeptContentPut(uuid.NewString(), uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: readNewsletter(t)})
+	ws, newsletter := uuid.NewString(), readNewsletter(t)
+	ref := email.ContentRef{Layout: "layout", Day: time.Now().UTC().Format(time.DateOnly)}
+	whole, _, err := s.KeptContentPut(ws, uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: newsletter}, email.ContentRef{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	size := cost.ItemSize(put.Item)
-	t.Logf("the 10 KB newsletter's content item: %d bytes, %.0f write units", size, cost.WriteUnits(0, size))
+	size := cost.ItemSize(whole.Item)
+	t.Logf("the 10 KB newsletter's content item, whole: %d bytes, %.0f write units", size, cost.WriteUnits(0, size))
 	if size > 1550 {
 		t.Errorf("the 10 KB newsletter's content item is %d bytes, want at most 1550 (it was 1745)", size)
+	}
+	first, refPut, err := s.KeptContentPut(ws, uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: personalise(newsletter, 1)}, ref)
+	if err != nil || refPut == nil {
+		t.Fatal(refPut, err)
+	}
+	size = cost.ItemSize(first.Item)
+	t.Logf("personalised, the day's first of its layout (whole): %d bytes, %.0f write units; its reference %d bytes",
+		size, cost.WriteUnits(0, size), cost.ItemSize(refPut.Item))
+	ref.Dict, ref.Sum = referenceOf(t, refPut)
+	delta, refPut, err := s.KeptContentPut(ws, uuid.Must(uuid.NewV7()).String(), email.KeptContent{HTML: personalise(newsletter, 2)}, ref)
+	if err != nil || refPut != nil {
+		t.Fatal(refPut, err)
+	}
+	size = cost.ItemSize(delta.Item)
+	t.Logf("against the day's reference: %d bytes, %.0f write units", size, cost.WriteUnits(0, size))
+	if cost.WriteUnits(0, size) != 1 {
+		t.Errorf("the personalised newsletter's content item against its reference is %d bytes, want under 1 KB", size)
 	}
 }
 

@@ -75,6 +75,10 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 	if !q.Known.Template {
 		keys = append(keys, dynamo.Key(dynamo.TemplatePK(ws), q.Fingerprint))
 	}
+	refSK := dynamo.ContentRefSK(q.Fingerprint, q.Day)
+	if q.Day != "" && !q.Known.ContentRef {
+		keys = append(keys, dynamo.Key(dynamo.TemplatePK(ws), refSK))
+	}
 	if q.ReadUsage {
 		keys = append(keys, dynamo.UsageKeys(ws, q.Month)...)
 	}
@@ -89,6 +93,9 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 		return sending.Context{}, err
 	}
 	var c sending.Context
+	if q.Day != "" {
+		c.ContentRef = email.ContentRef{Layout: q.Fingerprint, Day: q.Day}
+	}
 	var usage []map[string]ddbtypes.AttributeValue
 	found := false
 	for _, item := range items {
@@ -101,6 +108,8 @@ func (s *Sends) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 			c.Workspace, found = it.Workspace(), true
 		case dynamo.IsSuppressionPK(ws, pk):
 			c.Suppressed = true
+		case pk == dynamo.TemplatePK(ws) && aws.ToString(dynamo.StringAttr(item, schema.AttrSK)) == refSK:
+			c.ContentRef, err = emaildb.ContentRefOf(item, q.Fingerprint, q.Day)
 		case pk == dynamo.TemplatePK(ws):
 			var it templateItem
 			err = attributevalue.UnmarshalMap(item, &it)
@@ -146,16 +155,19 @@ func takenBy(item map[string]ddbtypes.AttributeValue) (*sending.IdempotencyRecor
 // a BatchWriteItem without a claim (the id is this request's own UUIDv7,
 // so no condition is needed), else one transaction with the
 // Idempotency-Key record, so of concurrent requests with one key exactly
-// one records (and sends) an email.
-func (s *Sends) CreateEmail(ctx context.Context, e email.Email, kept email.KeptContent, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+// one records (and sends) an email. The content is stored against ref,
+// the day's reference of its layout; the day's first send of a layout
+// puts the reference at the same time (putContentRef).
+func (s *Sends) CreateEmail(ctx context.Context, e email.Email, kept email.KeptContent, ref email.ContentRef, claim *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	emailPut, err := s.PutOf(emaildb.NewEmailItem(e), dynamo.NoCondition)
 	if err != nil {
 		return nil, err
 	}
-	contentPut, err := (&emaildb.Emails{Table: s.Table}).KeptContentPut(e.WorkspaceID, e.ID, kept)
+	contentPut, refPut, err := (&emaildb.Emails{Table: s.Table}).KeptContentPut(e.WorkspaceID, e.ID, kept, ref)
 	if err != nil {
 		return nil, err
 	}
+	defer s.putContentRef(ctx, refPut)()
 	if claim == nil {
 		err := s.BatchWrite(ctx, []ddbtypes.WriteRequest{
 			{PutRequest: &ddbtypes.PutRequest{Item: emailPut.Item}}, {PutRequest: &ddbtypes.PutRequest{Item: contentPut.Item}},
@@ -170,6 +182,23 @@ func (s *Sends) CreateEmail(ctx context.Context, e email.Email, kept email.KeptC
 		return nil, err
 	}
 	return s.WriteClaimed(ctx, []ddbtypes.TransactWriteItem{{Put: put}, {Put: emailPut}, {Put: contentPut}}, true, "create email")
+}
+
+// putContentRef starts the conditional put of a day's reference (none
+// when p is nil) beside the email's own write, and returns the wait for
+// it. Its outcome changes nothing: the email's content was kept whole,
+// and a put that lost to a concurrent first send, or failed, leaves the
+// next send to read or write the reference.
+func (s *Sends) putContentRef(ctx context.Context, p *ddbtypes.Put) (wait func()) {
+	if p == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.Put(context.WithoutCancel(ctx), p)
+	}()
+	return func() { <-done }
 }
 
 // ClaimPut is the conditional write of a claimed Idempotency-Key.
@@ -279,7 +308,7 @@ func (s *Sends) HoldEmail(ctx context.Context, h sending.HeldEmail, newTemplate 
 		}
 		items = append(items, ddbtypes.TransactWriteItem{Put: put})
 	}
-	contentPut, err := (&emaildb.Emails{Table: s.Table}).KeptContentPut(ws, h.Email.ID, h.Kept)
+	contentPut, _, err := (&emaildb.Emails{Table: s.Table}).KeptContentPut(ws, h.Email.ID, h.Kept, h.KeptRef)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +359,7 @@ func (s *Sends) ScheduleEmail(ctx context.Context, h sending.HeldEmail, wakeAt t
 	if err != nil {
 		return nil, err
 	}
-	contentPut, err := (&emaildb.Emails{Table: s.Table}).KeptContentPut(ws, h.Email.ID, h.Kept)
+	contentPut, _, err := (&emaildb.Emails{Table: s.Table}).KeptContentPut(ws, h.Email.ID, h.Kept, h.KeptRef)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/sending"
 	"github.com/sesame-mail/sesame/internal/ttlcache"
@@ -31,6 +32,14 @@ const UsageExactMargin = 10000
 // never what it decides.
 const layoutTTL = 15 * time.Minute
 
+// A layout's reference content of a day never changes once written
+// (email.ContentRef), so an instance keeps it the day; at most
+// maxContentRefs of them (32 KB each at most).
+const (
+	contentRefTTL  = 24 * time.Hour
+	maxContentRefs = 64
+)
+
 // SuppressionLayout tells whether a workspace may still have do-not-send
 // entries in the partition before the shards (sendingdb.Sends).
 type SuppressionLayout interface {
@@ -41,7 +50,8 @@ type SuppressionLayout interface {
 // record, a named sender, a decided template verdict (cleared or denied:
 // a new or pending one is read every time, so the first emails of a
 // layout are held as before) and the month's usage while it is far from
-// the allowance. Never the do-not-send list or an Idempotency-Key: every
+// the allowance; and a layout's reference content of the day once it
+// exists (it never changes). Never the do-not-send list or an Idempotency-Key: every
 // send reads those. Build one per instance (New), in the wiring.
 type Store struct {
 	sending.Store
@@ -52,6 +62,8 @@ type Store struct {
 	capped     *ttlcache.Cache[string, bool]   // the workspace has an allowance
 	noOld      *ttlcache.Cache[string, bool]   // no do-not-send entry before the shards
 	layout     SuppressionLayout               // nil: the old partition is always read
+	// by workspace, layout and day
+	refs *ttlcache.Cache[[3]string, email.ContentRef]
 }
 
 // New returns next remembering reads for ttl on the clock now (time.Now
@@ -63,11 +75,20 @@ func New(next sending.Store, ttl time.Duration, now func() time.Time, layout Sup
 		workspaces: ttlcache.New[string, workspace.Workspace](ttl, 0, now),
 		senders:    ttlcache.New[[2]string, identity.Sender](ttl, 0, now),
 		verdicts:   ttlcache.New[[2]string, sending.Template](ttl, 0, now),
+		refs:       ttlcache.New[[3]string, email.ContentRef](refTTL(ttl), maxContentRefs, now),
 		usage:      ttlcache.New[[2]string, int](ttl, 0, now),
 		capped:     ttlcache.New[string, bool](layoutTTL, 0, now),
 		noOld:      ttlcache.New[string, bool](layoutTTL, 0, now),
 		layout:     layout,
 	}
+}
+
+// refTTL keeps references the day, unless the cache is off (ttl ≤ 0).
+func refTTL(ttl time.Duration) time.Duration {
+	if ttl <= 0 {
+		return 0
+	}
+	return contentRefTTL
 }
 
 // usageSettled reports whether a usage of sent may decide a send although
@@ -94,6 +115,10 @@ func (s *Store) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 	}
 	if t, ok := s.verdicts.Get([2]string{q.WorkspaceID, q.Fingerprint}); ok {
 		q.Known.Template, mem.Template = true, &t
+	}
+	refKey := [3]string{q.WorkspaceID, q.Fingerprint, q.Day}
+	if r, ok := s.refs.Get(refKey); ok && q.Day != "" {
+		q.Known.ContentRef, mem.ContentRef = true, r
 	}
 	q.NoOldSuppressions = s.noOldSuppressions(ctx, q.WorkspaceID)
 	if q.Known.Workspace {
@@ -126,6 +151,11 @@ func (s *Store) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 		got.Template = mem.Template
 	} else if t := got.Template; t != nil && (t.State == sending.TemplateCleared || t.State == sending.TemplateDenied) {
 		s.verdicts.Put([2]string{q.WorkspaceID, q.Fingerprint}, *t)
+	}
+	if q.Known.ContentRef {
+		got.ContentRef = mem.ContentRef
+	} else if got.ContentRef.Sum != nil { // written: it never changes
+		s.refs.Put(refKey, got.ContentRef)
 	}
 	switch {
 	case mem.UsageKnown:

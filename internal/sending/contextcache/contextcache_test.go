@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/fail"
 	"github.com/sesame-mail/sesame/internal/identity"
 	"github.com/sesame-mail/sesame/internal/sending"
@@ -38,6 +39,8 @@ type table struct {
 	verdict    sending.TemplateState // "" none
 	sent       int
 	old        bool // do-not-send entries before the shards
+	// the layout's reference of any day; nil none
+	ref []byte
 
 	queries    []sending.ContextQuery
 	usageReads int
@@ -60,6 +63,12 @@ func (tb *table) store() contextStore {
 			}
 			if q.ReadUsage {
 				c.MonthlySent, c.UsageKnown = tb.sent, true
+			}
+			if q.Day != "" && !q.Known.ContentRef {
+				c.ContentRef = email.ContentRef{Layout: q.Fingerprint, Day: q.Day}
+				if tb.ref != nil {
+					c.ContentRef.Dict, c.ContentRef.Sum = tb.ref, []byte("sum")
+				}
 			}
 			return c, nil
 		},
@@ -181,6 +190,39 @@ func TestContextCacheKeepsOnlyDecidedVerdicts(t *testing.T) {
 	clock.advance(TTL)
 	if d, _ := decide(t, s, clock); d.Action != sending.ActionFail {
 		t.Errorf("after the TTL: %v, want failed by the denied verdict", d.Action)
+	}
+}
+
+// A layout's reference of the day is read until it exists, then kept
+// the whole day (it never changes), and the next day's is read anew.
+func TestContextCacheKeepsTheDaysReference(t *testing.T) {
+	tb, clock := newTable(), &fakeClock{now: time.Date(2026, 11, 27, 0, 0, 1, 0, time.UTC)}
+	s := cached(tb, clock)
+	load := func() sending.Context {
+		t.Helper()
+		c, err := sending.LoadContext(t.Context(), s, sending.ContextQuery{WorkspaceID: "ws", Recipient: "ann@example.com",
+			Fingerprint: "fp", Month: clock.now.Format("2006-01"), Day: clock.now.Format(time.DateOnly)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for range 2 {
+		if c := load(); tb.last().Known.ContentRef || c.ContentRef.Dict != nil || c.ContentRef.Day != "2026-11-27" {
+			t.Fatalf("before the day's reference exists: known %v, %+v", tb.last().Known.ContentRef, c.ContentRef)
+		}
+	}
+	tb.set(func(tb *table) { tb.ref = []byte("<p>Hi Ann</p>") })
+	if c := load(); tb.last().Known.ContentRef || string(c.ContentRef.Dict) != "<p>Hi Ann</p>" {
+		t.Fatalf("once written, the reference is not read: %+v", c.ContentRef)
+	}
+	clock.advance(23 * time.Hour)
+	if c := load(); !tb.last().Known.ContentRef || string(c.ContentRef.Dict) != "<p>Hi Ann</p>" || c.ContentRef.Day != "2026-11-27" {
+		t.Errorf("later that day: known %v, %+v, want the kept reference", tb.last().Known.ContentRef, c.ContentRef)
+	}
+	clock.advance(time.Hour)
+	if c := load(); tb.last().Known.ContentRef || c.ContentRef.Day != "2026-11-28" {
+		t.Errorf("the next day: known %v, %+v, want the next day's read", tb.last().Known.ContentRef, c.ContentRef)
 	}
 }
 

@@ -63,7 +63,7 @@ func (store) LoadContext(_ context.Context, q sending.ContextQuery) (sending.Con
 
 func (store) MonthlyUsage(context.Context, string, string) (int, error) { return 0, nil }
 
-func (store) CreateEmail(context.Context, email.Email, email.KeptContent, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+func (store) CreateEmail(context.Context, email.Email, email.KeptContent, email.ContentRef, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	return nil, nil
 }
 func (store) FinishIdempotency(context.Context, string, sending.IdempotencyRecord) error { return nil }
