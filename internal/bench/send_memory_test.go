@@ -42,6 +42,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/compose"
 	"github.com/sesame-mail/sesame/internal/compose/raw"
 	"github.com/sesame-mail/sesame/internal/config"
+	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/dynamo"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
@@ -165,8 +166,11 @@ func measureSendMemory(b *testing.B) map[string]float64 {
 		fn, mem := c.route.Function, sizing.Route(c.route).MemoryMB
 		peaks[fn] = max(peaks[fn], mb(got.Peak))
 		need := (mb(got.Peak) + lambdaOverheadMB) * memoryMargin
-		b.Logf("%s: peak RSS %.0f MB (%.0f MB at start), %d SendEmail calls in flight at most; (peak + %d MB) × %.1f = %.0f MB of the %.0f MB of %s",
-			c.name, mb(got.Peak), mb(got.Start), ses.mostHeld(), lambdaOverheadMB, memoryMargin, need, mem, fn)
+		// Reported, not held: CPU on this machine's core, and stretched by
+		// the function's share of a vCPU (cost.Duration's rule).
+		b.Logf("%s: peak RSS %.0f MB (%.0f MB at start), %d SendEmail calls in flight at most; (peak + %d MB) × %.1f = %.0f MB of the %.0f MB of %s; %.0f ms CPU a request, %.0f ms at its share of a vCPU",
+			c.name, mb(got.Peak), mb(got.Start), ses.mostHeld(), lambdaOverheadMB, memoryMargin, need, mem, fn,
+			ms(got.CPU), ms(cost.Duration(got.CPU, mem, 0)))
 		if need > mem {
 			b.Errorf("%s needs %.0f MB ((%.0f MB peak + %d MB) × %.1f), over the %.0f MB of function %s (internal/sizing)",
 				c.name, need, mb(got.Peak), lambdaOverheadMB, memoryMargin, mem, fn)
@@ -178,9 +182,10 @@ func measureSendMemory(b *testing.B) map[string]float64 {
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 // peakResult is what the child reports: its peak and starting resident
-// memory and the answers it gave.
+// memory, the CPU a request took and the answers it gave.
 type peakResult struct {
 	Peak, Start int64
+	CPU         time.Duration
 	Answers     []events.APIGatewayProxyResponse
 }
 
@@ -368,10 +373,12 @@ func servePeakCase(t testing.TB, name string) {
 	}
 
 	res := peakResult{Start: vmHWM(t)}
+	cpu := cpuTime()
 	for range rounds {
 		res.Answers = append(res.Answers, invoke(t, h, os.Getenv("PEAK_EVENT"), sizing.Route(c.route).Timeout))
 	}
 	res.Peak = vmHWM(t)
+	res.CPU = (cpuTime() - cpu) / rounds
 	line, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
