@@ -17,7 +17,7 @@ import (
 func TestScenarioPrice(t *testing.T) {
 	// What the figures below assume of the stack's sizing.
 	for what, pair := range map[string][2]float64{
-		"send memory":                   {mem(t, routes.Send.Function), 1024},
+		"send memory":                   {mem(t, routes.Send.Function), 512},
 		"status memory":                 {mem(t, routes.Status.Function), 128},
 		"campaign-sender memory":        {mem(t, routes.CampaignSender.Function), 256},
 		"status batch size":             {float64(sizing.BatchSize(routes.Status)), 100},
@@ -52,8 +52,8 @@ func TestScenarioPrice(t *testing.T) {
 	got, _ := s.price()
 
 	// By hand, per email (waits: DynamoDB 5 ms, SES 30 ms, SQS 8 ms a call):
-	//   send: 1 request. Wait 3×5 + 1×30 = 45 ms; CPU 2 ms × 1769/1024
-	//     = 3.455 ms: 49 ms billed. 1 RRU, 3 WRU, 200 + 26 B of logs and
+	//   send: 1 request. Wait 3×5 + 1×30 = 45 ms; CPU 2 ms × 1769/512
+	//     = 6.910 ms: 52 ms billed. 1 RRU, 3 WRU, 200 + 26 B of logs and
 	//     the access log line.
 	//   status: 2 messages; batches of min(100, 1 + 0.9×2 msg/s × 5 s) =
 	//     10, so 0.2 invocations. A batch waits 10 × (3×5 + 0.5×8) = 190 ms
@@ -71,7 +71,7 @@ func TestScenarioPrice(t *testing.T) {
 		APIRequests: 1,
 		Lambda: []cost.Invocations{
 			{MemoryMB: 256, Count: 0.1, Duration: 784 * time.Millisecond}, // campaign-sender
-			{MemoryMB: 1024, Count: 1, Duration: 49 * time.Millisecond},   // send
+			{MemoryMB: 512, Count: 1, Duration: 52 * time.Millisecond},    // send
 			{MemoryMB: 128, Count: 0.2, Duration: 467 * time.Millisecond}, // status
 		},
 		ReadUnits: 1 + 2 + 0.5, WriteUnits: 3 + 6 + 1,

@@ -3,6 +3,7 @@ package sending
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -432,6 +433,13 @@ func (s *Service) build(ctx context.Context, msg *compose.Message, inputs []atta
 			}
 		}
 	}
+	// Attachments that alone encode past the ceiling are refused before
+	// the build, which would hold the MIME and the library's copy of each
+	// part only to refuse them (internal/api/emails/send
+	// TestLargestSendsFitTheirMemory).
+	if n := encodedAtLeast(msg.Attachments); n > MaxMessageBytes {
+		return nil, nil, fail.Errorf(fail.KindTooLarge, "", "", "the attachments alone encode to %.1f MB; the limit is 20 MB encoded. Host large files and link to them instead of attaching them", mb(n))
+	}
 	raw, err := s.Build(*msg)
 	if err != nil {
 		// Inputs are validated before this, so this is our fault.
@@ -445,6 +453,16 @@ func (s *Service) build(ctx context.Context, msg *compose.Message, inputs []atta
 			"the encoded message is %.1f MB; many mailbox providers clip or refuse messages over 10 MB. Host large files and link to them", mb(len(raw)))})
 	}
 	return raw, warnings, nil
+}
+
+// encodedAtLeast is the least the attachments take encoded: base64
+// without its line breaks.
+func encodedAtLeast(files []compose.Attachment) int {
+	n := 0
+	for _, f := range files {
+		n += base64.StdEncoding.EncodedLen(len(f.Data))
+	}
+	return n
 }
 
 func mb(n int) float64 { return float64(n) / (1 << 20) }

@@ -21,14 +21,23 @@ type Sizing struct {
 // under a second of work, 10 s to ride out DynamoDB retries.
 var defaultRoute = Sizing{MemoryMB: 256, Timeout: 10 * time.Second}
 
-// sendRoute is for the send routes:
+// sendRoute is for POST /send:
 //   - 28 s: API Gateway ends a Lambda integration at 29 s, so a longer
 //     timeout would only let the function work on for a client that
 //     already got a 504. Attachments given by URL are fetched 4 at a time
 //     with up to 10 s each, which can take most of that.
-//   - 1024 MB: a message of up to 20 MB, its base64 and the MIME build are
-//     in memory at once (and CPU grows with memory, shortening the build).
-var sendRoute = Sizing{MemoryMB: 1024, Timeout: 28 * time.Second}
+//   - 512 MB: its largest request (a 20 MB message: the fetched files,
+//     the MIME, and the SDK's base64 of it in the SendEmail body) peaks
+//     under 270 MB resident; with Lambda's 40 MB beside it and 1.5×
+//     headroom, 455 MB (internal/bench BenchmarkSendMemory). Most of a
+//     send is waiting on DynamoDB and SES, which memory does not shorten.
+var sendRoute = Sizing{MemoryMB: 512, Timeout: 28 * time.Second}
+
+// sendBatchRoute is for POST /send/batch: as sendRoute, but a batch
+// sends 5 of its emails at once, each up to 20 MB, and SES may hold
+// every call for seconds: the largest batch peaks near 920 MB resident,
+// 1,445 MB with the overhead and headroom (BenchmarkSendMemory).
+var sendBatchRoute = Sizing{MemoryMB: 1536, Timeout: 28 * time.Second}
 
 // bulkWriteRoute is for POST /suppressions with up to 1,000 addresses:
 // about 63 rounds of 16 conditional writes, well under a second, but all
@@ -51,7 +60,7 @@ var segmentRoute = Sizing{MemoryMB: 4096, Timeout: 28 * time.Second}
 // routeSizing lists the routes that need more than defaultRoute.
 var routeSizing = map[string]Sizing{
 	routes.Send.Function:            sendRoute,
-	routes.SendBatch.Function:       sendRoute,
+	routes.SendBatch.Function:       sendBatchRoute,
 	routes.AddSuppressions.Function: bulkWriteRoute,
 	routes.CreateSegment.Function:   segmentRoute,
 	routes.SendBulk.Function:        segmentRoute,
