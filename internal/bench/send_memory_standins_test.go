@@ -239,7 +239,7 @@ func (oneWorkspace) LoadContext(_ context.Context, q sending.ContextQuery) (send
 }
 
 func (oneWorkspace) MonthlyUsage(context.Context, string, string) (int, error) { return 0, nil }
-func (oneWorkspace) CreateEmail(context.Context, email.Email, email.KeptContent, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
+func (oneWorkspace) CreateEmail(context.Context, email.Email, email.KeptContent, email.ContentRef, *sending.IdempotencyRecord) (*sending.IdempotencyRecord, error) {
 	return nil, nil
 }
 func (oneWorkspace) FinishIdempotency(context.Context, string, sending.IdempotencyRecord) error {
