@@ -36,16 +36,15 @@ type dedupeItem struct {
 
 // Apply writes one SES event's change without a transaction (which would
 // double the write cost): first what is idempotent (the email, guarded by
-// its status, with an email's first click when it fits; the click record
-// and suppression, at fixed keys), then the
-// dedupe record (the feed item for feed events), conditionally, so a
-// duplicate stops there. Its counts are the caller's (Count, once per
+// its status, carrying its first click when that fits; the click record
+// and suppression, at fixed keys), then the dedupe record (the feed item
+// for feed events), conditionally, so a duplicate stops there. Its counts are the caller's (Count, once per
 // batch): a fault before the dedupe record is redone by the redelivered
 // event (which finds the email already changed by itself and still owing
 // its counts).
 func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	ws := c.WorkspaceID
-	clickRecorded := false
+	clickOnEmail := false
 	if c.Email != nil {
 		update, cond := emailEventUpdate(c)
 		if c.FirstClick() {
@@ -54,7 +53,7 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 			after := *c.Email
 			after.LastEventID, after.LastEventMetrics = c.DedupeID, c.Metrics
 			var err error
-			update, clickRecorded, err = emaildb.FirstClickUpdate(update, after, email.Click{URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt})
+			update, clickOnEmail, err = emaildb.FirstClickUpdate(update, after, email.Click{URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt})
 			if err != nil {
 				return err
 			}
@@ -65,7 +64,7 @@ func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 			return fmt.Errorf("apply SES event to email: %w", err)
 		}
 	}
-	if c.Click != nil && !clickRecorded {
+	if c.Click != nil && !clickOnEmail {
 		err := s.PutItem(ctx, emaildb.ClickItem{
 			PK: dynamo.ClickPK(ws, c.Click.EmailID), SK: dynamo.TimeKey(c.Click.ClickedAt) + "#" + c.Click.ID,
 			URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt,
