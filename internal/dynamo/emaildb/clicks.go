@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
-	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 )
 
@@ -85,7 +85,7 @@ func FirstClickUpdate(update expression.UpdateBuilder, after email.Email, click 
 			room += len(name) + timeBytes
 		}
 	}
-	if cost.ItemSize(av)+room > writeUnit {
+	if schema.ItemSize(av)+room > writeUnit {
 		return update, false, nil
 	}
 	update = update.Set(expression.Name("fc_url"), expression.Value(click.URL)).
