@@ -90,6 +90,10 @@ type Email struct {
 	Error        string
 	// OptOutClicks counts clicks on unsubscribe links.
 	OptOutClicks int
+	// FirstClick is the first tracked click when it was kept on the
+	// email's own record (no click record of its own: one write less);
+	// nil when it was not, or not yet, clicked. MergeClicks lists it.
+	FirstClick *Click
 	// LastEventID and LastEventMetrics record the SES event that last
 	// changed the email and the counts it owes, so a retry after a fault
 	// between its writes still counts them once.

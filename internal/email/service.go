@@ -3,6 +3,7 @@ package email
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/sesame-mail/sesame/internal/fail"
@@ -49,13 +50,34 @@ func (s *Service) ClickList(ctx context.Context, workspaceID, id string) (ClickL
 	if err != nil {
 		return ClickList{}, err
 	}
-	clicks, truncated, err := s.Clicks.ListClicks(ctx, workspaceID, id, MaxClicks)
+	records, more, err := s.Clicks.ListClicks(ctx, workspaceID, id, MaxClicks)
 	if err != nil {
 		return ClickList{}, err
 	}
+	clicks, truncated := MergeClicks(e, records, more, MaxClicks)
 	out := ClickList{Clicks: clicks, OptOutClicks: e.OptOutClicks, Truncated: truncated}
 	if len(clicks) == 0 {
 		out.Reconstructed = e.ClickedAt
 	}
 	return out, nil
+}
+
+// MergeClicks lists e's first click kept on the email with the click
+// records read (up to limit, newest first, more when others follow):
+// newest first, at most limit, more when any was left out. Records past
+// the ones read are older than all of them, so the union's newest limit
+// are among these.
+func MergeClicks(e Email, records []Click, more bool, limit int) ([]Click, bool) {
+	if e.FirstClick == nil {
+		return records, more
+	}
+	out := make([]Click, 0, len(records)+1)
+	out = append(out, records...)
+	// SES may deliver a later click's event first: place it by its time.
+	i, _ := slices.BinarySearchFunc(out, e.FirstClick.ClickedAt, func(c Click, t time.Time) int { return t.Compare(c.ClickedAt) })
+	out = slices.Insert(out, i, *e.FirstClick)
+	if len(out) > limit {
+		return out[:limit], true
+	}
+	return out, more
 }

@@ -2,6 +2,8 @@ package email_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -63,3 +65,64 @@ func TestClickList(t *testing.T) {
 		t.Error("clicks read for an absent email")
 	}
 }
+
+// The first click kept on the email joins the click records by its time,
+// newest first, under the same bound: a list that only the bound cuts
+// says more; an email without one lists its records as read.
+func TestMergeClicks(t *testing.T) {
+	at := func(min int) time.Time { return time.Date(2026, 11, 20, 9, min, 0, 0, time.UTC) }
+	click := func(min int) email.Click {
+		return email.Click{URL: fmt.Sprintf("https://example.org/%d", min), ClickedAt: at(min)}
+	}
+	cases := map[string]struct {
+		first    *email.Click
+		records  []email.Click
+		more     bool
+		limit    int
+		want     []int // minutes, newest first
+		wantMore bool
+	}{
+		"no first click":                {nil, []email.Click{click(5), click(3)}, false, 10, []int{5, 3}, false},
+		"no first click, more":          {nil, []email.Click{click(5), click(3)}, true, 2, []int{5, 3}, true},
+		"first click alone":             {ptr(click(1)), nil, false, 10, []int{1}, false},
+		"first click oldest":            {ptr(click(1)), []email.Click{click(5), click(3)}, false, 10, []int{5, 3, 1}, false},
+		"first click's event came late": {ptr(click(4)), []email.Click{click(5), click(3)}, false, 10, []int{5, 4, 3}, false},
+		"first click newest":            {ptr(click(9)), []email.Click{click(5), click(3)}, false, 10, []int{9, 5, 3}, false},
+		"the bound cuts the oldest":     {ptr(click(1)), []email.Click{click(5), click(3)}, false, 2, []int{5, 3}, true},
+		"records beyond the bound":      {ptr(click(4)), []email.Click{click(5), click(3)}, true, 2, []int{5, 4}, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, more := email.MergeClicks(email.Email{FirstClick: tc.first}, tc.records, tc.more, tc.limit)
+			var mins []int
+			for _, c := range got {
+				mins = append(mins, c.ClickedAt.Minute())
+				if c.URL != fmt.Sprintf("https://example.org/%d", c.ClickedAt.Minute()) {
+					t.Errorf("click at %d has url %s", c.ClickedAt.Minute(), c.URL)
+				}
+			}
+			if !slices.Equal(mins, tc.want) || more != tc.wantMore {
+				t.Errorf("clicks at %v, more %v; want %v, %v", mins, more, tc.want, tc.wantMore)
+			}
+		})
+	}
+}
+
+// An email whose only click is kept on it lists that click, not a
+// reconstructed one; the dashboard's view lists it too.
+func TestClickListWithFirstClickOnTheEmail(t *testing.T) {
+	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	first := email.Click{URL: "https://example.org/a", UserAgent: "Mozilla/5.0", ClickedAt: at}
+	store := storeFunc{
+		get: func(id string) (email.Email, error) {
+			return email.Email{ID: id, WorkspaceID: "ws", ClickedAt: &at, FirstClick: &first}, nil
+		},
+		clicks: func(string) ([]email.Click, bool, error) { return nil, false, nil },
+	}
+	got, err := (&email.Service{Store: store, Clicks: store}).ClickList(t.Context(), "ws", "e")
+	if err != nil || len(got.Clicks) != 1 || got.Clicks[0] != first || got.Reconstructed != nil || got.Truncated {
+		t.Errorf("click list = %+v, %v; want the first click alone", got, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -102,10 +102,11 @@ func (v *Views) Show(ctx context.Context, workspaceID, emailID string) (Shown, e
 	if err != nil {
 		return Shown{}, err
 	}
-	clicks, more, err := v.Store.ListClicks(ctx, workspaceID, m.ID, clicksShown)
+	records, more, err := v.Store.ListClicks(ctx, workspaceID, m.ID, clicksShown)
 	if err != nil {
 		return Shown{}, err
 	}
+	clicks, more := MergeClicks(m, records, more, clicksShown)
 	return Shown{Email: m, Clicks: clicks, MoreClicks: more}, nil
 }
 

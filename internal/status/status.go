@@ -60,6 +60,13 @@ type Change struct {
 	SentAt     time.Time
 }
 
+// FirstClick reports whether c records the email's first tracked click:
+// its email update (which requires clicked_at still unset) may carry the
+// click instead of a click record, one write less.
+func (c Change) FirstClick() bool {
+	return c.Click != nil && c.Email != nil && slices.Contains(c.FirstTimes, "clicked_at")
+}
+
 // Errors of Store.Apply.
 var (
 	ErrDuplicate = errors.New("SES event already applied")
@@ -373,8 +380,12 @@ func Plan(e email.Email, ev SESEvent) *Change {
 			c.Metrics = []string{metric("clicked")}
 		}
 		next.Status = higher(e.Status, email.StatusClicked)
-		// The clicker's IP address is not kept: nothing needs it.
-		c.Click = &ClickRecord{ID: c.DedupeID, EmailID: e.ID, URL: ev.Click.Link, UserAgent: ev.Click.UserAgent, ClickedAt: when}
+		// The clicker's IP address is not kept: nothing needs it. A click
+		// the email already keeps as its first (an earlier try of this
+		// event, whose time and link make its id) is not recorded again.
+		if f := e.FirstClick; f == nil || f.URL != ev.Click.Link || !f.ClickedAt.Equal(when) {
+			c.Click = &ClickRecord{ID: c.DedupeID, EmailID: e.ID, URL: ev.Click.Link, UserAgent: ev.Click.UserAgent, ClickedAt: when}
+		}
 	default:
 		return nil
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/email"
 )
 
@@ -19,8 +22,9 @@ type ClickItem struct {
 	ClickedAt time.Time `dynamodbav:"clicked_at"`
 }
 
-// ListClicks returns up to limit clicks of an email, newest first, and
-// whether more exist.
+// ListClicks returns up to limit click records of an email, newest
+// first, and whether more exist. An email's first click may be kept on
+// the email instead (email.Email.FirstClick; email.MergeClicks lists both).
 func (s *Clicks) ListClicks(ctx context.Context, workspaceID, emailID string, limit int) ([]email.Click, bool, error) {
 	items, _, more, err := s.QueryPage(ctx, dynamo.ClickPK(workspaceID, emailID), "", limit)
 	if err != nil {
@@ -35,4 +39,72 @@ func (s *Clicks) ListClicks(ctx context.Context, workspaceID, emailID string, li
 		out = append(out, email.Click{URL: it.URL, UserAgent: it.UserAgent, ClickedAt: it.ClickedAt})
 	}
 	return out, more, nil
+}
+
+// FirstClickAgentBytes bounds the user agent kept with a first click on
+// the email (browsers send 100 to 200 bytes); a longer one is cut there.
+const FirstClickAgentBytes = 256
+
+// writeUnit is the item size one write unit covers.
+const writeUnit = 1024
+
+// firstClickSlack is room for what an email's read does not carry: the
+// id and workspace_id of an email stored before the keys said them (86
+// bytes).
+const firstClickSlack = 100
+
+// laterMetricsRoom is room for what later events record on a clicked
+// email besides their times: last_event_metrics of up to two counters
+// (each 30 bytes or so) and opt_out_clicks.
+const laterMetricsRoom = 64 + len("opt_out_clicks") + 3
+
+// timeBytes is the longest time attribute value (RFC 3339, nanoseconds).
+var timeBytes = len("2006-01-02T15:04:05.999999999Z")
+
+// FirstClickUpdate adds click, the email's first tracked click, to
+// update, the update that leaves the email as after (its last event and
+// metrics included), when the email's item then still fits one write unit
+// with room for the times later events may set (delivered, opened,
+// bounced, complained) and firstClickSlack. Otherwise it returns update
+// unchanged and false: the click needs its own ClickItem, as a long URL,
+// subject or tag list would push every later update of the email to two
+// write units.
+func FirstClickUpdate(update expression.UpdateBuilder, after email.Email, click email.Click) (expression.UpdateBuilder, bool, error) {
+	click.UserAgent = cutAgent(click.UserAgent)
+	click.ClickedAt = click.ClickedAt.UTC()
+	after.FirstClick = &click
+	it := NewEmailItem(after)
+	it.OptOutClicks, it.LastEventID, it.LastMetrics = after.OptOutClicks, after.LastEventID, after.LastEventMetrics
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return update, false, fmt.Errorf("size email item: %w", err)
+	}
+	room := firstClickSlack + laterMetricsRoom
+	for name, t := range map[string]*time.Time{"delivered_at": after.DeliveredAt, "opened_at": after.OpenedAt, "bounced_at": after.BouncedAt, "complained_at": after.ComplainedAt} {
+		if t == nil {
+			room += len(name) + timeBytes
+		}
+	}
+	if schema.ItemSize(av)+room > writeUnit {
+		return update, false, nil
+	}
+	update = update.Set(expression.Name("fc_url"), expression.Value(click.URL)).
+		Set(expression.Name("fc_at"), expression.Value(click.ClickedAt))
+	if click.UserAgent != "" {
+		update = update.Set(expression.Name("fc_ua"), expression.Value(click.UserAgent))
+	}
+	return update, true, nil
+}
+
+// cutAgent cuts a user agent to FirstClickAgentBytes on a character
+// boundary.
+func cutAgent(ua string) string {
+	if len(ua) <= FirstClickAgentBytes {
+		return ua
+	}
+	cut := FirstClickAgentBytes
+	for cut > 0 && !utf8.RuneStart(ua[cut]) {
+		cut--
+	}
+	return ua[:cut]
 }

@@ -52,6 +52,11 @@ type EmailItem struct {
 	GrantID    string `dynamodbav:"grant_id,omitempty"`
 	ClientID   string `dynamodbav:"client_id,omitempty"`
 	ClientName string `dynamodbav:"client_name,omitempty"`
+	// The first tracked click, when it rode on the email's own update
+	// (FirstClickUpdate); later clicks are ClickItems.
+	FirstClickURL       string     `dynamodbav:"fc_url,omitempty"`
+	FirstClickUserAgent string     `dynamodbav:"fc_ua,omitempty"`
+	FirstClickAt        *time.Time `dynamodbav:"fc_at,omitempty"`
 }
 
 func (it EmailItem) SortKey() string { return it.SK }
@@ -70,6 +75,10 @@ func NewEmailItem(e email.Email) EmailItem {
 	}
 	if c := e.Connection; c != nil {
 		it.GrantID, it.ClientID, it.ClientName = c.GrantID, c.ClientID, c.ClientName
+	}
+	if c := e.FirstClick; c != nil {
+		at := c.ClickedAt.UTC()
+		it.FirstClickURL, it.FirstClickUserAgent, it.FirstClickAt = c.URL, c.UserAgent, &at
 	}
 	return it
 }
@@ -100,6 +109,9 @@ func (it EmailItem) email() email.Email {
 	}
 	if it.GrantID != "" {
 		e.Connection = &email.Connection{GrantID: it.GrantID, ClientID: it.ClientID, ClientName: it.ClientName}
+	}
+	if it.FirstClickAt != nil {
+		e.FirstClick = &email.Click{URL: it.FirstClickURL, UserAgent: it.FirstClickUserAgent, ClickedAt: *it.FirstClickAt}
 	}
 	return e
 }

@@ -1,5 +1,5 @@
 // Package schema is the single table's definition: key attributes, indexes
-// and TTL. It is a leaf package so the CDK stack (infra/) uses the same
+// and TTL, and the size DynamoDB bills an item at (ItemSize). It is a leaf package so the CDK stack (infra/) uses the same
 // definition as the local setup (dynamo.EnsureTable) without compiling the
 // repositories.
 package schema

@@ -36,23 +36,35 @@ type dedupeItem struct {
 
 // Apply writes one SES event's change without a transaction (which would
 // double the write cost): first what is idempotent (the email, guarded by
-// its status; the click record and suppression, at fixed keys), then the
-// dedupe record (the feed item for feed events), conditionally, so a
-// duplicate stops there. Its counts are the caller's (Count, once per
+// its status, carrying its first click when that fits; the click record
+// and suppression, at fixed keys), then the dedupe record (the feed item
+// for feed events), conditionally, so a duplicate stops there. Its counts are the caller's (Count, once per
 // batch): a fault before the dedupe record is redone by the redelivered
 // event (which finds the email already changed by itself and still owing
 // its counts).
 func (s *Statuses) Apply(ctx context.Context, c status.Change) error {
 	ws := c.WorkspaceID
+	clickOnEmail := false
 	if c.Email != nil {
 		update, cond := emailEventUpdate(c)
+		if c.FirstClick() {
+			// The first click rides on the email's update when the item
+			// stays one write unit; its redelivery finds it there (Plan).
+			after := *c.Email
+			after.LastEventID, after.LastEventMetrics = c.DedupeID, c.Metrics
+			var err error
+			update, clickOnEmail, err = emaildb.FirstClickUpdate(update, after, email.Click{URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt})
+			if err != nil {
+				return err
+			}
+		}
 		if err := (&emaildb.Emails{Table: s.Table}).UpdateEmail(ctx, ws, c.EmailID, update, cond); dynamo.IsConditionFailed(err) {
 			return status.ErrStale
 		} else if err != nil {
 			return fmt.Errorf("apply SES event to email: %w", err)
 		}
 	}
-	if c.Click != nil {
+	if c.Click != nil && !clickOnEmail {
 		err := s.PutItem(ctx, emaildb.ClickItem{
 			PK: dynamo.ClickPK(ws, c.Click.EmailID), SK: dynamo.TimeKey(c.Click.ClickedAt) + "#" + c.Click.ID,
 			URL: c.Click.URL, UserAgent: c.Click.UserAgent, ClickedAt: c.Click.ClickedAt,
