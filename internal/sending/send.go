@@ -435,8 +435,7 @@ func (s *Service) build(ctx context.Context, msg *compose.Message, inputs []atta
 	}
 	// Attachments that alone encode past the ceiling are refused before
 	// the build, which would hold the MIME and the library's copy of each
-	// part only to refuse them (internal/api/emails/send
-	// TestLargestSendsFitTheirMemory).
+	// part only to refuse them (internal/bench BenchmarkSendMemory).
 	if n := encodedAtLeast(msg.Attachments); n > MaxMessageBytes {
 		return nil, nil, fail.Errorf(fail.KindTooLarge, "", "", "the attachments alone encode to %.1f MB; the limit is 20 MB encoded. Host large files and link to them instead of attaching them", mb(n))
 	}
