@@ -125,7 +125,10 @@ func (a *App) importContacts(w http.ResponseWriter, r *http.Request, s *session)
 	if !ok {
 		return errors.New("dashboard: the import page has no progress list")
 	}
-	t := a.pages["contacts-import.html"] // its progress templates
+	t, err := a.pages.lookup("contacts-import.html") // its progress templates
+	if err != nil {
+		return err
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	flusher, _ := w.(http.Flusher)
 	write := func(b []byte) {
