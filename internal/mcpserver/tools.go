@@ -22,6 +22,9 @@ type tool struct {
 	readOnly   bool
 }
 
+// idempotencyArg is the argument sent as the Idempotency-Key header.
+const idempotencyArg = "idempotency_key"
+
 // tools are the agent's tools. Nothing here sends a campaign, creates a
 // segment or touches the do-not-send list: a connection is never granted
 // email:send_bulk or segments:write, and the tools that would need them
