@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,13 +11,17 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/sesame-mail/sesame/internal/apikey"
+	"github.com/sesame-mail/sesame/internal/dynamo/emaildb"
 	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/emulatortest/inbox"
 	"github.com/sesame-mail/sesame/internal/identity"
@@ -228,13 +233,18 @@ type oneWorkspace struct{}
 
 var peakSender = identity.Sender{ID: "snd_peak", Name: "Reports", Email: "hello@demo.sesame.test"}
 
+// peakWorkspace is that workspace.
+func peakWorkspace(id string) workspaces.Workspace {
+	return workspaces.Workspace{
+		ID: id, Name: "Demo", VerifiedDomains: []string{"demo.sesame.test"},
+		DefaultSender: &peakSender, TrackingOffProvisioned: true,
+	}
+}
+
 func (oneWorkspace) LoadContext(_ context.Context, q sending.ContextQuery) (sending.Context, error) {
 	return sending.Context{
-		Workspace: workspaces.Workspace{
-			ID: q.WorkspaceID, Name: "Demo", VerifiedDomains: []string{"demo.sesame.test"},
-			DefaultSender: &peakSender, TrackingOffProvisioned: true,
-		},
-		Template: &sending.Template{Fingerprint: q.Fingerprint, State: sending.TemplateCleared},
+		Workspace: peakWorkspace(q.WorkspaceID),
+		Template:  &sending.Template{Fingerprint: q.Fingerprint, State: sending.TemplateCleared},
 	}, nil
 }
 
@@ -266,3 +276,78 @@ type liveKey struct{}
 func (liveKey) Authenticate(_ context.Context, _ string, env apikey.Environment) (apikey.Principal, error) {
 	return apikey.Principal{WorkspaceID: "ws_peak", KeyID: "key_peak", Environment: env}, nil
 }
+
+// heldEmailID is the held email's id.
+const heldEmailID = "0190c0de-0000-7000-8000-00000000c1ea"
+
+// heldEvent is req held (its layout new) as the table stores it, and the
+// review queue's message for it as SQS hands it to the review function.
+func heldEvent(t testing.TB, req sending.Request) (event, held []byte) {
+	t.Helper()
+	h := sending.HeldEmail{
+		Email: email.Email{
+			ID: heldEmailID, WorkspaceID: "ws_peak", To: req.To, Subject: req.Subject,
+			Status: email.StatusHeld, Environment: apikey.Live, TrackingMode: email.TrackingFull,
+		},
+		Fingerprint: "fp_peak", Request: req, From: new(peakSender.Address()).String(),
+	}
+	held, err := emaildb.GzipJSON(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := json.Marshal(sending.ReviewMessage{WorkspaceID: "ws_peak", EmailID: heldEmailID, Fingerprint: h.Fingerprint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event, err = json.Marshal(events.SQSEvent{Records: []events.SQSMessage{{MessageId: "review-1", Body: string(msg)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return event, held
+}
+
+// heldTable is the table as the review function reads it: the held email
+// at path (gzip'd JSON, read anew each time as sendingdb reads its
+// chunks), its layout pending, its workspace's, nobody suppressed; it
+// takes every write and records each release.
+type heldTable struct {
+	path     string
+	released []email.Status
+}
+
+func (s *heldTable) GetHeld(_ context.Context, _, _ string) (sending.HeldEmail, error) {
+	data, err := os.ReadFile(s.path)
+	if err != nil {
+		return sending.HeldEmail{}, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return sending.HeldEmail{}, err
+	}
+	var h sending.HeldEmail
+	return h, json.NewDecoder(zr).Decode(&h)
+}
+
+func (s *heldTable) GetTemplate(_ context.Context, _, fingerprint string) (sending.Template, error) {
+	return sending.Template{Fingerprint: fingerprint, State: sending.TemplatePending}, nil
+}
+
+func (s *heldTable) DecideTemplate(context.Context, string, string, sending.TemplateState, []string, bool) (bool, error) {
+	return true, nil
+}
+
+func (s *heldTable) ReleaseHeld(_ context.Context, _, _ string, status email.Status, _ string) error {
+	s.released = append(s.released, status)
+	return nil
+}
+
+func (s *heldTable) LeaseHeld(context.Context, string, string, time.Time, time.Time) error {
+	return nil
+}
+func (s *heldTable) ListHeld(context.Context, string, string) ([]string, error)   { return nil, nil }
+func (s *heldTable) MarkHeldSent(context.Context, string, string, string) error   { return nil }
+func (s *heldTable) StartScheduled(context.Context, string, string, string) error { return nil }
+func (s *heldTable) GetWorkspace(_ context.Context, id string) (workspaces.Workspace, error) {
+	return peakWorkspace(id), nil
+}
+func (s *heldTable) Suppressed(context.Context, string, string) (bool, error) { return false, nil }

@@ -7,7 +7,9 @@ package bench
 // message back) in a child process, whose peak resident set the kernel
 // reports (VmHWM). The peak, plus what Lambda's environment holds beside
 // the process, times a margin must fit the memory the stack gives the
-// function (internal/sizing).
+// function (internal/sizing). The review consumer's largest work is
+// measured alike: the largest /send content, held because its layout is
+// new, released by the review function's handler from its stored form.
 
 import (
 	"bufio"
@@ -23,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	reviewfn "github.com/sesame-mail/sesame/internal/api/emails/review"
 	"github.com/sesame-mail/sesame/internal/api/emails/send"
 	"github.com/sesame-mail/sesame/internal/api/statusfeed"
 	"github.com/sesame-mail/sesame/internal/api/wire"
@@ -44,6 +48,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/config"
 	"github.com/sesame-mail/sesame/internal/cost"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/email"
 	"github.com/sesame-mail/sesame/internal/httpapi"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -94,6 +99,25 @@ type peakCase struct {
 	// hold makes SES answer only once the batch has every send it runs
 	// at once in flight.
 	hold bool
+	// review holds the request's email (its layout new) and measures the
+	// review function releasing it instead of the send route.
+	review bool
+}
+
+// function is the function that serves c, and memory the memory the
+// stack gives it.
+func (c peakCase) function() string {
+	if c.review {
+		return routes.Review.Function
+	}
+	return c.route.Function
+}
+
+func (c peakCase) sizing() sizing.Sizing {
+	if c.review {
+		return sizing.Consumer(routes.Review)
+	}
+	return sizing.Route(c.route)
 }
 
 // maxHTML is about the largest html a /send body of 5 MB carries.
@@ -109,6 +133,10 @@ var peakCases = []peakCase{
 	{name: "send: 4.9 MB html and 20 MB fetched, over 20 MB encoded", route: routes.Send, emails: 1, html: maxHTML, files: 1, fetched: fetchCap, status: 413},
 	{name: "send-batch: 10 messages of 20 MB", route: routes.SendBatch, emails: 10, html: 10 << 10, files: 1, status: 200, hold: true},
 	{name: "send-batch: 10 emails fetching 20 MB, over 20 MB encoded", route: routes.SendBatch, emails: 10, html: 10 << 10, files: 1, fetched: fetchCap, status: 413, hold: true},
+	// A held email keeps its request and refetches its URL attachments
+	// when released (sendingdb HoldEmail, sending.Reviewer).
+	{name: "review: held 4.9 MB html and 4 attachments, 20 MB message", route: routes.Send, emails: 1, html: maxHTML, files: 4, status: 200, review: true},
+	{name: "review: held one 15 MB attachment, 20 MB message", route: routes.Send, emails: 1, html: 10 << 10, files: 1, status: 200, review: true},
 }
 
 // sendMemoryPeaks are the peaks the one measurement found, in MB, by
@@ -143,10 +171,10 @@ func measureSendMemory(b *testing.B) map[string]float64 {
 	ses := newStandInSES(b, files)
 	peaks := map[string]float64{}
 	for _, c := range peakCases {
-		event := c.event(b, files)
+		event, held := c.event(b, files)
 		ses.reset(c.hold)
-		got := runPeakChild(b, c.name, event, ses.url)
-		checkAnswers(b, c, got.Answers)
+		got := runPeakChild(b, c.name, event, held, ses.url)
+		checkAnswers(b, c, got)
 		wantSent := 0
 		if c.status == 200 {
 			wantSent = rounds * c.emails
@@ -163,7 +191,7 @@ func measureSendMemory(b *testing.B) map[string]float64 {
 				b.Errorf("%s: SES received a message of %d bytes; the case wants one just under the %d it may reach", c.name, n, sending.MaxMessageBytes)
 			}
 		}
-		fn, mem := c.route.Function, sizing.Route(c.route).MemoryMB
+		fn, mem := c.function(), c.sizing().MemoryMB
 		peaks[fn] = max(peaks[fn], mb(got.Peak))
 		need := (mb(got.Peak) + lambdaOverheadMB) * memoryMargin
 		// Reported, not held: CPU on this machine's core, and stretched by
@@ -182,20 +210,28 @@ func measureSendMemory(b *testing.B) map[string]float64 {
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 // peakResult is what the child reports: its peak and starting resident
-// memory, the CPU a request took and the answers it gave.
+// memory, the CPU a request took and the answers it gave; for a review,
+// the messages handed back to the queue and the status each held email
+// was released to.
 type peakResult struct {
 	Peak, Start int64
 	CPU         time.Duration
 	Answers     []events.APIGatewayProxyResponse
+	Retried     int
+	Released    []email.Status
 }
 
 // runPeakChild serves event in a fresh process of this test binary, as
-// production runs it: no GOGC, GOMEMLIMIT or GODEBUG.
-func runPeakChild(t testing.TB, name string, event []byte, sesURL string) peakResult {
+// production runs it: no GOGC, GOMEMLIMIT or GODEBUG. held, if any, is the
+// held email as the table stores it.
+func runPeakChild(t testing.TB, name string, event, held []byte, sesURL string) peakResult {
 	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "event.json")
+	path, heldPath := filepath.Join(dir, "event.json"), filepath.Join(dir, "held.json.gz")
 	if err := os.WriteFile(path, event, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(heldPath, held, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkSendMemory$", "-test.benchtime=1x")
@@ -207,7 +243,7 @@ func runPeakChild(t testing.TB, name string, event []byte, sesURL string) peakRe
 		}
 		cmd.Env = append(cmd.Env, kv)
 	}
-	cmd.Env = append(cmd.Env, peakCaseEnv+"="+name, "PEAK_EVENT="+path, "PEAK_SES_URL="+sesURL)
+	cmd.Env = append(cmd.Env, peakCaseEnv+"="+name, "PEAK_EVENT="+path, "PEAK_HELD="+heldPath, "PEAK_SES_URL="+sesURL)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -231,9 +267,17 @@ func runPeakChild(t testing.TB, name string, event []byte, sesURL string) peakRe
 
 // checkAnswers wants each round answered with c's status: for a batch,
 // 200 with every item at c.status (a sent email, or its too-large
-// refusal).
-func checkAnswers(t testing.TB, c peakCase, answers []events.APIGatewayProxyResponse) {
+// refusal); for a review, the held email released as sent, nothing
+// handed back to the queue.
+func checkAnswers(t testing.TB, c peakCase, got peakResult) {
 	t.Helper()
+	if c.review {
+		if got.Retried != 0 || len(got.Released) != rounds || slices.ContainsFunc(got.Released, func(s email.Status) bool { return s != email.StatusSent }) {
+			t.Errorf("%s: released %v with %d messages retried; want %d released sent", c.name, got.Released, got.Retried, rounds)
+		}
+		return
+	}
+	answers := got.Answers
 	if len(answers) != rounds {
 		t.Fatalf("%d answers, want %d", len(answers), rounds)
 	}
@@ -265,27 +309,14 @@ func checkAnswers(t testing.TB, c peakCase, answers []events.APIGatewayProxyResp
 }
 
 // event is c's request as API Gateway hands it to the function, its
-// attachments on files.
-func (c peakCase) event(t testing.TB, files *fileServer) []byte {
+// attachments on files; for a review, the review queue's message as SQS
+// hands it to the function, and the held email of the request as the
+// table stores it (gzip'd JSON, its URL attachments not fetched).
+func (c peakCase) event(t testing.TB, files *fileServer) (event, held []byte) {
 	t.Helper()
-	html := newsletter(c.html)
-	fetched := c.fetched
-	if fetched == 0 {
-		fetched = fillFor(t, html)
-	}
-	var emails []sending.Request
-	for e := range c.emails {
-		req := sending.Request{To: fmt.Sprintf("reader%d@example.org", e), Subject: "Your quarterly report", HTML: html}
-		for i := range c.files {
-			size := fetched / c.files
-			if i == 0 {
-				size += fetched % c.files
-			}
-			req.Attachments = append(req.Attachments, attachment.Input{
-				Filename: fmt.Sprintf("report-%d-%d.pdf", e, i), URL: new(files.serve(size)),
-			})
-		}
-		emails = append(emails, req)
+	emails := c.requests(t, files)
+	if c.review {
+		return heldEvent(t, emails[0])
 	}
 	var body any = emails[0]
 	if c.route == routes.SendBatch {
@@ -307,7 +338,32 @@ func (c peakCase) event(t testing.TB, files *fileServer) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ev
+	return ev, nil
+}
+
+// requests are c's emails, their attachments on files.
+func (c peakCase) requests(t testing.TB, files *fileServer) []sending.Request {
+	t.Helper()
+	html := newsletter(c.html)
+	fetched := c.fetched
+	if fetched == 0 {
+		fetched = fillFor(t, html)
+	}
+	var emails []sending.Request
+	for e := range c.emails {
+		req := sending.Request{To: fmt.Sprintf("reader%d@example.org", e), Subject: "Your quarterly report", HTML: html}
+		for i := range c.files {
+			size := fetched / c.files
+			if i == 0 {
+				size += fetched % c.files
+			}
+			req.Attachments = append(req.Attachments, attachment.Input{
+				Filename: fmt.Sprintf("report-%d-%d.pdf", e, i), URL: new(files.serve(size)),
+			})
+		}
+		emails = append(emails, req)
+	}
+	return emails
 }
 
 // fillFor is the attachment bytes that bring a message with html to just
@@ -354,12 +410,12 @@ func servePeakCase(t testing.TB, name string) {
 	if c.name == "" {
 		t.Fatalf("no case %q", name)
 	}
+	if c.review {
+		serveReviewCase(t, c)
+		return
+	}
 	sesURL := os.Getenv("PEAK_SES_URL")
-	sdk := config.SDK{}
-	awsCfg := wire.Bound(aws.Config{
-		Region: "us-east-1", BaseEndpoint: aws.String(sesURL),
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDPEAK", "peak", ""),
-	}, sdk)
+	awsCfg, sdk := peakAWS()
 	logger := wire.NewLoggerTo(io.Discard, slog.LevelInfo)
 	table, q := dynamo.Open(awsCfg, "sesame"), sqs.NewFromConfig(awsCfg)
 	svc := send.Service(table, config.SES{ConfigSetFull: "full", ConfigSetEssential: "essential", ConfigSetOff: "off"},
@@ -375,8 +431,51 @@ func servePeakCase(t testing.TB, name string) {
 	res := peakResult{Start: vmHWM(t)}
 	cpu := cpuTime()
 	for range rounds {
-		res.Answers = append(res.Answers, invoke(t, h, os.Getenv("PEAK_EVENT"), sizing.Route(c.route).Timeout))
+		a := invoke(t, h, os.Getenv("PEAK_EVENT"), c.sizing().Timeout)
+		a.Body = a.Body[:min(len(a.Body), 64<<10)] // all the parent reads
+		res.Answers = append(res.Answers, a)
 	}
+	reportPeak(t, res, cpu)
+}
+
+// peakAWS is the SDK configuration of a child: every call to the
+// stand-in SES.
+func peakAWS() (aws.Config, config.SDK) {
+	sdk := config.SDK{}
+	return wire.Bound(aws.Config{
+		Region: "us-east-1", BaseEndpoint: aws.String(os.Getenv("PEAK_SES_URL")),
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDPEAK", "peak", ""),
+	}, sdk), sdk
+}
+
+// serveReviewCase is the child's side of a review: the review function,
+// built as review.Review builds it but for the table (a stand-in holding
+// the held email, its layout pending) and the attachment guard, serving
+// the review queue's message rounds times.
+func serveReviewCase(t testing.TB, c peakCase) {
+	awsCfg, sdk := peakAWS()
+	logger := wire.NewLoggerTo(io.Discard, slog.LevelInfo)
+	table, q := dynamo.Open(awsCfg, "sesame"), sqs.NewFromConfig(awsCfg)
+	failures := statusfeed.Processor(table, config.WebhooksQueue{WebhooksQueueURL: os.Getenv("PEAK_SES_URL") + "/webhooks"}, q, logger)
+	svc := send.Service(table, config.SES{ConfigSetFull: "full", ConfigSetEssential: "essential", ConfigSetOff: "off"}, send.NewSES(awsCfg, sdk), nil, failures, logger)
+	svc.Attachments = fetch.New(fetch.Options{AllowedPrefixes: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}})
+	store := &heldTable{path: os.Getenv("PEAK_HELD")}
+	rv := reviewfn.Reviewer(table, svc)
+	rv.Held, rv.Workspaces, rv.Suppressions = store, store, store
+	h := queue.NewConsumer(rv.Handle)
+
+	res := peakResult{Start: vmHWM(t)}
+	cpu := cpuTime()
+	for range rounds {
+		res.Retried += len(invoke(t, h, os.Getenv("PEAK_EVENT"), c.sizing().Timeout).BatchItemFailures)
+	}
+	res.Released = store.released
+	reportPeak(t, res, cpu)
+}
+
+// reportPeak prints res with the peak resident memory and the CPU each
+// round took since cpu.
+func reportPeak(t testing.TB, res peakResult, cpu time.Duration) {
 	res.Peak = vmHWM(t)
 	res.CPU = (cpuTime() - cpu) / rounds
 	line, err := json.Marshal(res)
@@ -389,13 +488,13 @@ func servePeakCase(t testing.TB, name string) {
 // invoke does what the Lambda runtime does with one event: reads it,
 // decodes it, calls the handler within the function's timeout and
 // encodes the answer.
-func invoke(t testing.TB, h wire.RouteHandler, path string, timeout time.Duration) events.APIGatewayProxyResponse {
+func invoke[E, R any](t testing.TB, h func(context.Context, E) (R, error), path string, timeout time.Duration) R {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev events.APIGatewayProxyRequest
+	var ev E
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +507,6 @@ func invoke(t testing.TB, h wire.RouteHandler, path string, timeout time.Duratio
 	if _, err := json.Marshal(res); err != nil {
 		t.Fatal(err)
 	}
-	res.Body = res.Body[:min(len(res.Body), 64<<10)] // all the parent reads
 	return res
 }
 
