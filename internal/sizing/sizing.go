@@ -83,9 +83,11 @@ const (
 
 // consumerMemory lists the consumers that need more than consumerMemoryMB.
 var consumerMemory = map[string]float64{
-	// Releasing a held email rebuilds the full message (up to 20 MB) from
-	// its stored chunks and sends it: the same load as the send routes.
-	routes.Review.Function: 1024,
+	// Releasing a held email refetches its attachments and rebuilds the
+	// full message (up to 20 MB), one email an invocation: as /send, its
+	// largest release peaks under 200 MB resident, 350 MB with Lambda's
+	// 40 MB and 1.5× headroom (internal/bench BenchmarkSendMemory).
+	routes.Review.Function: 512,
 	// The status consumer waits on DynamoDB for most of its time, which
 	// memory does not shorten: half the memory halves that part of the
 	// bill and stretches its ~1.3 ms of CPU an event to ~18 ms (a batch
@@ -98,7 +100,7 @@ var consumerMemory = map[string]float64{
 // visible again, so no message is handed to a second invocation while the
 // first still works on it.
 //
-//   - review: 1024 MB (consumerMemory), 30 s.
+//   - review: 512 MB (consumerMemory), 30 s.
 //   - status: 128 MB (consumerMemory), 30 s; DynamoDB and SQS calls only.
 //   - webhook-dispatch: 256 MB, 30 s. One POST may take its full 10 s
 //     (webhook.DefaultTimeout) and the 10 messages of a batch are delivered
