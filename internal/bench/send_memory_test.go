@@ -104,8 +104,8 @@ type peakCase struct {
 	review bool
 }
 
-// function is the function that serves c, and memory the memory the
-// stack gives it.
+// function is the function that serves c, and sizing how the stack
+// runs it.
 func (c peakCase) function() string {
 	if c.review {
 		return routes.Review.Function
@@ -449,7 +449,7 @@ func peakAWS() (aws.Config, config.SDK) {
 }
 
 // serveReviewCase is the child's side of a review: the review function,
-// built as review.Review builds it but for the table (a stand-in holding
+// built as reviewfn.Review builds it but for the table (a stand-in holding
 // the held email, its layout pending) and the attachment guard, serving
 // the review queue's message rounds times.
 func serveReviewCase(t testing.TB, c peakCase) {
