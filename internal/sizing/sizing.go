@@ -85,7 +85,7 @@ const (
 var consumerMemory = map[string]float64{
 	// Releasing a held email refetches its attachments and rebuilds the
 	// full message (up to 20 MB), one email an invocation: as /send, its
-	// largest release peaks under 200 MB resident, 350 MB with Lambda's
+	// largest release peaks under 200 MB resident, ≤ 355 MB with Lambda's
 	// 40 MB and 1.5× headroom (internal/bench BenchmarkSendMemory).
 	routes.Review.Function: 512,
 	// The status consumer waits on DynamoDB for most of its time, which
