@@ -22,6 +22,7 @@ import (
 	"github.com/sesame-mail/sesame/internal/account"
 	"github.com/sesame-mail/sesame/internal/api"
 	"github.com/sesame-mail/sesame/internal/dynamo"
+	"github.com/sesame-mail/sesame/internal/dynamo/dynamotest"
 	"github.com/sesame-mail/sesame/internal/openapi/openapitest"
 	"github.com/sesame-mail/sesame/internal/queue"
 	"github.com/sesame-mail/sesame/internal/routes"
@@ -132,6 +133,26 @@ func TestPipelineWebhookTwoEndpointsOneBatch(t *testing.T) {
 		}
 		if !eps[epSteady.ID] || !eps[epFlaky.ID] {
 			t.Errorf("batch %d holds jobs of %v, want both endpoints'", i+1, eps)
+		}
+	}
+	// The retry went out in the second batch, beside the flaky endpoint's
+	// email.opened, and each batch wrote one item an endpoint.
+	retry := slices.IndexFunc(batches[1], func(j webhook.Job) bool {
+		return j.EndpointID == epFlaky.ID && j.EventType == "email.delivered"
+	})
+	if len(batches) != 3 || retry < 0 {
+		t.Errorf("%d batches, want 3 and the retry in the second", len(batches))
+	}
+	for _, ep := range []webhook.Endpoint{epSteady, epFlaky} {
+		items := 0
+		for _, it := range dynamotest.Items(t, p.store.Table.Name) {
+			pk, _ := it["pk"].(*ddbtypes.AttributeValueMemberS)
+			if pk != nil && strings.HasPrefix(pk.Value, dynamo.WSSubPK(s.id, dynamo.KindWebhookAttempt, ep.ID)+"#") && it["attempts"] != nil {
+				items++
+			}
+		}
+		if items != len(batches) {
+			t.Errorf("endpoint %s: %d attempt items, want one a batch (%d)", ep.URL, items, len(batches))
 		}
 	}
 	if n := attemptWrites.calls(); n != len(batches)+1 {
