@@ -40,12 +40,14 @@ const ContentKept = 30 * 24 * time.Hour
 // ContentRef is the reference content of a layout for one UTC day: the
 // kept content of the emails of that layout sent that day is stored as
 // its difference from it (emaildb). Layout (review.Fingerprint) and Day
-// (yyyy-mm-dd) name it; Dict and Sum are its bytes and their hash as the
-// store made them, nil while the day has no reference yet (the send that
-// finds none writes one from its own content). The zero ContentRef keeps
+// (yyyy-mm-dd) name it. Stored says the day has a reference (a send that
+// finds none writes one from its own content); Dict and Sum are its bytes
+// and their hash, Dict nil when it did not check out (content is then kept
+// whole, and no other reference written). The zero ContentRef keeps
 // content whole.
 type ContentRef struct {
 	Layout, Day string
+	Stored      bool
 	Dict, Sum   []byte
 }
 

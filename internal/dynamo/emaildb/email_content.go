@@ -74,7 +74,7 @@ func (s *Emails) KeptContentPut(workspaceID, emailID string, c email.KeptContent
 		}
 		it.D, it.Ref, it.RefSum = z, dynamo.ContentRefSK(ref.Layout, ref.Day), ref.Sum
 		it.ExpiresAt = min(it.ExpiresAt, refExpires) // no difference outlives its reference
-	case ref.Layout != "" && ref.Day != "" && ref.Sum == nil:
+	case ref.Layout != "" && ref.Day != "" && !ref.Stored:
 		it.Z = z
 		if refPut, err = s.contentRefPut(workspaceID, ref, packed); err != nil {
 			return nil, nil, err

@@ -67,19 +67,16 @@ func (s *Emails) contentRefPut(workspaceID string, ref email.ContentRef, packed 
 }
 
 // ContentRefOf is the reference of layout's day read as item by a send's
-// context read. One that does not check out has a Sum and no Dict: the
-// send keeps its content whole and writes no other.
+// context read. One that does not check out has no Dict: the send keeps
+// its content whole and writes no other.
 func ContentRefOf(item map[string]ddbtypes.AttributeValue, layout, day string) (email.ContentRef, error) {
 	var it contentRefItem
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return email.ContentRef{}, err
 	}
-	ref := email.ContentRef{Layout: layout, Day: day, Sum: it.Sum}
+	ref := email.ContentRef{Layout: layout, Day: day, Stored: true, Sum: it.Sum}
 	if dict, err := refDict(it, it.Sum); err == nil {
 		ref.Dict = dict
-	}
-	if ref.Sum == nil {
-		ref.Sum = []byte{} // there is one: not to be written again
 	}
 	return ref, nil
 }

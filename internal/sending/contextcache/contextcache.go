@@ -154,7 +154,7 @@ func (s *Store) LoadContext(ctx context.Context, q sending.ContextQuery) (sendin
 	}
 	if q.Known.ContentRef {
 		got.ContentRef = mem.ContentRef
-	} else if got.ContentRef.Sum != nil { // written: it never changes
+	} else if got.ContentRef.Stored { // written: it never changes
 		s.refs.Put(refKey, got.ContentRef)
 	}
 	switch {

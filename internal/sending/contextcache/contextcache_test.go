@@ -67,7 +67,7 @@ func (tb *table) store() contextStore {
 			if q.Day != "" && !q.Known.ContentRef {
 				c.ContentRef = email.ContentRef{Layout: q.Fingerprint, Day: q.Day}
 				if tb.ref != nil {
-					c.ContentRef.Dict, c.ContentRef.Sum = tb.ref, []byte("sum")
+					c.ContentRef.Stored, c.ContentRef.Dict, c.ContentRef.Sum = true, tb.ref, []byte("sum")
 				}
 			}
 			return c, nil
