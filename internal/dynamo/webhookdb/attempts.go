@@ -247,22 +247,11 @@ const deliveredScan = 5000
 // allows).
 func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, emailID, eventID string, since time.Time) (bool, error) {
 	pks := append(dynamo.WebhookAttemptBatchPKs(workspaceID, endpointID), dynamo.LegacyWebhookAttemptPK(workspaceID, endpointID, emailID))
-	items, _, err := s.attemptsFrom(ctx, slices.Compact(slices.Sorted(slices.Values(pks))), emailID, since, true, deliveredScan)
+	attempts, _, err := s.emailAttemptsIn(ctx, pks, workspaceID, endpointID, emailID, since, true, deliveredScan)
 	if err != nil {
 		return false, fmt.Errorf("find webhook delivery: %w", err)
 	}
-	for _, it := range items {
-		as, err := it.attempts(workspaceID, endpointID)
-		if err != nil {
-			return false, err
-		}
-		for _, a := range as {
-			if a.EventID == eventID && a.Succeeded() && !a.At.Before(since) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	return slices.ContainsFunc(attempts, func(a webhook.Attempt) bool { return a.EventID == eventID && a.Succeeded() }), nil
 }
 
 // EmailAttempts returns the endpoint's attempts of the email's events
@@ -275,10 +264,25 @@ func (s *Webhooks) DeliveredSince(ctx context.Context, workspaceID, endpointID, 
 func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, emailID string, since time.Time, examine int) (attempts []webhook.Attempt, complete bool, err error) {
 	pks := append(dynamo.WebhookAttemptBatchPKs(workspaceID, endpointID),
 		dynamo.LegacyWebhookAttemptPK(workspaceID, endpointID, emailID), dynamo.WSSubPK(workspaceID, dynamo.KindWebhookAttempt, endpointID))
-	items, complete, err := s.attemptsFrom(ctx, slices.Compact(slices.Sorted(slices.Values(pks))), emailID, since, false, examine)
+	attempts, complete, err = s.emailAttemptsIn(ctx, pks, workspaceID, endpointID, emailID, since, false, examine)
 	if err != nil {
 		return nil, false, fmt.Errorf("find email webhook attempts: %w", err)
 	}
+	slices.SortFunc(attempts, func(a, b webhook.Attempt) int {
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.EventID, b.EventID))
+	})
+	return attempts, complete, nil
+}
+
+// emailAttemptsIn is the attempts of the email's events at or after since
+// in partitions pks (attemptsFrom's reading): a batch item names other
+// emails' attempts too, which are left out.
+func (s *Webhooks) emailAttemptsIn(ctx context.Context, pks []string, workspaceID, endpointID, emailID string, since time.Time, consistent bool, examine int) ([]webhook.Attempt, bool, error) {
+	items, complete, err := s.attemptsFrom(ctx, slices.Compact(slices.Sorted(slices.Values(pks))), emailID, since, consistent, examine)
+	if err != nil {
+		return nil, false, err
+	}
+	var attempts []webhook.Attempt
 	for _, it := range items {
 		as, err := it.attempts(workspaceID, endpointID)
 		if err != nil {
@@ -290,9 +294,6 @@ func (s *Webhooks) EmailAttempts(ctx context.Context, workspaceID, endpointID, e
 			}
 		}
 	}
-	slices.SortFunc(attempts, func(a, b webhook.Attempt) int {
-		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.EventID, b.EventID))
-	})
 	return attempts, complete, nil
 }
 
