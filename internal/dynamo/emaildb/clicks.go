@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -70,7 +69,7 @@ var timeBytes = len("2006-01-02T15:04:05.999999999Z")
 // subject or tag list would push every later update of the email to two
 // write units.
 func FirstClickUpdate(update expression.UpdateBuilder, after email.Email, click email.Click) (expression.UpdateBuilder, bool, error) {
-	click.UserAgent = cutAgent(click.UserAgent)
+	click.UserAgent = schema.CutText(click.UserAgent, FirstClickAgentBytes)
 	click.ClickedAt = click.ClickedAt.UTC()
 	after.FirstClick = &click
 	it := NewEmailItem(after)
@@ -94,17 +93,4 @@ func FirstClickUpdate(update expression.UpdateBuilder, after email.Email, click 
 		update = update.Set(expression.Name("fc_ua"), expression.Value(click.UserAgent))
 	}
 	return update, true, nil
-}
-
-// cutAgent cuts a user agent to FirstClickAgentBytes on a character
-// boundary.
-func cutAgent(ua string) string {
-	if len(ua) <= FirstClickAgentBytes {
-		return ua
-	}
-	cut := FirstClickAgentBytes
-	for cut > 0 && !utf8.RuneStart(ua[cut]) {
-		cut--
-	}
-	return ua[:cut]
 }

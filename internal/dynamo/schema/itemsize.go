@@ -77,3 +77,16 @@ func numberSize(s string) int {
 	digits = strings.Trim(digits, "0")
 	return (utf8.RuneCountInString(digits)+1)/2 + 1
 }
+
+// CutText is s cut to at most n bytes on a character boundary: a text
+// attribute kept within its share of an item stays valid UTF-8.
+func CutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/sesame-mail/sesame/internal/dynamo/schema"
 	"github.com/sesame-mail/sesame/internal/event"
 	"github.com/sesame-mail/sesame/internal/webhook"
 )
@@ -137,19 +137,7 @@ func appendError(b []byte, a webhook.Attempt) []byte {
 	case fmt.Sprintf("redirect not followed (HTTP %d)", a.StatusCode):
 		return append(b, errRedirect)
 	}
-	return appendString(append(b, errText), truncate(a.Error, maxErrorBytes))
-}
-
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
+	return appendString(append(b, errText), schema.CutText(a.Error, maxErrorBytes))
 }
 
 // unpackAttempts decodes packed attempts of endpointID in workspaceID.
